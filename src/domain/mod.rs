@@ -1,0 +1,8 @@
+//! The pure core. Nothing here does I/O, reads the clock or spawns tasks:
+//! every function is a value-in, value-out computation, so the CLI preview,
+//! the daemon's dry-run and the reconciler all share one implementation.
+
+pub mod fnmatch;
+pub mod spec;
+pub mod value;
+pub mod yaml11;

@@ -1,0 +1,131 @@
+//! OSD service specs (cephadm's `DriveGroupSpec`), read from YAML and
+//! validated the way cephadm 16.2 validates them, plus a short list of values
+//! cephadm accepts and then misuses, which we refuse (each such error carries
+//! `stricter_than_cephadm`; the list is docs/differences-from-cephadm.md).
+
+mod error;
+mod parse;
+mod placement;
+mod size;
+
+pub use error::{FieldError, SpecError};
+pub use parse::{parse_spec_document, parse_spec_file, SpecDocument, SpecFileError};
+pub use placement::{HostEntry, HostRef, Placement};
+pub use size::{cephadm_disk_bytes, SizeBounds, SizeFilter};
+
+/// How the filters of one device selection combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterLogic {
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Lvm,
+    Raw,
+}
+
+/// One of the four device roles of a spec, in cephadm's assignment order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    Data,
+    Wal,
+    Db,
+    Journal,
+}
+
+impl Role {
+    /// cephadm assigns data first, then wal, db and journal.
+    pub const ASSIGNMENT_ORDER: [Role; 4] = [Role::Data, Role::Wal, Role::Db, Role::Journal];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Role::Data => "data_devices",
+            Role::Wal => "wal_devices",
+            Role::Db => "db_devices",
+            Role::Journal => "journal_devices",
+        }
+    }
+
+    pub fn short(self) -> &'static str {
+        match self {
+            Role::Data => "data",
+            Role::Wal => "wal",
+            Role::Db => "db",
+            Role::Journal => "journal",
+        }
+    }
+}
+
+/// The filters of one role (`data_devices: {...}`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeviceFilter {
+    /// Explicit paths: used verbatim on every host, bypassing the inventory.
+    pub paths: Vec<String>,
+    pub size: Option<SizeFilter>,
+    /// Case-sensitive substring of `sys_api.model`.
+    pub model: Option<String>,
+    pub vendor: Option<String>,
+    pub rotational: Option<bool>,
+    /// Per-host cap counting this service's existing OSDs; `None` = no cap.
+    pub limit: Option<u64>,
+    pub all: bool,
+}
+
+impl DeviceFilter {
+    /// Number of matchers cephadm's FilterGenerator would yield.
+    pub fn matcher_count(&self) -> usize {
+        usize::from(self.size.is_some())
+            + usize::from(self.model.is_some())
+            + usize::from(self.vendor.is_some())
+            + usize::from(self.rotational.is_some())
+            + usize::from(self.all)
+    }
+}
+
+/// A validated OSD spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriveSpec {
+    pub service_id: Option<String>,
+    pub placement: Placement,
+    pub unmanaged: bool,
+    pub preview_only: bool,
+    pub data: DeviceFilter,
+    pub wal: Option<DeviceFilter>,
+    pub db: Option<DeviceFilter>,
+    pub journal: Option<DeviceFilter>,
+    pub filter_logic: FilterLogic,
+    pub encrypted: bool,
+    pub method: Option<Method>,
+    /// Values cephadm pastes into the ceph-volume command verbatim (`str(v)`).
+    pub osds_per_device: Option<String>,
+    pub data_allocate_fraction: Option<String>,
+    pub block_db_size: Option<String>,
+    pub block_wal_size: Option<String>,
+    pub crush_device_class: Option<String>,
+    pub extra_container_args: Vec<String>,
+    pub extra_entrypoint_args: Vec<String>,
+    /// Things the operator should know that do not make the spec invalid
+    /// (keys cephadm 16.2 accepts but ignores, for instance).
+    pub notes: Vec<String>,
+}
+
+impl DriveSpec {
+    /// cephadm's `service_name()`: `osd` or `osd.<service_id>`.
+    pub fn service_name(&self) -> String {
+        match &self.service_id {
+            Some(id) if !id.is_empty() => format!("osd.{id}"),
+            _ => "osd".to_string(),
+        }
+    }
+
+    pub fn filter(&self, role: Role) -> Option<&DeviceFilter> {
+        match role {
+            Role::Data => Some(&self.data),
+            Role::Wal => self.wal.as_ref(),
+            Role::Db => self.db.as_ref(),
+            Role::Journal => self.journal.as_ref(),
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! A YAML document as cephadm sees it after `yaml.safe_load`: Python's data
+//! model (None, bool, int, float, str, list, dict with insertion order).
+//!
+//! Spec validation imitates cephadm's Python code step by step, and that code
+//! relies on Python truthiness, `str()` and `==`; keeping those rules in one
+//! type keeps the imitation honest.
+
+use std::fmt;
+
+/// One YAML 1.1 node, resolved the way PyYAML's safe loader resolves it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    /// A date or timestamp (PyYAML builds `datetime.date` objects); kept as
+    /// text because cephadm only ever stringifies them.
+    Timestamp(String),
+    Seq(Vec<Value>),
+    /// Insertion-ordered like a Python dict; a repeated key keeps its first
+    /// position and takes the last value, as PyYAML does.
+    Map(Vec<(Value, Value)>),
+}
+
+impl Value {
+    /// Python truthiness.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) | Value::Timestamp(s) => !s.is_empty(),
+            Value::Seq(v) => !v.is_empty(),
+            Value::Map(m) => !m.is_empty(),
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[(Value, Value)]> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Looks a string key up in a mapping.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// The Python type name, for error messages that say what was found.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::Timestamp(_) => "date",
+            Value::Seq(_) => "list",
+            Value::Map(_) => "mapping",
+        }
+    }
+
+    /// Python's `str(value)`: what cephadm pastes into a ceph-volume command.
+    pub fn python_str(&self) -> String {
+        match self {
+            Value::Null => "None".into(),
+            Value::Bool(true) => "True".into(),
+            Value::Bool(false) => "False".into(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => python_float_repr(*f),
+            Value::Str(s) | Value::Timestamp(s) => s.clone(),
+            Value::Seq(_) | Value::Map(_) => self.python_repr(),
+        }
+    }
+
+    /// Python's `repr(value)`, close enough for messages.
+    pub fn python_repr(&self) -> String {
+        match self {
+            Value::Str(s) | Value::Timestamp(s) => format!("'{s}'"),
+            Value::Seq(items) => {
+                let inner: Vec<String> = items.iter().map(Value::python_repr).collect();
+                format!("[{}]", inner.join(", "))
+            }
+            Value::Map(entries) => {
+                let inner: Vec<String> = entries
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", k.python_repr(), v.python_repr()))
+                    .collect();
+                format!("{{{}}}", inner.join(", "))
+            }
+            other => other.python_str(),
+        }
+    }
+
+    /// The value as the operator wrote it, for messages ("`size: 2tb:`").
+    pub fn display(&self) -> String {
+        match self {
+            Value::Str(s) => format!("'{s}'"),
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            other => other.python_str(),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.display())
+    }
+}
+
+/// Python's `repr(float)`: the shortest string that round-trips, with
+/// Python's choice between positional and exponent notation.
+pub fn python_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits, like Python's repr.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("exponent form");
+    let exp: i32 = exp.parse().expect("exponent digits");
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if negative { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let point = exp + 1;
+        let body = if point <= 0 {
+            format!("0.{}{}", "0".repeat((-point) as usize), digits)
+        } else if point as usize >= digits.len() {
+            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
+        } else {
+            let (a, b) = digits.split_at(point as usize);
+            format!("{a}.{b}")
+        };
+        format!("{sign}{body}")
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let frac = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{first}{frac}e{esign}{:02}", exp.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_repr_matches_python() {
+        for (f, want) in [
+            (0.5, "0.5"),
+            (0.9, "0.9"),
+            (1.0, "1.0"),
+            (100.0, "100.0"),
+            (1e16, "1e+16"),
+            (1.5e-5, "1.5e-05"),
+            (0.0001, "0.0001"),
+            (123456789012345.6, "123456789012345.6"),
+            (-2.25, "-2.25"),
+        ] {
+            assert_eq!(python_float_repr(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn truthiness_follows_python() {
+        assert!(!Value::Str(String::new()).truthy());
+        assert!(Value::Str("false".into()).truthy());
+        assert!(!Value::Int(0).truthy());
+        assert!(!Value::Map(vec![]).truthy());
+        assert!(Value::Seq(vec![Value::Null]).truthy());
+    }
+}
