@@ -2,5 +2,11 @@
 //!
 //! Layout (see ARCHITECTURE.md for the map and the invariants):
 
+/// The command line.
+pub mod cli;
 /// The pure core: spec parsing, device selection, planning. No I/O, no async.
 pub mod domain;
+/// Tables and JSON documents for operators.
+pub mod render;
+/// External formats (ceph-volume inventory JSON, inventory files) into domain types.
+pub mod wire;

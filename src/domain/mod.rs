@@ -2,7 +2,12 @@
 //! every function is a value-in, value-out computation, so the CLI preview,
 //! the daemon's dry-run and the reconciler all share one implementation.
 
+pub mod command;
 pub mod fnmatch;
+pub mod inventory;
+pub mod osd_layout;
+pub mod plan;
+pub mod selection;
 pub mod spec;
 pub mod value;
 pub mod yaml11;

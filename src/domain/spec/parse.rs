@@ -382,9 +382,8 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
 
     let service_id = match take_raw(&mut kw, "service_id") {
         None => None,
-        Some(Value::Str(s)) if s.is_empty() => None,
         Some(Value::Str(s)) => {
-            if !s.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)) {
+            if !s.is_empty() && !s.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)) {
                 return Err(FieldError::cephadm(
                     "service_id",
                     Some(Value::Str(s).display()),
@@ -393,7 +392,6 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
             }
             Some(s)
         }
-        Some(v) if !v.truthy() => None,
         Some(v) => {
             return Err(FieldError::stricter(
                 "service_id",
@@ -403,7 +401,10 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         }
     };
 
-    let filter_logic = match take_raw(&mut kw, "filter_logic") {
+    let filter_logic = match take(&mut kw, "filter_logic").map(|slot| match slot {
+        Slot::Raw(v) => v,
+        _ => Value::Null,
+    }) {
         None => FilterLogic::And,
         Some(Value::Str(s)) => match s.to_uppercase().as_str() {
             "AND" => FilterLogic::And,
@@ -665,8 +666,13 @@ fn flag(kw: &mut Vec<(String, Slot)>, key: &str) -> Result<bool, FieldError> {
 
 /// `DeviceSelection.validate` (cephadm's checks).
 fn validate_selection(s: &Selection) -> Result<(), FieldError> {
+    // cephadm: `paths` conflicts with any property that is not None, but a
+    // property equal to [] does not make the selection non-empty.
     let given = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null());
-    let any_prop = given(&s.model) || given(&s.vendor) || given(&s.size) || given(&s.rotational);
+    let counts =
+        |v: &Option<Value>| given(v) && !matches!(v, Some(Value::Seq(items)) if items.is_empty());
+    let props = [&s.model, &s.vendor, &s.size, &s.rotational];
+    let any_prop = props.iter().any(|p| given(p));
     if !s.paths.is_empty() && any_prop {
         return Err(FieldError::cephadm(
             s.field.clone(),
@@ -674,7 +680,7 @@ fn validate_selection(s: &Selection) -> Result<(), FieldError> {
             "device selection: `paths` and other parameters are mutually exclusive",
         ));
     }
-    let is_empty = s.paths.is_empty() && !any_prop;
+    let is_empty = s.paths.is_empty() && !props.iter().any(|p| counts(p));
     let all = s.all.as_ref().is_some_and(Value::truthy);
     if !all && is_empty {
         return Err(FieldError::cephadm(

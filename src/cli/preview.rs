@@ -1,0 +1,77 @@
+//! `osdkeeper preview --spec SPEC.yaml --inventory INV.json`: the dry-run,
+//! offline.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::{exit, Format};
+use crate::domain::plan::preview;
+use crate::domain::spec::parse_spec_file;
+use crate::render::preview::{preview_table, PreviewJson};
+use crate::wire::inventory_file::read_inventory;
+
+#[derive(clap::Args, Debug)]
+pub struct PreviewArgs {
+    /// OSD spec file (one or more YAML documents, as for `ceph orch apply -i`).
+    #[arg(long)]
+    spec: PathBuf,
+    /// Inventory: {"hosts": {host: [ceph-volume inventory devices]}, "labels": ..., ...}.
+    #[arg(long)]
+    inventory: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+}
+
+pub fn run(args: PreviewArgs) -> ExitCode {
+    let text = match std::fs::read_to_string(&args.spec) {
+        Ok(t) => t,
+        Err(e) => {
+            return fail(format!(
+                "cannot read spec file {}: {e}",
+                args.spec.display()
+            ))
+        }
+    };
+    let docs = match parse_spec_file(&text) {
+        Ok(d) => d,
+        Err(e) => return fail(format!("{}: {e}", args.spec.display())),
+    };
+    let view = match File::open(&args.inventory)
+        .map_err(|e| e.to_string())
+        .and_then(|f| read_inventory(f).map_err(|e| e.to_string()))
+    {
+        Ok(v) => v,
+        Err(e) => {
+            return fail(format!(
+                "cannot read inventory {}: {e}",
+                args.inventory.display()
+            ))
+        }
+    };
+    let result = preview(&docs, &view);
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let written = match args.format {
+        Format::Json => serde_json::to_writer(&mut out, &PreviewJson::new(&result, |_| None))
+            .map_err(std::io::Error::from)
+            .and_then(|_| out.write_all(b"\n")),
+        Format::Table => out.write_all(preview_table(&result).as_bytes()),
+    };
+    if let Err(e) = written.and_then(|_| out.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return fail(format!("cannot write output: {e}"));
+        }
+    }
+    if result.is_valid() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(exit::INVALID)
+    }
+}
+
+fn fail(message: String) -> ExitCode {
+    eprintln!("osdkeeper: {message}");
+    ExitCode::from(exit::UNREADABLE)
+}

@@ -1,0 +1,180 @@
+//! What a host reports about its disks (one ceph-volume inventory entry per
+//! disk), reduced to what planning and display need.
+//!
+//! cephadm's matchers look values up with a recursive search over the whole
+//! device report, so `model` could in theory come from somewhere other than
+//! `sys_api`. The wire reader performs that same search once, when the
+//! inventory is read, and stores the results in `Lookups`.
+
+use std::collections::HashMap;
+
+/// A value found by cephadm's recursive key search (`Matcher._get_disk_key`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    Str(String),
+    Number(f64),
+    Bool(bool),
+    Null,
+    /// A list or a mapping: cephadm cannot compare it sensibly.
+    Composite,
+}
+
+impl Found {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Found::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Python truthiness, which cephadm applies to a size value before reading it.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Found::Str(s) => !s.is_empty(),
+            Found::Number(n) => *n != 0.0,
+            Found::Bool(b) => *b,
+            Found::Null => false,
+            Found::Composite => true,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Found::Str(s) => format!("'{s}'"),
+            Found::Number(n) => n.to_string(),
+            Found::Bool(b) => b.to_string(),
+            Found::Null => "null".into(),
+            Found::Composite => "a list or mapping".into(),
+        }
+    }
+}
+
+/// The first value of each key cephadm's matchers ask for.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Lookups {
+    pub model: Option<Found>,
+    pub vendor: Option<Found>,
+    pub rotational: Option<Found>,
+    pub human_readable_size: Option<Found>,
+    pub size: Option<Found>,
+}
+
+/// The `osdspec_affinity` of one logical volume on a disk.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Affinity {
+    /// The LV report has no such key (an LV not made by ceph-volume).
+    Absent,
+    Value(Found),
+    /// The LV entry is not a mapping; cephadm fails on it.
+    Malformed,
+}
+
+/// One disk of a host.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Device {
+    /// Empty when the report has no path.
+    pub path: String,
+    pub available: bool,
+    pub ceph_device: bool,
+    /// Sorted, as cephadm stores them.
+    pub rejected_reasons: Vec<String>,
+    /// One entry per LV on the disk.
+    pub lvs: Vec<Affinity>,
+    pub device_id: String,
+    /// `sys_api.size` in bytes (the true size).
+    pub size_bytes: Option<f64>,
+    /// `sys_api.rotational`, read directly for the TYPE column.
+    pub sys_rotational: Option<String>,
+    pub lookups: Lookups,
+}
+
+impl Device {
+    /// cephadm's `human_readable_type`: hdd, ssd (NVMe included) or unknown.
+    pub fn human_type(&self) -> &'static str {
+        match self.sys_rotational.as_deref() {
+            None => "unknown",
+            Some("1") => "hdd",
+            Some(_) => "ssd",
+        }
+    }
+
+    pub fn model(&self) -> &str {
+        self.lookups
+            .model
+            .as_ref()
+            .and_then(Found::as_str)
+            .unwrap_or("")
+    }
+
+    pub fn vendor(&self) -> &str {
+        self.lookups
+            .vendor
+            .as_ref()
+            .and_then(Found::as_str)
+            .unwrap_or("")
+    }
+
+    pub fn human_size(&self) -> &str {
+        self.lookups
+            .human_readable_size
+            .as_ref()
+            .and_then(Found::as_str)
+            .unwrap_or("")
+    }
+
+    /// The same physical disk reported twice: cephadm compares every report
+    /// field; we compare every field we keep.
+    pub fn same_report(&self, other: &Device) -> bool {
+        self == other
+    }
+}
+
+/// Sorts devices by path as plain strings (cephadm's `Devices` order).
+pub fn sort_devices(devices: &mut [Device]) {
+    devices.sort_by(|a, b| a.path.cmp(&b.path));
+}
+
+/// One host and what the planner needs to know about it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HostInventory {
+    pub name: String,
+    pub labels: Vec<String>,
+    /// Sorted by path.
+    pub devices: Vec<Device>,
+}
+
+impl HostInventory {
+    pub fn schedulable(&self) -> bool {
+        !self.labels.iter().any(|l| l == "_no_schedule")
+    }
+}
+
+/// Everything the planner reads: hosts in the order they were added, how
+/// many OSDs each service already has per host, and destroyed OSD ids per
+/// host (re-used by the next OSDs created there).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClusterView {
+    pub hosts: Vec<HostInventory>,
+    /// service_id -> host -> number of OSD daemons of that service.
+    pub existing_daemons: HashMap<String, HashMap<String, u64>>,
+    /// short host name -> OSD ids to claim.
+    pub osd_id_claims: HashMap<String, Vec<String>>,
+}
+
+impl ClusterView {
+    pub fn existing(&self, service_id: &str, host: &str) -> u64 {
+        self.existing_daemons
+            .get(service_id)
+            .and_then(|m| m.get(host))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    pub fn claims(&self, host: &str) -> &[String] {
+        let short = host.split('.').next().unwrap_or(host);
+        self.osd_id_claims
+            .get(short)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+}

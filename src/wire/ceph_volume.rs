@@ -1,0 +1,460 @@
+//! ceph-volume's inventory JSON (`ceph-volume inventory --format json`), one
+//! device per entry, read into `domain::inventory::Device`.
+//!
+//! Besides the fields we keep, cephadm's matchers find `model`, `vendor`,
+//! `rotational`, `human_readable_size` and `size` with a recursive search
+//! over the device report (`Matcher._get_disk_key`): in a mapping the key
+//! itself wins, then the values are searched in order, and the report's
+//! top-level order is fixed by `Device.to_json`. We run that search while
+//! reading, so the inventory is walked once and nothing else is kept.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::domain::inventory::{sort_devices, Affinity, Device, Found, Lookups};
+
+/// Reads one host's device list (a JSON array) and sorts it like cephadm.
+pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(json);
+    let mut devices = de.deserialize_seq(DeviceListVisitor)?;
+    de.end()?;
+    sort_devices(&mut devices);
+    Ok(devices)
+}
+
+/// Deserializes one device entry.
+pub fn parse_device(json: &[u8]) -> Result<Device, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(json);
+    let d = de.deserialize_map(DeviceVisitor)?;
+    de.end()?;
+    Ok(d)
+}
+
+struct DeviceListVisitor;
+
+impl<'de> Visitor<'de> for DeviceListVisitor {
+    type Value = Vec<Device>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of ceph-volume inventory devices")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(16));
+        while let Some(d) = seq.next_element_seed(DeviceSeed)? {
+            out.push(d);
+        }
+        Ok(out)
+    }
+}
+
+struct DeviceSeed;
+
+impl<'de> DeserializeSeed<'de> for DeviceSeed {
+    type Value = Device;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Device, D::Error> {
+        d.deserialize_map(DeviceVisitor)
+    }
+}
+
+/// Keys whose first occurrence cephadm's matchers look up.
+const KEYS: [&str; 5] = [
+    "model",
+    "vendor",
+    "rotational",
+    "human_readable_size",
+    "size",
+];
+
+#[derive(Default, Clone)]
+struct Hits([Option<Found>; 5]);
+
+impl Hits {
+    fn or(&mut self, other: Hits) {
+        for (mine, theirs) in self.0.iter_mut().zip(other.0) {
+            if mine.is_none() {
+                *mine = theirs;
+            }
+        }
+    }
+
+    fn into_lookups(self) -> Lookups {
+        let [model, vendor, rotational, human_readable_size, size] = self.0;
+        Lookups {
+            model,
+            vendor,
+            rotational,
+            human_readable_size,
+            size,
+        }
+    }
+}
+
+fn key_index(key: &str) -> Option<usize> {
+    KEYS.iter().position(|k| *k == key)
+}
+
+/// A probed JSON value: what it is (only kept when asked for) and the hits
+/// found inside it.
+struct Probed {
+    value: Found,
+    hits: Hits,
+    truthy: bool,
+}
+
+struct Probe {
+    keep_value: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Probe {
+    type Value = Probed;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Probed, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Probe {
+    fn scalar(&self, value: impl FnOnce() -> Found, truthy: bool) -> Probed {
+        Probed {
+            value: if self.keep_value {
+                value()
+            } else {
+                Found::Null
+            },
+            hits: Hits::default(),
+            truthy,
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Probe {
+    type Value = Probed;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Probed, E> {
+        Ok(self.scalar(|| Found::Bool(v), v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Probed, E> {
+        Ok(self.scalar(|| Found::Number(v as f64), v != 0))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Probed, E> {
+        Ok(self.scalar(|| Found::Number(v as f64), v != 0))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Probed, E> {
+        Ok(self.scalar(|| Found::Number(v), v != 0.0))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Probed, E> {
+        Ok(self.scalar(|| Found::Str(v.to_string()), !v.is_empty()))
+    }
+    fn visit_unit<E>(self) -> Result<Probed, E> {
+        Ok(self.scalar(|| Found::Null, false))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Probed, E> {
+        self.visit_unit()
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Probed, A::Error> {
+        let mut hits = Hits::default();
+        let mut any = false;
+        while let Some(item) = seq.next_element_seed(Probe { keep_value: false })? {
+            hits.or(item.hits);
+            any = true;
+        }
+        Ok(Probed {
+            value: Found::Composite,
+            hits,
+            truthy: any,
+        })
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Probed, A::Error> {
+        let (direct, nested, any) = probe_map(&mut map, |_, _| {})?;
+        let mut hits = direct;
+        hits.or(nested);
+        Ok(Probed {
+            value: Found::Composite,
+            hits,
+            truthy: any,
+        })
+    }
+}
+
+/// Walks a mapping: direct hits (the key itself) and nested hits (inside
+/// values, first in order). `each` sees every key with its probed value.
+fn probe_map<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    mut each: impl FnMut(&str, &Probed),
+) -> Result<(Hits, Hits, bool), A::Error> {
+    let mut direct = Hits::default();
+    let mut nested = Hits::default();
+    let mut any = false;
+    while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        any = true;
+        let idx = key_index(&key);
+        let probed = map.next_value_seed(Probe {
+            keep_value: idx.is_some() || WATCHED.contains(&key.as_ref()),
+        })?;
+        each(&key, &probed);
+        if let Some(i) = idx {
+            direct.0[i] = Some(probed.value.clone());
+        }
+        nested.or(probed.hits);
+    }
+    Ok((direct, nested, any))
+}
+
+/// sys_api keys we keep for display.
+const WATCHED: [&str; 2] = ["size", "rotational"];
+
+struct DeviceVisitor;
+
+impl<'de> Visitor<'de> for DeviceVisitor {
+    type Value = Device;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a ceph-volume inventory device (a JSON object)")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Device, A::Error> {
+        let mut d = Device::default();
+        // Hits per top-level field, in Device.to_json order.
+        let mut sys_hits = Hits::default();
+        let mut lvs_hits = Hits::default();
+        let mut lsm_hits = Hits::default();
+        let mut other_hits: [Hits; 3] = Default::default(); // ceph_device, available, device_id
+        let mut created_hits = Hits::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "path" => match map.next_value::<Option<String>>() {
+                    Ok(p) => d.path = p.unwrap_or_default(),
+                    Err(_) => return Err(de::Error::custom("path must be a string")),
+                },
+                "available" => {
+                    let p = map.next_value_seed(Probe { keep_value: false })?;
+                    d.available = p.truthy;
+                    other_hits[1] = p.hits;
+                }
+                "ceph_device" => {
+                    let p = map.next_value_seed(Probe { keep_value: false })?;
+                    d.ceph_device = p.truthy;
+                    other_hits[0] = p.hits;
+                }
+                "rejected_reasons" => {
+                    let mut r: Vec<String> =
+                        map.next_value::<Option<Vec<String>>>()?.unwrap_or_default();
+                    r.sort();
+                    d.rejected_reasons = r;
+                }
+                "device_id" => {
+                    let p = map.next_value_seed(Probe { keep_value: true })?;
+                    if let Found::Str(s) = p.value {
+                        d.device_id = s;
+                    }
+                    other_hits[2] = p.hits;
+                }
+                "sys_api" => {
+                    let (hits, size, rot) = map.next_value_seed(SysApiSeed)?;
+                    sys_hits = hits;
+                    d.size_bytes = size;
+                    d.sys_rotational = rot;
+                }
+                "lvs" => {
+                    let (lvs, hits) = map.next_value_seed(LvsSeed)?;
+                    d.lvs = lvs;
+                    lvs_hits = hits;
+                }
+                "lsm_data" => lsm_hits = map.next_value_seed(Probe { keep_value: false })?.hits,
+                "created" => {
+                    created_hits.or(map.next_value_seed(Probe { keep_value: false })?.hits)
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let [ceph_hits, avail_hits, id_hits] = other_hits;
+        let mut hits = ceph_hits;
+        hits.or(avail_hits);
+        hits.or(sys_hits);
+        hits.or(created_hits);
+        hits.or(lvs_hits);
+        hits.or(id_hits);
+        hits.or(lsm_hits);
+        d.lookups = hits.into_lookups();
+        Ok(d)
+    }
+}
+
+struct SysApiSeed;
+
+impl<'de> DeserializeSeed<'de> for SysApiSeed {
+    type Value = (Hits, Option<f64>, Option<String>);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(SysApiSeed)
+    }
+}
+
+impl<'de> Visitor<'de> for SysApiSeed {
+    type Value = (Hits, Option<f64>, Option<String>);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the sys_api mapping")
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok((Hits::default(), None, None))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut size = None;
+        let mut rot = None;
+        let (direct, nested, _) = probe_map(&mut map, |key, probed| match (key, &probed.value) {
+            ("size", Found::Number(n)) => size = Some(*n),
+            ("rotational", Found::Str(s)) => rot = Some(s.clone()),
+            ("rotational", _) => rot = Some(String::new()),
+            _ => {}
+        })?;
+        let mut hits = direct;
+        hits.or(nested);
+        Ok((hits, size, rot))
+    }
+}
+
+struct LvsSeed;
+
+impl<'de> DeserializeSeed<'de> for LvsSeed {
+    type Value = (Vec<Affinity>, Hits);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(LvsSeed)
+    }
+}
+
+impl<'de> Visitor<'de> for LvsSeed {
+    type Value = (Vec<Affinity>, Hits);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the list of logical volumes")
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok((Vec::new(), Hits::default()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut lvs = Vec::new();
+        let mut hits = Hits::default();
+        while let Some((aff, h)) = seq.next_element_seed(LvSeed)? {
+            lvs.push(aff);
+            hits.or(h);
+        }
+        Ok((lvs, hits))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (direct, nested, any) = probe_map(&mut map, |_, _| {})?;
+        let mut hits = direct;
+        hits.or(nested);
+        Ok((
+            if any {
+                vec![Affinity::Malformed]
+            } else {
+                Vec::new()
+            },
+            hits,
+        ))
+    }
+}
+
+struct LvSeed;
+
+impl<'de> DeserializeSeed<'de> for LvSeed {
+    type Value = (Affinity, Hits);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(LvSeed)
+    }
+}
+
+impl<'de> Visitor<'de> for LvSeed {
+    type Value = (Affinity, Hits);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a logical volume report")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut affinity = Affinity::Absent;
+        let mut hits = Hits::default();
+        let mut nested = Hits::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let keep = key == "osdspec_affinity" || key_index(&key).is_some();
+            let p = map.next_value_seed(Probe { keep_value: keep })?;
+            if key == "osdspec_affinity" {
+                affinity = Affinity::Value(p.value.clone());
+            }
+            if let Some(i) = key_index(&key) {
+                hits.0[i] = Some(p.value);
+            }
+            nested.or(p.hits);
+        }
+        hits.or(nested);
+        Ok((affinity, hits))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        let p = Probe { keep_value: false }.visit_seq(seq)?;
+        Ok((Affinity::Malformed, p.hits))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok((Affinity::Malformed, Hits::default()))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok((Affinity::Malformed, Hits::default()))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok((Affinity::Malformed, Hits::default()))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok((Affinity::Malformed, Hits::default()))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok((Affinity::Malformed, Hits::default()))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok((Affinity::Malformed, Hits::default()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_a_generated_device() {
+        let json = br#"{"path": "/dev/sdb", "sys_api": {"vendor": "ATA", "model": "WDC WD2002FAEX-0",
+            "rotational": "1", "partitions": {}, "size": 2000398934016.0, "human_readable_size": "1.82 TB"},
+            "ceph_device": false, "lsm_data": {}, "available": true, "rejected_reasons": [],
+            "device_id": "WDC_X", "lvs": []}"#;
+        let d = parse_device(json).unwrap();
+        assert_eq!(d.path, "/dev/sdb");
+        assert!(d.available && !d.ceph_device);
+        assert_eq!(d.model(), "WDC WD2002FAEX-0");
+        assert_eq!(d.human_size(), "1.82 TB");
+        assert_eq!(d.size_bytes, Some(2000398934016.0));
+        assert_eq!(d.human_type(), "hdd");
+    }
+
+    #[test]
+    fn lookup_follows_cephadm_search_order() {
+        // sys_api lacks model; a partition has one; lsm_data has one too.
+        let json = br#"{"lsm_data": {"model": "from-lsm"}, "path": "/dev/x",
+            "sys_api": {"partitions": {"x1": {"model": "from-partition"}}}}"#;
+        let d = parse_device(json).unwrap();
+        assert_eq!(d.model(), "from-partition");
+        // A direct key beats a nested one even when it comes later.
+        let json = br#"{"path": "/dev/x", "sys_api": {"partitions": {"x1": {"vendor": "nested"}}, "vendor": "direct"}}"#;
+        assert_eq!(parse_device(json).unwrap().vendor(), "direct");
+        let json = br#"{"path": "/dev/x", "sys_api": {}}"#;
+        assert!(parse_device(json).unwrap().lookups.model.is_none());
+    }
+
+    #[test]
+    fn lv_affinities() {
+        let json = br#"{"path": "/dev/x", "lvs": [{"name": "a", "comment": "not used by ceph"},
+            {"osdspec_affinity": "fast"}, "junk"]}"#;
+        let d = parse_device(json).unwrap();
+        assert_eq!(
+            d.lvs,
+            vec![
+                Affinity::Absent,
+                Affinity::Value(Found::Str("fast".into())),
+                Affinity::Malformed
+            ]
+        );
+    }
+}

@@ -1,0 +1,250 @@
+//! osdkeeper's planner against the real cephadm 16.2 selection code
+//! (Debian's python3-ceph-common, run by ../shared/cephadm-oracle).
+//!
+//! Every hand-written oracle case, 300 random valid (spec, inventory) pairs
+//! and 300 pairs with perturbed specs must agree on which documents are
+//! invalid and on every host's (service_id, service_name, host, data, db,
+//! wal, journal, commands, preview_commands). The only exception: documents
+//! osdkeeper refuses on purpose (`stricter_than_cephadm`, listed in
+//! docs/differences-from-cephadm.md).
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use osdkeeper::domain::plan::preview;
+use osdkeeper::domain::spec::parse_spec_file;
+use osdkeeper::wire::inventory_file::read_inventory;
+use serde_json::Value;
+
+fn oracle_dir() -> PathBuf {
+    let dir = std::env::var_os("OSDKEEPER_ORACLE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/cephadm-oracle"));
+    assert!(
+        dir.join("preview.py").exists(),
+        "cephadm oracle not found at {} (set OSDKEEPER_ORACLE_DIR)",
+        dir.display()
+    );
+    dir
+}
+
+fn require_ceph_python() {
+    let ok = Command::new("/usr/bin/python3")
+        .args(["-c", "import ceph.deployment.drive_selection"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "the oracle needs Debian's python3-ceph-common: run .ci/run, or apt-get install -y python3-ceph-common");
+}
+
+const ROW_KEYS: [&str; 9] = [
+    "service_id",
+    "service_name",
+    "host",
+    "data",
+    "db",
+    "wal",
+    "journal",
+    "commands",
+    "preview_commands",
+];
+
+#[derive(Default, Debug)]
+struct Tally {
+    cases: usize,
+    compared_rows: usize,
+    invalid_docs_agreed: usize,
+    stricter_docs: usize,
+    cases_without_stricter: usize,
+}
+
+/// Compares one case directory; returns a description of any disagreement.
+fn check_case(dir: &Path, tally: &mut Tally) -> Option<String> {
+    let expected: Value =
+        serde_json::from_reader(File::open(dir.join("expected.json")).unwrap()).unwrap();
+    if let Some(crash) = expected.get("oracle_crash") {
+        return Some(format!("the oracle crashed: {crash}"));
+    }
+    let text = std::fs::read_to_string(dir.join("spec.yaml")).unwrap();
+    let docs = match parse_spec_file(&text) {
+        Ok(d) => d,
+        Err(e) => return Some(format!("our YAML reader refused the file: {e}")),
+    };
+    let view = read_inventory(File::open(dir.join("inventory.json")).unwrap()).expect("inventory");
+    let got = preview(&docs, &view);
+    tally.cases += 1;
+
+    let stricter: BTreeSet<usize> = got
+        .errors
+        .iter()
+        .filter(|e| e.stricter_than_cephadm)
+        .map(|e| e.doc)
+        .collect();
+    let stricter_ids: BTreeSet<String> = docs
+        .iter()
+        .filter(|d| stricter.contains(&d.doc))
+        .filter_map(|d| d.spec.as_ref().err().and_then(|e| e.service_id.clone()))
+        .collect();
+    tally.stricter_docs += stricter.len();
+    if stricter.is_empty() {
+        tally.cases_without_stricter += 1;
+    }
+    let ours: BTreeSet<usize> = got
+        .errors
+        .iter()
+        .map(|e| e.doc)
+        .filter(|d| !stricter.contains(d))
+        .collect();
+    let theirs: BTreeSet<usize> = expected["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["doc"].as_u64().unwrap() as usize)
+        .filter(|d| !stricter.contains(d))
+        .collect();
+    if ours != theirs {
+        let their_msgs: Vec<String> = expected["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["error"].to_string())
+            .collect();
+        let our_msgs: Vec<String> = got.errors.iter().map(|e| e.to_string()).collect();
+        return Some(format!("invalid documents differ: cephadm {theirs:?} {their_msgs:?}, osdkeeper {ours:?} {our_msgs:?}"));
+    }
+    tally.invalid_docs_agreed += ours.len();
+
+    let project = |row: &Value| -> Option<String> {
+        let sid = match &row["service_id"] {
+            Value::String(s) => s.clone(),
+            Value::Null => "None".into(),
+            other => other.to_string(),
+        };
+        if stricter_ids.contains(&sid) {
+            return None;
+        }
+        let picked: serde_json::Map<String, Value> = ROW_KEYS
+            .iter()
+            .map(|k| (k.to_string(), row[*k].clone()))
+            .collect();
+        Some(Value::Object(picked).to_string())
+    };
+    let mut theirs_rows: Vec<String> = expected["preview"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(project)
+        .collect();
+    let rendered =
+        serde_json::to_value(osdkeeper::render::preview::PreviewJson::new(&got, |_| None)).unwrap();
+    let mut ours_rows: Vec<String> = rendered["preview"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(project)
+        .collect();
+    theirs_rows.sort();
+    ours_rows.sort();
+    if theirs_rows != ours_rows {
+        let only_theirs: Vec<&String> = theirs_rows
+            .iter()
+            .filter(|r| !ours_rows.contains(r))
+            .collect();
+        let only_ours: Vec<&String> = ours_rows
+            .iter()
+            .filter(|r| !theirs_rows.contains(r))
+            .collect();
+        return Some(format!(
+            "plans differ:\n  cephadm only: {only_theirs:?}\n  osdkeeper only: {only_ours:?}"
+        ));
+    }
+    tally.compared_rows += ours_rows.len();
+    None
+}
+
+fn check_dirs(dirs: Vec<PathBuf>) -> Tally {
+    let mut tally = Tally::default();
+    let mut failures = Vec::new();
+    for d in dirs {
+        if let Some(why) = check_case(&d, &mut tally) {
+            failures.push(format!("{}: {why}", d.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} disagreements with cephadm:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    tally
+}
+
+fn case_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
+fn generate(kind: &str, count: usize, seed: u64, mutate: bool) -> PathBuf {
+    require_ceph_python();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("oracle-{kind}-{seed}"));
+    let _ = std::fs::remove_dir_all(&out);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/generate.py");
+    let mut cmd = Command::new("/usr/bin/python3");
+    cmd.arg(script)
+        .arg(oracle_dir())
+        .arg(&out)
+        .arg(count.to_string())
+        .arg(seed.to_string());
+    if mutate {
+        cmd.arg("--mutate");
+    }
+    let status = cmd.status().expect("run the oracle generator");
+    assert!(status.success(), "the oracle generator failed");
+    out
+}
+
+#[test]
+fn hand_written_oracle_cases_agree() {
+    let tally = check_dirs(case_dirs(&oracle_dir().join("cases")));
+    assert!(tally.cases >= 40, "{tally:?}");
+    assert!(
+        tally.invalid_docs_agreed >= 15,
+        "the invalid cases must be compared: {tally:?}"
+    );
+}
+
+#[test]
+fn random_valid_specs_agree() {
+    let seed: u64 = std::env::var("OSDKEEPER_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let tally = check_dirs(case_dirs(&generate("valid", 300, seed, false)));
+    assert_eq!(tally.cases, 300);
+    assert!(
+        tally.cases_without_stricter >= 290,
+        "valid specs should rarely hit a deliberate difference: {tally:?}"
+    );
+    assert!(tally.compared_rows >= 1000, "{tally:?}");
+}
+
+#[test]
+fn random_perturbed_specs_agree() {
+    let seed: u64 = std::env::var("OSDKEEPER_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    let tally = check_dirs(case_dirs(&generate("mutated", 300, seed, true)));
+    assert_eq!(tally.cases, 300);
+    assert!(
+        tally.invalid_docs_agreed >= 50,
+        "perturbations must produce invalid documents: {tally:?}"
+    );
+    assert!(tally.compared_rows >= 500, "{tally:?}");
+}

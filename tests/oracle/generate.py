@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""Differential cases for osdkeeper, judged by the real cephadm code.
+
+Usage: generate.py ORACLE_DIR OUT_DIR COUNT SEED [--mutate]
+
+Writes OUT_DIR/<n>/{spec.yaml,inventory.json,expected.json} for COUNT random
+(spec, inventory) pairs built with the oracle's own generators (gen.py,
+gen_spec.py) and judged by its preview.run (Debian's python3-ceph-common),
+all in one process so that the suite stays fast.
+
+--mutate perturbs the generated specs (wrong types, odd strings, removed or
+unknown keys) so that validation is compared too, not only selection.
+"""
+import json
+import os
+import random
+import sys
+
+import yaml
+
+
+def mutate(rng, doc):
+    """One random perturbation of a spec document (a dict)."""
+    spec = doc.get('spec', doc)
+    sel_keys = [k for k in ('data_devices', 'db_devices', 'wal_devices') if k in spec]
+    choice = rng.randrange(14)
+    values = [True, False, 0, 1, 2, -1, '0', '1', 'true', 'false', '', 'x', None, 2.5,
+              [], {}, ['/dev/sdb'], '2tb:', '1.5TB:', '10TiB:', ':2TB', '500GB:', '4TB', 'OR', 'or', 'xor']
+    if choice == 0 and sel_keys:
+        sel = spec[rng.choice(sel_keys)]
+        if isinstance(sel, dict):
+            sel[rng.choice(['size', 'model', 'vendor', 'rotational', 'limit', 'all', 'paths', 'bogus'])] = rng.choice(values)
+    elif choice == 1:
+        spec[rng.choice(['encrypted', 'osds_per_device', 'objectstore', 'filter_logic', 'method',
+                         'block_db_size', 'crush_device_class', 'unmanaged', 'data_allocate_fraction',
+                         'db_slots', 'journal_size'])] = rng.choice(values + ['bluestore', 'blue', 'lvm', 'raw', 'filestore'])
+    elif choice == 2:
+        doc['placement'] = rng.choice([{}, None, {'host_pattern': ''}, {'label': ''}, {'hosts': 'r1-osd0000'},
+                                       {'host_pattern': 5}, {'hosts': ['r1-osd0000'], 'label': 'hdd'},
+                                       {'count': 2}, {'label': 'osd', 'host_pattern': 'r2*'},
+                                       {'hosts': ['bad_name']}, {'hosts': ['r1-osd0000:10.0.0.0/8']}])
+    elif choice == 3 and sel_keys:
+        spec[rng.choice(sel_keys)] = rng.choice([{}, None, [], 'all', {'all': True}, {'limit': 3}])
+    elif choice == 4:
+        doc.pop(rng.choice(['service_type', 'service_id', 'placement']), None)
+    elif choice == 5:
+        doc[rng.choice(['config', 'networks', 'count', 'status', 'service_name', 'unknown'])] = rng.choice(
+            ['osd.x', {'a': 'b'}, ['10.0.0.0/8'], 3, '', None])
+    elif choice == 6:
+        doc['service_id'] = rng.choice(['a b', 'ok_id', 12, '', None, 'x.y-z'])
+    elif choice == 7 and 'spec' in doc:
+        doc['spec'] = rng.choice([None, {}, [], doc['spec']])
+    elif choice == 8:
+        spec['db_devices'] = {'all': True}
+    elif choice == 9 and sel_keys:
+        sel = spec[rng.choice(sel_keys)]
+        if isinstance(sel, dict):
+            sel.clear()
+            sel['paths'] = rng.choice([['/dev/sdb', '/dev/sdc'], '/dev/sdb', [], None, [5]])
+            if rng.random() < 0.3:
+                sel['rotational'] = 1
+    elif choice == 10:
+        spec['method'] = 'raw'
+    elif choice == 11:
+        spec['data_devices'] = {'rotational': 1, 'limit': rng.choice([1, 2, 0, '2', -1, 2.0, True])}
+    elif choice == 12:
+        spec['filter_logic'] = rng.choice(['OR', 'AND', 'or', 1])
+        spec['data_devices'] = {'rotational': rng.choice([0, 1]), 'model': rng.choice(['ST', 'Samsung', 'INTEL'])}
+    return doc
+
+
+def main():
+    oracle_dir, out_dir, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    do_mutate = '--mutate' in sys.argv
+    sys.path.insert(0, oracle_dir)
+    import gen
+    import gen_spec
+    import preview
+    os.makedirs(out_dir, exist_ok=True)
+    rng = random.Random(seed)
+    for n in range(count):
+        s = rng.randrange(1 << 30)
+        hosts = rng.choice([1, 2, 3, 5, 8, 13, 21])
+        per = rng.choice([2, 4, 6, 12, 24, 30])
+        inv = gen.gen(s, hosts, per)
+        if rng.random() < 0.4:
+            names = list(inv['hosts'])
+            inv['existing_daemons'] = {
+                'spec{}_{}'.format(i, j): {h: rng.randint(0, 4) for h in rng.sample(names, max(1, len(names) // 2))}
+                for i in range(3) for j in range(0, 1000, 97)}
+        if rng.random() < 0.3:
+            names = list(inv['hosts'])
+            inv['osd_id_claims'] = {h.split('.')[0]: [str(rng.randint(0, 99)) for _ in range(rng.randint(1, 3))]
+                                    for h in rng.sample(names, max(1, len(names) // 3))}
+        docs = []
+        srng = random.Random(s)
+        for i in range(rng.randint(1, 4)):
+            d = gen_spec.one(srng, i)
+            if do_mutate and rng.random() < 0.85:
+                d = mutate(rng, d)
+            docs.append(d)
+        text = yaml.safe_dump_all(docs, sort_keys=False)
+        try:
+            expected = preview.run(text, inv, simulate=False)
+        except Exception as e:  # the oracle itself crashed: keep the case, mark it
+            expected = {'oracle_crash': repr(e)}
+        d = os.path.join(out_dir, '{:04d}'.format(n))
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, 'spec.yaml'), 'w') as f:
+            f.write(text)
+        with open(os.path.join(d, 'inventory.json'), 'w') as f:
+            json.dump(inv, f)
+        with open(os.path.join(d, 'expected.json'), 'w') as f:
+            json.dump(expected, f)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
