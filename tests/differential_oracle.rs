@@ -35,20 +35,14 @@ fn require_ceph_python() {
         .args(["-c", "import ceph.deployment.drive_selection"])
         .status()
         .is_ok_and(|s| s.success());
-    assert!(ok, "the oracle needs Debian's python3-ceph-common: run .ci/run, or apt-get install -y python3-ceph-common");
+    assert!(
+        ok,
+        "the oracle needs Debian's python3-ceph-common: run .ci/run, or apt-get install -y python3-ceph-common"
+    );
 }
 
-const ROW_KEYS: [&str; 9] = [
-    "service_id",
-    "service_name",
-    "host",
-    "data",
-    "db",
-    "wal",
-    "journal",
-    "commands",
-    "preview_commands",
-];
+const ROW_KEYS: [&str; 9] =
+    ["service_id", "service_name", "host", "data", "db", "wal", "journal", "commands", "preview_commands"];
 
 #[derive(Default, Debug)]
 struct Tally {
@@ -61,8 +55,7 @@ struct Tally {
 
 /// Compares one case directory; returns a description of any disagreement.
 fn check_case(dir: &Path, tally: &mut Tally) -> Option<String> {
-    let expected: Value =
-        serde_json::from_reader(File::open(dir.join("expected.json")).unwrap()).unwrap();
+    let expected: Value = serde_json::from_reader(File::open(dir.join("expected.json")).unwrap()).unwrap();
     if let Some(crash) = expected.get("oracle_crash") {
         return Some(format!("the oracle crashed: {crash}"));
     }
@@ -75,12 +68,7 @@ fn check_case(dir: &Path, tally: &mut Tally) -> Option<String> {
     let got = preview(&docs, &view);
     tally.cases += 1;
 
-    let stricter: BTreeSet<usize> = got
-        .errors
-        .iter()
-        .filter(|e| e.stricter_than_cephadm)
-        .map(|e| e.doc)
-        .collect();
+    let stricter: BTreeSet<usize> = got.errors.iter().filter(|e| e.stricter_than_cephadm).map(|e| e.doc).collect();
     let stricter_ids: BTreeSet<String> = docs
         .iter()
         .filter(|d| stricter.contains(&d.doc))
@@ -90,12 +78,7 @@ fn check_case(dir: &Path, tally: &mut Tally) -> Option<String> {
     if stricter.is_empty() {
         tally.cases_without_stricter += 1;
     }
-    let ours: BTreeSet<usize> = got
-        .errors
-        .iter()
-        .map(|e| e.doc)
-        .filter(|d| !stricter.contains(d))
-        .collect();
+    let ours: BTreeSet<usize> = got.errors.iter().map(|e| e.doc).filter(|d| !stricter.contains(d)).collect();
     let theirs: BTreeSet<usize> = expected["errors"]
         .as_array()
         .unwrap()
@@ -104,14 +87,12 @@ fn check_case(dir: &Path, tally: &mut Tally) -> Option<String> {
         .filter(|d| !stricter.contains(d))
         .collect();
     if ours != theirs {
-        let their_msgs: Vec<String> = expected["errors"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["error"].to_string())
-            .collect();
+        let their_msgs: Vec<String> =
+            expected["errors"].as_array().unwrap().iter().map(|e| e["error"].to_string()).collect();
         let our_msgs: Vec<String> = got.errors.iter().map(|e| e.to_string()).collect();
-        return Some(format!("invalid documents differ: cephadm {theirs:?} {their_msgs:?}, osdkeeper {ours:?} {our_msgs:?}"));
+        return Some(format!(
+            "invalid documents differ: cephadm {theirs:?} {their_msgs:?}, osdkeeper {ours:?} {our_msgs:?}"
+        ));
     }
     tally.invalid_docs_agreed += ours.len();
 
@@ -124,40 +105,19 @@ fn check_case(dir: &Path, tally: &mut Tally) -> Option<String> {
         if stricter_ids.contains(&sid) {
             return None;
         }
-        let picked: serde_json::Map<String, Value> = ROW_KEYS
-            .iter()
-            .map(|k| (k.to_string(), row[*k].clone()))
-            .collect();
+        let picked: serde_json::Map<String, Value> =
+            ROW_KEYS.iter().map(|k| (k.to_string(), row[*k].clone())).collect();
         Some(Value::Object(picked).to_string())
     };
-    let mut theirs_rows: Vec<String> = expected["preview"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(project)
-        .collect();
-    let rendered =
-        serde_json::to_value(osdkeeper::render::preview::PreviewJson::new(&got, |_| None)).unwrap();
-    let mut ours_rows: Vec<String> = rendered["preview"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(project)
-        .collect();
+    let mut theirs_rows: Vec<String> = expected["preview"].as_array().unwrap().iter().filter_map(project).collect();
+    let rendered = serde_json::to_value(osdkeeper::render::preview::PreviewReport::new(&got, &docs, &view)).unwrap();
+    let mut ours_rows: Vec<String> = rendered["preview"].as_array().unwrap().iter().filter_map(project).collect();
     theirs_rows.sort();
     ours_rows.sort();
     if theirs_rows != ours_rows {
-        let only_theirs: Vec<&String> = theirs_rows
-            .iter()
-            .filter(|r| !ours_rows.contains(r))
-            .collect();
-        let only_ours: Vec<&String> = ours_rows
-            .iter()
-            .filter(|r| !theirs_rows.contains(r))
-            .collect();
-        return Some(format!(
-            "plans differ:\n  cephadm only: {only_theirs:?}\n  osdkeeper only: {only_ours:?}"
-        ));
+        let only_theirs: Vec<&String> = theirs_rows.iter().filter(|r| !ours_rows.contains(r)).collect();
+        let only_ours: Vec<&String> = ours_rows.iter().filter(|r| !theirs_rows.contains(r)).collect();
+        return Some(format!("plans differ:\n  cephadm only: {only_theirs:?}\n  osdkeeper only: {only_ours:?}"));
     }
     tally.compared_rows += ours_rows.len();
     None
@@ -171,21 +131,13 @@ fn check_dirs(dirs: Vec<PathBuf>) -> Tally {
             failures.push(format!("{}: {why}", d.display()));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} disagreements with cephadm:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} disagreements with cephadm:\n{}", failures.len(), failures.join("\n"));
     tally
 }
 
 fn case_dirs(root: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
+    let mut v: Vec<PathBuf> =
+        std::fs::read_dir(root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
     v.sort();
     v
 }
@@ -196,11 +148,7 @@ fn generate(kind: &str, count: usize, seed: u64, mutate: bool) -> PathBuf {
     let _ = std::fs::remove_dir_all(&out);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/generate.py");
     let mut cmd = Command::new("/usr/bin/python3");
-    cmd.arg(script)
-        .arg(oracle_dir())
-        .arg(&out)
-        .arg(count.to_string())
-        .arg(seed.to_string());
+    cmd.arg(script).arg(oracle_dir()).arg(&out).arg(count.to_string()).arg(seed.to_string());
     if mutate {
         cmd.arg("--mutate");
     }
@@ -213,38 +161,57 @@ fn generate(kind: &str, count: usize, seed: u64, mutate: bool) -> PathBuf {
 fn hand_written_oracle_cases_agree() {
     let tally = check_dirs(case_dirs(&oracle_dir().join("cases")));
     assert!(tally.cases >= 40, "{tally:?}");
-    assert!(
-        tally.invalid_docs_agreed >= 15,
-        "the invalid cases must be compared: {tally:?}"
-    );
+    assert!(tally.invalid_docs_agreed >= 15, "the invalid cases must be compared: {tally:?}");
 }
 
 #[test]
 fn random_valid_specs_agree() {
-    let seed: u64 = std::env::var("OSDKEEPER_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
+    let seed: u64 = std::env::var("OSDKEEPER_DIFF_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
     let tally = check_dirs(case_dirs(&generate("valid", 300, seed, false)));
     assert_eq!(tally.cases, 300);
-    assert!(
-        tally.cases_without_stricter >= 290,
-        "valid specs should rarely hit a deliberate difference: {tally:?}"
-    );
+    assert!(tally.cases_without_stricter >= 290, "valid specs should rarely hit a deliberate difference: {tally:?}");
     assert!(tally.compared_rows >= 1000, "{tally:?}");
 }
 
 #[test]
 fn random_perturbed_specs_agree() {
-    let seed: u64 = std::env::var("OSDKEEPER_DIFF_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2);
+    let seed: u64 = std::env::var("OSDKEEPER_DIFF_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(2);
     let tally = check_dirs(case_dirs(&generate("mutated", 300, seed, true)));
     assert_eq!(tally.cases, 300);
-    assert!(
-        tally.invalid_docs_agreed >= 50,
-        "perturbations must produce invalid documents: {tally:?}"
-    );
+    assert!(tally.invalid_docs_agreed >= 50, "perturbations must produce invalid documents: {tally:?}");
     assert!(tally.compared_rows >= 500, "{tally:?}");
+}
+
+/// The example specs shipped in specs/ over the example cluster inventory.
+#[test]
+fn example_specs_agree() {
+    require_ceph_python();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let inventory = root.join("specs/f5-422-inventory.json");
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-examples");
+    let _ = std::fs::remove_dir_all(&out);
+    let mut dirs = Vec::new();
+    for entry in std::fs::read_dir(root.join("specs")).unwrap() {
+        let spec = entry.unwrap().path();
+        if spec.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let dir = out.join(spec.file_stem().unwrap());
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(&spec, dir.join("spec.yaml")).unwrap();
+        std::fs::copy(&inventory, dir.join("inventory.json")).unwrap();
+        let result = Command::new("/usr/bin/python3")
+            .arg(oracle_dir().join("preview.py"))
+            .args([dir.join("spec.yaml"), dir.join("inventory.json")])
+            .arg("--no-simulate")
+            .output()
+            .expect("run the oracle");
+        assert!(result.status.success(), "oracle failed on {}", spec.display());
+        std::fs::write(dir.join("expected.json"), result.stdout).unwrap();
+        dirs.push(dir);
+    }
+    let tally = check_dirs(dirs);
+    assert!(tally.cases >= 5, "{tally:?}");
+    assert_eq!(tally.stricter_docs, 0, "the examples are valid for cephadm too");
+    assert!(tally.compared_rows >= 8, "{tally:?}");
 }

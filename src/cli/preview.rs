@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use super::{exit, Format};
 use crate::domain::plan::preview;
 use crate::domain::spec::parse_spec_file;
-use crate::render::preview::{preview_table, PreviewJson};
+use crate::render::preview::{preview_table, write_json, PreviewReport};
 use crate::wire::inventory_file::read_inventory;
 
 #[derive(clap::Args, Debug)]
@@ -25,14 +25,17 @@ pub struct PreviewArgs {
 }
 
 pub fn run(args: PreviewArgs) -> ExitCode {
+    // OSDKEEPER_TIMINGS=1 prints how long each phase took, for BENCHMARKS.md.
+    let timings = std::env::var_os("OSDKEEPER_TIMINGS").is_some();
+    let t0 = std::time::Instant::now();
+    let lap = |what: &str| {
+        if timings {
+            eprintln!("{what}: {:.1} ms", t0.elapsed().as_secs_f64() * 1000.0);
+        }
+    };
     let text = match std::fs::read_to_string(&args.spec) {
         Ok(t) => t,
-        Err(e) => {
-            return fail(format!(
-                "cannot read spec file {}: {e}",
-                args.spec.display()
-            ))
-        }
+        Err(e) => return fail(format!("cannot read spec file {}: {e}", args.spec.display())),
     };
     let docs = match parse_spec_file(&text) {
         Ok(d) => d,
@@ -43,32 +46,33 @@ pub fn run(args: PreviewArgs) -> ExitCode {
         .and_then(|f| read_inventory(f).map_err(|e| e.to_string()))
     {
         Ok(v) => v,
-        Err(e) => {
-            return fail(format!(
-                "cannot read inventory {}: {e}",
-                args.inventory.display()
-            ))
-        }
+        Err(e) => return fail(format!("cannot read inventory {}: {e}", args.inventory.display())),
     };
+    lap("read spec + inventory");
     let result = preview(&docs, &view);
+    lap("plan");
+    let report = PreviewReport::new(&result, &docs, &view);
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let written = match args.format {
-        Format::Json => serde_json::to_writer(&mut out, &PreviewJson::new(&result, |_| None))
-            .map_err(std::io::Error::from)
-            .and_then(|_| out.write_all(b"\n")),
-        Format::Table => out.write_all(preview_table(&result).as_bytes()),
+        Format::Json => {
+            let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+            write_json(&report, &mut out, threads).and_then(|_| out.write_all(b"\n"))
+        }
+        Format::Table => out.write_all(preview_table(&report).as_bytes()),
     };
     if let Err(e) = written.and_then(|_| out.flush()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             return fail(format!("cannot write output: {e}"));
         }
     }
-    if result.is_valid() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(exit::INVALID)
-    }
+    lap("write output");
+    let code = if result.is_valid() { ExitCode::SUCCESS } else { ExitCode::from(exit::INVALID) };
+    // Freeing a large inventory one device at a time takes longer than the
+    // planning did; the process is about to exit and the OS reclaims it all.
+    std::mem::forget(result);
+    std::mem::forget(view);
+    code
 }
 
 fn fail(message: String) -> ExitCode {

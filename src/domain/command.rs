@@ -6,13 +6,8 @@ use crate::domain::selection::Selection;
 use crate::domain::spec::{DriveSpec, Method};
 
 /// The commands for one host; empty when nothing was selected as data.
-/// `preview` appends cephadm's dry-run suffix (`--report --format json`).
-pub fn ceph_volume_commands(
-    spec: &DriveSpec,
-    sel: &Selection,
-    osd_id_claims: &[String],
-    preview: bool,
-) -> Vec<String> {
+/// cephadm's dry-run variant appends `plan::PREVIEW_SUFFIX`.
+pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[String]) -> Vec<String> {
     if sel.data.is_empty() {
         return Vec::new();
     }
@@ -66,9 +61,6 @@ pub fn ceph_volume_commands(
         }
         if let Some(class) = &spec.crush_device_class {
             c.push_str(&format!(" --crush-device-class {class}"));
-        }
-        if preview {
-            c.push_str(" --report --format json");
         }
     }
     cmds

@@ -7,11 +7,13 @@
 //! inventory is read, and stores the results in `Lookups`.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A value found by cephadm's recursive key search (`Matcher._get_disk_key`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Found {
-    Str(String),
+    /// Shared: models, vendors and sizes repeat across thousands of disks.
+    Str(Arc<str>),
     Number(f64),
     Bool(bool),
     Null,
@@ -69,57 +71,59 @@ pub enum Affinity {
     Malformed,
 }
 
+/// cephadm's `human_readable_type`, from `sys_api.rotational`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceType {
+    Hdd,
+    /// SSDs and NVMe alike.
+    Ssd,
+    #[default]
+    Unknown,
+}
+
+impl DeviceType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceType::Hdd => "hdd",
+            DeviceType::Ssd => "ssd",
+            DeviceType::Unknown => "unknown",
+        }
+    }
+}
+
 /// One disk of a host.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Device {
     /// Empty when the report has no path.
-    pub path: String,
+    pub path: Arc<str>,
     pub available: bool,
     pub ceph_device: bool,
     /// Sorted, as cephadm stores them.
-    pub rejected_reasons: Vec<String>,
+    pub rejected_reasons: Vec<Arc<str>>,
     /// One entry per LV on the disk.
     pub lvs: Vec<Affinity>,
-    pub device_id: String,
+    pub device_id: Box<str>,
     /// `sys_api.size` in bytes (the true size).
     pub size_bytes: Option<f64>,
-    /// `sys_api.rotational`, read directly for the TYPE column.
-    pub sys_rotational: Option<String>,
+    pub kind: DeviceType,
     pub lookups: Lookups,
 }
 
 impl Device {
-    /// cephadm's `human_readable_type`: hdd, ssd (NVMe included) or unknown.
     pub fn human_type(&self) -> &'static str {
-        match self.sys_rotational.as_deref() {
-            None => "unknown",
-            Some("1") => "hdd",
-            Some(_) => "ssd",
-        }
+        self.kind.as_str()
     }
 
     pub fn model(&self) -> &str {
-        self.lookups
-            .model
-            .as_ref()
-            .and_then(Found::as_str)
-            .unwrap_or("")
+        self.lookups.model.as_ref().and_then(Found::as_str).unwrap_or("")
     }
 
     pub fn vendor(&self) -> &str {
-        self.lookups
-            .vendor
-            .as_ref()
-            .and_then(Found::as_str)
-            .unwrap_or("")
+        self.lookups.vendor.as_ref().and_then(Found::as_str).unwrap_or("")
     }
 
     pub fn human_size(&self) -> &str {
-        self.lookups
-            .human_readable_size
-            .as_ref()
-            .and_then(Found::as_str)
-            .unwrap_or("")
+        self.lookups.human_readable_size.as_ref().and_then(Found::as_str).unwrap_or("")
     }
 
     /// The same physical disk reported twice: cephadm compares every report
@@ -129,9 +133,16 @@ impl Device {
     }
 }
 
-/// Sorts devices by path as plain strings (cephadm's `Devices` order).
-pub fn sort_devices(devices: &mut [Device]) {
-    devices.sort_by(|a, b| a.path.cmp(&b.path));
+/// Sorts devices by path as plain strings (cephadm's `Devices` order, a
+/// stable sort). Sorts positions rather than the large device values.
+pub fn sort_devices(devices: &mut Vec<Device>) {
+    if devices.is_sorted_by(|a, b| a.path <= b.path) {
+        return;
+    }
+    let mut order: Vec<usize> = (0..devices.len()).collect();
+    order.sort_by(|&a, &b| devices[a].path.cmp(&devices[b].path));
+    let mut slots: Vec<Option<Device>> = std::mem::take(devices).into_iter().map(Some).collect();
+    *devices = order.into_iter().map(|i| slots[i].take().expect("each device once")).collect();
 }
 
 /// One host and what the planner needs to know about it.
@@ -163,18 +174,11 @@ pub struct ClusterView {
 
 impl ClusterView {
     pub fn existing(&self, service_id: &str, host: &str) -> u64 {
-        self.existing_daemons
-            .get(service_id)
-            .and_then(|m| m.get(host))
-            .copied()
-            .unwrap_or(0)
+        self.existing_daemons.get(service_id).and_then(|m| m.get(host)).copied().unwrap_or(0)
     }
 
     pub fn claims(&self, host: &str) -> &[String] {
         let short = host.split('.').next().unwrap_or(host);
-        self.osd_id_claims
-            .get(short)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+        self.osd_id_claims.get(short).map(Vec::as_slice).unwrap_or(&[])
     }
 }

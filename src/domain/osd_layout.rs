@@ -9,15 +9,17 @@
 //! data device lands on the last db device. Sizes (block_db_size against
 //! free space) are not checked here.
 
+use std::sync::Arc;
+
 use crate::domain::inventory::Device;
 use crate::domain::selection::Selection;
 use crate::domain::spec::{DriveSpec, Method};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlannedOsd {
-    pub data: String,
-    pub db: Option<String>,
-    pub wal: Option<String>,
+    pub data: Arc<str>,
+    pub db: Option<Arc<str>>,
+    pub wal: Option<Arc<str>>,
     pub osd_id: Option<String>,
 }
 
@@ -44,27 +46,13 @@ pub fn planned_osds(
             })
             .collect());
     }
-    let lvm_ok = |path: &String| {
-        devices
-            .iter()
-            .find(|d| &d.path == path)
-            .is_some_and(lvm_available)
-    };
-    let per_device: usize = spec
-        .osds_per_device
-        .as_deref()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
+    let find = |path: &Arc<str>| devices.iter().find(|d| d.path == *path);
+    let per_device: usize = spec.osds_per_device.as_deref().and_then(|n| n.parse().ok()).unwrap_or(1);
     let mut ids: Vec<String> = claims.to_vec();
     let mut osds = Vec::new();
-    for data in sel.data.iter().filter(|p| lvm_ok(p)) {
+    for data in sel.data.iter().filter(|p| find(p).is_some_and(lvm_available)) {
         for _ in 0..per_device {
-            osds.push(PlannedOsd {
-                data: data.clone(),
-                db: None,
-                wal: None,
-                osd_id: ids.pop(),
-            });
+            osds.push(PlannedOsd { data: data.clone(), db: None, wal: None, osd_id: ids.pop() });
         }
     }
     if osds.is_empty() {
@@ -75,17 +63,20 @@ pub fn planned_osds(
         if fast.is_empty() {
             continue;
         }
-        let mut slots = fast_slots(fast, devices, requested, osds.len());
+        let per_fast = requested.div_ceil(fast.len());
+        let mut slots: Vec<Arc<str>> = Vec::new();
+        for path in fast {
+            let Some(dev) = find(path).filter(|d| lvm_available(d)) else { continue };
+            let free = per_fast.saturating_sub(dev.lvs.len());
+            let room = osds.len().saturating_sub(slots.len());
+            slots.extend(std::iter::repeat_n(path.clone(), free.min(room)));
+        }
         if slots.is_empty() {
             return Ok(Vec::new());
         }
         if slots.len() != osds.len() {
-            return Err(format!(
-                "ceph-volume would fail: {} {} slots for {} OSDs",
-                slots.len(),
-                if is_db { "db" } else { "wal" },
-                osds.len()
-            ));
+            let kind = if is_db { "db" } else { "wal" };
+            return Err(format!("ceph-volume would fail: {} {kind} slots for {} OSDs", slots.len(), osds.len()));
         }
         for osd in &mut osds {
             let slot = slots.pop();
@@ -99,34 +90,10 @@ pub fn planned_osds(
     Ok(osds)
 }
 
-fn fast_slots(
-    fast: &[String],
-    devices: &[Device],
-    requested: usize,
-    new_osds: usize,
-) -> Vec<String> {
-    let per_device = requested.div_ceil(fast.len().max(1));
-    let mut out = Vec::new();
-    for path in fast {
-        let Some(dev) = devices.iter().find(|d| &d.path == path) else {
-            continue;
-        };
-        if !lvm_available(dev) {
-            continue;
-        }
-        let mut occupied = dev.lvs.len();
-        while out.len() < new_osds && occupied < per_device {
-            occupied += 1;
-            out.push(path.clone());
-        }
-    }
-    out
-}
-
 /// ceph-volume's LVM availability: a disk that already carries a volume
 /// group only needs free extents; any other disk must have no reject reason.
 fn lvm_available(d: &Device) -> bool {
-    let has = |r: &str| d.rejected_reasons.iter().any(|x| x == r);
+    let has = |r: &str| d.rejected_reasons.iter().any(|x| &**x == r);
     if has("LVM detected") {
         !has("Insufficient space (<10 extents) on vgs")
     } else {

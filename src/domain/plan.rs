@@ -2,41 +2,37 @@
 //! the devices cephadm would take, the ceph-volume commands, the OSDs they
 //! make, and why every other device was not taken. The daemon's reconciler
 //! runs the same function and executes the commands.
+//!
+//! Hosts are independent, so large plans are split over a few scoped
+//! threads; the result does not depend on how many.
 
 use std::collections::HashMap;
 
 use crate::domain::command::{ceph_volume_commands, raw_ratio_error};
-use crate::domain::inventory::ClusterView;
+use crate::domain::inventory::{ClusterView, HostInventory};
 use crate::domain::osd_layout::{planned_osds, PlannedOsd};
-use crate::domain::selection::{select, Skipped};
+use crate::domain::selection::{select, Selection};
 use crate::domain::spec::{DriveSpec, HostRef, SpecDocument, SpecError};
 
 /// The plan of one spec on one host.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanRow {
-    pub doc: usize,
-    pub service_id: Option<String>,
-    pub service_name: String,
-    pub host: String,
-    pub data: Vec<String>,
-    pub db: Vec<String>,
-    pub wal: Vec<String>,
-    pub journal: Vec<String>,
+    /// Index into the documents given to `preview`.
+    pub spec: usize,
+    /// Index into `ClusterView::hosts`.
+    pub host: usize,
+    pub selection: Selection,
+    /// What cephadm would run on the host (`lvm batch ...`), without the `ceph-volume` prefix.
     pub commands: Vec<String>,
-    pub preview_commands: Vec<String>,
     pub osds: Result<Vec<PlannedOsd>, String>,
-    pub skipped: Vec<Skipped>,
-    pub warnings: Vec<String>,
 }
 
 /// Everything a dry-run shows.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Preview {
     pub errors: Vec<SpecError>,
-    /// Sorted by (service_id, host) like cephadm's preview.
+    /// Sorted by (service_id, host name) like cephadm's preview.
     pub rows: Vec<PlanRow>,
-    /// Spec-level notes, by document.
-    pub notes: Vec<(usize, Option<String>, String)>,
 }
 
 impl Preview {
@@ -45,25 +41,25 @@ impl Preview {
     }
 }
 
+/// The suffix cephadm appends to a command for a dry-run report.
+pub const PREVIEW_SUFFIX: &str = " --report --format json";
+
+/// Hosts per thread below which threads cost more than they save.
+const HOSTS_PER_THREAD: usize = 256;
+
 /// Plans every document against the cluster view.
 pub fn preview(docs: &[SpecDocument], view: &ClusterView) -> Preview {
-    let schedulable: Vec<HostRef<'_>> = view
-        .hosts
-        .iter()
-        .filter(|h| h.schedulable())
-        .map(|h| HostRef {
-            name: &h.name,
-            labels: &h.labels,
-        })
-        .collect();
-    let by_name: HashMap<&str, usize> = view
-        .hosts
-        .iter()
-        .enumerate()
-        .map(|(i, h)| (h.name.as_str(), i))
-        .collect();
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8);
+    preview_with_threads(docs, view, threads)
+}
+
+/// `preview` with an explicit degree of parallelism (1 = no threads).
+pub fn preview_with_threads(docs: &[SpecDocument], view: &ClusterView, threads: usize) -> Preview {
+    let schedulable: Vec<HostRef<'_>> =
+        view.hosts.iter().filter(|h| h.schedulable()).map(|h| HostRef { name: &h.name, labels: &h.labels }).collect();
+    let by_name: HashMap<&str, usize> = view.hosts.iter().enumerate().map(|(i, h)| (h.name.as_str(), i)).collect();
     let mut out = Preview::default();
-    for d in docs {
+    for (index, d) in docs.iter().enumerate() {
         let spec = match &d.spec {
             Ok(spec) => spec,
             Err(e) => {
@@ -71,10 +67,8 @@ pub fn preview(docs: &[SpecDocument], view: &ClusterView) -> Preview {
                 continue;
             }
         };
-        for n in &spec.notes {
-            out.notes.push((d.doc, spec.service_id.clone(), n.clone()));
-        }
-        match plan_spec(spec, d.doc, &schedulable, &by_name, view) {
+        let hosts: Vec<usize> = spec.placement.matching_hosts(&schedulable).iter().map(|h| by_name[h]).collect();
+        match plan_hosts(spec, index, &hosts, view, threads) {
             Ok(rows) => out.rows.extend(rows),
             Err((field, message)) => out.errors.push(SpecError {
                 doc: d.doc,
@@ -87,49 +81,71 @@ pub fn preview(docs: &[SpecDocument], view: &ClusterView) -> Preview {
             }),
         }
     }
-    out.rows.sort_by(|a, b| {
-        let ka = a.service_id.as_deref().unwrap_or("None");
-        let kb = b.service_id.as_deref().unwrap_or("None");
-        ka.cmp(kb).then_with(|| a.host.cmp(&b.host))
-    });
+    // Sort a permutation, not the rows themselves: rows are large.
+    let key = |r: &PlanRow| {
+        let sid = docs[r.spec].spec.as_ref().ok().and_then(|s| s.service_id.as_deref()).unwrap_or("None");
+        (sid, view.hosts[r.host].name.as_str())
+    };
+    let mut order: Vec<usize> = (0..out.rows.len()).collect();
+    order.sort_by(|&a, &b| key(&out.rows[a]).cmp(&key(&out.rows[b])));
+    let mut slots: Vec<Option<PlanRow>> = std::mem::take(&mut out.rows).into_iter().map(Some).collect();
+    out.rows = order.into_iter().map(|i| slots[i].take().expect("each row once")).collect();
     out
 }
 
+type PlanError = (String, String);
+
 /// One spec over its hosts; an error on any host fails the whole spec, as
-/// it does in cephadm.
-fn plan_spec(
+/// it does in cephadm (the first host in placement order is reported).
+fn plan_hosts(
     spec: &DriveSpec,
-    doc: usize,
-    hosts: &[HostRef<'_>],
-    by_name: &HashMap<&str, usize>,
+    index: usize,
+    hosts: &[usize],
     view: &ClusterView,
-) -> Result<Vec<PlanRow>, (String, String)> {
-    let sid = spec.service_id.clone().unwrap_or_default();
-    let mut rows = Vec::new();
-    for host in spec.placement.matching_hosts(hosts) {
-        let inv = &view.hosts[by_name[host]];
-        let existing = view.existing(&sid, host);
-        let sel = select(spec, &inv.devices, existing)
-            .map_err(|e| (e.field, format!("host {host}: {}", e.message)))?;
-        if let Some(msg) = raw_ratio_error(spec, &sel, host) {
-            return Err(("method".into(), msg));
-        }
-        let claims = view.claims(host);
-        rows.push(PlanRow {
-            doc,
-            service_id: spec.service_id.clone(),
-            service_name: spec.service_name(),
-            host: host.to_string(),
-            commands: ceph_volume_commands(spec, &sel, claims, false),
-            preview_commands: ceph_volume_commands(spec, &sel, claims, true),
-            osds: planned_osds(spec, &sel, &inv.devices, claims),
-            data: sel.data,
-            db: sel.db,
-            wal: sel.wal,
-            journal: sel.journal,
-            skipped: sel.skipped,
-            warnings: sel.warnings,
-        });
+    threads: usize,
+) -> Result<Vec<PlanRow>, PlanError> {
+    let threads = threads.min(hosts.len() / HOSTS_PER_THREAD).max(1);
+    if threads == 1 {
+        return hosts.iter().map(|&h| plan_host(spec, index, h, &view.hosts[h], view)).collect();
+    }
+    let chunk = hosts.len().div_ceil(threads);
+    let parts: Vec<Result<Vec<PlanRow>, PlanError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = hosts
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || part.iter().map(|&h| plan_host(spec, index, h, &view.hosts[h], view)).collect())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("planner thread")).collect()
+    });
+    let mut rows = Vec::with_capacity(hosts.len());
+    for part in parts {
+        rows.extend(part?);
     }
     Ok(rows)
+}
+
+/// The plan of one spec on one host.
+pub fn plan_host(
+    spec: &DriveSpec,
+    index: usize,
+    host: usize,
+    inv: &HostInventory,
+    view: &ClusterView,
+) -> Result<PlanRow, PlanError> {
+    let name = inv.name.as_str();
+    let existing = view.existing(spec.service_id.as_deref().unwrap_or(""), name);
+    let selection =
+        select(spec, &inv.devices, existing).map_err(|e| (e.field, format!("host {name}: {}", e.message)))?;
+    if let Some(msg) = raw_ratio_error(spec, &selection, name) {
+        return Err(("method".into(), msg));
+    }
+    let claims = view.claims(name);
+    Ok(PlanRow {
+        spec: index,
+        host,
+        commands: ceph_volume_commands(spec, &selection, claims),
+        osds: planned_osds(spec, &selection, &inv.devices, claims),
+        selection,
+    })
 }

@@ -3,29 +3,31 @@
 //!
 //! cephadm walks the host's devices (sorted by path) once per role, in the
 //! order data, wal, db, journal; a device taken by one role leaves the pool.
-//! Explicit `paths` bypass all of that. We follow the same walk and record a
-//! reason at every point where cephadm silently moves on.
+//! Explicit `paths` bypass all of that. We follow the same walk and record,
+//! as a small value, the point where cephadm silently moves on; the text is
+//! produced only when a reason is shown (`describe`).
+
+use std::fmt;
+use std::sync::Arc;
 
 use crate::domain::inventory::{Affinity, Device, Found};
-use crate::domain::spec::{
-    cephadm_disk_bytes, DeviceFilter, DriveSpec, FilterLogic, Role, SizeFilter,
-};
+use crate::domain::spec::{cephadm_disk_bytes, DeviceFilter, DriveSpec, FilterLogic, Role};
 
 /// The devices chosen for each role, as paths, in cephadm's order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Selection {
-    pub data: Vec<String>,
-    pub wal: Vec<String>,
-    pub db: Vec<String>,
-    pub journal: Vec<String>,
-    /// Every device of the host that no role took, with the reasons.
+    pub data: Vec<Arc<str>>,
+    pub wal: Vec<Arc<str>>,
+    pub db: Vec<Arc<str>>,
+    pub journal: Vec<Arc<str>>,
+    /// Every device of the host that no role took.
     pub skipped: Vec<Skipped>,
     /// Outcomes decided by one of cephadm's quirks, and other things worth a look.
     pub warnings: Vec<String>,
 }
 
 impl Selection {
-    pub fn role(&self, role: Role) -> &[String] {
+    pub fn role(&self, role: Role) -> &[Arc<str>] {
         match role {
             Role::Data => &self.data,
             Role::Wal => &self.wal,
@@ -34,7 +36,7 @@ impl Selection {
         }
     }
 
-    fn role_mut(&mut self, role: Role) -> &mut Vec<String> {
+    fn role_mut(&mut self, role: Role) -> &mut Vec<Arc<str>> {
         match role {
             Role::Data => &mut self.data,
             Role::Wal => &mut self.wal,
@@ -44,12 +46,71 @@ impl Selection {
     }
 }
 
+/// A device no role took, with what each role that looked at it decided.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skipped {
-    pub path: String,
-    /// One reason per role that looked at the device, e.g.
-    /// "data_devices: rotational is 1, want 0".
-    pub reasons: Vec<String>,
+    /// Index into the host's device list.
+    pub device: usize,
+    pub passes: Passes,
+}
+
+/// At most one decision per role, kept inline: a plan over thousands of
+/// hosts has one of these for nearly every disk.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Passes {
+    items: [(Role, Pass); 4],
+    len: u8,
+}
+
+impl Default for Passes {
+    fn default() -> Self {
+        Passes { items: [(Role::Data, Pass::Unavailable); 4], len: 0 }
+    }
+}
+
+impl Passes {
+    fn push(&mut self, role: Role, pass: Pass) {
+        self.items[usize::from(self.len)] = (role, pass);
+        self.len += 1;
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &(Role, Pass)> {
+        self.items[..usize::from(self.len)].iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Why one role passed a device over.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pass {
+    /// `available: false` and not a Ceph device: the reject reasons say why.
+    Unavailable,
+    /// Holds an LV whose `osdspec_affinity` names another spec.
+    OtherSpec,
+    Limit {
+        limit: u32,
+        taken: u32,
+        existing: u32,
+    },
+    /// The same report appears twice in the inventory.
+    Duplicate,
+    Mismatch(Miss),
+    NotInPaths,
+}
+
+/// Which filter did not match.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Miss {
+    /// With AND, the first filter (in cephadm's order) that failed.
+    Size,
+    Model,
+    Vendor,
+    Rotational,
+    /// With OR, none of the filters matched.
+    NoneOfOr,
 }
 
 /// What cephadm would raise for this host (the whole spec then fails).
@@ -59,136 +120,87 @@ pub struct SelectionError {
     pub message: String,
 }
 
-/// Why a device was passed over by one role.
-#[derive(Debug, Clone, PartialEq)]
-enum Pass {
-    Unavailable(Vec<String>),
-    OtherSpec(String),
-    Limit {
-        limit: u64,
-        picked: usize,
-        existing: u64,
-    },
-    Duplicate,
-    Mismatch(String),
-    NotInPaths,
-}
-
-impl Pass {
-    fn text(&self) -> String {
-        match self {
-            Pass::Unavailable(r) if r.is_empty() => "unavailable".into(),
-            Pass::Unavailable(r) => format!("unavailable: {}", r.join(", ")),
-            Pass::OtherSpec(s) => format!("holds an OSD of another spec ({s})"),
-            Pass::Limit {
-                limit,
-                picked,
-                existing,
-            } => {
-                format!("limit {limit} reached ({picked} taken here + {existing} existing OSDs of this service on the host)")
-            }
-            Pass::Duplicate => "listed twice in the inventory".into(),
-            Pass::Mismatch(m) => m.clone(),
-            Pass::NotInPaths => "not among the listed paths".into(),
-        }
-    }
-}
-
 /// Runs cephadm's selection for one host. `existing` is the number of OSD
 /// daemons of this spec's service already on the host (it counts toward `limit`).
-pub fn select(
-    spec: &DriveSpec,
-    devices: &[Device],
-    existing: u64,
-) -> Result<Selection, SelectionError> {
+pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Selection, SelectionError> {
     let mut out = Selection::default();
     let mut pool: Vec<usize> = (0..devices.len()).collect();
-    let mut passes: Vec<Vec<(Role, Pass)>> = vec![Vec::new(); devices.len()];
-    let mut taken_by: Vec<Option<Role>> = vec![None; devices.len()];
+    let mut passes: Vec<Passes> = vec![Passes::default(); devices.len()];
+    let mut taken = vec![false; devices.len()];
 
     for role in Role::ASSIGNMENT_ORDER {
-        let Some(filter) = spec.filter(role) else {
-            continue;
-        };
+        let Some(filter) = spec.filter(role) else { continue };
         if !filter.paths.is_empty() {
-            out.role_mut(role).extend(filter.paths.iter().cloned());
+            out.role_mut(role).extend(filter.paths.iter().map(|p| Arc::from(p.as_str())));
             for (i, d) in devices.iter().enumerate() {
-                if !filter.paths.contains(&d.path) {
-                    passes[i].push((role, Pass::NotInPaths));
+                if filter.paths.iter().any(|p| **p == *d.path) {
+                    taken[i] = true;
+                } else {
+                    passes[i].push(role, Pass::NotInPaths);
                 }
             }
             check_paths(role, filter, devices, &mut out.warnings);
             continue;
         }
         let mut picked: Vec<usize> = Vec::new();
+        let mut quirks: Vec<(usize, bool)> = Vec::new();
         let mut limit_hit = false;
         for &i in &pool {
             let d = &devices[i];
-            if limit_hit {
-                passes[i].push((role, limit_reason(spec, filter, d, picked.len(), existing)?));
-                continue;
-            }
-            if !d.available && !d.ceph_device {
-                passes[i].push((role, Pass::Unavailable(d.rejected_reasons.clone())));
-                continue;
-            }
-            if !d.available && d.ceph_device {
-                if let Some(other) = other_spec(spec, d, role)? {
-                    passes[i].push((role, Pass::OtherSpec(other)));
-                    continue;
+            let pass = if limit_hit {
+                Some(after_limit(spec, filter, d, role, picked.len(), existing))
+            } else if !d.available && !d.ceph_device {
+                Some(Pass::Unavailable)
+            } else if !d.available && d.ceph_device && other_spec(spec, d, role)?.is_some() {
+                Some(Pass::OtherSpec)
+            } else {
+                if d.path.is_empty() {
+                    return Err(SelectionError {
+                        field: role.key().into(),
+                        message:
+                            "a device in the inventory has no 'path' (cephadm: Disk doesn't have a 'path' identifier)"
+                                .into(),
+                    });
                 }
-            }
-            if d.path.is_empty() {
-                return Err(SelectionError {
-                    field: role.key().into(),
-                    message: "a device in the inventory has no 'path' (cephadm: Disk doesn't have a 'path' identifier)".into(),
-                });
-            }
-            if let Some(limit) = filter.limit {
-                if picked.len() as u64 + existing >= limit {
+                if filter.limit.is_some_and(|l| picked.len() as u64 + existing >= l) {
                     limit_hit = true;
-                    passes[i].push((role, limit_reason(spec, filter, d, picked.len(), existing)?));
-                    continue;
-                }
-            }
-            if picked.iter().any(|&p| devices[p].same_report(d)) {
-                passes[i].push((role, Pass::Duplicate));
-                continue;
-            }
-            match evaluate(spec, filter, role, d)? {
-                Verdict::Match => picked.push(i),
-                Verdict::NoMatch(why) => {
-                    passes[i].push((role, Pass::Mismatch(why)));
-                    if let Some(w) = size_quirk(spec, filter, role, d, false) {
-                        out.warnings.push(w);
+                    Some(after_limit(spec, filter, d, role, picked.len(), existing))
+                } else if duplicate_of_picked(devices, i, &picked) {
+                    Some(Pass::Duplicate)
+                } else {
+                    let verdict = evaluate(spec, filter, d, false).map_err(|e| e.into_error(role, d))?;
+                    if filter.size.is_some() && d.size_bytes.is_some_and(|b| b > 0.0) {
+                        if let Ok(honest) = evaluate(spec, filter, d, true) {
+                            if honest.is_none() != verdict.is_none() {
+                                quirks.push((i, verdict.is_none()));
+                            }
+                        }
                     }
-                    continue;
+                    match verdict {
+                        None => {
+                            picked.push(i);
+                            None
+                        }
+                        Some(miss) => Some(Pass::Mismatch(miss)),
+                    }
                 }
-            }
-            if let Some(w) = size_quirk(spec, filter, role, d, true) {
-                out.warnings.push(w);
+            };
+            if let Some(p) = pass {
+                passes[i].push(role, p);
             }
         }
         pool.retain(|i| !picked.contains(i));
-        let mut paths: Vec<&Device> = picked.iter().map(|&i| &devices[i]).collect();
-        paths.sort_by(|a, b| a.path.cmp(&b.path));
-        out.role_mut(role)
-            .extend(paths.iter().map(|d| d.path.clone()));
+        picked.sort_by(|a, b| devices[*a].path.cmp(&devices[*b].path));
         for &i in &picked {
-            taken_by[i] = Some(role);
-            if !devices[i].available {
-                out.warnings.push(format!(
-                    "{} already holds OSD volumes of this spec; cephadm offers it to ceph-volume again as {} (ceph-volume fills only free space){}",
-                    devices[i].path,
-                    role.short(),
-                    if filter.limit.is_some() { " and it counts toward the limit" } else { "" }
-                ));
-            }
+            taken[i] = true;
+            out.role_mut(role).push(devices[i].path.clone());
         }
+        note_reused(role, filter, &picked, devices, &mut out.warnings);
+        note_quirks(role, filter, &quirks, devices, &mut out.warnings);
         if role == Role::Data {
             if let Some(limit) = filter.limit {
                 let found = out.data.len() as u64;
-                if found < limit && filter.paths.is_empty() {
+                if found < limit {
                     out.warnings.push(format!(
                         "did not find enough disks matching data_devices to reach the limit (found {found}, limit {limit})"
                     ));
@@ -197,308 +209,347 @@ pub fn select(
         }
     }
 
-    for (i, d) in devices.iter().enumerate() {
-        if taken_by[i].is_some() || spec_paths_contain(spec, &d.path) {
-            continue;
+    for (i, p) in passes.into_iter().enumerate() {
+        if !taken[i] {
+            out.skipped.push(Skipped { device: i, passes: p });
         }
-        let reasons = passes[i]
-            .iter()
-            .map(|(role, p)| format!("{}: {}", role.key(), p.text()))
-            .collect();
-        out.skipped.push(Skipped {
-            path: d.path.clone(),
-            reasons,
-        });
     }
     let overlaps = check_disjoint(&out);
     out.warnings.extend(overlaps);
     Ok(out)
 }
 
-fn spec_paths_contain(spec: &DriveSpec, path: &str) -> bool {
-    Role::ASSIGNMENT_ORDER
-        .iter()
-        .filter_map(|r| spec.filter(*r))
-        .any(|f| f.paths.iter().any(|p| p == path))
+/// cephadm skips a device equal to one it already took (`disk in devices`).
+/// Equal reports have equal paths, and devices are sorted by path, so only
+/// the run of same-path devices just before `i` needs a look.
+fn duplicate_of_picked(devices: &[Device], i: usize, picked: &[usize]) -> bool {
+    let d = &devices[i];
+    (0..i).rev().take_while(|&j| devices[j].path == d.path).any(|j| picked.contains(&j) && devices[j].same_report(d))
 }
 
-/// The reason to show for a device cephadm never looked at because the limit
-/// stopped its walk: say "limit" only if the device would otherwise qualify.
-fn limit_reason(
-    spec: &DriveSpec,
-    filter: &DeviceFilter,
-    d: &Device,
-    picked: usize,
-    existing: u64,
-) -> Result<Pass, SelectionError> {
-    let limit = filter.limit.unwrap_or(0);
+/// cephadm stops its walk at the limit and never looks at the remaining
+/// devices; for the operator we still say why each would not have been
+/// taken, and "limit" only where the device would otherwise qualify. Nothing
+/// here may fail, since cephadm does not get this far.
+fn after_limit(spec: &DriveSpec, filter: &DeviceFilter, d: &Device, role: Role, taken: usize, existing: u64) -> Pass {
     if !d.available && !d.ceph_device {
-        return Ok(Pass::Unavailable(d.rejected_reasons.clone()));
+        return Pass::Unavailable;
     }
-    // Evaluating here must not raise where cephadm would not look at all.
-    let verdict = evaluate(spec, filter, Role::Data, d).unwrap_or(Verdict::Match);
-    Ok(match verdict {
-        Verdict::Match => Pass::Limit {
-            limit,
-            picked,
-            existing,
+    if !d.available && d.ceph_device && !matches!(other_spec(spec, d, role), Ok(None)) {
+        return Pass::OtherSpec;
+    }
+    match evaluate(spec, filter, d, false) {
+        Ok(Some(miss)) => Pass::Mismatch(miss),
+        Ok(None) | Err(_) => Pass::Limit {
+            limit: u32::try_from(filter.limit.unwrap_or(0)).unwrap_or(u32::MAX),
+            taken: u32::try_from(taken).unwrap_or(u32::MAX),
+            existing: u32::try_from(existing).unwrap_or(u32::MAX),
         },
-        Verdict::NoMatch(why) => Pass::Mismatch(why),
-    })
+    }
 }
 
 /// cephadm skips a used disk when the first LV whose `osdspec_affinity`
 /// differs from this spec's id names another (non-empty) spec.
-fn other_spec(spec: &DriveSpec, d: &Device, role: Role) -> Result<Option<String>, SelectionError> {
+fn other_spec<'a>(spec: &DriveSpec, d: &'a Device, role: Role) -> Result<Option<&'a Found>, SelectionError> {
     for lv in &d.lvs {
-        let value =
-            match lv {
-                Affinity::Absent => continue,
-                Affinity::Malformed => return Err(SelectionError {
+        let value = match lv {
+            Affinity::Absent => continue,
+            Affinity::Malformed => {
+                return Err(SelectionError {
                     field: role.key().into(),
-                    message: format!(
-                        "device {} has an LV entry that is not a mapping; cephadm cannot read it",
-                        d.path
-                    ),
-                }),
-                Affinity::Value(v) => v,
-            };
-        let same = matches!((value, &spec.service_id), (Found::Str(a), Some(id)) if a == id);
+                    message: format!("device {} has an LV entry that is not a mapping; cephadm cannot read it", d.path),
+                })
+            }
+            Affinity::Value(v) => v,
+        };
+        let same = matches!((value, &spec.service_id), (Found::Str(a), Some(id)) if **a == **id);
         if same {
             continue;
         }
-        return Ok(value.truthy().then(|| match value {
-            Found::Str(s) => s.clone(),
-            other => other.describe(),
-        }));
+        return Ok(value.truthy().then_some(value));
     }
     Ok(None)
 }
 
-enum Verdict {
-    Match,
-    NoMatch(String),
+/// A matcher that cephadm would not be able to evaluate.
+struct MatchError {
+    key: &'static str,
+    message: String,
 }
 
-/// One matcher's answer for a device, or cephadm's exception.
-fn matcher(
-    m: &Matcher,
-    spec: &DriveSpec,
-    role: Role,
-    d: &Device,
-    honest_size: bool,
-) -> Result<(bool, String), SelectionError> {
-    let fail = |field: &str, message: String| SelectionError {
-        field: format!("{}.{field}", role.key()),
-        message,
-    };
-    match m {
-        Matcher::Size(f) => {
-            let value = d
-                .lookups
-                .human_readable_size
-                .as_ref()
-                .or(d.lookups.size.as_ref());
-            let Some(value) = value else {
-                return Err(fail(
-                    "size",
-                    format!(
-                        "device {}: No value found for human_readable_size or size",
-                        d.path
-                    ),
-                ));
-            };
-            if !value.truthy() {
-                return Ok((false, format!("size of {} is unknown", d.path)));
-            }
-            let Some(text) = value.as_str() else {
-                return Err(fail(
-                    "size",
-                    format!(
-                        "device {}: cephadm cannot read the size {}",
-                        d.path,
-                        value.describe()
-                    ),
-                ));
-            };
-            let bytes = if honest_size {
-                d.size_bytes.unwrap_or(0.0)
-            } else {
-                cephadm_disk_bytes(text)
-                    .map_err(|e| fail("size", format!("device {}: {e}", d.path)))?
-            };
-            Ok((
-                f.contains(bytes),
-                format!("size {text} is outside {}", f.text),
-            ))
-        }
-        Matcher::Model(want) | Matcher::Vendor(want) => {
-            let (key, found) = match m {
-                Matcher::Model(_) => ("model", d.lookups.model.as_ref()),
-                _ => ("vendor", d.lookups.vendor.as_ref()),
-            };
-            let Some(found) = found else {
-                return Err(fail(
-                    key,
-                    format!("device {}: No value found for {key} or None", d.path),
-                ));
-            };
-            let Some(text) = found.as_str() else {
-                return Err(fail(
-                    key,
-                    format!(
-                        "device {}: cephadm cannot search {} for '{want}'",
-                        d.path,
-                        found.describe()
-                    ),
-                ));
-            };
-            Ok((
-                text.contains(want.as_str()),
-                format!("{key} '{text}' does not contain '{want}'"),
-            ))
-        }
-        Matcher::Rotational(want) => {
-            let Some(found) = d.lookups.rotational.as_ref() else {
-                return Err(fail(
-                    "rotational",
-                    format!("device {}: No value found for rotational or None", d.path),
-                ));
-            };
-            let want_s = if *want { "1" } else { "0" };
-            let ok = found.as_str() == Some(want_s);
-            Ok((
-                ok,
-                format!(
-                    "rotational is {}, want {want_s}",
-                    found
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| found.describe())
-                ),
-            ))
-        }
-        Matcher::All => {
-            let _ = spec;
-            Ok((true, String::new()))
+impl MatchError {
+    fn into_error(self, role: Role, d: &Device) -> SelectionError {
+        SelectionError {
+            field: format!("{}.{}", role.key(), self.key),
+            message: format!("device {}: {}", d.path, self.message),
         }
     }
 }
 
-enum Matcher<'a> {
-    Size(&'a SizeFilter),
-    Model(&'a String),
-    Vendor(&'a String),
-    Rotational(bool),
+#[derive(Clone, Copy)]
+enum Matcher {
+    Size,
+    Model,
+    Vendor,
+    Rotational,
     All,
 }
 
 /// cephadm's FilterGenerator order: size, model, vendor, rotational, all.
-fn matchers(f: &DeviceFilter) -> Vec<Matcher<'_>> {
-    let mut v = Vec::with_capacity(5);
-    if let Some(s) = &f.size {
-        v.push(Matcher::Size(s));
-    }
-    if let Some(m) = &f.model {
-        v.push(Matcher::Model(m));
-    }
-    if let Some(m) = &f.vendor {
-        v.push(Matcher::Vendor(m));
-    }
-    if let Some(r) = f.rotational {
-        v.push(Matcher::Rotational(r));
-    }
-    if f.all {
-        v.push(Matcher::All);
-    }
-    v
+fn matchers(f: &DeviceFilter) -> impl Iterator<Item = Matcher> + '_ {
+    [
+        f.size.is_some().then_some(Matcher::Size),
+        f.model.is_some().then_some(Matcher::Model),
+        f.vendor.is_some().then_some(Matcher::Vendor),
+        f.rotational.is_some().then_some(Matcher::Rotational),
+        f.all.then_some(Matcher::All),
+    ]
+    .into_iter()
+    .flatten()
 }
 
-fn evaluate(
-    spec: &DriveSpec,
-    f: &DeviceFilter,
-    role: Role,
-    d: &Device,
-) -> Result<Verdict, SelectionError> {
-    evaluate_with(spec, f, role, d, false)
+/// One matcher's answer, or cephadm's exception. `honest` compares the true
+/// byte size instead of cephadm's reading of the rounded binary size.
+fn matches(m: Matcher, f: &DeviceFilter, d: &Device, honest: bool) -> Result<bool, MatchError> {
+    let missing = |key: &'static str| MatchError { key, message: format!("No value found for {key} or None") };
+    match m {
+        Matcher::Size => {
+            let size = f.size.as_ref().expect("size matcher");
+            let value = d.lookups.human_readable_size.as_ref().or(d.lookups.size.as_ref());
+            let Some(value) = value else {
+                return Err(MatchError {
+                    key: "size",
+                    message: "No value found for human_readable_size or size".into(),
+                });
+            };
+            if !value.truthy() {
+                return Ok(false);
+            }
+            let Some(text) = value.as_str() else {
+                return Err(MatchError {
+                    key: "size",
+                    message: format!("cephadm cannot read the size {}", value.describe()),
+                });
+            };
+            let bytes = if honest {
+                d.size_bytes.unwrap_or(0.0)
+            } else {
+                cephadm_disk_bytes(text).map_err(|message| MatchError { key: "size", message })?
+            };
+            Ok(size.contains(bytes))
+        }
+        Matcher::Model | Matcher::Vendor => {
+            let (key, want, found) = match m {
+                Matcher::Model => ("model", f.model.as_deref(), d.lookups.model.as_ref()),
+                _ => ("vendor", f.vendor.as_deref(), d.lookups.vendor.as_ref()),
+            };
+            let want = want.expect("text matcher");
+            let found = found.ok_or_else(|| missing(key))?;
+            let text = found.as_str().ok_or_else(|| MatchError {
+                key,
+                message: format!("cephadm cannot search {} for '{want}'", found.describe()),
+            })?;
+            Ok(text.contains(want))
+        }
+        Matcher::Rotational => {
+            let found = d.lookups.rotational.as_ref().ok_or_else(|| missing("rotational"))?;
+            let want = if f.rotational.expect("rotational matcher") { "1" } else { "0" };
+            Ok(found.as_str() == Some(want))
+        }
+        Matcher::All => Ok(true),
+    }
 }
 
-/// AND stops at the first failing matcher and OR at the first passing one,
-/// as Python's `all()`/`any()` do; a matcher that would raise is only an
-/// error if cephadm gets to it.
-fn evaluate_with(
-    spec: &DriveSpec,
-    f: &DeviceFilter,
-    role: Role,
-    d: &Device,
-    honest: bool,
-) -> Result<Verdict, SelectionError> {
-    let ms = matchers(f);
+/// None when the device matches. AND stops at the first failing matcher
+/// and OR at the first passing one, like Python's all()/any(), so a matcher
+/// that would raise is only an error if cephadm gets to it.
+fn evaluate(spec: &DriveSpec, f: &DeviceFilter, d: &Device, honest: bool) -> Result<Option<Miss>, MatchError> {
     match spec.filter_logic {
         FilterLogic::And => {
-            for m in &ms {
-                let (ok, why) = matcher(m, spec, role, d, honest)?;
-                if !ok {
-                    return Ok(Verdict::NoMatch(why));
+            for m in matchers(f) {
+                if !matches(m, f, d, honest)? {
+                    return Ok(Some(match m {
+                        Matcher::Size => Miss::Size,
+                        Matcher::Model => Miss::Model,
+                        Matcher::Vendor => Miss::Vendor,
+                        Matcher::Rotational => Miss::Rotational,
+                        Matcher::All => unreachable!("`all` matches every device"),
+                    }));
                 }
             }
-            Ok(Verdict::Match)
+            Ok(None)
         }
         FilterLogic::Or => {
-            let mut whys = Vec::new();
-            for m in &ms {
-                let (ok, why) = matcher(m, spec, role, d, honest)?;
-                if ok {
-                    return Ok(Verdict::Match);
+            for m in matchers(f) {
+                if matches(m, f, d, honest)? {
+                    return Ok(None);
                 }
-                whys.push(why);
             }
-            Ok(Verdict::NoMatch(if whys.is_empty() {
-                "OR with no filters matches nothing".into()
-            } else {
-                format!("matches none of the OR filters ({})", whys.join("; "))
-            }))
+            Ok(Some(Miss::NoneOfOr))
         }
     }
 }
 
-/// A warning when comparing the disk's true byte size instead of cephadm's
-/// reading of "3.64 TB" would have flipped this role's decision.
-fn size_quirk(
-    spec: &DriveSpec,
-    f: &DeviceFilter,
+/// The text of one role's decision about a device.
+pub fn describe<'a>(spec: &'a DriveSpec, role: Role, d: &'a Device, pass: Pass) -> impl fmt::Display + 'a {
+    PassText { spec, role, d, pass }
+}
+
+struct PassText<'a> {
+    spec: &'a DriveSpec,
     role: Role,
-    d: &Device,
-    matched: bool,
-) -> Option<String> {
-    let size = f.size.as_ref()?;
-    let true_bytes = d.size_bytes?;
-    if true_bytes <= 0.0 {
-        return None;
+    d: &'a Device,
+    pass: Pass,
+}
+
+impl fmt::Display for PassText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.d;
+        write!(f, "{}: ", self.role.key())?;
+        match self.pass {
+            Pass::Unavailable if d.rejected_reasons.is_empty() => f.write_str("unavailable"),
+            Pass::Unavailable => {
+                f.write_str("unavailable: ")?;
+                for (i, r) in d.rejected_reasons.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(r)?;
+                }
+                Ok(())
+            }
+            Pass::OtherSpec => {
+                let other = other_spec(self.spec, d, self.role).ok().flatten();
+                match other {
+                    Some(Found::Str(s)) => write!(f, "holds an OSD of spec '{s}'"),
+                    _ => f.write_str("holds an OSD of another spec"),
+                }
+            }
+            Pass::Limit { limit, taken, existing } => write!(
+                f,
+                "limit {limit} reached ({taken} taken here + {existing} existing OSDs of this service on the host)"
+            ),
+            Pass::Duplicate => f.write_str("listed twice in the inventory"),
+            Pass::NotInPaths => f.write_str("not among the listed paths"),
+            Pass::Mismatch(miss) => {
+                let filter = self.spec.filter(self.role).expect("a role that looked has a filter");
+                match miss {
+                    Miss::NoneOfOr => {
+                        f.write_str("matches none of the OR filters (")?;
+                        let mut first = true;
+                        for m in matchers(filter) {
+                            if !first {
+                                f.write_str("; ")?;
+                            }
+                            first = false;
+                            write_miss(f, m, filter, d)?;
+                        }
+                        f.write_str(")")
+                    }
+                    Miss::Size => write_miss(f, Matcher::Size, filter, d),
+                    Miss::Model => write_miss(f, Matcher::Model, filter, d),
+                    Miss::Vendor => write_miss(f, Matcher::Vendor, filter, d),
+                    Miss::Rotational => write_miss(f, Matcher::Rotational, filter, d),
+                }
+            }
+        }
     }
-    let honest = matches!(evaluate_with(spec, f, role, d, true).ok()?, Verdict::Match);
-    if honest == matched {
-        return None;
+}
+
+fn write_miss(f: &mut fmt::Formatter<'_>, m: Matcher, filter: &DeviceFilter, d: &Device) -> fmt::Result {
+    let shown = |v: Option<&Found>| {
+        v.map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.describe())).unwrap_or_default()
+    };
+    match m {
+        Matcher::Size => {
+            let size = filter.size.as_ref().map(|s| s.text.as_str()).unwrap_or_default();
+            match d.lookups.human_readable_size.as_ref().or(d.lookups.size.as_ref()) {
+                Some(v) if v.truthy() => write!(f, "size {} is outside {size}", shown(Some(v))),
+                _ => write!(f, "size unknown, wanted {size}"),
+            }
+        }
+        Matcher::Model => write!(
+            f,
+            "model '{}' does not contain '{}'",
+            shown(d.lookups.model.as_ref()),
+            filter.model.as_deref().unwrap_or_default()
+        ),
+        Matcher::Vendor => write!(
+            f,
+            "vendor '{}' does not contain '{}'",
+            shown(d.lookups.vendor.as_ref()),
+            filter.vendor.as_deref().unwrap_or_default()
+        ),
+        Matcher::Rotational => {
+            let want = if filter.rotational == Some(true) { 1 } else { 0 };
+            write!(f, "rotational is {}, want {want}", shown(d.lookups.rotational.as_ref()))
+        }
+        Matcher::All => Ok(()),
     }
-    let shown = d.human_size();
-    let real = decimal_size(true_bytes);
-    Some(if matched {
-        format!(
-            "{}: {} takes this {real} disk although it is outside '{}' by its real size: cephadm compares \
-             ceph-volume's binary-unit size ({shown}) with decimal units",
-            d.path,
+}
+
+/// One warning per role listing the disks whose outcome the size quirk decided.
+fn note_quirks(
+    role: Role,
+    filter: &DeviceFilter,
+    quirks: &[(usize, bool)],
+    devices: &[Device],
+    warnings: &mut Vec<String>,
+) {
+    let Some(size) = &filter.size else { return };
+    for taken in [false, true] {
+        let hit: Vec<String> = quirks
+            .iter()
+            .filter(|(_, t)| *t == taken)
+            .map(|(i, _)| {
+                let d = &devices[*i];
+                format!(
+                    "{} ({} real, {} as ceph-volume shows it)",
+                    d.path,
+                    decimal_size(d.size_bytes.unwrap_or(0.0)),
+                    d.human_size()
+                )
+            })
+            .collect();
+        if hit.is_empty() {
+            continue;
+        }
+        let verb = if taken { "takes" } else { "misses" };
+        let tail = if taken {
+            "although their real size is outside it"
+        } else {
+            "although their real size is within it; lower the bound to include them"
+        };
+        warnings.push(format!(
+            "{} {verb} {} for size '{}' {tail}: cephadm compares ceph-volume's binary-unit size with decimal units",
             role.key(),
+            hit.join(", "),
             size.text
-        )
+        ));
+    }
+}
+
+fn note_reused(role: Role, filter: &DeviceFilter, picked: &[usize], devices: &[Device], warnings: &mut Vec<String>) {
+    let reused: Vec<&Device> = picked.iter().map(|&i| &devices[i]).filter(|d| !d.available).collect();
+    if reused.is_empty() {
+        return;
+    }
+    let paths: Vec<&str> = reused.iter().map(|d| &*d.path).collect();
+    let outside_spec =
+        reused.iter().any(|d| d.lvs.iter().any(|lv| matches!(lv, Affinity::Value(Found::Str(s)) if s.is_empty())));
+    let whose = if outside_spec {
+        "OSD volumes made outside any spec (empty osdspec_affinity), which cephadm does not treat as another spec's"
     } else {
-        format!(
-            "{}: {} misses this {real} disk although it is within '{}' by its real size: cephadm compares \
-             ceph-volume's binary-unit size ({shown}) with decimal units; lower the bound to match",
-            d.path,
-            role.key(),
-            size.text
-        )
-    })
+        "OSD volumes of this spec"
+    };
+    warnings.push(format!(
+        "{} already hold{} {whose}; cephadm passes {} to ceph-volume again as {} (ceph-volume only uses free space){}",
+        paths.join(", "),
+        if paths.len() == 1 { "s" } else { "" },
+        if paths.len() == 1 { "it" } else { "them" },
+        role.short(),
+        if filter.limit.is_some() { "; they count toward the limit" } else { "" }
+    ));
 }
 
 /// "4.00 TB" in decimal units, for messages.
@@ -515,7 +566,7 @@ fn decimal_size(bytes: f64) -> String {
 
 fn check_paths(role: Role, f: &DeviceFilter, devices: &[Device], warnings: &mut Vec<String>) {
     for p in &f.paths {
-        match devices.iter().find(|d| &d.path == p) {
+        match devices.iter().find(|d| *d.path == **p) {
             None => warnings.push(format!(
                 "{}: {p} is not in this host's inventory; cephadm passes paths to ceph-volume unchecked",
                 role.key()
@@ -523,7 +574,11 @@ fn check_paths(role: Role, f: &DeviceFilter, devices: &[Device], warnings: &mut 
             Some(d) if !d.available => warnings.push(format!(
                 "{}: {p} is not available ({}); cephadm passes paths to ceph-volume unchecked",
                 role.key(),
-                if d.rejected_reasons.is_empty() { "no reason given".to_string() } else { d.rejected_reasons.join(", ") }
+                if d.rejected_reasons.is_empty() {
+                    "no reason given".to_string()
+                } else {
+                    d.rejected_reasons.join(", ")
+                }
             )),
             Some(_) => {}
         }

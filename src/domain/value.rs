@@ -58,10 +58,7 @@ impl Value {
 
     /// Looks a string key up in a mapping.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.as_map()?
-            .iter()
-            .find(|(k, _)| k.as_str() == Some(key))
-            .map(|(_, v)| v)
+        self.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
     }
 
     /// The Python type name, for error messages that say what was found.
@@ -100,10 +97,8 @@ impl Value {
                 format!("[{}]", inner.join(", "))
             }
             Value::Map(entries) => {
-                let inner: Vec<String> = entries
-                    .iter()
-                    .map(|(k, v)| format!("{}: {}", k.python_repr(), v.python_repr()))
-                    .collect();
+                let inner: Vec<String> =
+                    entries.iter().map(|(k, v)| format!("{}: {}", k.python_repr(), v.python_repr())).collect();
                 format!("{{{}}}", inner.join(", "))
             }
             other => other.python_str(),
@@ -137,11 +132,7 @@ pub fn python_float_repr(f: f64) -> String {
         return if f > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if f == 0.0 {
-        return if f.is_sign_negative() {
-            "-0.0".into()
-        } else {
-            "0.0".into()
-        };
+        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
     // Rust's `{:e}` gives the shortest round-trip digits, like Python's repr.
     let sci = format!("{f:e}");
@@ -163,11 +154,7 @@ pub fn python_float_repr(f: f64) -> String {
         format!("{sign}{body}")
     } else {
         let (first, rest) = digits.split_at(1);
-        let frac = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
+        let frac = if rest.is_empty() { String::new() } else { format!(".{rest}") };
         let esign = if exp < 0 { '-' } else { '+' };
         format!("{sign}{first}{frac}e{esign}{:02}", exp.abs())
     }

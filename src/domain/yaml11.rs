@@ -35,11 +35,7 @@ pub struct YamlError {
 
 impl YamlError {
     fn at(mark: &Marker, message: impl Into<String>) -> Self {
-        YamlError {
-            line: mark.line(),
-            column: mark.col() + 1,
-            message: message.into(),
-        }
+        YamlError { line: mark.line(), column: mark.col() + 1, message: message.into() }
     }
 }
 
@@ -47,10 +43,7 @@ impl YamlError {
 /// (cephadm skips them); any syntax error fails the whole stream, as PyYAML's
 /// `list(safe_load_all(...))` does.
 pub fn load_all(text: &str) -> Result<Vec<Document>, YamlError> {
-    let mut reader = Reader {
-        parser: Parser::new_from_str(text),
-        anchors: HashMap::new(),
-    };
+    let mut reader = Reader { parser: Parser::new_from_str(text), anchors: HashMap::new() };
     let mut docs = Vec::new();
     loop {
         let (event, mark) = reader.next()?;
@@ -83,35 +76,24 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn next(&mut self) -> Result<(Event, Marker), YamlError> {
-        self.parser
-            .next_token()
-            .map_err(|e| YamlError::at(e.marker(), e.info().to_string()))
+        self.parser.next_token().map_err(|e| YamlError::at(e.marker(), e.info().to_string()))
     }
 
     fn expect_document_end(&mut self) -> Result<(), YamlError> {
         let (event, mark) = self.next()?;
         match event {
             Event::DocumentEnd => Ok(()),
-            other => Err(YamlError::at(
-                &mark,
-                format!("expected the end of the document, found {other:?}"),
-            )),
+            other => Err(YamlError::at(&mark, format!("expected the end of the document, found {other:?}"))),
         }
     }
 
     fn node(&mut self, event: Event, mark: Marker) -> Result<Value, YamlError> {
         let (value, anchor) = match event {
             Event::Alias(id) => {
-                let v = self
-                    .anchors
-                    .get(&id)
-                    .cloned()
-                    .ok_or_else(|| YamlError::at(&mark, "found undefined alias"))?;
+                let v = self.anchors.get(&id).cloned().ok_or_else(|| YamlError::at(&mark, "found undefined alias"))?;
                 return Ok(v);
             }
-            Event::Scalar(text, style, anchor, tag) => {
-                (scalar(&text, style, tag.as_ref(), &mark)?, anchor)
-            }
+            Event::Scalar(text, style, anchor, tag) => (scalar(&text, style, tag.as_ref(), &mark)?, anchor),
             Event::SequenceStart(anchor, tag) => {
                 check_collection_tag(tag.as_ref(), "seq", &mark)?;
                 let mut items = Vec::new();
@@ -183,10 +165,7 @@ fn merge_entries(value: Value, mark: &Marker) -> Result<Vec<(Value, Value)>, Yam
                     other => {
                         return Err(YamlError::at(
                             mark,
-                            format!(
-                                "expected a mapping for merging, but found {}",
-                                other.type_name()
-                            ),
+                            format!("expected a mapping for merging, but found {}", other.type_name()),
                         ))
                     }
                 }
@@ -195,10 +174,7 @@ fn merge_entries(value: Value, mark: &Marker) -> Result<Vec<(Value, Value)>, Yam
         }
         other => Err(YamlError::at(
             mark,
-            format!(
-                "expected a mapping or list of mappings for merging, but found {}",
-                other.type_name()
-            ),
+            format!("expected a mapping or list of mappings for merging, but found {}", other.type_name()),
         )),
     }
 }
@@ -223,9 +199,7 @@ fn standard_tag(tag: Option<&Tag>) -> Option<Option<&str>> {
     let tag = tag?;
     let suffix = match tag.handle.as_str() {
         "!!" => tag.suffix.as_str(),
-        "" | "!" if tag.suffix.starts_with("tag:yaml.org,2002:") => {
-            &tag.suffix["tag:yaml.org,2002:".len()..]
-        }
+        "" | "!" if tag.suffix.starts_with("tag:yaml.org,2002:") => &tag.suffix["tag:yaml.org,2002:".len()..],
         "tag:yaml.org,2002:" => tag.suffix.as_str(),
         "!" if tag.suffix.is_empty() => return Some(None),
         _ => return Some(Some("")),
@@ -243,20 +217,12 @@ fn check_collection_tag(tag: Option<&Tag>, want: &str, mark: &Marker) -> Result<
         Some(Some(s)) if s == want => Ok(()),
         Some(Some(_)) => Err(YamlError::at(
             mark,
-            format!(
-                "could not determine a constructor for the tag '{}'",
-                tag_text(tag.expect("tagged"))
-            ),
+            format!("could not determine a constructor for the tag '{}'", tag_text(tag.expect("tagged"))),
         )),
     }
 }
 
-fn scalar(
-    text: &str,
-    style: TScalarStyle,
-    tag: Option<&Tag>,
-    mark: &Marker,
-) -> Result<Value, YamlError> {
+fn scalar(text: &str, style: TScalarStyle, tag: Option<&Tag>, mark: &Marker) -> Result<Value, YamlError> {
     let kind = match standard_tag(tag) {
         // `!` forces a string, exactly like a quoted scalar.
         Some(None) => return Ok(Value::Str(text.to_string())),
@@ -264,12 +230,7 @@ fn scalar(
         None if style != TScalarStyle::Plain => return Ok(Value::Str(text.to_string())),
         None => resolve_plain(text),
     };
-    let bad = || {
-        YamlError::at(
-            mark,
-            format!("cannot read {text:?} as tag:yaml.org,2002:{kind}"),
-        )
-    };
+    let bad = || YamlError::at(mark, format!("cannot read {text:?} as tag:yaml.org,2002:{kind}"));
     Ok(match kind {
         "str" => Value::Str(text.to_string()),
         "null" => Value::Null,
@@ -278,13 +239,8 @@ fn scalar(
         "float" => Value::Float(parse_float(text).ok_or_else(bad)?),
         "timestamp" => Value::Timestamp(text.to_string()),
         _ => {
-            let shown = tag
-                .map(tag_text)
-                .unwrap_or_else(|| format!("tag:yaml.org,2002:{kind}"));
-            return Err(YamlError::at(
-                mark,
-                format!("could not determine a constructor for the tag '{shown}'"),
-            ));
+            let shown = tag.map(tag_text).unwrap_or_else(|| format!("tag:yaml.org,2002:{kind}"));
+            return Err(YamlError::at(mark, format!("could not determine a constructor for the tag '{shown}'")));
         }
     })
 }
@@ -300,10 +256,8 @@ struct Resolvers {
 fn resolvers() -> &'static Resolvers {
     static R: OnceLock<Resolvers> = OnceLock::new();
     R.get_or_init(|| Resolvers {
-        boolean: Regex::new(
-            r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$",
-        )
-        .expect("bool regex"),
+        boolean: Regex::new(r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$")
+            .expect("bool regex"),
         float: Regex::new(concat!(
             r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?",
             r"|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?",
@@ -394,9 +348,7 @@ fn parse_int(text: &str) -> Option<i128> {
     } else if body.contains(':') {
         let mut total: i128 = 0;
         for part in body.split(':') {
-            total = total
-                .checked_mul(60)?
-                .checked_add(part.parse::<i128>().ok()?)?;
+            total = total.checked_mul(60)?.checked_add(part.parse::<i128>().ok()?)?;
         }
         total
     } else {
@@ -407,11 +359,7 @@ fn parse_int(text: &str) -> Option<i128> {
 
 /// `construct_yaml_float`, including `.inf`, `.nan` and sexagesimal floats.
 fn parse_float(text: &str) -> Option<f64> {
-    let cleaned: String = text
-        .chars()
-        .filter(|&c| c != '_')
-        .collect::<String>()
-        .to_ascii_lowercase();
+    let cleaned: String = text.chars().filter(|&c| c != '_').collect::<String>().to_ascii_lowercase();
     let (sign, body) = split_sign(&cleaned);
     let sign = sign as f64;
     if body == ".inf" {
@@ -448,10 +396,7 @@ mod tests {
     }
 
     fn val(text: &str) -> Value {
-        one(&format!("v: {text}\n"))
-            .get("v")
-            .cloned()
-            .expect("key v")
+        one(&format!("v: {text}\n")).get("v").cloned().expect("key v")
     }
 
     #[test]
@@ -501,10 +446,7 @@ mod tests {
         assert_eq!(val("!!str 0"), Value::Str("0".into()));
         assert_eq!(val("!!int '7'"), Value::Int(7));
         assert!(load_all("v: !custom x\n").is_err());
-        assert!(
-            load_all("v: =\n").is_err(),
-            "PyYAML's safe loader has no constructor for '='"
-        );
+        assert!(load_all("v: =\n").is_err(), "PyYAML's safe loader has no constructor for '='");
     }
 
     #[test]
@@ -523,11 +465,7 @@ mod tests {
         assert_eq!(m.get("x"), Some(&Value::Int(1)));
         assert_eq!(m.get("y"), Some(&Value::Int(3)));
         let v = one("a: &a {k: 1}\nb: &b {k: 2}\nm: {<<: [*a, *b]}\n");
-        assert_eq!(
-            v.get("m").unwrap().get("k"),
-            Some(&Value::Int(1)),
-            "earlier mapping wins"
-        );
+        assert_eq!(v.get("m").unwrap().get("k"), Some(&Value::Int(1)), "earlier mapping wins");
     }
 
     #[test]
@@ -535,10 +473,7 @@ mod tests {
         let v = one("a: 1\nb: 2\na: 3\n");
         assert_eq!(
             v,
-            Value::Map(vec![
-                (Value::Str("a".into()), Value::Int(3)),
-                (Value::Str("b".into()), Value::Int(2))
-            ])
+            Value::Map(vec![(Value::Str("a".into()), Value::Int(3)), (Value::Str("b".into()), Value::Int(2))])
         );
     }
 

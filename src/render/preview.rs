@@ -1,16 +1,47 @@
 //! The dry-run, as a table (cephadm's OSDSPEC PREVIEWS plus what cephadm
 //! does not say: why each other device was not chosen, and warnings) or as
 //! JSON shaped like the cephadm oracle's `preview.py --no-simulate` output
-//! with more fields.
+//! with more fields. Reasons are formatted straight into the output: a plan
+//! over thousands of hosts has a reason for every disk.
 
+use std::fmt::Write as _;
+
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 
 use super::table::Table;
-use crate::domain::osd_layout::PlannedOsd;
-use crate::domain::plan::{PlanRow, Preview};
-use crate::domain::selection::Skipped;
-use crate::domain::spec::SpecError;
+use crate::domain::inventory::ClusterView;
+use crate::domain::plan::{PlanRow, Preview, PREVIEW_SUFFIX};
+use crate::domain::selection::{describe, Skipped};
+use crate::domain::spec::{DriveSpec, SpecDocument, SpecError};
 
+/// A preview with what it needs to be shown.
+pub struct PreviewReport<'a> {
+    pub preview: &'a Preview,
+    pub docs: &'a [SpecDocument],
+    pub view: &'a ClusterView,
+    /// Seconds since each host's inventory was taken, where known.
+    pub inventory_age: &'a (dyn Fn(&str) -> Option<f64> + Sync),
+}
+
+impl<'a> PreviewReport<'a> {
+    pub fn new(preview: &'a Preview, docs: &'a [SpecDocument], view: &'a ClusterView) -> Self {
+        PreviewReport { preview, docs, view, inventory_age: &|_| None }
+    }
+
+    fn spec(&self, row: &PlanRow) -> &'a DriveSpec {
+        self.docs[row.spec].spec.as_ref().expect("rows come from valid specs")
+    }
+
+    fn notes(&self) -> impl Iterator<Item = (&'a SpecDocument, &'a DriveSpec, &'a String)> + 'a {
+        self.docs
+            .iter()
+            .filter_map(|d| d.spec.as_ref().ok().map(|s| (d, s)))
+            .flat_map(|(d, s)| s.notes.iter().map(move |n| (d, s, n)))
+    }
+}
+
+/// One error as JSON.
 #[derive(Serialize)]
 pub struct ErrorJson<'a> {
     pub doc: usize,
@@ -36,143 +67,208 @@ impl<'a> From<&'a SpecError> for ErrorJson<'a> {
     }
 }
 
-#[derive(Serialize)]
-struct OsdJson<'a> {
-    data: &'a str,
-    db: &'a Option<String>,
-    wal: &'a Option<String>,
-    osd_id: &'a Option<String>,
+impl Serialize for PreviewReport<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        let errors: Vec<ErrorJson<'_>> = self.preview.errors.iter().map(ErrorJson::from).collect();
+        m.serialize_entry("errors", &errors)?;
+        m.serialize_entry("preview", &Rows(self))?;
+        let notes: Vec<serde_json::Value> = self
+            .notes()
+            .map(|(d, s, n)| serde_json::json!({"doc": d.doc, "service_id": s.service_id, "note": n}))
+            .collect();
+        m.serialize_entry("notes", &notes)?;
+        m.end()
+    }
 }
 
-#[derive(Serialize)]
-#[serde(untagged)]
-enum OsdsJson<'a> {
-    Rows(Vec<OsdJson<'a>>),
-    Error { error: &'a str },
+struct Rows<'r, 'a>(&'r PreviewReport<'a>);
+
+impl Serialize for Rows<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.preview.rows.len()))?;
+        for row in &self.0.preview.rows {
+            seq.serialize_element(&RowView { report: self.0, row })?;
+        }
+        seq.end()
+    }
 }
 
-#[derive(Serialize)]
-struct SkippedJson<'a> {
-    path: &'a str,
-    reasons: &'a [String],
+struct RowView<'r, 'a> {
+    report: &'r PreviewReport<'a>,
+    row: &'r PlanRow,
 }
 
-#[derive(Serialize)]
-pub struct RowJson<'a> {
-    service_id: &'a Option<String>,
-    service_name: &'a str,
-    host: &'a str,
-    data: &'a [String],
-    db: &'a [String],
-    wal: &'a [String],
-    journal: &'a [String],
-    commands: &'a [String],
-    preview_commands: &'a [String],
-    planned_osds: OsdsJson<'a>,
-    skipped: Vec<SkippedJson<'a>>,
-    warnings: &'a [String],
-    /// Filled by the daemon: seconds since the host's inventory was taken.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    inventory_age_s: Option<f64>,
+/// A list serialized from an iterator of displayable items.
+struct Strings<I>(std::cell::Cell<Option<I>>);
+
+impl<I: Iterator<Item = T>, T: std::fmt::Display> Serialize for Strings<I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let items = self.0.take().expect("serialized once");
+        let mut seq = s.serialize_seq(None)?;
+        for item in items {
+            seq.serialize_element(&Displayed(item))?;
+        }
+        seq.end()
+    }
 }
 
-impl<'a> RowJson<'a> {
-    pub fn new(r: &'a PlanRow, inventory_age_s: Option<f64>) -> Self {
-        RowJson {
-            service_id: &r.service_id,
-            service_name: &r.service_name,
-            host: &r.host,
-            data: &r.data,
-            db: &r.db,
-            wal: &r.wal,
-            journal: &r.journal,
-            commands: &r.commands,
-            preview_commands: &r.preview_commands,
-            planned_osds: match &r.osds {
-                Ok(rows) => OsdsJson::Rows(rows.iter().map(osd_json).collect()),
-                Err(e) => OsdsJson::Error { error: e },
-            },
-            skipped: r
-                .skipped
-                .iter()
-                .map(|s: &'a Skipped| SkippedJson {
-                    path: &s.path,
-                    reasons: &s.reasons,
+struct Displayed<T>(T);
+
+impl<T: std::fmt::Display> Serialize for Displayed<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+fn strings<I: Iterator<Item = T>, T: std::fmt::Display>(items: I) -> Strings<I> {
+    Strings(std::cell::Cell::new(Some(items)))
+}
+
+impl Serialize for RowView<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let spec = self.report.spec(self.row);
+        let host = &self.report.view.hosts[self.row.host];
+        let sel = &self.row.selection;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("service_id", &spec.service_id)?;
+        m.serialize_entry("service_name", &spec.service_name())?;
+        m.serialize_entry("host", &host.name)?;
+        m.serialize_entry("data", &sel.data)?;
+        m.serialize_entry("db", &sel.db)?;
+        m.serialize_entry("wal", &sel.wal)?;
+        m.serialize_entry("journal", &sel.journal)?;
+        m.serialize_entry("commands", &self.row.commands)?;
+        m.serialize_entry(
+            "preview_commands",
+            &strings(self.row.commands.iter().map(|c| format!("{c}{PREVIEW_SUFFIX}"))),
+        )?;
+        match &self.row.osds {
+            Ok(osds) => {
+                let rows: Vec<serde_json::Value> = osds
+                    .iter()
+                    .map(|o| serde_json::json!({"data": &*o.data, "db": o.db.as_deref(), "wal": o.wal.as_deref(), "osd_id": o.osd_id}))
+                    .collect();
+                m.serialize_entry("planned_osds", &rows)?;
+            }
+            Err(e) => m.serialize_entry("planned_osds", &serde_json::json!({ "error": e }))?,
+        }
+        m.serialize_entry("skipped", &SkippedList { spec, devices: &host.devices, skipped: &sel.skipped })?;
+        m.serialize_entry("warnings", &sel.warnings)?;
+        if let Some(age) = (self.report.inventory_age)(&host.name) {
+            m.serialize_entry("inventory_age_s", &age)?;
+        }
+        m.end()
+    }
+}
+
+struct SkippedList<'a> {
+    spec: &'a DriveSpec,
+    devices: &'a [crate::domain::inventory::Device],
+    skipped: &'a [Skipped],
+}
+
+impl Serialize for SkippedList<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.skipped.len()))?;
+        for sk in self.skipped {
+            seq.serialize_element(&SkippedOne { spec: self.spec, device: &self.devices[sk.device], skipped: sk })?;
+        }
+        seq.end()
+    }
+}
+
+struct SkippedOne<'a> {
+    spec: &'a DriveSpec,
+    device: &'a crate::domain::inventory::Device,
+    skipped: &'a Skipped,
+}
+
+impl Serialize for SkippedOne<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("path", &*self.device.path)?;
+        let reasons = self.skipped.passes.iter().map(|(role, pass)| describe(self.spec, *role, self.device, *pass));
+        m.serialize_entry("reasons", &strings(reasons))?;
+        m.end()
+    }
+}
+
+/// Writes the report as JSON. Rows are independent, so large reports are
+/// serialized on a few threads, a batch at a time (memory stays bounded),
+/// and written in order; the bytes are those of `serde_json::to_writer`.
+pub fn write_json<W: std::io::Write>(report: &PreviewReport<'_>, out: &mut W, threads: usize) -> std::io::Result<()> {
+    const BATCH: usize = 256;
+    let rows = &report.preview.rows;
+    let threads = threads.min(rows.len() / BATCH).max(1);
+    if threads == 1 {
+        return serde_json::to_writer(out, report).map_err(std::io::Error::from);
+    }
+    let errors: Vec<ErrorJson<'_>> = report.preview.errors.iter().map(ErrorJson::from).collect();
+    let notes: Vec<serde_json::Value> = report
+        .notes()
+        .map(|(d, s, n)| serde_json::json!({"doc": d.doc, "service_id": s.service_id, "note": n}))
+        .collect();
+    out.write_all(b"{\"errors\":")?;
+    serde_json::to_writer(&mut *out, &errors)?;
+    out.write_all(b",\"preview\":[")?;
+    let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); threads];
+    for (round, rows) in rows.chunks(BATCH * threads).enumerate() {
+        std::thread::scope(|scope| -> std::io::Result<()> {
+            let handles: Vec<_> = rows
+                .chunks(BATCH)
+                .zip(buffers.iter_mut())
+                .map(|(part, buf)| {
+                    scope.spawn(move || -> Result<(), serde_json::Error> {
+                        buf.clear();
+                        for row in part {
+                            buf.push(b',');
+                            serde_json::to_writer(&mut *buf, &RowView { report, row })?;
+                        }
+                        Ok(())
+                    })
                 })
-                .collect(),
-            warnings: &r.warnings,
-            inventory_age_s,
+                .collect();
+            for h in handles {
+                h.join().expect("serializer thread")?;
+            }
+            Ok(())
+        })?;
+        for (i, buf) in buffers.iter().enumerate().take(rows.len().div_ceil(BATCH)) {
+            // Every row was written with a leading comma; drop the very first.
+            let skip = usize::from(round == 0 && i == 0);
+            out.write_all(&buf[skip..])?;
         }
     }
-}
-
-fn osd_json(o: &PlannedOsd) -> OsdJson<'_> {
-    OsdJson {
-        data: &o.data,
-        db: &o.db,
-        wal: &o.wal,
-        osd_id: &o.osd_id,
-    }
-}
-
-#[derive(Serialize)]
-struct NoteJson<'a> {
-    doc: usize,
-    service_id: &'a Option<String>,
-    note: &'a str,
-}
-
-#[derive(Serialize)]
-pub struct PreviewJson<'a> {
-    errors: Vec<ErrorJson<'a>>,
-    preview: Vec<RowJson<'a>>,
-    notes: Vec<NoteJson<'a>>,
-}
-
-impl<'a> PreviewJson<'a> {
-    /// `age` gives each host's inventory age in seconds, where known.
-    pub fn new(p: &'a Preview, age: impl Fn(&str) -> Option<f64>) -> Self {
-        PreviewJson {
-            errors: p.errors.iter().map(ErrorJson::from).collect(),
-            preview: p
-                .rows
-                .iter()
-                .map(|r| RowJson::new(r, age(&r.host)))
-                .collect(),
-            notes: p
-                .notes
-                .iter()
-                .map(|(doc, sid, note)| NoteJson {
-                    doc: *doc,
-                    service_id: sid,
-                    note,
-                })
-                .collect(),
-        }
-    }
+    out.write_all(b"],\"notes\":")?;
+    serde_json::to_writer(&mut *out, &notes)?;
+    out.write_all(b"}")
 }
 
 /// The human-readable dry-run.
-pub fn preview_table(p: &Preview) -> String {
+pub fn preview_table(r: &PreviewReport<'_>) -> String {
+    let p = r.preview;
     let mut out = String::new();
     out.push_str("################\nOSDSPEC PREVIEWS\n################\n");
     let mut t = Table::new(["SERVICE", "NAME", "HOST", "DATA", "DB", "WAL"]);
-    for r in &p.rows {
-        let name = r.service_id.as_deref().unwrap_or("");
-        match &r.osds {
+    for row in &p.rows {
+        let spec = r.spec(row);
+        let name = spec.service_id.as_deref().unwrap_or("");
+        let host = r.view.hosts[row.host].name.as_str();
+        match &row.osds {
             Ok(osds) => {
                 for o in osds {
                     t.row([
                         "osd",
                         name,
-                        &r.host,
+                        host,
                         &o.data,
                         o.db.as_deref().unwrap_or("-"),
                         o.wal.as_deref().unwrap_or("-"),
                     ]);
                 }
             }
-            Err(e) => t.row(["osd", name, &r.host, &format!("({e})"), "-", "-"]),
+            Err(e) => t.row(["osd", name, host, &format!("({e})"), "-", "-"]),
         }
     }
     if t.is_empty() {
@@ -182,29 +278,28 @@ pub fn preview_table(p: &Preview) -> String {
     }
     let mut not_chosen = String::new();
     let mut warnings = String::new();
-    for r in &p.rows {
-        let name = r.service_id.as_deref().unwrap_or("<unnamed>");
-        if !r.skipped.is_empty() {
-            not_chosen.push_str(&format!("  {name} on {}:\n", r.host));
-            let w = r.skipped.iter().map(|s| s.path.len()).max().unwrap_or(0);
-            for s in &r.skipped {
-                let why = if s.reasons.is_empty() {
-                    "not looked at".to_string()
-                } else {
-                    s.reasons.join("; ")
-                };
-                not_chosen.push_str(&format!("    {:w$}  {why}\n", s.path));
+    for row in &p.rows {
+        let spec = r.spec(row);
+        let name = spec.service_id.as_deref().unwrap_or("<unnamed>");
+        let host = &r.view.hosts[row.host];
+        let sel = &row.selection;
+        if !sel.skipped.is_empty() {
+            let _ = writeln!(not_chosen, "  {name} on {}:", host.name);
+            let w = sel.skipped.iter().map(|s| host.devices[s.device].path.len()).max().unwrap_or(0);
+            for sk in &sel.skipped {
+                let d = &host.devices[sk.device];
+                let why: Vec<String> =
+                    sk.passes.iter().map(|(role, pass)| describe(spec, *role, d, *pass).to_string()).collect();
+                let why = if why.is_empty() { "not looked at".to_string() } else { why.join("; ") };
+                let _ = writeln!(not_chosen, "    {:w$}  {why}", &*d.path);
             }
         }
-        for w in &r.warnings {
-            warnings.push_str(&format!("  {name} on {}: {w}\n", r.host));
+        for w in &sel.warnings {
+            let _ = writeln!(warnings, "  {name} on {}: {w}", host.name);
         }
     }
-    for (_, sid, note) in &p.notes {
-        warnings.push_str(&format!(
-            "  {}: {note}\n",
-            sid.as_deref().unwrap_or("<unnamed>")
-        ));
+    for (_, spec, note) in r.notes() {
+        let _ = writeln!(warnings, "  {}: {note}", spec.service_id.as_deref().unwrap_or("<unnamed>"));
     }
     if !not_chosen.is_empty() {
         out.push_str("\nNot chosen:\n");
@@ -214,23 +309,20 @@ pub fn preview_table(p: &Preview) -> String {
         out.push_str("\nWarnings:\n");
         out.push_str(&warnings);
     }
-    let cmds: Vec<String> = p
-        .rows
-        .iter()
-        .flat_map(|r| {
-            r.commands
-                .iter()
-                .map(move |c| format!("  {}: ceph-volume {c}\n", r.host))
-        })
-        .collect();
+    let mut cmds = String::new();
+    for row in &p.rows {
+        for c in &row.commands {
+            let _ = writeln!(cmds, "  {}: ceph-volume {c}", r.view.hosts[row.host].name);
+        }
+    }
     if !cmds.is_empty() {
         out.push_str("\nCommands:\n");
-        out.extend(cmds);
+        out.push_str(&cmds);
     }
     if !p.errors.is_empty() {
         out.push_str("\nInvalid documents:\n");
         for e in &p.errors {
-            out.push_str(&format!("  {e}\n"));
+            let _ = writeln!(out, "  {e}");
         }
     }
     out

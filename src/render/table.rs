@@ -17,11 +17,7 @@ impl Table {
     pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Table {
         let headers: Vec<String> = headers.into_iter().map(Into::into).collect();
         let align = vec![Align::Left; headers.len()];
-        Table {
-            headers,
-            align,
-            rows: Vec::new(),
-        }
+        Table { headers, align, rows: Vec::new() }
     }
 
     pub fn align(mut self, column: usize, align: Align) -> Table {
@@ -62,11 +58,7 @@ impl Table {
     /// two spaces on the right).
     pub fn boxed(&self) -> String {
         let w = self.widths();
-        let rule: String = w
-            .iter()
-            .map(|n| format!("+{}", "-".repeat(n + 2)))
-            .collect::<String>()
-            + "+\n";
+        let rule: String = w.iter().map(|n| format!("+{}", "-".repeat(n + 2))).collect::<String>() + "+\n";
         let line = |cells: &[String]| -> String {
             cells
                 .iter()
@@ -89,11 +81,7 @@ impl Table {
     pub fn plain(&self) -> String {
         let w = self.widths();
         let line = |cells: &[String]| -> String {
-            let s: Vec<String> = cells
-                .iter()
-                .enumerate()
-                .map(|(i, c)| Self::pad(c, w[i], self.align[i]))
-                .collect();
+            let s: Vec<String> = cells.iter().enumerate().map(|(i, c)| Self::pad(c, w[i], self.align[i])).collect();
             s.join("  ").trim_end().to_string() + "\n"
         };
         let mut out = line(&self.headers);

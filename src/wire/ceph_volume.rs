@@ -8,11 +8,81 @@
 //! top-level order is fixed by `Device.to_json`. We run that search while
 //! reading, so the inventory is walked once and nothing else is kept.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::domain::inventory::{sort_devices, Affinity, Device, Found, Lookups};
+use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups};
+
+thread_local! {
+    /// Models, vendors, sizes, paths and reject reasons repeat across
+    /// thousands of disks; sharing them keeps big inventories small.
+    static INTERNED: RefCell<HashSet<Arc<str>, BuildHasherDefault<Fnv>>> = RefCell::new(HashSet::default());
+}
+
+/// FNV-1a: the interned strings are short and come from our own input, so a
+/// cheap hash beats SipHash here.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// A string that borrows from the input when it can (serde's own `Cow`
+/// impl always allocates).
+struct Text<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(std::borrow::Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// Bound on the interner of one thread (a daemon runs for months).
+const INTERN_LIMIT: usize = 100_000;
+
+fn intern(s: &str) -> Arc<str> {
+    INTERNED.with(|set| {
+        let mut set = set.borrow_mut();
+        if let Some(found) = set.get(s) {
+            return found.clone();
+        }
+        if set.len() >= INTERN_LIMIT {
+            set.clear();
+        }
+        let fresh: Arc<str> = Arc::from(s);
+        set.insert(fresh.clone());
+        fresh
+    })
+}
 
 /// Reads one host's device list (a JSON array) and sorts it like cephadm.
 pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> {
@@ -56,41 +126,47 @@ impl<'de> DeserializeSeed<'de> for DeviceSeed {
     }
 }
 
-/// Keys whose first occurrence cephadm's matchers look up.
-const KEYS: [&str; 5] = [
-    "model",
-    "vendor",
-    "rotational",
-    "human_readable_size",
-    "size",
-];
-
+/// Values found for `KEYS`; boxed and absent until something is found, as
+/// almost every value in a report holds none of them.
 #[derive(Default, Clone)]
-struct Hits([Option<Found>; 5]);
+struct Hits(Option<Box<[Option<Found>; 5]>>);
 
 impl Hits {
+    fn set(&mut self, i: usize, v: Found) {
+        self.0.get_or_insert_with(Default::default)[i] = Some(v);
+    }
+
     fn or(&mut self, other: Hits) {
-        for (mine, theirs) in self.0.iter_mut().zip(other.0) {
-            if mine.is_none() {
-                *mine = theirs;
+        let Some(theirs) = other.0 else { return };
+        match &mut self.0 {
+            None => self.0 = Some(theirs),
+            Some(mine) => {
+                for (m, t) in mine.iter_mut().zip(*theirs) {
+                    if m.is_none() {
+                        *m = t;
+                    }
+                }
             }
         }
     }
 
     fn into_lookups(self) -> Lookups {
-        let [model, vendor, rotational, human_readable_size, size] = self.0;
-        Lookups {
-            model,
-            vendor,
-            rotational,
-            human_readable_size,
-            size,
-        }
+        let Some(found) = self.0 else { return Lookups::default() };
+        let [model, vendor, rotational, human_readable_size, size] = *found;
+        Lookups { model, vendor, rotational, human_readable_size, size }
     }
 }
 
+/// Keys whose first occurrence cephadm's matchers look up, and their slot.
 fn key_index(key: &str) -> Option<usize> {
-    KEYS.iter().position(|k| *k == key)
+    match key {
+        "model" => Some(0),
+        "vendor" => Some(1),
+        "rotational" => Some(2),
+        "human_readable_size" => Some(3),
+        "size" => Some(4),
+        _ => None,
+    }
 }
 
 /// A probed JSON value: what it is (only kept when asked for) and the hits
@@ -114,15 +190,7 @@ impl<'de> DeserializeSeed<'de> for Probe {
 
 impl Probe {
     fn scalar(&self, value: impl FnOnce() -> Found, truthy: bool) -> Probed {
-        Probed {
-            value: if self.keep_value {
-                value()
-            } else {
-                Found::Null
-            },
-            hits: Hits::default(),
-            truthy,
-        }
+        Probed { value: if self.keep_value { value() } else { Found::Null }, hits: Hits::default(), truthy }
     }
 }
 
@@ -144,7 +212,7 @@ impl<'de> Visitor<'de> for Probe {
         Ok(self.scalar(|| Found::Number(v), v != 0.0))
     }
     fn visit_str<E>(self, v: &str) -> Result<Probed, E> {
-        Ok(self.scalar(|| Found::Str(v.to_string()), !v.is_empty()))
+        Ok(self.scalar(|| Found::Str(intern(v)), !v.is_empty()))
     }
     fn visit_unit<E>(self) -> Result<Probed, E> {
         Ok(self.scalar(|| Found::Null, false))
@@ -159,21 +227,13 @@ impl<'de> Visitor<'de> for Probe {
             hits.or(item.hits);
             any = true;
         }
-        Ok(Probed {
-            value: Found::Composite,
-            hits,
-            truthy: any,
-        })
+        Ok(Probed { value: Found::Composite, hits, truthy: any })
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Probed, A::Error> {
         let (direct, nested, any) = probe_map(&mut map, |_, _| {})?;
         let mut hits = direct;
         hits.or(nested);
-        Ok(Probed {
-            value: Found::Composite,
-            hits,
-            truthy: any,
-        })
+        Ok(Probed { value: Found::Composite, hits, truthy: any })
     }
 }
 
@@ -186,15 +246,13 @@ fn probe_map<'de, A: MapAccess<'de>>(
     let mut direct = Hits::default();
     let mut nested = Hits::default();
     let mut any = false;
-    while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+    while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
         any = true;
         let idx = key_index(&key);
-        let probed = map.next_value_seed(Probe {
-            keep_value: idx.is_some() || WATCHED.contains(&key.as_ref()),
-        })?;
+        let probed = map.next_value_seed(Probe { keep_value: idx.is_some() || WATCHED.contains(&key.as_ref()) })?;
         each(&key, &probed);
         if let Some(i) = idx {
-            direct.0[i] = Some(probed.value.clone());
+            direct.set(i, probed.value.clone());
         }
         nested.or(probed.hits);
     }
@@ -219,10 +277,10 @@ impl<'de> Visitor<'de> for DeviceVisitor {
         let mut lsm_hits = Hits::default();
         let mut other_hits: [Hits; 3] = Default::default(); // ceph_device, available, device_id
         let mut created_hits = Hits::default();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
             match key.as_ref() {
-                "path" => match map.next_value::<Option<String>>() {
-                    Ok(p) => d.path = p.unwrap_or_default(),
+                "path" => match map.next_value::<Option<Text<'de>>>() {
+                    Ok(p) => d.path = intern(p.as_ref().map(|t| &*t.0).unwrap_or_default()),
                     Err(_) => return Err(de::Error::custom("path must be a string")),
                 },
                 "available" => {
@@ -236,23 +294,22 @@ impl<'de> Visitor<'de> for DeviceVisitor {
                     other_hits[0] = p.hits;
                 }
                 "rejected_reasons" => {
-                    let mut r: Vec<String> =
-                        map.next_value::<Option<Vec<String>>>()?.unwrap_or_default();
+                    let raw: Vec<Text<'de>> = map.next_value::<Option<Vec<_>>>()?.unwrap_or_default();
+                    let mut r: Vec<Arc<str>> = raw.iter().map(|x| intern(&x.0)).collect();
                     r.sort();
                     d.rejected_reasons = r;
                 }
                 "device_id" => {
-                    let p = map.next_value_seed(Probe { keep_value: true })?;
-                    if let Found::Str(s) = p.value {
-                        d.device_id = s;
+                    // Unique per disk: not worth interning.
+                    if let Ok(Some(t)) = map.next_value::<Option<Text<'de>>>() {
+                        d.device_id = Box::from(&*t.0);
                     }
-                    other_hits[2] = p.hits;
                 }
                 "sys_api" => {
                     let (hits, size, rot) = map.next_value_seed(SysApiSeed)?;
                     sys_hits = hits;
                     d.size_bytes = size;
-                    d.sys_rotational = rot;
+                    d.kind = rot;
                 }
                 "lvs" => {
                     let (lvs, hits) = map.next_value_seed(LvsSeed)?;
@@ -260,9 +317,7 @@ impl<'de> Visitor<'de> for DeviceVisitor {
                     lvs_hits = hits;
                 }
                 "lsm_data" => lsm_hits = map.next_value_seed(Probe { keep_value: false })?.hits,
-                "created" => {
-                    created_hits.or(map.next_value_seed(Probe { keep_value: false })?.hits)
-                }
+                "created" => created_hits.or(map.next_value_seed(Probe { keep_value: false })?.hits),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -284,27 +339,27 @@ impl<'de> Visitor<'de> for DeviceVisitor {
 struct SysApiSeed;
 
 impl<'de> DeserializeSeed<'de> for SysApiSeed {
-    type Value = (Hits, Option<f64>, Option<String>);
+    type Value = (Hits, Option<f64>, DeviceType);
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(SysApiSeed)
     }
 }
 
 impl<'de> Visitor<'de> for SysApiSeed {
-    type Value = (Hits, Option<f64>, Option<String>);
+    type Value = (Hits, Option<f64>, DeviceType);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("the sys_api mapping")
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok((Hits::default(), None, None))
+        Ok((Hits::default(), None, DeviceType::Unknown))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut size = None;
-        let mut rot = None;
+        let mut rot = DeviceType::Unknown;
         let (direct, nested, _) = probe_map(&mut map, |key, probed| match (key, &probed.value) {
             ("size", Found::Number(n)) => size = Some(*n),
-            ("rotational", Found::Str(s)) => rot = Some(s.clone()),
-            ("rotational", _) => rot = Some(String::new()),
+            ("rotational", Found::Str(s)) if &**s == "1" => rot = DeviceType::Hdd,
+            ("rotational", _) => rot = DeviceType::Ssd,
             _ => {}
         })?;
         let mut hits = direct;
@@ -343,14 +398,7 @@ impl<'de> Visitor<'de> for LvsSeed {
         let (direct, nested, any) = probe_map(&mut map, |_, _| {})?;
         let mut hits = direct;
         hits.or(nested);
-        Ok((
-            if any {
-                vec![Affinity::Malformed]
-            } else {
-                Vec::new()
-            },
-            hits,
-        ))
+        Ok((if any { vec![Affinity::Malformed] } else { Vec::new() }, hits))
     }
 }
 
@@ -372,14 +420,14 @@ impl<'de> Visitor<'de> for LvSeed {
         let mut affinity = Affinity::Absent;
         let mut hits = Hits::default();
         let mut nested = Hits::default();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
             let keep = key == "osdspec_affinity" || key_index(&key).is_some();
             let p = map.next_value_seed(Probe { keep_value: keep })?;
             if key == "osdspec_affinity" {
                 affinity = Affinity::Value(p.value.clone());
             }
             if let Some(i) = key_index(&key) {
-                hits.0[i] = Some(p.value);
+                hits.set(i, p.value);
             }
             nested.or(p.hits);
         }
@@ -421,7 +469,7 @@ mod tests {
             "ceph_device": false, "lsm_data": {}, "available": true, "rejected_reasons": [],
             "device_id": "WDC_X", "lvs": []}"#;
         let d = parse_device(json).unwrap();
-        assert_eq!(d.path, "/dev/sdb");
+        assert_eq!(&*d.path, "/dev/sdb");
         assert!(d.available && !d.ceph_device);
         assert_eq!(d.model(), "WDC WD2002FAEX-0");
         assert_eq!(d.human_size(), "1.82 TB");
@@ -437,7 +485,8 @@ mod tests {
         let d = parse_device(json).unwrap();
         assert_eq!(d.model(), "from-partition");
         // A direct key beats a nested one even when it comes later.
-        let json = br#"{"path": "/dev/x", "sys_api": {"partitions": {"x1": {"vendor": "nested"}}, "vendor": "direct"}}"#;
+        let json =
+            br#"{"path": "/dev/x", "sys_api": {"partitions": {"x1": {"vendor": "nested"}}, "vendor": "direct"}}"#;
         assert_eq!(parse_device(json).unwrap().vendor(), "direct");
         let json = br#"{"path": "/dev/x", "sys_api": {}}"#;
         assert!(parse_device(json).unwrap().lookups.model.is_none());
@@ -448,13 +497,6 @@ mod tests {
         let json = br#"{"path": "/dev/x", "lvs": [{"name": "a", "comment": "not used by ceph"},
             {"osdspec_affinity": "fast"}, "junk"]}"#;
         let d = parse_device(json).unwrap();
-        assert_eq!(
-            d.lvs,
-            vec![
-                Affinity::Absent,
-                Affinity::Value(Found::Str("fast".into())),
-                Affinity::Malformed
-            ]
-        );
+        assert_eq!(d.lvs, vec![Affinity::Absent, Affinity::Value(Found::Str("fast".into())), Affinity::Malformed]);
     }
 }

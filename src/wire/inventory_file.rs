@@ -5,25 +5,20 @@
 
 use std::collections::HashMap;
 use std::io::Read;
+use std::sync::mpsc;
 
 use super::ceph_volume::parse_device_list;
 use super::json_stream::{JsonStream, StreamError};
-use crate::domain::inventory::{ClusterView, HostInventory};
+use crate::domain::inventory::{ClusterView, Device, HostInventory};
 
 #[derive(Debug, thiserror::Error)]
 pub enum InventoryFileError {
     #[error(transparent)]
     Stream(#[from] StreamError),
     #[error("host {host:?}: {source}")]
-    Host {
-        host: String,
-        source: serde_json::Error,
-    },
+    Host { host: String, source: serde_json::Error },
     #[error("{key}: {source}")]
-    Section {
-        key: String,
-        source: serde_json::Error,
-    },
+    Section { key: String, source: serde_json::Error },
     #[error("the inventory must be a JSON object with a \"hosts\" mapping")]
     NotAnInventory,
 }
@@ -50,46 +45,24 @@ pub fn read_inventory<R: Read>(src: R) -> Result<ClusterView, InventoryFileError
                         return Err(InventoryFileError::NotAnInventory);
                     }
                     s.expect(b'{')?;
-                    if !s.at_close(b'}')? {
-                        loop {
-                            let host = s.string()?;
-                            s.expect(b':')?;
-                            let devices = parse_device_list(s.value()?).map_err(|source| {
-                                InventoryFileError::Host {
-                                    host: host.clone(),
-                                    source,
-                                }
-                            })?;
-                            match index.get(&host) {
-                                Some(&i) => view.hosts[i].devices = devices,
-                                None => {
-                                    index.insert(host.clone(), view.hosts.len());
-                                    view.hosts.push(HostInventory {
-                                        name: host,
-                                        labels: Vec::new(),
-                                        devices,
-                                    });
-                                }
-                            }
-                            if !s.next_member(b'}')? {
-                                break;
+                    for (host, devices) in read_hosts(&mut s)? {
+                        match index.get(&host) {
+                            Some(&i) => view.hosts[i].devices = devices,
+                            None => {
+                                index.insert(host.clone(), view.hosts.len());
+                                view.hosts.push(HostInventory { name: host, labels: Vec::new(), devices });
                             }
                         }
                     }
                 }
                 "labels" => labels = section(s.value()?, &key)?,
                 "existing_daemons" => {
-                    let raw: Option<HashMap<String, Option<HashMap<String, u64>>>> =
-                        section(s.value()?, &key)?;
-                    view.existing_daemons = raw
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|(k, v)| (k, v.unwrap_or_default()))
-                        .collect();
+                    let raw: Option<HashMap<String, Option<HashMap<String, u64>>>> = section(s.value()?, &key)?;
+                    view.existing_daemons =
+                        raw.unwrap_or_default().into_iter().map(|(k, v)| (k, v.unwrap_or_default())).collect();
                 }
                 "osd_id_claims" => {
-                    let raw: Option<HashMap<String, Vec<serde_json::Value>>> =
-                        section(s.value()?, &key)?;
+                    let raw: Option<HashMap<String, Vec<serde_json::Value>>> = section(s.value()?, &key)?;
                     view.osd_id_claims = raw
                         .unwrap_or_default()
                         .into_iter()
@@ -125,15 +98,90 @@ pub fn read_inventory<R: Read>(src: R) -> Result<ClusterView, InventoryFileError
     Ok(view)
 }
 
-fn section<T: serde::de::DeserializeOwned + Default>(
-    raw: &[u8],
-    key: &str,
-) -> Result<T, InventoryFileError> {
+/// Reads the members of the `hosts` object (its `{` already consumed).
+/// Splitting the text into hosts is cheap; parsing the devices is not, so
+/// hosts are parsed on a few threads and put back in file order.
+fn read_hosts<R: Read>(s: &mut JsonStream<R>) -> Result<Vec<(String, Vec<Device>)>, InventoryFileError> {
+    let workers = std::env::var("OSDKEEPER_PARSE_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| (std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) + 1).min(4));
+    let parse = |host: String, bytes: &[u8]| match parse_device_list(bytes) {
+        Ok(devices) => Ok((host, devices)),
+        Err(source) => Err(InventoryFileError::Host { host, source }),
+    };
+    if workers < 2 {
+        let mut out = Vec::new();
+        if !s.at_close(b'}')? {
+            loop {
+                let host = s.string()?;
+                s.expect(b':')?;
+                out.push(parse(host, s.value()?)?);
+                if !s.next_member(b'}')? {
+                    break;
+                }
+            }
+        }
+        return Ok(out);
+    }
+    type Job = (usize, String, Vec<u8>);
+    type Done = (usize, Result<(String, Vec<Device>), InventoryFileError>);
+    std::thread::scope(|scope| {
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        let mut jobs = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            let (tx, rx) = mpsc::sync_channel::<Job>(32);
+            let done_tx = done_tx.clone();
+            scope.spawn(move || {
+                for (i, host, bytes) in rx {
+                    if done_tx.send((i, parse(host, &bytes))).is_err() {
+                        return;
+                    }
+                }
+            });
+            jobs.push(tx);
+        }
+        drop(done_tx);
+        let mut count = 0usize;
+        let scanned: Result<(), InventoryFileError> = (|| {
+            if s.at_close(b'}')? {
+                return Ok(());
+            }
+            loop {
+                let host = s.string()?;
+                s.expect(b':')?;
+                let bytes = s.value()?.to_vec();
+                if jobs[count % workers].send((count, host, bytes)).is_err() {
+                    break;
+                }
+                count += 1;
+                if !s.next_member(b'}')? {
+                    return Ok(());
+                }
+            }
+            Ok(())
+        })();
+        drop(jobs);
+        let mut slots: Vec<Option<(String, Vec<Device>)>> = (0..count).map(|_| None).collect();
+        let mut first_error: Option<(usize, InventoryFileError)> = None;
+        for (i, result) in done_rx {
+            match result {
+                Ok(v) => slots[i] = Some(v),
+                Err(e) if first_error.as_ref().is_none_or(|(j, _)| i < *j) => first_error = Some((i, e)),
+                Err(_) => {}
+            }
+        }
+        scanned?;
+        if let Some((_, e)) = first_error {
+            return Err(e);
+        }
+        Ok(slots.into_iter().map(|v| v.expect("every host parsed")).collect())
+    })
+}
+
+fn section<T: serde::de::DeserializeOwned + Default>(raw: &[u8], key: &str) -> Result<T, InventoryFileError> {
     let v: Option<T> =
-        serde_json::from_slice(raw).map_err(|source| InventoryFileError::Section {
-            key: key.to_string(),
-            source,
-        })?;
+        serde_json::from_slice(raw).map_err(|source| InventoryFileError::Section { key: key.to_string(), source })?;
     Ok(v.unwrap_or_default())
 }
 
@@ -147,11 +195,8 @@ mod tests {
             "labels": {"a": ["_no_schedule"]}, "existing_daemons": {"fast": {"b": 2}},
             "osd_id_claims": {"b": ["3", 4]}}"#;
         let v = read_inventory(&json[..]).unwrap();
-        assert_eq!(
-            v.hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(),
-            ["b", "a"]
-        );
-        assert_eq!(v.hosts[0].devices[0].path, "/dev/sda", "sorted by path");
+        assert_eq!(v.hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(), ["b", "a"]);
+        assert_eq!(&*v.hosts[0].devices[0].path, "/dev/sda", "sorted by path");
         assert!(!v.hosts[1].schedulable());
         assert_eq!(v.existing("fast", "b"), 2);
         assert_eq!(v.claims("b.example.com"), ["3", "4"]);

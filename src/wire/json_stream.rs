@@ -4,14 +4,16 @@
 
 use std::io::Read;
 
-use memchr::memchr2;
+use memchr::{memchr2, memchr3};
 
 const CHUNK: usize = 256 * 1024;
 
 /// A forward-only reader over JSON tokens of a byte stream.
 pub struct JsonStream<R> {
     src: R,
+    /// Allocated once; `buf[pos..len]` is read but not yet consumed.
     buf: Vec<u8>,
+    len: usize,
     pos: usize,
     eof: bool,
     /// Bytes dropped from the front of `buf`, for error offsets.
@@ -28,56 +30,50 @@ pub enum StreamError {
 
 impl<R: Read> JsonStream<R> {
     pub fn new(src: R) -> Self {
-        JsonStream {
-            src,
-            buf: Vec::with_capacity(CHUNK),
-            pos: 0,
-            eof: false,
-            dropped: 0,
-        }
+        JsonStream { src, buf: vec![0; CHUNK], len: 0, pos: 0, eof: false, dropped: 0 }
     }
 
     fn syntax(&self, message: impl Into<String>) -> StreamError {
-        StreamError::Syntax {
-            offset: self.dropped + self.pos as u64,
-            message: message.into(),
-        }
+        StreamError::Syntax { offset: self.dropped + self.pos as u64, message: message.into() }
     }
 
-    /// Appends the next chunk; false at end of input.
-    fn fill(&mut self) -> Result<bool, StreamError> {
+    /// Reads more input behind what is buffered, first moving the unread
+    /// part (from `pos`) to the front; false at end of input. Offsets into
+    /// the buffer taken before a fill must be re-based by `moved`.
+    fn fill(&mut self) -> Result<Option<usize>, StreamError> {
         if self.eof {
-            return Ok(false);
+            return Ok(None);
         }
-        let old = self.buf.len();
-        self.buf.resize(old + CHUNK, 0);
+        let moved = self.pos;
+        if moved > 0 {
+            self.buf.copy_within(moved..self.len, 0);
+            self.len -= moved;
+            self.dropped += moved as u64;
+            self.pos = 0;
+        }
+        if self.len == self.buf.len() {
+            // A single value larger than the buffer: grow it.
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
         let n = loop {
-            match self.src.read(&mut self.buf[old..]) {
+            match self.src.read(&mut self.buf[self.len..]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e.into()),
             }
         };
-        self.buf.truncate(old + n);
+        self.len += n;
         if n == 0 {
             self.eof = true;
+            return Ok(None);
         }
-        Ok(n > 0)
-    }
-
-    /// Forgets consumed bytes once they make up most of the buffer.
-    fn compact(&mut self) {
-        if self.pos > CHUNK && self.pos * 2 > self.buf.len() {
-            self.buf.drain(..self.pos);
-            self.dropped += self.pos as u64;
-            self.pos = 0;
-        }
+        Ok(Some(moved))
     }
 
     /// The next non-whitespace byte, not consumed.
     pub fn peek(&mut self) -> Result<Option<u8>, StreamError> {
         loop {
-            while self.pos < self.buf.len() {
+            while self.pos < self.len {
                 let b = self.buf[self.pos];
                 if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
                     self.pos += 1;
@@ -85,8 +81,7 @@ impl<R: Read> JsonStream<R> {
                     return Ok(Some(b));
                 }
             }
-            self.compact();
-            if !self.fill()? {
+            if self.fill()?.is_none() {
                 return Ok(None);
             }
         }
@@ -98,14 +93,8 @@ impl<R: Read> JsonStream<R> {
                 self.pos += 1;
                 Ok(())
             }
-            Some(b) => Err(self.syntax(format!(
-                "expected '{}', found '{}'",
-                want as char, b as char
-            ))),
-            None => Err(self.syntax(format!(
-                "expected '{}', found the end of the file",
-                want as char
-            ))),
+            Some(b) => Err(self.syntax(format!("expected '{}', found '{}'", want as char, b as char))),
+            None => Err(self.syntax(format!("expected '{}', found the end of the file", want as char))),
         }
     }
 
@@ -134,71 +123,94 @@ impl<R: Read> JsonStream<R> {
     }
 
     /// The raw bytes of the next value; the slice is valid until the next call.
+    ///
+    /// Only finds where the value ends; serde_json validates it afterwards.
+    /// Inside an object only quotes and braces can move the end (brackets
+    /// there are balanced in valid JSON), so those stretches are skipped with
+    /// memchr; brackets are counted only outside every object.
     pub fn value(&mut self) -> Result<&[u8], StreamError> {
-        self.compact();
-        let first = self
-            .peek()?
-            .ok_or_else(|| self.syntax("expected a value, found the end of the file"))?;
-        let start = self.pos;
-        let mut i = start;
-        let mut depth: usize = 0;
+        let first = self.peek()?.ok_or_else(|| self.syntax("expected a value, found the end of the file"))?;
+        let scalar = !matches!(first, b'{' | b'[' | b'"');
+        // `pos` stays at the value's start while scanning, so a refill
+        // keeps the value; `i` is relative to `pos`.
+        let mut i = 0usize;
+        let mut braces: usize = 0;
+        let mut brackets: usize = 0;
         let mut in_string = false;
         loop {
-            if i >= self.buf.len() {
-                if !self.fill()? {
-                    if depth == 0 && !in_string && !matches!(first, b'{' | b'[' | b'"') {
+            if self.pos + i >= self.len {
+                if self.fill()?.is_none() {
+                    if scalar {
                         break;
                     }
                     return Err(self.syntax("the file ends inside a value"));
                 }
                 continue;
             }
+            let at = self.pos + i;
             if in_string {
-                match memchr2(b'"', b'\\', &self.buf[i..]) {
-                    None => i = self.buf.len(),
-                    Some(off) => {
-                        let at = i + off;
-                        if self.buf[at] == b'\\' {
-                            if at + 1 >= self.buf.len() {
-                                i = at;
-                                if !self.fill()? {
-                                    return Err(self.syntax("the file ends inside a string"));
-                                }
-                                continue;
+                match memchr2(b'"', b'\\', &self.buf[at..self.len]) {
+                    None => i = self.len - self.pos,
+                    Some(off) if self.buf[at + off] == b'\\' => {
+                        if at + off + 1 >= self.len {
+                            // The escaped byte is not read yet; look again after a refill.
+                            i += off;
+                            if self.fill()?.is_none() {
+                                return Err(self.syntax("the file ends inside a string"));
                             }
-                            i = at + 2;
-                        } else {
-                            in_string = false;
-                            i = at + 1;
-                            if depth == 0 {
-                                break;
+                            continue;
+                        }
+                        i += off + 2;
+                    }
+                    Some(off) => {
+                        in_string = false;
+                        i += off + 1;
+                        if braces == 0 && brackets == 0 {
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            if braces > 0 {
+                match memchr3(b'"', b'{', b'}', &self.buf[at..self.len]) {
+                    None => i = self.len - self.pos,
+                    Some(off) => {
+                        i += off + 1;
+                        match self.buf[at + off] {
+                            b'"' => in_string = true,
+                            b'{' => braces += 1,
+                            _ => {
+                                braces -= 1;
+                                if braces == 0 && brackets == 0 {
+                                    break;
+                                }
                             }
                         }
                     }
                 }
                 continue;
             }
-            let b = self.buf[i];
-            match b {
+            match self.buf[at] {
                 b'"' => in_string = true,
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => {
-                    if depth == 0 {
-                        break;
-                    }
-                    depth -= 1;
-                    if depth == 0 {
+                b'{' => braces += 1,
+                b'[' => brackets += 1,
+                b'}' | b']' if brackets == 0 => break,
+                b']' => {
+                    brackets -= 1;
+                    if brackets == 0 {
                         i += 1;
                         break;
                     }
                 }
-                b',' | b' ' | b'\n' | b'\r' | b'\t' if depth == 0 => break,
+                b',' | b' ' | b'\n' | b'\r' | b'\t' if brackets == 0 => break,
                 _ => {}
             }
             i += 1;
         }
-        self.pos = i;
-        Ok(&self.buf[start..i])
+        let start = self.pos;
+        self.pos += i;
+        Ok(&self.buf[start..start + i])
     }
 
     /// The next value, which must be a JSON string.

@@ -54,31 +54,13 @@ pub struct FieldError {
 
 impl FieldError {
     /// An error cephadm raises too (with its own wording, kept in `message`).
-    pub fn cephadm(
-        field: impl Into<String>,
-        value: Option<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        FieldError {
-            field: field.into(),
-            value,
-            message: message.into(),
-            stricter: false,
-        }
+    pub fn cephadm(field: impl Into<String>, value: Option<String>, message: impl Into<String>) -> Self {
+        FieldError { field: field.into(), value, message: message.into(), stricter: false }
     }
 
     /// A value cephadm would accept and then misuse.
-    pub fn stricter(
-        field: impl Into<String>,
-        value: Option<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        FieldError {
-            field: field.into(),
-            value,
-            message: message.into(),
-            stricter: true,
-        }
+    pub fn stricter(field: impl Into<String>, value: Option<String>, message: impl Into<String>) -> Self {
+        FieldError { field: field.into(), value, message: message.into(), stricter: true }
     }
 
     pub fn locate(self, doc: usize, line: usize, service_id: Option<String>) -> SpecError {

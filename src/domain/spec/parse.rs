@@ -39,15 +39,7 @@ const FEATURES: &[&str] = &[
     "crush_device_class",
 ];
 
-const FILTERS: &[&str] = &[
-    "paths",
-    "size",
-    "vendor",
-    "model",
-    "rotational",
-    "limit",
-    "all",
-];
+const FILTERS: &[&str] = &["paths", "size", "vendor", "model", "rotational", "limit", "all"];
 
 /// One document of a spec file after validation. Empty documents are left
 /// out (cephadm skips them) but keep their place in the numbering.
@@ -70,20 +62,13 @@ pub fn parse_spec_file(text: &str) -> Result<Vec<SpecDocument>, SpecFileError> {
         .into_iter()
         .enumerate()
         .filter(|(_, d)| !d.value.is_null())
-        .map(|(i, d)| SpecDocument {
-            doc: i,
-            line: d.line,
-            spec: parse_spec_document(&d.value, i, d.line),
-        })
+        .map(|(i, d)| SpecDocument { doc: i, line: d.line, spec: parse_spec_document(&d.value, i, d.line) })
         .collect())
 }
 
 /// Validates one document (already read from YAML).
 pub fn parse_spec_document(doc: &Value, index: usize, line: usize) -> Result<DriveSpec, SpecError> {
-    let sid = doc
-        .get("service_id")
-        .and_then(|v| v.as_str())
-        .map(str::to_string);
+    let sid = doc.get("service_id").and_then(|v| v.as_str()).map(str::to_string);
     build(doc).map_err(|e| e.locate(index, line, sid))
 }
 
@@ -112,10 +97,7 @@ struct Selection {
 type Entries = Vec<(Value, Value)>;
 
 fn get<'a>(entries: &'a Entries, key: &str) -> Option<&'a Value> {
-    entries
-        .iter()
-        .find(|(k, _)| k.as_str() == Some(key))
-        .map(|(_, v)| v)
+    entries.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
 }
 
 fn set(entries: &mut Entries, key: &str, value: Value) {
@@ -135,11 +117,7 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
         return Err(FieldError::cephadm(
             "",
             None,
-            format!(
-                "a spec document must be a mapping, got {} {}",
-                doc.type_name(),
-                doc.display()
-            ),
+            format!("a spec document must be a mapping, got {} {}", doc.type_name(), doc.display()),
         ));
     };
     let mut top = entries.clone();
@@ -173,33 +151,20 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
                 "not an OSD spec: osdkeeper manages OSD specs (service_type: osd) only",
             ))
         }
-        _ => {
-            return Err(FieldError::cephadm(
-                "service_type",
-                None,
-                "Spec needs a \"service_type\" key.",
-            ))
-        }
+        _ => return Err(FieldError::cephadm("service_type", None, "Spec needs a \"service_type\" key.")),
     }
     remove(&mut top, "status");
 
     if get(&top, "host_pattern").is_some() && get(&top, "placement").is_none() {
         let pattern = remove(&mut top, "host_pattern").expect("checked");
-        top.push((
-            Value::Str("placement".into()),
-            Value::Map(vec![(Value::Str("host_pattern".into()), pattern)]),
-        ));
+        top.push((Value::Str("placement".into()), Value::Map(vec![(Value::Str("host_pattern".into()), pattern)])));
     }
 
     let spec_slots = match get(&top, "spec") {
         None => None,
         Some(Value::Map(inner)) => {
             if inner.is_empty() {
-                return Err(FieldError::cephadm(
-                    "spec",
-                    None,
-                    "Didn't find drive selections",
-                ));
+                return Err(FieldError::cephadm("spec", None, "Didn't find drive selections"));
             }
             Some(convert_features(inner, "spec.")?)
         }
@@ -207,28 +172,18 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
             return Err(FieldError::cephadm(
                 "spec",
                 Some(other.display()),
-                format!(
-                    "spec must be a mapping of OSD settings, got {}",
-                    other.type_name()
-                ),
+                format!("spec must be a mapping of OSD settings, got {}", other.type_name()),
             ))
         }
     };
-    let outer: Entries = top
-        .iter()
-        .filter(|(k, _)| k.as_str() != Some("spec"))
-        .cloned()
-        .collect();
+    let outer: Entries = top.iter().filter(|(k, _)| k.as_str() != Some("spec")).cloned().collect();
     let outer_slots = convert_features(&outer, "")?;
 
     // ServiceSpec._from_json_impl: walk the document in order; `spec:` is
     // merged where it stands, so later keys override earlier ones.
     let mut notes = Vec::new();
     let mut kwargs: Vec<(String, Slot)> = Vec::new();
-    let put = |kwargs: &mut Vec<(String, Slot)>, k: String, v: Slot| match kwargs
-        .iter_mut()
-        .find(|(ek, _)| *ek == k)
-    {
+    let put = |kwargs: &mut Vec<(String, Slot)>, k: String, v: Slot| match kwargs.iter_mut().find(|(ek, _)| *ek == k) {
         Some(e) => e.1 = v,
         None => kwargs.push((k, v)),
     };
@@ -240,11 +195,7 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
             }
             continue;
         }
-        let slot = outer_slots
-            .iter()
-            .find(|(ok, _)| ok == key)
-            .map(|(_, s)| s.clone())
-            .expect("converted");
+        let slot = outer_slots.iter().find(|(ok, _)| ok == key).map(|(_, s)| s.clone()).expect("converted");
         let slot = match (key, slot) {
             ("placement", Slot::Raw(v)) => Slot::Placement(Placement::parse(&v, &mut notes)?),
             (_, s) => s,
@@ -298,10 +249,7 @@ fn selection(v: &Value, field: &str) -> Result<Option<Selection>, FieldError> {
             format!("a device selection must be a mapping of filters such as {{rotational: 0}} or {{paths: [/dev/sdb]}}, got {}", v.type_name()),
         ));
     };
-    let mut s = Selection {
-        field: field.to_string(),
-        ..Selection::default()
-    };
+    let mut s = Selection { field: field.to_string(), ..Selection::default() };
     for (k, val) in entries {
         let name = k.python_str();
         if !k.as_str().is_some_and(|key| FILTERS.contains(&key)) {
@@ -360,11 +308,7 @@ fn take_raw(kwargs: &mut Vec<(String, Slot)>, key: &str) -> Option<Value> {
 fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<DriveSpec, FieldError> {
     if let Some(Slot::Raw(t)) = take(&mut kw, "service_type") {
         if !(t.is_null() || t.as_str() == Some("osd")) {
-            return Err(FieldError::cephadm(
-                "spec.service_type",
-                Some(t.display()),
-                "service_type must be osd",
-            ));
+            return Err(FieldError::cephadm("spec.service_type", Some(t.display()), "service_type must be osd"));
         }
     }
     let placement = match take(&mut kw, "placement") {
@@ -396,7 +340,11 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
             return Err(FieldError::stricter(
                 "service_id",
                 Some(v.display()),
-                format!("service_id must be a string (quote it: '{}'); cephadm fails when it builds the service name from a {}", v.python_str(), v.type_name()),
+                format!(
+                "service_id must be a string (quote it: '{}'); cephadm fails when it builds the service name from a {}",
+                v.python_str(),
+                v.type_name()
+            ),
             ))
         }
     };
@@ -428,19 +376,10 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
 
     // validate(): placement, data_devices, each selection, all, objectstore, sizes, method.
     if placement.is_empty() {
-        return Err(FieldError::cephadm(
-            "placement",
-            None,
-            "`placement` required (host_pattern, hosts or label)",
-        ));
+        return Err(FieldError::cephadm("placement", None, "`placement` required (host_pattern, hosts or label)"));
     }
     let mut selections: Vec<(&str, Option<Selection>)> = Vec::new();
-    for key in [
-        "data_devices",
-        "db_devices",
-        "wal_devices",
-        "journal_devices",
-    ] {
+    for key in ["data_devices", "db_devices", "wal_devices", "journal_devices"] {
         let sel = match take(&mut kw, key) {
             Some(Slot::Selection(s)) => s,
             _ => None,
@@ -448,11 +387,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         selections.push((key, sel));
     }
     if selections[0].1.is_none() {
-        return Err(FieldError::cephadm(
-            "data_devices",
-            None,
-            "`data_devices` element is required.",
-        ));
+        return Err(FieldError::cephadm("data_devices", None, "`data_devices` element is required."));
     }
     for (_, sel) in &selections {
         if let Some(s) = sel {
@@ -460,15 +395,8 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         }
     }
     for (key, sel) in &selections[1..] {
-        if sel
-            .as_ref()
-            .is_some_and(|s| s.all.as_ref().is_some_and(Value::truthy))
-        {
-            return Err(FieldError::cephadm(
-                *key,
-                None,
-                "`all` is only allowed for data_devices",
-            ));
+        if sel.as_ref().is_some_and(|s| s.all.as_ref().is_some_and(Value::truthy)) {
+            return Err(FieldError::cephadm(*key, None, "`all` is only allowed for data_devices"));
         }
     }
 
@@ -497,11 +425,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         match take_raw(&mut kw, key) {
             None => Ok(None),
             Some(v @ (Value::Int(_) | Value::Str(_))) => Ok(v.truthy().then(|| v.python_str())),
-            Some(v) => Err(FieldError::cephadm(
-                key,
-                Some(v.display()),
-                format!("{key} must be of type int or string"),
-            )),
+            Some(v) => Err(FieldError::cephadm(key, Some(v.display()), format!("{key} must be of type int or string"))),
         }
     };
     let block_wal_size = size_arg("block_wal_size")?;
@@ -513,11 +437,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         Some(Value::Str(s)) if s == "lvm" => Some(Method::Lvm),
         Some(Value::Str(s)) if s == "raw" => Some(Method::Raw),
         Some(v) => {
-            return Err(FieldError::cephadm(
-                "method",
-                Some(v.display()),
-                "method must be one of None, lvm, raw",
-            ))
+            return Err(FieldError::cephadm("method", Some(v.display()), "method must be one of None, lvm, raw"))
         }
     };
 
@@ -529,8 +449,12 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         None => None,
         Some(Value::Int(0)) => None,
         Some(Value::Int(n)) if n > 0 => Some(n.to_string()),
-        Some(Value::Str(s)) if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) && s.parse::<u64>().is_ok_and(|n| n > 0) => {
-            notes.push(format!("osds_per_device is the string '{s}'; cephadm passes it on verbatim, write {s} without quotes"));
+        Some(Value::Str(s))
+            if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) && s.parse::<u64>().is_ok_and(|n| n > 0) =>
+        {
+            notes.push(format!(
+                "osds_per_device is the string '{s}'; cephadm passes it on verbatim, write {s} without quotes"
+            ));
             Some(s)
         }
         Some(v) => {
@@ -593,10 +517,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
     for (key, why) in [
         ("db_slots", "cephadm 16.2 never passes it to ceph-volume"),
         ("wal_slots", "cephadm 16.2 never passes it to ceph-volume"),
-        (
-            "osd_id_claims",
-            "cephadm 16.2 takes id claims from destroyed OSDs in the CRUSH map instead",
-        ),
+        ("osd_id_claims", "cephadm 16.2 takes id claims from destroyed OSDs in the CRUSH map instead"),
         ("data_directories", "it only applied to filestore"),
     ] {
         if take_raw(&mut kw, key).is_some() {
@@ -604,23 +525,18 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         }
     }
     if journal_size.is_some() {
-        notes
-            .push("journal_size is accepted but ignored: journals only exist for filestore".into());
+        notes.push("journal_size is accepted but ignored: journals only exist for filestore".into());
     }
 
-    let mut filters = selections
-        .into_iter()
-        .map(|(_, s)| s.map(strict_filter).transpose());
-    let data = filters
-        .next()
-        .expect("four roles")?
-        .expect("data checked above");
+    let mut filters = selections.into_iter().map(|(_, s)| s.map(strict_filter).transpose());
+    let data = filters.next().expect("four roles")?.expect("data checked above");
     let db = filters.next().expect("four roles")?;
     let wal = filters.next().expect("four roles")?;
     let journal = filters.next().expect("four roles")?;
     if journal.is_some() {
         notes.push(
-            "journal_devices only apply to filestore: cephadm still reserves the matching disks, but never uses them".into(),
+            "journal_devices only apply to filestore: cephadm still reserves the matching disks, but never uses them"
+                .into(),
         );
     }
     Ok(DriveSpec {
@@ -658,7 +574,11 @@ fn flag(kw: &mut Vec<(String, Slot)>, key: &str) -> Result<bool, FieldError> {
             Some(v.display()),
             format!(
                 "{key} must be true or false without quotes: cephadm treats any non-empty value as true{}",
-                if v.as_str().is_some() { ", so the string '{v}' means true".replace("{v}", &v.python_str()) } else { String::new() }
+                if v.as_str().is_some() {
+                    ", so the string '{v}' means true".replace("{v}", &v.python_str())
+                } else {
+                    String::new()
+                }
             ),
         )),
     }
@@ -669,8 +589,7 @@ fn validate_selection(s: &Selection) -> Result<(), FieldError> {
     // cephadm: `paths` conflicts with any property that is not None, but a
     // property equal to [] does not make the selection non-empty.
     let given = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null());
-    let counts =
-        |v: &Option<Value>| given(v) && !matches!(v, Some(Value::Seq(items)) if items.is_empty());
+    let counts = |v: &Option<Value>| given(v) && !matches!(v, Some(Value::Seq(items)) if items.is_empty());
     let props = [&s.model, &s.vendor, &s.size, &s.rotational];
     let any_prop = props.iter().any(|p| given(p));
     if !s.paths.is_empty() && any_prop {
@@ -717,9 +636,10 @@ fn strict_filter(s: Selection) -> Result<DeviceFilter, FieldError> {
     }
     out.size = match s.size {
         None | Some(Value::Null) => None,
-        Some(Value::Str(text)) => Some(SizeFilter::parse(&text).map_err(|m| {
-            FieldError::stricter(f("size"), Some(Value::Str(text.clone()).display()), m)
-        })?),
+        Some(Value::Str(text)) => Some(
+            SizeFilter::parse(&text)
+                .map_err(|m| FieldError::stricter(f("size"), Some(Value::Str(text.clone()).display()), m))?,
+        ),
         Some(v) => {
             let hint = if matches!(v, Value::Int(_)) {
                 " (YAML reads an unquoted 10:20 as the number 620 and 100 as a number)"
@@ -748,11 +668,7 @@ fn strict_filter(s: Selection) -> Result<DeviceFilter, FieldError> {
                 ),
                 _ => "rotational must be 0 (SSD/NVMe) or 1 (HDD)".to_string(),
             };
-            return Err(FieldError::stricter(
-                f("rotational"),
-                Some(v.display()),
-                msg,
-            ));
+            return Err(FieldError::stricter(f("rotational"), Some(v.display()), msg));
         }
     };
     out.limit = match s.limit {
@@ -774,11 +690,13 @@ fn strict_filter(s: Selection) -> Result<DeviceFilter, FieldError> {
         Some(Value::Bool(b)) => b,
         Some(Value::Int(0)) => false,
         Some(Value::Int(1)) => true,
-        Some(v) => return Err(FieldError::stricter(
-            f("all"),
-            Some(v.display()),
-            "all must be true or false without quotes: cephadm treats any non-empty value as true",
-        )),
+        Some(v) => {
+            return Err(FieldError::stricter(
+                f("all"),
+                Some(v.display()),
+                "all must be true or false without quotes: cephadm treats any non-empty value as true",
+            ))
+        }
     };
     Ok(out)
 }

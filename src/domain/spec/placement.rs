@@ -55,18 +55,10 @@ impl Placement {
                 .collect();
         }
         if let Some(label) = &self.label {
-            return hosts
-                .iter()
-                .filter(|h| h.labels.iter().any(|l| l == label))
-                .map(|h| h.name)
-                .collect();
+            return hosts.iter().filter(|h| h.labels.iter().any(|l| l == label)).map(|h| h.name).collect();
         }
         if let Some(pattern) = &self.pattern {
-            return hosts
-                .iter()
-                .filter(|h| pattern.matches(h.name))
-                .map(|h| h.name)
-                .collect();
+            return hosts.iter().filter(|h| pattern.matches(h.name)).map(|h| h.name).collect();
         }
         hosts.iter().map(|h| h.name).collect()
     }
@@ -92,21 +84,14 @@ impl Placement {
             return Err(FieldError::cephadm(
                 "placement",
                 Some(v.display()),
-                format!(
-                    "placement must be a mapping (host_pattern, hosts or label), got {}",
-                    v.type_name()
-                ),
+                format!("placement must be a mapping (host_pattern, hosts or label), got {}", v.type_name()),
             ));
         };
         let mut p = Placement::default();
         let mut hosts_given = false;
         for (k, val) in entries {
             let Some(key) = k.as_str() else {
-                return Err(FieldError::cephadm(
-                    "placement",
-                    Some(k.display()),
-                    "placement keys must be text",
-                ));
+                return Err(FieldError::cephadm("placement", Some(k.display()), "placement keys must be text"));
             };
             match key {
                 "hosts" => {
@@ -165,10 +150,7 @@ impl Placement {
         if !self.hosts.is_empty() && self.label.is_some() {
             return err("placement", "Host and label are mutually exclusive");
         }
-        if self.count_per_host.is_some()
-            && self.label.is_none()
-            && self.hosts.is_empty()
-            && self.host_pattern.is_none()
+        if self.count_per_host.is_some() && self.label.is_none() && self.hosts.is_empty() && self.host_pattern.is_none()
         {
             return err(
                 "placement.count_per_host",
@@ -178,12 +160,7 @@ impl Placement {
         if self.count.is_some() && self.count_per_host.is_some() {
             return err("placement", "cannot combine count and count-per-host");
         }
-        if self.count_per_host.is_some()
-            && self
-                .hosts
-                .iter()
-                .any(|h| !h.network.is_empty() || !h.name.is_empty())
-        {
+        if self.count_per_host.is_some() && self.hosts.iter().any(|h| !h.network.is_empty() || !h.name.is_empty()) {
             return err(
                 "placement.count_per_host",
                 "count-per-host cannot be combined explicit placement with names or networks",
@@ -193,10 +170,13 @@ impl Placement {
             return err("placement", "cannot combine host patterns and hosts");
         }
         if self.label.is_some() && self.host_pattern.is_some() {
-            notes.push("placement: host_pattern is ignored because label is given (cephadm uses the label only)".into());
+            notes
+                .push("placement: host_pattern is ignored because label is given (cephadm uses the label only)".into());
         }
         if self.count.is_some() || self.count_per_host.is_some() {
-            notes.push("placement: count and count_per_host are ignored for OSD specs (every matching host gets OSDs)".into());
+            notes.push(
+                "placement: count and count_per_host are ignored for OSD specs (every matching host gets OSDs)".into(),
+            );
         }
         Ok(())
     }
@@ -210,9 +190,7 @@ fn parse_count(v: &Value, field: &str, what: &str) -> Result<Option<i64>, FieldE
         Value::Bool(b) => i64::from(*b),
         Value::Float(f) if f.fract() == 0.0 && f.is_finite() => *f as i64,
         Value::Float(_) => return bad(format!("{what} must be an integer value")),
-        Value::Str(s) if s.trim().parse::<i64>().is_ok() => {
-            return bad(format!("{what} must be an integer value"))
-        }
+        Value::Str(s) if s.trim().parse::<i64>().is_ok() => return bad(format!("{what} must be an integer value")),
         _ => return bad(format!("{what} must be a numeric value")),
     };
     if n < 1 {
@@ -246,16 +224,12 @@ fn parse_hosts(v: &Value) -> Result<Vec<HostEntry>, FieldError> {
         .map(|(i, item)| {
             let field = format!("placement.hosts[{i}]");
             match item {
-                Value::Str(s) => parse_host_entry(s)
-                    .map_err(|m| FieldError::cephadm(&field, Some(item.display()), m)),
+                Value::Str(s) => parse_host_entry(s).map_err(|m| FieldError::cephadm(&field, Some(item.display()), m)),
                 Value::Map(_) => host_entry_from_map(item, &field),
                 other => Err(FieldError::cephadm(
                     field,
                     Some(other.display()),
-                    format!(
-                        "a host entry must be 'host[:network][=name]', got {}",
-                        other.type_name()
-                    ),
+                    format!("a host entry must be 'host[:network][=name]', got {}", other.type_name()),
                 )),
             }
         })
@@ -281,35 +255,20 @@ fn host_entry_from_map(v: &Value, field: &str) -> Result<HostEntry, FieldError> 
         parts[idx] = Some(val);
     }
     let [Some(h), Some(n), Some(m)] = parts else {
-        return Err(FieldError::cephadm(
-            field,
-            None,
-            "a host mapping takes exactly hostname, network and name",
-        ));
+        return Err(FieldError::cephadm(field, None, "a host mapping takes exactly hostname, network and name"));
     };
     let Some(hostname) = h.as_str() else {
-        return Err(FieldError::cephadm(
-            field,
-            Some(h.display()),
-            "hostname must be a string",
-        ));
+        return Err(FieldError::cephadm(field, Some(h.display()), "hostname must be a string"));
     };
     valid_host(hostname).map_err(|m| FieldError::cephadm(field, Some(h.display()), m))?;
-    Ok(HostEntry {
-        hostname: hostname.to_string(),
-        network: n.python_str(),
-        name: m.python_str(),
-    })
+    Ok(HostEntry { hostname: hostname.to_string(), network: n.python_str(), name: m.python_str() })
 }
 
 /// `HostPlacementSpec.parse(host, require_network=True)`.
 fn parse_host_entry(text: &str) -> Result<HostEntry, String> {
     let host_end = text.find([':', '=']).unwrap_or(text.len());
     let hostname = text[..host_end].to_string();
-    let name = text
-        .find('=')
-        .map(|i| text[i + 1..].to_string())
-        .unwrap_or_default();
+    let name = text.find('=').map(|i| text[i + 1..].to_string()).unwrap_or_default();
     let network = match text.find(':') {
         Some(i) => {
             let rest = &text[i + 1..];
@@ -327,36 +286,20 @@ fn parse_host_entry(text: &str) -> Result<HostEntry, String> {
     for net in networks {
         let mut addr = net;
         if addr.starts_with('v') || addr.starts_with("[v") {
-            let after = addr
-                .split_once(':')
-                .map(|(_, r)| r)
-                .ok_or_else(|| format!("cannot read network {net:?}"))?;
+            let after = addr.split_once(':').map(|(_, r)| r).ok_or_else(|| format!("cannot read network {net:?}"))?;
             addr = after.rsplit_once(':').map(|(l, _)| l).unwrap_or(after);
         }
-        let ok = if addr.contains('/') {
-            valid_ip_network(addr)
-        } else {
-            valid_ip_address(addr)
-        };
+        let ok = if addr.contains('/') { valid_ip_network(addr) } else { valid_ip_address(addr) };
         if !ok {
-            return Err(format!(
-                "'{addr}' does not appear to be an IPv4 or IPv6 address or network"
-            ));
+            return Err(format!("'{addr}' does not appear to be an IPv4 or IPv6 address or network"));
         }
     }
     valid_host(&hostname)?;
-    Ok(HostEntry {
-        hostname,
-        network,
-        name,
-    })
+    Ok(HostEntry { hostname, network, name })
 }
 
 fn valid_ip_address(addr: &str) -> bool {
-    let unwrapped = addr
-        .strip_prefix('[')
-        .and_then(|a| a.strip_suffix(']'))
-        .unwrap_or(addr);
+    let unwrapped = addr.strip_prefix('[').and_then(|a| a.strip_suffix(']')).unwrap_or(addr);
     unwrapped.parse::<IpAddr>().is_ok()
 }
 
@@ -419,14 +362,8 @@ mod tests {
     #[test]
     fn host_entries_follow_cephadm() {
         let e = parse_host_entry("node1:10.0.0.0/24=mon-a").unwrap();
-        assert_eq!(
-            (e.hostname.as_str(), e.network.as_str(), e.name.as_str()),
-            ("node1", "10.0.0.0/24", "mon-a")
-        );
-        assert!(
-            parse_host_entry("node1:10.0.0.1/24").is_err(),
-            "host bits set"
-        );
+        assert_eq!((e.hostname.as_str(), e.network.as_str(), e.name.as_str()), ("node1", "10.0.0.0/24", "mon-a"));
+        assert!(parse_host_entry("node1:10.0.0.1/24").is_err(), "host bits set");
         assert!(parse_host_entry("node_1").is_err());
         assert!(parse_host_entry("node1:[v2:1.2.3.4:3300,v1:1.2.3.4:6789]").is_ok());
         assert!(valid_ip_network("10.0.0.0/255.255.255.0"));
@@ -435,11 +372,9 @@ mod tests {
     #[test]
     fn matching_order() {
         let mut notes = vec![];
-        let p = Placement::parse(
-            &crate::domain::yaml11::load_all("hosts: [b, a, zz, a]").unwrap()[0].value,
-            &mut notes,
-        )
-        .unwrap();
+        let p =
+            Placement::parse(&crate::domain::yaml11::load_all("hosts: [b, a, zz, a]").unwrap()[0].value, &mut notes)
+                .unwrap();
         let hosts = [host("a", &[]), host("b", &[])];
         assert_eq!(p.matching_hosts(&hosts), vec!["b", "a", "a"]);
     }

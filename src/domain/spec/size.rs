@@ -11,16 +11,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 /// A unit cephadm understands, with its decimal multiplier.
-const UNITS: [(&str, f64); 8] = [
-    ("K", 1e3),
-    ("KB", 1e3),
-    ("M", 1e6),
-    ("MB", 1e6),
-    ("G", 1e9),
-    ("GB", 1e9),
-    ("T", 1e12),
-    ("TB", 1e12),
-];
+const UNITS: [(&str, f64); 8] =
+    [("K", 1e3), ("KB", 1e3), ("M", 1e6), ("MB", 1e6), ("G", 1e9), ("GB", 1e9), ("T", 1e12), ("TB", 1e12)];
 
 fn multiplier(unit: &str) -> Option<f64> {
     UNITS.iter().find(|(u, _)| *u == unit).map(|(_, m)| *m)
@@ -68,10 +60,7 @@ fn forms() -> &'static Forms {
 fn quantity(number: &str, unit: &str) -> Option<Quantity> {
     let m = multiplier(unit)?;
     let value: f64 = number.parse().ok()?;
-    Some(Quantity {
-        text: format!("{number}{unit}"),
-        bytes: value * m,
-    })
+    Some(Quantity { text: format!("{number}{unit}"), bytes: value * m })
 }
 
 impl SizeFilter {
@@ -88,10 +77,7 @@ impl SizeFilter {
     fn parse_strict(text: &str) -> Option<SizeFilter> {
         let f = forms();
         let bounds = if let Some(c) = f.range.captures(text) {
-            SizeBounds::Range {
-                low: quantity(&c[1], &c[2])?,
-                high: quantity(&c[3], &c[4])?,
-            }
+            SizeBounds::Range { low: quantity(&c[1], &c[2])?, high: quantity(&c[3], &c[4])? }
         } else if let Some(c) = f.low.captures(text) {
             SizeBounds::AtLeast(quantity(&c[1], &c[2])?)
         } else if let Some(c) = f.high.captures(text) {
@@ -101,10 +87,7 @@ impl SizeFilter {
         } else {
             return None;
         };
-        Some(SizeFilter {
-            text: text.to_string(),
-            bounds,
-        })
+        Some(SizeFilter { text: text.to_string(), bounds })
     }
 
     /// True when `bytes` lies within the bounds (both ends inclusive, exact
@@ -125,25 +108,26 @@ impl SizeFilter {
 }
 
 /// How cephadm reads a disk's `human_readable_size` ("3.64 TB"): the first
-/// `digits.digits`, times the decimal value of the first run of letters.
+/// `digits.digits`, times the decimal value of the first run of letters
+/// (upper-cased). Written out by hand: it runs for every disk of every host.
 pub fn cephadm_disk_bytes(human: &str) -> Result<f64, String> {
-    static NUM: OnceLock<Regex> = OnceLock::new();
-    static LETTERS: OnceLock<Regex> = OnceLock::new();
-    let num = NUM.get_or_init(|| Regex::new(r"[0-9]+\.[0-9]+").expect("num"));
-    let letters = LETTERS.get_or_init(|| Regex::new(r"[a-zA-Z]+").expect("letters"));
-    let number = num.find(human).ok_or_else(|| {
-        format!("the size {human:?} has no decimal number for cephadm's size filter to read")
-    })?;
-    let unit = letters
-        .find(human)
-        .ok_or_else(|| format!("the size {human:?} has no unit for cephadm's size filter to read"))?
-        .as_str()
-        .to_ascii_uppercase();
+    let b = human.as_bytes();
+    let number = (0..b.len())
+        .filter(|&i| b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_digit()))
+        .find_map(|i| {
+            let int_end = i + b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let frac = b.get(int_end + 1..).map_or(0, |r| r.iter().take_while(|c| c.is_ascii_digit()).count());
+            (b.get(int_end) == Some(&b'.') && frac > 0).then(|| &human[i..int_end + 1 + frac])
+        })
+        .ok_or_else(|| format!("the size {human:?} has no decimal number for cephadm's size filter to read"))?;
+    let start = b
+        .iter()
+        .position(u8::is_ascii_alphabetic)
+        .ok_or_else(|| format!("the size {human:?} has no unit for cephadm's size filter to read"))?;
+    let len = b[start..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    let unit = human[start..start + len].to_ascii_uppercase();
     let m = multiplier(&unit).ok_or_else(|| format!("Unit '{unit}' not supported"))?;
-    let value: f64 = number
-        .as_str()
-        .parse()
-        .map_err(|_| format!("cannot read {human:?}"))?;
+    let value: f64 = number.parse().map_err(|_| format!("cannot read {human:?}"))?;
     Ok(value * m)
 }
 
@@ -168,25 +152,17 @@ fn explain_unreadable(text: &str) -> String {
 /// anchors at the start, so trailing text is dropped without a word.
 fn cephadm_prefix_reading(text: &str) -> Option<String> {
     static PREFIX: OnceLock<Regex> = OnceLock::new();
-    let re = PREFIX.get_or_init(|| {
-        Regex::new(r"^(?:[0-9]+([A-Z]{1,2}):[0-9]+([A-Z]{1,2})|:[0-9]+([A-Z]{1,2}))")
-            .expect("prefix")
-    });
+    let re = PREFIX
+        .get_or_init(|| Regex::new(r"^(?:[0-9]+([A-Z]{1,2}):[0-9]+([A-Z]{1,2})|:[0-9]+([A-Z]{1,2}))").expect("prefix"));
     let c = re.captures(text)?;
-    let units_ok = (1..=3)
-        .filter_map(|i| c.get(i))
-        .all(|u| multiplier(u.as_str()).is_some());
+    let units_ok = (1..=3).filter_map(|i| c.get(i)).all(|u| multiplier(u.as_str()).is_some());
     units_ok.then(|| c[0].to_string())
 }
 
 /// Best-effort correction: no spaces, upper-case units, `TiB` read as `TB`,
 /// and decimals in bounds turned into a smaller whole unit.
 fn suggest(text: &str) -> Option<String> {
-    let cleaned: String = text
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect::<String>()
-        .to_ascii_uppercase();
+    let cleaned: String = text.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_uppercase();
     let cleaned = cleaned.replace("IB", "B");
     let fixed: Vec<String> = if let Some((a, b)) = cleaned.split_once(':') {
         let fix = |part: &str| -> Option<String> {
@@ -272,12 +248,12 @@ mod tests {
     fn disk_side_reading() {
         assert_eq!(cephadm_disk_bytes("3.64 TB").unwrap(), 3.64 * 1e12);
         assert_eq!(cephadm_disk_bytes("894.25 GB").unwrap(), 894.25 * 1e9);
-        assert!(cephadm_disk_bytes("1.00 PB")
-            .unwrap_err()
-            .contains("Unit 'PB' not supported"));
-        assert!(cephadm_disk_bytes("512.00 B")
-            .unwrap_err()
-            .contains("Unit 'B' not supported"));
+        assert!(cephadm_disk_bytes("1.00 PB").unwrap_err().contains("Unit 'PB' not supported"));
+        assert!(cephadm_disk_bytes("512.00 B").unwrap_err().contains("Unit 'B' not supported"));
         assert!(cephadm_disk_bytes("5 GB").is_err());
+        // The first digits.digits anywhere, not necessarily at the start.
+        assert_eq!(cephadm_disk_bytes("1 2.50 GB").unwrap(), 2.5e9);
+        assert!(cephadm_disk_bytes("x1 2.50 GB").unwrap_err().contains("Unit 'X'"));
+        assert_eq!(cephadm_disk_bytes("12.5.3 KB").unwrap(), 12.5e3);
     }
 }

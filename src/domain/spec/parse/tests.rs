@@ -1,11 +1,7 @@
 use super::*;
 
 fn parse(text: &str) -> Vec<Result<DriveSpec, SpecError>> {
-    parse_spec_file(text)
-        .expect("yaml")
-        .into_iter()
-        .map(|d| d.spec)
-        .collect()
+    parse_spec_file(text).expect("yaml").into_iter().map(|d| d.spec).collect()
 }
 
 fn one(text: &str) -> Result<DriveSpec, SpecError> {
@@ -40,18 +36,12 @@ fn errors_name_document_service_key_and_value() {
     );
     assert!(docs[0].is_ok());
     let e = docs[1].as_ref().unwrap_err();
-    assert_eq!(
-        (e.doc, e.line, e.service_id.as_deref()),
-        (1, 6, Some("bad"))
-    );
+    assert_eq!((e.doc, e.line, e.service_id.as_deref()), (1, 6, Some("bad")));
     assert_eq!(e.field, "data_devices.size");
     assert!(e.stricter_than_cephadm);
     let text = e.to_string();
     assert!(
-        text.contains("document 1")
-            && text.contains("'bad'")
-            && text.contains("'2tb:'")
-            && text.contains("'2TB:'"),
+        text.contains("document 1") && text.contains("'bad'") && text.contains("'2tb:'") && text.contains("'2TB:'"),
         "{text}"
     );
 }
@@ -61,15 +51,9 @@ fn stricter_values_are_refused_with_advice() {
     let base = "service_type: osd\nservice_id: s\nplacement: {host_pattern: '*'}\n";
     for (extra, field) in [
         ("data_devices: {rotational: '0'}", "data_devices.rotational"),
-        (
-            "data_devices: {all: true}\nobjectstore: blue",
-            "objectstore",
-        ),
+        ("data_devices: {all: true}\nobjectstore: blue", "objectstore"),
         ("data_devices: {all: true}\nencrypted: 'false'", "encrypted"),
-        (
-            "data_devices: {rotational: 1, limit: '2'}",
-            "data_devices.limit",
-        ),
+        ("data_devices: {rotational: 1, limit: '2'}", "data_devices.limit"),
         ("data_devices: {vendor: ''}", "data_devices.vendor"),
         ("data_devices: {size: '10TiB:'}", "data_devices.size"),
         ("data_devices: {paths: /dev/sdb}", "data_devices.paths"),
@@ -84,42 +68,21 @@ fn stricter_values_are_refused_with_advice() {
 fn cephadm_errors_are_not_marked_stricter() {
     let base = "service_type: osd\nservice_id: s\n";
     for (extra, needle) in [
-        (
-            "placement: {host_pattern: '*'}\n",
-            "`data_devices` element is required.",
-        ),
-        (
-            "placement: {host_pattern: '*'}\ndata_devices: {}\n",
-            "`data_devices` element is required.",
-        ),
-        (
-            "placement: {host_pattern: '*'}\ndata_devices: {foo: 1}\n",
-            "Filtering for `foo` is not supported",
-        ),
+        ("placement: {host_pattern: '*'}\n", "`data_devices` element is required."),
+        ("placement: {host_pattern: '*'}\ndata_devices: {}\n", "`data_devices` element is required."),
+        ("placement: {host_pattern: '*'}\ndata_devices: {foo: 1}\n", "Filtering for `foo` is not supported"),
         (
             "placement: {host_pattern: '*'}\ndata_devices: {all: true}\nconfig: {a: b}\n",
             "Feature `config` is not supported",
         ),
-        (
-            "placement: {host_pattern: '*'}\ndata_devices: {all: true, rotational: 1}\n",
-            "mutually exclusive",
-        ),
+        ("placement: {host_pattern: '*'}\ndata_devices: {all: true, rotational: 1}\n", "mutually exclusive"),
         (
             "placement: {host_pattern: '*'}\ndata_devices: {all: true}\ndb_devices: {all: true}\n",
             "only allowed for data_devices",
         ),
-        (
-            "placement: {host_pattern: '*'}\ndata_devices: {limit: 2}\n",
-            "cannot be empty",
-        ),
-        (
-            "placement: {host_pattern: '*'}\ndata_devices: {all: true}\nfilter_logic: XOR\n",
-            "<AND> or <OR>",
-        ),
-        (
-            "placement: {host_pattern: '*'}\ndata_devices: {all: true}\nmethod: zfs\n",
-            "method must be one of",
-        ),
+        ("placement: {host_pattern: '*'}\ndata_devices: {limit: 2}\n", "cannot be empty"),
+        ("placement: {host_pattern: '*'}\ndata_devices: {all: true}\nfilter_logic: XOR\n", "<AND> or <OR>"),
+        ("placement: {host_pattern: '*'}\ndata_devices: {all: true}\nmethod: zfs\n", "method must be one of"),
         ("data_devices: {all: true}\n", "`placement` required"),
         (
             "placement: {host_pattern: '*', hosts: [a]}\ndata_devices: {all: true}\n",
@@ -134,33 +97,29 @@ fn cephadm_errors_are_not_marked_stricter() {
         assert!(!e.stricter_than_cephadm, "{extra}: {e}");
         assert!(e.message.contains(needle), "{extra}: {e}");
     }
-    let e = one("service_id: x\nplacement: {host_pattern: '*'}\ndata_devices: {all: true}\n")
-        .unwrap_err();
+    let e = one("service_id: x\nplacement: {host_pattern: '*'}\ndata_devices: {all: true}\n").unwrap_err();
     assert!(e.message.contains("service_type"), "{e}");
-    let e = one("service_type: osd\nservice_id: 'a b'\nplacement: {host_pattern: '*'}\ndata_devices: {all: true}\n").unwrap_err();
+    let e = one("service_type: osd\nservice_id: 'a b'\nplacement: {host_pattern: '*'}\ndata_devices: {all: true}\n")
+        .unwrap_err();
     assert!(e.message.contains("invalid characters"), "{e}");
 }
 
 #[test]
 fn legacy_flat_layout_and_spec_merge_order() {
-    let s = one(
-        "service_type: osd\nservice_id: a\nhost_pattern: 'n*'\ndata_devices: {rotational: 1}\n",
-    )
-    .unwrap();
+    let s = one("service_type: osd\nservice_id: a\nhost_pattern: 'n*'\ndata_devices: {rotational: 1}\n").unwrap();
     assert_eq!(s.placement.host_pattern.as_deref(), Some("n*"));
     // Keys under spec: override earlier top-level keys, later top-level keys override spec:.
     let s = one("service_type: osd\nservice_id: a\nspec:\n  service_id: b\n  data_devices: {all: true}\nplacement: {host_pattern: '*'}\n").unwrap();
     assert_eq!(s.service_id.as_deref(), Some("b"));
-    let e = one("service_type: osd\nservice_id: a\nspec:\n  placement: {host_pattern: '*'}\n  data_devices: {all: true}\n").unwrap_err();
+    let e =
+        one("service_type: osd\nservice_id: a\nspec:\n  placement: {host_pattern: '*'}\n  data_devices: {all: true}\n")
+            .unwrap_err();
     assert_eq!(e.field, "spec.placement");
 }
 
 #[test]
 fn service_name_supplies_type_and_id() {
-    let s = one(
-        "service_name: osd.fast\nplacement: {host_pattern: '*'}\ndata_devices: {rotational: 0}\n",
-    )
-    .unwrap();
+    let s = one("service_name: osd.fast\nplacement: {host_pattern: '*'}\ndata_devices: {rotational: 0}\n").unwrap();
     assert_eq!(s.service_id.as_deref(), Some("fast"));
     assert_eq!(s.service_name(), "osd.fast");
 }
@@ -168,9 +127,5 @@ fn service_name_supplies_type_and_id() {
 #[test]
 fn ignored_keys_leave_notes() {
     let s = one("service_type: osd\nservice_id: a\nplacement: {host_pattern: '*'}\ndata_devices: {rotational: 1}\ndb_slots: 4\n").unwrap();
-    assert!(
-        s.notes.iter().any(|n| n.contains("db_slots")),
-        "{:?}",
-        s.notes
-    );
+    assert!(s.notes.iter().any(|n| n.contains("db_slots")), "{:?}", s.notes);
 }
