@@ -10,3 +10,5 @@ pub mod domain;
 pub mod render;
 /// External formats (ceph-volume inventory JSON, inventory files) into domain types.
 pub mod wire;
+/// The host agent (`osdkeeper agent`).
+pub mod agent_server;

@@ -1,0 +1,2 @@
+//! `osdkeeper agent`: the small HTTP server that runs on each storage host.
+//! (Being written.)

@@ -1,0 +1,68 @@
+//! The host agent's HTTP API, shared by the agent (`agent_server`) and the
+//! daemon's client for it. JSON over HTTP; with a token configured every
+//! request carries `Authorization: Bearer <OSDKEEPER_AGENT_TOKEN>`.
+//!
+//! | method + path | body | answer |
+//! |---|---|---|
+//! | `GET /healthz` | | `{"status": "ok"}` (no token needed) |
+//! | `GET /v1/inventory` | | `InventoryReport` |
+//! | `POST /v1/ceph-volume` | `CephVolumeRequest` | `CommandResult` (also when the command failed), or 4xx `AgentErrorBody` when refused |
+
+use serde::{Deserialize, Serialize};
+
+/// Where the agent's device list came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum InventorySource {
+    /// `ceph-volume inventory --format json` on the host.
+    CephVolume,
+    /// The kernel's own view (lsblk and /sys/block), in ceph-volume's format.
+    Kernel,
+    /// A fixed file given with `--inventory-file` (tests, demos).
+    File,
+}
+
+/// `GET /v1/inventory`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct InventoryReport {
+    /// The agent's host name (`--host-name`, default the system hostname).
+    pub host: String,
+    pub source: InventorySource,
+    /// When the inventory was taken, in milliseconds since the Unix epoch.
+    pub taken_at_ms: i64,
+    /// Exactly what `ceph-volume inventory --format json` prints: a list of devices.
+    pub devices: Vec<serde_json::Value>,
+    /// False when this agent cannot create OSDs (for example with `--inventory-file`).
+    pub can_create_osds: bool,
+    /// Why, when it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// `POST /v1/ceph-volume`: run one planned ceph-volume command.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CephVolumeRequest {
+    /// The arguments after `ceph-volume`, e.g. `["lvm", "batch", "--no-auto", "/dev/sdb", "--yes", "--no-systemd"]`.
+    /// Only `lvm batch` and `raw prepare` are accepted.
+    pub args: Vec<String>,
+    /// Set as `CEPH_VOLUME_OSDSPEC_AFFINITY`, as cephadm does, so that the
+    /// OSDs remember which spec made them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub osdspec_affinity: Option<String>,
+}
+
+/// The outcome of a command the agent ran.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CommandResult {
+    /// The command line as run, for events and logs.
+    pub command: String,
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Every 4xx/5xx answer of the agent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgentErrorBody {
+    pub error: String,
+}
