@@ -1,5 +1,6 @@
 //! The `osdkeeper` command line: argument definitions and dispatch.
 
+mod agent;
 mod preview;
 
 use std::process::ExitCode;
@@ -27,6 +28,8 @@ pub struct Cli {
 pub enum Command {
     /// Dry-run OSD specs against an inventory file, offline (no daemon needed).
     Preview(preview::PreviewArgs),
+    /// Run the host agent on a storage host: reports its disks, runs ceph-volume for the daemon.
+    Agent(agent::AgentArgs),
 }
 
 /// Exit statuses shared by every command.
@@ -41,5 +44,6 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Preview(args) => preview::run(args),
+        Command::Agent(args) => agent::run(args),
     }
 }
