@@ -12,3 +12,5 @@ pub mod render;
 pub mod wire;
 /// The host agent (`osdkeeper agent`).
 pub mod agent_server;
+/// SQLite persistence: the only module with SQL.
+pub mod store;

@@ -1,0 +1,76 @@
+//! The daemon's state in SQLite: the only module that contains SQL.
+//!
+//! What is stored, and why it must survive a restart: hosts (with their
+//! agents' addresses and labels), the latest inventory of each host (as the
+//! agent sent it, with its age), applied specs (with their history), what
+//! the reconciler last ran per spec and host, devices held back from specs,
+//! and the event log. The database runs in WAL mode with foreign keys on.
+
+mod events;
+mod holds;
+mod hosts;
+mod inventories;
+mod runs;
+mod specs;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::SqlitePool;
+
+pub use events::{Event, Level, NewEvent};
+pub use holds::Hold;
+pub use hosts::{Host, PollFailure};
+pub use inventories::StoredInventory;
+pub use runs::SpecHostRun;
+pub use specs::{SpecRecord, StoredSpec};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("the database holds something unreadable: {0}")]
+    Corrupt(String),
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    #[error("cannot prepare the database: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// A handle on the database; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database file and applies migrations.
+    pub async fn open(path: &Path) -> Result<Store> {
+        let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
+        sqlx::migrate!("./migrations").run(&pool).await?;
+        Ok(Store { pool })
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+fn json_list(text: &str) -> Result<Vec<String>> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("a JSON list column: {e}")))
+}
+
+#[cfg(test)]
+mod tests;

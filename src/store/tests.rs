@@ -1,0 +1,74 @@
+use super::*;
+
+async fn fresh() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("osdkeeper.db")).await.unwrap();
+    (dir, store)
+}
+
+#[tokio::test]
+async fn hosts_keep_their_order_and_refuse_duplicates() {
+    let (_d, s) = fresh().await;
+    s.add_host("b", "b:8741", &[], 1).await.unwrap();
+    s.add_host("a", "a:8741", &["osd".into()], 2).await.unwrap();
+    assert!(matches!(s.add_host("a", "x:1", &[], 3).await, Err(StoreError::Conflict(_))));
+    let names: Vec<String> = s.hosts().await.unwrap().into_iter().map(|h| h.name).collect();
+    assert_eq!(names, ["b", "a"]);
+    assert_eq!(s.set_labels("a", &["x".into()]).await.unwrap().labels, ["x"]);
+    assert!(matches!(s.remove_host("zz").await, Err(StoreError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn poll_state_tracks_unreachable_since() {
+    let (_d, s) = fresh().await;
+    s.add_host("h", "h:1", &[], 1).await.unwrap();
+    let f = PollFailure { at: 100, error: "timeout".into(), next_poll_at: 200 };
+    assert!(s.record_poll_failure("h", &f).await.unwrap(), "first failure");
+    assert!(!s.record_poll_failure("h", &PollFailure { at: 300, ..f }).await.unwrap());
+    let h = s.host("h").await.unwrap();
+    assert_eq!((h.unreachable_since, h.consecutive_failures), (Some(100), 2));
+    assert!(s.record_poll_success("h", 400).await.unwrap(), "back after failures");
+    assert_eq!(s.host("h").await.unwrap().unreachable_since, None);
+}
+
+#[tokio::test]
+async fn specs_are_versioned_with_history() {
+    let (_d, s) = fresh().await;
+    let spec = StoredSpec {
+        service_name: "osd.a".into(),
+        service_id: Some("a".into()),
+        source: "x".into(),
+        spec_json: "{}".into(),
+        unmanaged: false,
+    };
+    s.put_specs(&[spec.clone()], 1).await.unwrap();
+    let v2 = s.put_specs(&[spec], 2).await.unwrap();
+    assert_eq!(v2[0].version, 2);
+    s.remove_spec("osd.a", 3).await.unwrap();
+    let history = s.spec_history("osd.a").await.unwrap();
+    assert_eq!(history.iter().map(|(v, a, _)| (*v, a.as_str())).collect::<Vec<_>>(), [(1, "applied"), (2, "applied"), (2, "removed")]);
+    assert!(matches!(s.remove_spec("osd.a", 4).await, Err(StoreError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn holds_and_cascades() {
+    let (_d, s) = fresh().await;
+    s.add_host("h", "h:1", &[], 1).await.unwrap();
+    s.hold("h", "/dev/sdb", "zapped", 5).await.unwrap();
+    s.hold("h", "/dev/sdb", "again", 6).await.unwrap();
+    assert_eq!(s.holds().await.unwrap()[0].reason, "zapped");
+    s.remove_host("h").await.unwrap();
+    assert!(s.holds().await.unwrap().is_empty(), "holds go with their host");
+}
+
+#[tokio::test]
+async fn events_page_forward() {
+    let (_d, s) = fresh().await;
+    for i in 0..5 {
+        s.add_event(NewEvent { level: Level::Info, kind: "t", host: None, subject: None, message: format!("e{i}") }, i).await.unwrap();
+    }
+    let last2 = s.events(None, 2).await.unwrap();
+    assert_eq!(last2.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["e3", "e4"]);
+    let after = s.events(Some(last2[0].id), 10).await.unwrap();
+    assert_eq!(after.len(), 1);
+}
