@@ -2,15 +2,29 @@
 //!
 //! Layout (see ARCHITECTURE.md for the map and the invariants):
 
+/// The daemon's client for host agents.
+pub mod agent_client;
+/// The host agent (`osdkeeper agent`).
+pub mod agent_server;
+/// The HTTP API of the daemon.
+pub mod api;
 /// The command line.
 pub mod cli;
+/// The CLI's HTTP client for the daemon.
+pub mod client;
+/// Wall-clock helpers for the daemon (the core never reads the clock).
+pub mod clock;
+/// Daemon settings: config file, environment, flags.
+pub mod config;
+/// The daemon: shared state, background loops, operations.
+pub mod daemon;
 /// The pure core: spec parsing, device selection, planning. No I/O, no async.
 pub mod domain;
 /// Tables and JSON documents for operators.
 pub mod render;
-/// External formats (ceph-volume inventory JSON, inventory files) into domain types.
-pub mod wire;
-/// The host agent (`osdkeeper agent`).
-pub mod agent_server;
 /// SQLite persistence: the only module with SQL.
 pub mod store;
+/// Logging setup.
+pub mod telemetry;
+/// External formats (ceph-volume inventory JSON, inventory files) into domain types.
+pub mod wire;

@@ -2,6 +2,8 @@
 
 mod agent;
 mod preview;
+mod remote;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -26,6 +28,43 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Run the daemon (API, inventory poller, reconciler).
+    Serve(serve::ServeArgs),
+    /// Hosts and their agents.
+    Host {
+        #[command(subcommand)]
+        cmd: remote::HostCmd,
+        #[command(flatten)]
+        remote: remote::Remote,
+    },
+    /// Devices of every host, as their agents report them.
+    Device {
+        #[command(subcommand)]
+        cmd: remote::DeviceCmd,
+        #[command(flatten)]
+        remote: remote::Remote,
+    },
+    /// Apply OSD specs (or preview them with --dry-run) on the daemon.
+    Apply {
+        #[command(flatten)]
+        args: remote::ApplyArgs,
+        #[command(flatten)]
+        remote: remote::Remote,
+    },
+    /// Applied specs.
+    Spec {
+        #[command(subcommand)]
+        cmd: remote::SpecCmd,
+        #[command(flatten)]
+        remote: remote::Remote,
+    },
+    /// The daemon's event log.
+    Events {
+        #[command(flatten)]
+        args: remote::EventsArgs,
+        #[command(flatten)]
+        remote: remote::Remote,
+    },
     /// Dry-run OSD specs against an inventory file, offline (no daemon needed).
     Preview(preview::PreviewArgs),
     /// Run the host agent on a storage host: reports its disks, runs ceph-volume for the daemon.
@@ -44,6 +83,12 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Preview(args) => preview::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Host { cmd, remote } => remote::run(|| async move { remote::host(&remote, cmd).await }),
+        Command::Device { cmd, remote } => remote::run(|| async move { remote::device(&remote, cmd).await }),
+        Command::Apply { args, remote } => remote::run(|| async move { remote::apply(&remote, args).await }),
+        Command::Spec { cmd, remote } => remote::run(|| async move { remote::spec(&remote, cmd).await }),
+        Command::Events { args, remote } => remote::run(|| async move { remote::events(&remote, args).await }),
         Command::Agent(args) => agent::run(args),
     }
 }

@@ -59,7 +59,10 @@ pub fn run(args: PreviewArgs) -> ExitCode {
             let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
             write_json(&report, &mut out, threads).and_then(|_| out.write_all(b"\n"))
         }
-        Format::Table => out.write_all(preview_table(&report).as_bytes()),
+        Format::Table => match serde_json::to_value(&report) {
+            Ok(v) => out.write_all(preview_table(&v).as_bytes()),
+            Err(e) => Err(std::io::Error::other(e)),
+        },
     };
     if let Err(e) = written.and_then(|_| out.flush()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {

@@ -91,6 +91,16 @@ impl DeviceType {
     }
 }
 
+/// A logical volume on a disk, as ceph-volume reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lv {
+    pub affinity: Affinity,
+    /// The `osd_id` tag, for LVs that belong to an OSD.
+    pub osd_id: Option<Arc<str>>,
+    /// `block`, `db`, `wal`, ... (`type` in the report).
+    pub kind: Option<Arc<str>>,
+}
+
 /// One disk of a host.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Device {
@@ -101,12 +111,15 @@ pub struct Device {
     /// Sorted, as cephadm stores them.
     pub rejected_reasons: Vec<Arc<str>>,
     /// One entry per LV on the disk.
-    pub lvs: Vec<Affinity>,
+    pub lvs: Vec<Lv>,
     pub device_id: Box<str>,
     /// `sys_api.size` in bytes (the true size).
     pub size_bytes: Option<f64>,
     pub kind: DeviceType,
     pub lookups: Lookups,
+    /// Set when osdkeeper holds the device back from every spec (it zapped
+    /// it, or removed its OSD), with the reason. cephadm has no such notion.
+    pub held: Option<Arc<str>>,
 }
 
 impl Device {
@@ -124,6 +137,11 @@ impl Device {
 
     pub fn human_size(&self) -> &str {
         self.lookups.human_readable_size.as_ref().and_then(Found::as_str).unwrap_or("")
+    }
+
+    /// OSD ids with a data (block) volume on this disk.
+    pub fn osd_ids(&self) -> impl Iterator<Item = &str> {
+        self.lvs.iter().filter(|lv| lv.kind.as_deref() == Some("block")).filter_map(|lv| lv.osd_id.as_deref())
     }
 
     /// The same physical disk reported twice: cephadm compares every report
@@ -157,6 +175,23 @@ pub struct HostInventory {
 impl HostInventory {
     pub fn schedulable(&self) -> bool {
         !self.labels.iter().any(|l| l == "_no_schedule")
+    }
+
+    /// How many OSDs each spec (by `osdspec_affinity`) has on this host,
+    /// counted from the OSD data volumes in the inventory.
+    pub fn osds_by_affinity(&self) -> HashMap<String, u64> {
+        let mut seen: HashMap<String, std::collections::HashSet<&str>> = HashMap::new();
+        for d in &self.devices {
+            for lv in &d.lvs {
+                let (Some(id), Some("block")) = (lv.osd_id.as_deref(), lv.kind.as_deref()) else { continue };
+                let affinity = match &lv.affinity {
+                    Affinity::Value(Found::Str(s)) => s.to_string(),
+                    _ => String::new(),
+                };
+                seen.entry(affinity).or_default().insert(id);
+            }
+        }
+        seen.into_iter().map(|(k, ids)| (k, ids.len() as u64)).collect()
     }
 }
 

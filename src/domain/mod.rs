@@ -5,6 +5,7 @@
 pub mod command;
 pub mod fnmatch;
 pub mod inventory;
+pub mod inventory_diff;
 pub mod osd_layout;
 pub mod plan;
 pub mod selection;

@@ -99,6 +99,8 @@ pub enum Pass {
     Duplicate,
     Mismatch(Miss),
     NotInPaths,
+    /// Held back by osdkeeper until released (not a cephadm notion).
+    Held,
 }
 
 /// Which filter did not match.
@@ -131,9 +133,12 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
     for role in Role::ASSIGNMENT_ORDER {
         let Some(filter) = spec.filter(role) else { continue };
         if !filter.paths.is_empty() {
-            out.role_mut(role).extend(filter.paths.iter().map(|p| Arc::from(p.as_str())));
+            let held = |p: &str| devices.iter().any(|d| *d.path == *p && d.held.is_some());
+            out.role_mut(role).extend(filter.paths.iter().filter(|p| !held(p)).map(|p| Arc::from(p.as_str())));
             for (i, d) in devices.iter().enumerate() {
-                if filter.paths.iter().any(|p| **p == *d.path) {
+                if d.held.is_some() {
+                    passes[i].push(role, Pass::Held);
+                } else if filter.paths.iter().any(|p| **p == *d.path) {
                     taken[i] = true;
                 } else {
                     passes[i].push(role, Pass::NotInPaths);
@@ -147,7 +152,11 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
         let mut limit_hit = false;
         for &i in &pool {
             let d = &devices[i];
-            let pass = if limit_hit {
+            let pass = if d.held.is_some() {
+                // Beyond cephadm: a disk osdkeeper zapped or freed stays out
+                // of every spec until an operator releases it.
+                Some(Pass::Held)
+            } else if limit_hit {
                 Some(after_limit(spec, filter, d, role, picked.len(), existing))
             } else if !d.available && !d.ceph_device {
                 Some(Pass::Unavailable)
@@ -252,7 +261,7 @@ fn after_limit(spec: &DriveSpec, filter: &DeviceFilter, d: &Device, role: Role, 
 /// differs from this spec's id names another (non-empty) spec.
 fn other_spec<'a>(spec: &DriveSpec, d: &'a Device, role: Role) -> Result<Option<&'a Found>, SelectionError> {
     for lv in &d.lvs {
-        let value = match lv {
+        let value = match &lv.affinity {
             Affinity::Absent => continue,
             Affinity::Malformed => {
                 return Err(SelectionError {
@@ -431,6 +440,12 @@ impl fmt::Display for PassText<'_> {
             ),
             Pass::Duplicate => f.write_str("listed twice in the inventory"),
             Pass::NotInPaths => f.write_str("not among the listed paths"),
+            Pass::Held => write!(
+                f,
+                "held by osdkeeper ({}); `osdkeeper device release HOST {}` makes it available to specs again",
+                d.held.as_deref().unwrap_or("held"),
+                d.path
+            ),
             Pass::Mismatch(miss) => {
                 let filter = self.spec.filter(self.role).expect("a role that looked has a filter");
                 match miss {
@@ -535,8 +550,9 @@ fn note_reused(role: Role, filter: &DeviceFilter, picked: &[usize], devices: &[D
         return;
     }
     let paths: Vec<&str> = reused.iter().map(|d| &*d.path).collect();
-    let outside_spec =
-        reused.iter().any(|d| d.lvs.iter().any(|lv| matches!(lv, Affinity::Value(Found::Str(s)) if s.is_empty())));
+    let outside_spec = reused
+        .iter()
+        .any(|d| d.lvs.iter().any(|lv| matches!(&lv.affinity, Affinity::Value(Found::Str(s)) if s.is_empty())));
     let whose = if outside_spec {
         "OSD volumes made outside any spec (empty osdspec_affinity), which cephadm does not treat as another spec's"
     } else {

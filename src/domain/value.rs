@@ -105,6 +105,39 @@ impl Value {
         }
     }
 
+    /// JSON with the same meaning (mapping keys become strings); used to
+    /// store specs canonically and to read config files.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Int(i) => i64::try_from(*i).map(J::from).unwrap_or_else(|_| J::String(i.to_string())),
+            Value::Float(f) => {
+                serde_json::Number::from_f64(*f).map(J::Number).unwrap_or_else(|| J::String(python_float_repr(*f)))
+            }
+            Value::Str(s) | Value::Timestamp(s) => J::String(s.clone()),
+            Value::Seq(items) => J::Array(items.iter().map(Value::to_json).collect()),
+            Value::Map(entries) => J::Object(entries.iter().map(|(k, v)| (k.python_str(), v.to_json())).collect()),
+        }
+    }
+
+    /// The inverse of `to_json` for what `to_json` produces.
+    pub fn from_json(j: &serde_json::Value) -> Value {
+        use serde_json::Value as J;
+        match j {
+            J::Null => Value::Null,
+            J::Bool(b) => Value::Bool(*b),
+            J::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i128::from(i)),
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            J::String(s) => Value::Str(s.clone()),
+            J::Array(items) => Value::Seq(items.iter().map(Value::from_json).collect()),
+            J::Object(m) => Value::Map(m.iter().map(|(k, v)| (Value::Str(k.clone()), Value::from_json(v))).collect()),
+        }
+    }
+
     /// The value as the operator wrote it, for messages ("`size: 2tb:`").
     pub fn display(&self) -> String {
         match self {

@@ -17,11 +17,28 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use super::value::Value;
 
-/// A document of a YAML stream with the line (1-based) where it starts.
+/// A document of a YAML stream with the line (1-based) where its content
+/// starts, and the line of its start marker (`---`, or its first token).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
     pub value: Value,
     pub line: usize,
+    pub start_line: usize,
+}
+
+/// The source text of each document (by `start_line`), for storing a
+/// document exactly as it was written.
+pub fn document_sources<'a>(text: &'a str, docs: &[Document]) -> Vec<&'a str> {
+    let offsets: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let at_line = |line: usize| offsets.get(line.saturating_sub(1)).copied().unwrap_or(text.len());
+    docs.iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let start = if i == 0 { 0 } else { at_line(d.start_line) };
+            let end = docs.get(i + 1).map(|n| at_line(n.start_line)).unwrap_or(text.len());
+            &text[start..end.max(start)]
+        })
+        .collect()
 }
 
 /// Why a YAML stream could not be read.
@@ -61,7 +78,7 @@ pub fn load_all(text: &str) -> Result<Vec<Document>, YamlError> {
                     reader.expect_document_end()?;
                     v
                 };
-                docs.push(Document { value, line });
+                docs.push(Document { value, line, start_line: mark.line() });
             }
             other => return Err(YamlError::at(&mark, format!("unexpected {other:?}"))),
         }
@@ -456,6 +473,13 @@ mod tests {
         assert_eq!(docs[1].value, Value::Null);
         assert_eq!(docs[2].value.get("b"), Some(&Value::Int(2)));
         assert_eq!(docs[2].line, 4);
+    }
+
+    #[test]
+    fn document_sources_split_at_markers() {
+        let text = "# head\na: 1\n---\nb: 2\n---\nc: 3\n";
+        let docs = load_all(text).unwrap();
+        assert_eq!(document_sources(text, &docs), ["# head\na: 1\n", "---\nb: 2\n", "---\nc: 3\n"]);
     }
 
     #[test]

@@ -2,3 +2,4 @@
 
 pub mod preview;
 pub mod table;
+pub mod units;

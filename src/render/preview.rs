@@ -245,30 +245,36 @@ pub fn write_json<W: std::io::Write>(report: &PreviewReport<'_>, out: &mut W, th
     out.write_all(b"}")
 }
 
-/// The human-readable dry-run.
-pub fn preview_table(r: &PreviewReport<'_>) -> String {
-    let p = r.preview;
+/// The human-readable dry-run, from the JSON form (the CLI renders the
+/// daemon's answer with it too, so both print the same).
+pub fn preview_table(p: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let empty = Vec::new();
+    let list = |v: &Value, k: &str| -> Vec<Value> { v.get(k).and_then(Value::as_array).unwrap_or(&empty).clone() };
+    let text = |v: &Value, k: &str| -> String { v.get(k).and_then(Value::as_str).unwrap_or_default().to_string() };
+    let rows = list(p, "preview");
     let mut out = String::new();
     out.push_str("################\nOSDSPEC PREVIEWS\n################\n");
     let mut t = Table::new(["SERVICE", "NAME", "HOST", "DATA", "DB", "WAL"]);
-    for row in &p.rows {
-        let spec = r.spec(row);
-        let name = spec.service_id.as_deref().unwrap_or("");
-        let host = r.view.hosts[row.host].name.as_str();
-        match &row.osds {
-            Ok(osds) => {
+    for row in &rows {
+        let name = text(row, "service_id");
+        let host = text(row, "host");
+        match row.get("planned_osds") {
+            Some(Value::Array(osds)) => {
                 for o in osds {
-                    t.row([
-                        "osd",
-                        name,
-                        host,
-                        &o.data,
-                        o.db.as_deref().unwrap_or("-"),
-                        o.wal.as_deref().unwrap_or("-"),
-                    ]);
+                    let dash = |k: &str| o.get(k).and_then(Value::as_str).unwrap_or("-").to_string();
+                    t.row(["osd".to_string(), name.clone(), host.clone(), dash("data"), dash("db"), dash("wal")]);
                 }
             }
-            Err(e) => t.row(["osd", name, host, &format!("({e})"), "-", "-"]),
+            Some(other) => t.row([
+                "osd".to_string(),
+                name.clone(),
+                host.clone(),
+                format!("({})", text(other, "error")),
+                "-".into(),
+                "-".into(),
+            ]),
+            None => {}
         }
     }
     if t.is_empty() {
@@ -278,51 +284,51 @@ pub fn preview_table(r: &PreviewReport<'_>) -> String {
     }
     let mut not_chosen = String::new();
     let mut warnings = String::new();
-    for row in &p.rows {
-        let spec = r.spec(row);
-        let name = spec.service_id.as_deref().unwrap_or("<unnamed>");
-        let host = &r.view.hosts[row.host];
-        let sel = &row.selection;
-        if !sel.skipped.is_empty() {
-            let _ = writeln!(not_chosen, "  {name} on {}:", host.name);
-            let w = sel.skipped.iter().map(|s| host.devices[s.device].path.len()).max().unwrap_or(0);
-            for sk in &sel.skipped {
-                let d = &host.devices[sk.device];
-                let why: Vec<String> =
-                    sk.passes.iter().map(|(role, pass)| describe(spec, *role, d, *pass).to_string()).collect();
-                let why = if why.is_empty() { "not looked at".to_string() } else { why.join("; ") };
-                let _ = writeln!(not_chosen, "    {:w$}  {why}", &*d.path);
+    let mut cmds = String::new();
+    for row in &rows {
+        let name = row.get("service_id").and_then(Value::as_str).unwrap_or("<unnamed>");
+        let host = text(row, "host");
+        let age = row
+            .get("inventory_age_s")
+            .and_then(Value::as_f64)
+            .map(|a| format!(" (inventory {})", crate::clock::format_age((a * 1000.0) as i64)))
+            .unwrap_or_default();
+        let skipped = list(row, "skipped");
+        if !skipped.is_empty() {
+            let _ = writeln!(not_chosen, "  {name} on {host}{age}:");
+            let w = skipped.iter().map(|s| text(s, "path").len()).max().unwrap_or(0);
+            for sk in &skipped {
+                let reasons: Vec<String> =
+                    list(sk, "reasons").iter().filter_map(|r| r.as_str().map(str::to_string)).collect();
+                let why = if reasons.is_empty() { "not looked at".to_string() } else { reasons.join("; ") };
+                let _ = writeln!(not_chosen, "    {:w$}  {why}", text(sk, "path"));
             }
         }
-        for w in &sel.warnings {
-            let _ = writeln!(warnings, "  {name} on {}: {w}", host.name);
+        for w in list(row, "warnings") {
+            let _ = writeln!(warnings, "  {name} on {host}: {}", w.as_str().unwrap_or_default());
+        }
+        for c in list(row, "commands") {
+            let _ = writeln!(cmds, "  {host}: ceph-volume {}", c.as_str().unwrap_or_default());
         }
     }
-    for (_, spec, note) in r.notes() {
-        let _ = writeln!(warnings, "  {}: {note}", spec.service_id.as_deref().unwrap_or("<unnamed>"));
+    for n in list(p, "notes") {
+        let _ = writeln!(
+            warnings,
+            "  {}: {}",
+            n.get("service_id").and_then(Value::as_str).unwrap_or("<unnamed>"),
+            text(&n, "note")
+        );
     }
-    if !not_chosen.is_empty() {
-        out.push_str("\nNot chosen:\n");
-        out.push_str(&not_chosen);
-    }
-    if !warnings.is_empty() {
-        out.push_str("\nWarnings:\n");
-        out.push_str(&warnings);
-    }
-    let mut cmds = String::new();
-    for row in &p.rows {
-        for c in &row.commands {
-            let _ = writeln!(cmds, "  {}: ceph-volume {c}", r.view.hosts[row.host].name);
+    for sections in [("Not chosen", &not_chosen), ("Warnings", &warnings), ("Commands", &cmds)] {
+        if !sections.1.is_empty() {
+            let _ = write!(out, "\n{}:\n{}", sections.0, sections.1);
         }
     }
-    if !cmds.is_empty() {
-        out.push_str("\nCommands:\n");
-        out.push_str(&cmds);
-    }
-    if !p.errors.is_empty() {
+    let errors = list(p, "errors");
+    if !errors.is_empty() {
         out.push_str("\nInvalid documents:\n");
-        for e in &p.errors {
-            let _ = writeln!(out, "  {e}");
+        for e in &errors {
+            let _ = writeln!(out, "  {}", text(e, "error"));
         }
     }
     out

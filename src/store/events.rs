@@ -68,7 +68,15 @@ impl Store {
         .bind(&e.message)
         .fetch_one(&self.pool)
         .await?;
-        Ok(Event { id, at: now, level: e.level, kind: e.kind.to_string(), host: e.host, subject: e.subject, message: e.message })
+        Ok(Event {
+            id,
+            at: now,
+            level: e.level,
+            kind: e.kind.to_string(),
+            host: e.host,
+            subject: e.subject,
+            message: e.message,
+        })
     }
 
     /// Events with an id above `after`, oldest first, at most `limit`; with

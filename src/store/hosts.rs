@@ -76,7 +76,8 @@ impl Store {
 
     /// Every host, in the order they were added.
     pub async fn hosts(&self) -> Result<Vec<Host>> {
-        let rows = sqlx::query(&format!("SELECT {HOST_COLUMNS} FROM hosts ORDER BY position")).fetch_all(&self.pool).await?;
+        let rows =
+            sqlx::query(&format!("SELECT {HOST_COLUMNS} FROM hosts ORDER BY position")).fetch_all(&self.pool).await?;
         rows.iter().map(host_from).collect()
     }
 
@@ -90,8 +91,11 @@ impl Store {
 
     pub async fn set_labels(&self, name: &str, labels: &[String]) -> Result<Host> {
         let labels_json = serde_json::to_string(labels).expect("strings serialize");
-        let done =
-            sqlx::query("UPDATE hosts SET labels = ? WHERE name = ?").bind(labels_json).bind(name).execute(&self.pool).await?;
+        let done = sqlx::query("UPDATE hosts SET labels = ? WHERE name = ?")
+            .bind(labels_json)
+            .bind(name)
+            .execute(&self.pool)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("unknown host {name}")));
         }

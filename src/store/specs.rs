@@ -94,7 +94,8 @@ impl Store {
     }
 
     pub async fn specs(&self) -> Result<Vec<SpecRecord>> {
-        let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM specs ORDER BY service_name")).fetch_all(&self.pool).await?;
+        let rows =
+            sqlx::query(&format!("SELECT {COLUMNS} FROM specs ORDER BY service_name")).fetch_all(&self.pool).await?;
         rows.iter().map(record_from).collect()
     }
 
@@ -106,13 +107,15 @@ impl Store {
             .await?
             .ok_or_else(|| StoreError::NotFound(format!("no spec named {service_name}")))?;
         let record = record_from(&row)?;
-        sqlx::query("INSERT INTO spec_history (service_name, version, action, source, at) VALUES (?, ?, 'removed', ?, ?)")
-            .bind(&record.service_name)
-            .bind(record.version)
-            .bind(&record.source)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO spec_history (service_name, version, action, source, at) VALUES (?, ?, 'removed', ?, ?)",
+        )
+        .bind(&record.service_name)
+        .bind(record.version)
+        .bind(&record.source)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query("DELETE FROM specs WHERE service_name = ?").bind(service_name).execute(&mut *tx).await?;
         sqlx::query("DELETE FROM spec_host_runs WHERE service_name = ?").bind(service_name).execute(&mut *tx).await?;
         tx.commit().await?;

@@ -46,7 +46,10 @@ async fn specs_are_versioned_with_history() {
     assert_eq!(v2[0].version, 2);
     s.remove_spec("osd.a", 3).await.unwrap();
     let history = s.spec_history("osd.a").await.unwrap();
-    assert_eq!(history.iter().map(|(v, a, _)| (*v, a.as_str())).collect::<Vec<_>>(), [(1, "applied"), (2, "applied"), (2, "removed")]);
+    assert_eq!(
+        history.iter().map(|(v, a, _)| (*v, a.as_str())).collect::<Vec<_>>(),
+        [(1, "applied"), (2, "applied"), (2, "removed")]
+    );
     assert!(matches!(s.remove_spec("osd.a", 4).await, Err(StoreError::NotFound(_))));
 }
 
@@ -65,7 +68,9 @@ async fn holds_and_cascades() {
 async fn events_page_forward() {
     let (_d, s) = fresh().await;
     for i in 0..5 {
-        s.add_event(NewEvent { level: Level::Info, kind: "t", host: None, subject: None, message: format!("e{i}") }, i).await.unwrap();
+        s.add_event(NewEvent { level: Level::Info, kind: "t", host: None, subject: None, message: format!("e{i}") }, i)
+            .await
+            .unwrap();
     }
     let last2 = s.events(None, 2).await.unwrap();
     assert_eq!(last2.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["e3", "e4"]);

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups};
+use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups, Lv};
 
 thread_local! {
     /// Models, vendors, sizes, paths and reject reasons repeat across
@@ -63,6 +63,12 @@ impl<'de> serde::Deserialize<'de> for Text<'de> {
             }
         }
         d.deserialize_str(V)
+    }
+}
+
+impl Lv {
+    fn malformed() -> Lv {
+        Lv { affinity: Affinity::Malformed, osd_id: None, kind: None }
     }
 }
 
@@ -371,14 +377,14 @@ impl<'de> Visitor<'de> for SysApiSeed {
 struct LvsSeed;
 
 impl<'de> DeserializeSeed<'de> for LvsSeed {
-    type Value = (Vec<Affinity>, Hits);
+    type Value = (Vec<Lv>, Hits);
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(LvsSeed)
     }
 }
 
 impl<'de> Visitor<'de> for LvsSeed {
-    type Value = (Vec<Affinity>, Hits);
+    type Value = (Vec<Lv>, Hits);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("the list of logical volumes")
     }
@@ -398,33 +404,37 @@ impl<'de> Visitor<'de> for LvsSeed {
         let (direct, nested, any) = probe_map(&mut map, |_, _| {})?;
         let mut hits = direct;
         hits.or(nested);
-        Ok((if any { vec![Affinity::Malformed] } else { Vec::new() }, hits))
+        Ok((if any { vec![Lv::malformed()] } else { Vec::new() }, hits))
     }
 }
 
 struct LvSeed;
 
 impl<'de> DeserializeSeed<'de> for LvSeed {
-    type Value = (Affinity, Hits);
+    type Value = (Lv, Hits);
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(LvSeed)
     }
 }
 
 impl<'de> Visitor<'de> for LvSeed {
-    type Value = (Affinity, Hits);
+    type Value = (Lv, Hits);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a logical volume report")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut affinity = Affinity::Absent;
+        let mut lv = Lv { affinity: Affinity::Absent, osd_id: None, kind: None };
         let mut hits = Hits::default();
         let mut nested = Hits::default();
         while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
-            let keep = key == "osdspec_affinity" || key_index(&key).is_some();
+            let keep = matches!(key.as_ref(), "osdspec_affinity" | "osd_id" | "type") || key_index(&key).is_some();
             let p = map.next_value_seed(Probe { keep_value: keep })?;
-            if key == "osdspec_affinity" {
-                affinity = Affinity::Value(p.value.clone());
+            match (key.as_ref(), &p.value) {
+                ("osdspec_affinity", v) => lv.affinity = Affinity::Value(v.clone()),
+                ("osd_id", Found::Str(s)) => lv.osd_id = Some(s.clone()),
+                ("osd_id", Found::Number(n)) => lv.osd_id = Some(intern(&n.to_string())),
+                ("type", Found::Str(s)) => lv.kind = Some(s.clone()),
+                _ => {}
             }
             if let Some(i) = key_index(&key) {
                 hits.set(i, p.value);
@@ -432,29 +442,29 @@ impl<'de> Visitor<'de> for LvSeed {
             nested.or(p.hits);
         }
         hits.or(nested);
-        Ok((affinity, hits))
+        Ok((lv, hits))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         let p = Probe { keep_value: false }.visit_seq(seq)?;
-        Ok((Affinity::Malformed, p.hits))
+        Ok((Lv::malformed(), p.hits))
     }
     fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok((Affinity::Malformed, Hits::default()))
+        Ok((Lv::malformed(), Hits::default()))
     }
     fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok((Affinity::Malformed, Hits::default()))
+        Ok((Lv::malformed(), Hits::default()))
     }
     fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok((Affinity::Malformed, Hits::default()))
+        Ok((Lv::malformed(), Hits::default()))
     }
     fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok((Affinity::Malformed, Hits::default()))
+        Ok((Lv::malformed(), Hits::default()))
     }
     fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok((Affinity::Malformed, Hits::default()))
+        Ok((Lv::malformed(), Hits::default()))
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok((Affinity::Malformed, Hits::default()))
+        Ok((Lv::malformed(), Hits::default()))
     }
 }
 
@@ -497,6 +507,7 @@ mod tests {
         let json = br#"{"path": "/dev/x", "lvs": [{"name": "a", "comment": "not used by ceph"},
             {"osdspec_affinity": "fast"}, "junk"]}"#;
         let d = parse_device(json).unwrap();
-        assert_eq!(d.lvs, vec![Affinity::Absent, Affinity::Value(Found::Str("fast".into())), Affinity::Malformed]);
+        let affinities: Vec<Affinity> = d.lvs.iter().map(|lv| lv.affinity.clone()).collect();
+        assert_eq!(affinities, vec![Affinity::Absent, Affinity::Value(Found::Str("fast".into())), Affinity::Malformed]);
     }
 }

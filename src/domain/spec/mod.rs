@@ -10,7 +10,7 @@ mod size;
 
 pub use error::{FieldError, SpecError};
 pub use parse::{parse_spec_document, parse_spec_file, SpecDocument, SpecFileError};
-pub use placement::{HostEntry, HostRef, Placement};
+pub use placement::{valid_host as valid_host_name, HostEntry, HostRef, Placement};
 pub use size::{cephadm_disk_bytes, SizeBounds, SizeFilter};
 
 /// How the filters of one device selection combine.

@@ -47,6 +47,8 @@ const FILTERS: &[&str] = &["paths", "size", "vendor", "model", "rotational", "li
 pub struct SpecDocument {
     pub doc: usize,
     pub line: usize,
+    /// The document's text as written, comments included.
+    pub source: String,
     pub spec: Result<DriveSpec, SpecError>,
 }
 
@@ -58,11 +60,18 @@ pub struct SpecFileError(#[from] pub YamlError);
 /// Reads every document of a spec file; each document is judged on its own.
 pub fn parse_spec_file(text: &str) -> Result<Vec<SpecDocument>, SpecFileError> {
     let docs = yaml11::load_all(text)?;
+    let sources = yaml11::document_sources(text, &docs);
     Ok(docs
-        .into_iter()
+        .iter()
+        .zip(sources)
         .enumerate()
-        .filter(|(_, d)| !d.value.is_null())
-        .map(|(i, d)| SpecDocument { doc: i, line: d.line, spec: parse_spec_document(&d.value, i, d.line) })
+        .filter(|(_, (d, _))| !d.value.is_null())
+        .map(|(i, (d, source))| SpecDocument {
+            doc: i,
+            line: d.line,
+            source: source.to_string(),
+            spec: parse_spec_document(&d.value, i, d.line),
+        })
         .collect())
 }
 

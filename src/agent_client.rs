@@ -1,0 +1,116 @@
+//! The daemon's side of the host agents: a trait the daemon talks to, and
+//! its HTTP implementation. Only this module and `wire::agent` know how
+//! agents are reached.
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+
+use crate::store::Host;
+use crate::wire::agent::{AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport};
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AgentError {
+    #[error("cannot reach the agent at {addr}: {message}")]
+    Unreachable { addr: String, message: String },
+    #[error("the agent at {addr} did not answer within {seconds} s")]
+    Timeout { addr: String, seconds: u64 },
+    #[error("the agent at {addr} refused: {message} (HTTP {status})")]
+    Refused { addr: String, status: u16, message: String },
+    #[error("the agent at {addr} sent something unreadable: {message}")]
+    Decode { addr: String, message: String },
+}
+
+/// What the daemon asks of the agents. Implemented over HTTP, and by the
+/// simulator for demos and scale tests.
+pub trait HostAgents: Send + Sync {
+    fn inventory<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<InventoryReport, AgentError>>;
+    fn ceph_volume<'a>(
+        &'a self,
+        host: &'a Host,
+        request: &'a CephVolumeRequest,
+    ) -> BoxFuture<'a, Result<CommandResult, AgentError>>;
+}
+
+/// Agents over HTTP with a bearer token.
+pub struct HttpAgents {
+    client: reqwest::Client,
+    token: Option<String>,
+    inventory_timeout: Duration,
+    command_timeout: Duration,
+}
+
+impl HttpAgents {
+    pub fn new(token: Option<String>, inventory_timeout: Duration, command_timeout: Duration) -> Self {
+        let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(5)).build().expect("http client");
+        HttpAgents { client, token, inventory_timeout, command_timeout }
+    }
+
+    fn url(addr: &str, path: &str) -> String {
+        if addr.starts_with("http://") || addr.starts_with("https://") {
+            format!("{}{path}", addr.trim_end_matches('/'))
+        } else {
+            format!("http://{addr}{path}")
+        }
+    }
+
+    async fn send<T: serde::de::DeserializeOwned>(
+        &self,
+        addr: &str,
+        req: reqwest::RequestBuilder,
+        timeout: Duration,
+    ) -> Result<T, AgentError> {
+        let req = match &self.token {
+            Some(t) => req.bearer_auth(t),
+            None => req,
+        };
+        let resp = req.timeout(timeout).send().await.map_err(|e| {
+            if e.is_timeout() {
+                AgentError::Timeout { addr: addr.to_string(), seconds: timeout.as_secs() }
+            } else {
+                AgentError::Unreachable { addr: addr.to_string(), message: root_cause(&e) }
+            }
+        })?;
+        let status = resp.status();
+        let body =
+            resp.bytes().await.map_err(|e| AgentError::Unreachable { addr: addr.into(), message: root_cause(&e) })?;
+        if !status.is_success() {
+            let message = serde_json::from_slice::<AgentErrorBody>(&body)
+                .map(|b| b.error)
+                .unwrap_or_else(|_| String::from_utf8_lossy(&body).chars().take(300).collect());
+            return Err(AgentError::Refused { addr: addr.into(), status: status.as_u16(), message });
+        }
+        serde_json::from_slice(&body).map_err(|e| AgentError::Decode { addr: addr.into(), message: e.to_string() })
+    }
+}
+
+/// reqwest's Display stops at "error sending request"; the cause says why.
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut msg = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        msg = format!("{msg}: {s}");
+        source = s.source();
+    }
+    msg
+}
+
+impl HostAgents for HttpAgents {
+    fn inventory<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<InventoryReport, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.get(Self::url(&host.addr, "/v1/inventory"));
+            self.send(&host.addr, req, self.inventory_timeout).await
+        })
+    }
+
+    fn ceph_volume<'a>(
+        &'a self,
+        host: &'a Host,
+        request: &'a CephVolumeRequest,
+    ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.post(Self::url(&host.addr, "/v1/ceph-volume")).json(request);
+            self.send(&host.addr, req, self.command_timeout).await
+        })
+    }
+}

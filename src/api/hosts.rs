@@ -1,0 +1,78 @@
+//! `/api/v1/hosts`: add, list, remove and label hosts.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use serde::Deserialize;
+
+use super::error::{ApiError, ErrorBody};
+use super::json_body::JsonBody;
+use crate::daemon::Daemon;
+use crate::store::Host;
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddHost {
+    /// Host name (letters, digits, '-' and '.').
+    pub name: String,
+    /// HOST:PORT of the host's agent.
+    pub addr: String,
+    #[serde(default)]
+    pub labels: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LabelBody {
+    pub label: String,
+}
+
+#[utoipa::path(get, path = "/api/v1/hosts", tag = "hosts", responses((status = 200, body = [Host])))]
+pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<Host>>, ApiError> {
+    Ok(Json(d.store.hosts().await?))
+}
+
+#[utoipa::path(post, path = "/api/v1/hosts", tag = "hosts", request_body = AddHost,
+    responses((status = 201, body = Host), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn add(
+    State(d): State<Arc<Daemon>>,
+    JsonBody(body): JsonBody<AddHost>,
+) -> Result<(StatusCode, Json<Host>), ApiError> {
+    let host = d.add_host(&body.name, &body.addr, &body.labels).await?;
+    // Fetch its inventory right away rather than at the next poll.
+    let daemon = d.clone();
+    let h = host.clone();
+    tokio::spawn(async move {
+        let _ = daemon.poll_host(&h).await;
+    });
+    Ok((StatusCode::CREATED, Json(host)))
+}
+
+#[utoipa::path(delete, path = "/api/v1/hosts/{name}", tag = "hosts", params(("name" = String, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody)))]
+pub async fn remove(State(d): State<Arc<Daemon>>, Path(name): Path<String>) -> Result<StatusCode, ApiError> {
+    d.remove_host(&name).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(post, path = "/api/v1/hosts/{name}/labels", tag = "hosts", params(("name" = String, Path)),
+    request_body = LabelBody, responses((status = 200, body = Host), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn add_label(
+    State(d): State<Arc<Daemon>>,
+    Path(name): Path<String>,
+    JsonBody(body): JsonBody<LabelBody>,
+) -> Result<Json<Host>, ApiError> {
+    Ok(Json(d.label(&name, &body.label, true).await?))
+}
+
+#[utoipa::path(delete, path = "/api/v1/hosts/{name}/labels/{label}", tag = "hosts",
+    params(("name" = String, Path), ("label" = String, Path)),
+    responses((status = 200, body = Host), (status = 404, body = ErrorBody)))]
+pub async fn remove_label(
+    State(d): State<Arc<Daemon>>,
+    Path((name, label)): Path<(String, String)>,
+) -> Result<Json<Host>, ApiError> {
+    Ok(Json(d.label(&name, &label, false).await?))
+}

@@ -1,0 +1,40 @@
+//! A JSON body extractor whose rejections are JSON errors that say what was
+//! wrong (axum's default answers plain text).
+
+use axum::extract::{FromRequest, Request};
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(req, state).await {
+            Ok(axum::Json(v)) => Ok(JsonBody(v)),
+            Err(rejection) => {
+                let status = rejection.status();
+                Err(ApiError::Status(status, format!("invalid request body: {}", rejection.body_text())))
+            }
+        }
+    }
+}
+
+/// The raw body, with JSON errors (too large: 413 naming the limit).
+pub struct RawBody(pub axum::body::Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::body::Bytes::from_request(req, state).await {
+            Ok(b) => Ok(RawBody(b)),
+            Err(rejection) => {
+                let status = rejection.status();
+                Err(ApiError::Status(status, format!("cannot read the request body: {}", rejection.body_text())))
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The daemon's HTTP API: JSON under `/api/v1/`, `/healthz`, the OpenAPI
+//! document at `/api/v1/openapi.json` (generated from the handlers'
+//! annotations). Handlers are thin: they parse, call `daemon`, answer.
+//! Only this module knows HTTP status codes and API shapes.
+
+pub mod devices;
+pub mod error;
+pub mod events;
+pub mod hosts;
+pub mod json_body;
+pub mod specs;
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use utoipa::OpenApi;
+
+use crate::daemon::Daemon;
+use error::ApiError;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "osdkeeper", description = "Ceph OSD lifecycle daemon: hosts, inventories, specs, removals"),
+    paths(
+        hosts::list, hosts::add, hosts::remove, hosts::add_label, hosts::remove_label,
+        devices::list, devices::held, devices::release,
+        specs::apply, specs::list, specs::get, specs::remove,
+        events::list, healthz,
+    ),
+    components(schemas(error::ErrorBody)),
+    modifiers(&BearerAuth),
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        doc.security = Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new())]);
+    }
+}
+
+/// Liveness: answers without a token.
+#[utoipa::path(get, path = "/healthz", tag = "health", security(()), responses((status = 200, description = "the daemon runs")))]
+pub async fn healthz() -> Json<serde_json::Value> {
+    Json(serde_json::json!({"status": "ok"}))
+}
+
+async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
+
+async fn not_found() -> ApiError {
+    ApiError::Status(StatusCode::NOT_FOUND, "no such API endpoint (see /api/v1/openapi.json)".into())
+}
+
+/// With a token configured, everything but /healthz and /metrics needs
+/// `Authorization: Bearer <token>`.
+async fn require_token(State(d): State<Arc<Daemon>>, req: Request, next: Next) -> Response {
+    let Some(token) = d.config.token.as_deref() else {
+        return next.run(req).await;
+    };
+    let path = req.uri().path();
+    if path == "/healthz" || path == "/metrics" {
+        return next.run(req).await;
+    }
+    let given =
+        req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+    match given {
+        Some(g) if constant_time_eq(g.as_bytes(), token.as_bytes()) => next.run(req).await,
+        Some(_) => ApiError::Status(StatusCode::UNAUTHORIZED, "wrong API token".into()).into_response(),
+        None => ApiError::Status(
+            StatusCode::UNAUTHORIZED,
+            "this daemon needs a token: send Authorization: Bearer <token> (the CLI reads OSDKEEPER_TOKEN)".into(),
+        )
+        .into_response(),
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+pub fn router(daemon: Arc<Daemon>) -> Router {
+    let api = Router::new()
+        .route("/api/v1/hosts", get(hosts::list).post(hosts::add))
+        .route("/api/v1/hosts/{name}", delete(hosts::remove))
+        .route("/api/v1/hosts/{name}/labels", post(hosts::add_label))
+        .route("/api/v1/hosts/{name}/labels/{label}", delete(hosts::remove_label))
+        .route("/api/v1/devices", get(devices::list))
+        .route("/api/v1/devices/held", get(devices::held))
+        .route("/api/v1/devices/release", post(devices::release))
+        .route("/api/v1/specs", get(specs::list).post(specs::apply))
+        .route("/api/v1/specs/{service_name}", get(specs::get).delete(specs::remove))
+        .route("/api/v1/events", get(events::list))
+        .route("/api/v1/openapi.json", get(openapi))
+        .route("/healthz", get(healthz))
+        .fallback(not_found)
+        .method_not_allowed_fallback(|| async {
+            ApiError::Status(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here".into())
+        });
+    api.layer(middleware::from_fn_with_state(daemon.clone(), require_token))
+        .layer(axum::extract::DefaultBodyLimit::max(daemon.config.max_body_bytes))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(daemon)
+}

@@ -1,0 +1,58 @@
+//! `osdkeeper serve`: the daemon.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::exit;
+use crate::config::{Config, FileConfig, LogFormat, Overrides};
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on [default: 127.0.0.1:8740, or the config file's].
+    #[arg(long)]
+    listen: Option<SocketAddr>,
+    /// SQLite database file [default: osdkeeper.db, or the config file's].
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// YAML config file (see deploy/osdkeeper.example.yaml).
+    #[arg(long, env = "OSDKEEPER_CONFIG")]
+    config: Option<PathBuf>,
+    #[arg(long, value_enum)]
+    log_format: Option<LogFormat>,
+}
+
+pub fn run(args: ServeArgs) -> ExitCode {
+    let file = match &args.config {
+        Some(p) => match FileConfig::read(p) {
+            Ok(f) => f,
+            Err(e) => return fail(e.to_string()),
+        },
+        None => FileConfig::default(),
+    };
+    let overrides = Overrides {
+        listen: args.listen,
+        db: args.db,
+        token: std::env::var("OSDKEEPER_TOKEN").ok(),
+        agent_token: std::env::var("OSDKEEPER_AGENT_TOKEN").ok(),
+        log_format: args.log_format,
+    };
+    let config = match Config::resolve(file, overrides) {
+        Ok(c) => c,
+        Err(e) => return fail(e.to_string()),
+    };
+    crate::telemetry::init(config.log_format);
+    let rt = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => return fail(format!("cannot start the runtime: {e}")),
+    };
+    match rt.block_on(crate::daemon::serve::serve(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e.to_string()),
+    }
+}
+
+fn fail(message: String) -> ExitCode {
+    eprintln!("osdkeeper serve: {message}");
+    ExitCode::from(exit::UNREADABLE)
+}

@@ -1,0 +1,182 @@
+//! The daemon's settings: an optional YAML config file, then environment
+//! variables, then command-line flags, each overriding the one before.
+//! Unknown keys in the file are errors (a typo must not be ignored).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::domain::yaml11;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Human,
+    Json,
+}
+
+/// The config file, as written (every key optional).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub listen: Option<SocketAddr>,
+    pub db: Option<PathBuf>,
+    /// File holding the API token (the env var OSDKEEPER_TOKEN wins).
+    pub token_file: Option<PathBuf>,
+    /// File holding the agents' token (the env var OSDKEEPER_AGENT_TOKEN wins).
+    pub agent_token_file: Option<PathBuf>,
+    pub log_format: Option<LogFormat>,
+    #[serde(default)]
+    pub poll: PollFile,
+    #[serde(default)]
+    pub reconcile: ReconcileFile,
+    /// Largest request body accepted by the API, in bytes.
+    pub max_body_bytes: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PollFile {
+    pub interval_s: Option<u64>,
+    pub timeout_s: Option<u64>,
+    pub concurrency: Option<usize>,
+    pub max_backoff_s: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReconcileFile {
+    pub enabled: Option<bool>,
+    pub interval_s: Option<u64>,
+    pub command_timeout_s: Option<u64>,
+}
+
+/// Validated settings the daemon runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub db: PathBuf,
+    pub token: Option<String>,
+    pub agent_token: Option<String>,
+    pub log_format: LogFormat,
+    pub poll_interval: Duration,
+    pub poll_timeout: Duration,
+    pub poll_concurrency: usize,
+    pub max_backoff: Duration,
+    pub reconcile: bool,
+    pub reconcile_interval: Duration,
+    pub command_timeout: Duration,
+    pub max_body_bytes: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("config file {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error("{0}")]
+    Unsafe(String),
+}
+
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8740";
+
+/// Command-line and environment values that override the file.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub listen: Option<SocketAddr>,
+    pub db: Option<PathBuf>,
+    pub token: Option<String>,
+    pub agent_token: Option<String>,
+    pub log_format: Option<LogFormat>,
+}
+
+impl FileConfig {
+    pub fn read(path: &Path) -> Result<FileConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        Self::parse(&text).map_err(|message| ConfigError::Invalid { path: path.into(), message })
+    }
+
+    pub fn parse(text: &str) -> Result<FileConfig, String> {
+        let docs = yaml11::load_all(text).map_err(|e| e.to_string())?;
+        let value = match docs.as_slice() {
+            [] => return Ok(FileConfig::default()),
+            [one] if one.value.is_null() => return Ok(FileConfig::default()),
+            [one] => one.value.to_json(),
+            _ => return Err("expected a single YAML document".into()),
+        };
+        serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+}
+
+fn read_secret(path: &Path) -> Result<String, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+    Ok(text.trim().to_string())
+}
+
+impl Config {
+    pub fn resolve(file: FileConfig, o: Overrides) -> Result<Config, ConfigError> {
+        let token = match (o.token, &file.token_file) {
+            (Some(t), _) => Some(t),
+            (None, Some(p)) => Some(read_secret(p)?),
+            (None, None) => None,
+        }
+        .filter(|t| !t.is_empty());
+        let agent_token = match (o.agent_token, &file.agent_token_file) {
+            (Some(t), _) => Some(t),
+            (None, Some(p)) => Some(read_secret(p)?),
+            (None, None) => None,
+        }
+        .filter(|t| !t.is_empty());
+        let listen = o.listen.or(file.listen).unwrap_or_else(|| DEFAULT_LISTEN.parse().expect("default address"));
+        if token.is_none() && !listen.ip().is_loopback() {
+            return Err(ConfigError::Unsafe(format!(
+                "refusing to listen on {listen} without a token: set OSDKEEPER_TOKEN (or token_file) \
+                 or listen on a loopback address"
+            )));
+        }
+        let secs = |v: Option<u64>, default: u64| Duration::from_secs(v.unwrap_or(default).max(1));
+        Ok(Config {
+            listen,
+            db: o.db.or(file.db).unwrap_or_else(|| PathBuf::from("osdkeeper.db")),
+            token,
+            agent_token,
+            log_format: o.log_format.or(file.log_format).unwrap_or(LogFormat::Human),
+            poll_interval: secs(file.poll.interval_s, 60),
+            poll_timeout: secs(file.poll.timeout_s, 10),
+            poll_concurrency: file.poll.concurrency.unwrap_or(16).max(1),
+            max_backoff: secs(file.poll.max_backoff_s, 600),
+            reconcile: file.reconcile.enabled.unwrap_or(true),
+            reconcile_interval: secs(file.reconcile.interval_s, 60),
+            command_timeout: secs(file.reconcile.command_timeout_s, 1800),
+            max_body_bytes: file.max_body_bytes.unwrap_or(1 << 20),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_then_overrides() {
+        let file = FileConfig::parse("listen: 127.0.0.1:9000\npoll: {interval_s: 5}\n").unwrap();
+        let c = Config::resolve(file.clone(), Overrides::default()).unwrap();
+        assert_eq!(c.listen.port(), 9000);
+        assert_eq!(c.poll_interval, Duration::from_secs(5));
+        let c = Config::resolve(file, Overrides { listen: Some("127.0.0.1:1".parse().unwrap()), ..Default::default() })
+            .unwrap();
+        assert_eq!(c.listen.port(), 1);
+    }
+
+    #[test]
+    fn unknown_keys_and_open_listeners_are_refused() {
+        assert!(FileConfig::parse("pol: {}\n").unwrap_err().contains("pol"));
+        let open = Overrides { listen: Some("0.0.0.0:8740".parse().unwrap()), ..Default::default() };
+        assert!(matches!(Config::resolve(FileConfig::default(), open.clone()), Err(ConfigError::Unsafe(_))));
+        let with_token = Overrides { token: Some("s3cret".into()), ..open };
+        assert!(Config::resolve(FileConfig::default(), with_token).is_ok());
+    }
+}

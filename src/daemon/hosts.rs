@@ -1,0 +1,82 @@
+//! Adding, removing and labelling hosts.
+
+use super::{Daemon, DaemonError};
+use crate::clock::now_ms;
+use crate::domain::spec::valid_host_name;
+use crate::store::{Host, Level};
+
+/// Host names become part of commands, paths and messages: only letters,
+/// digits, '-' and '.' (cephadm's rule), and at most 250 characters.
+pub fn check_host_name(name: &str) -> Result<(), DaemonError> {
+    valid_host_name(name).map_err(|why| DaemonError::BadRequest(format!("invalid host name {name:?}: {why}")))
+}
+
+/// An agent address: host:port (or an http:// URL), without spaces.
+pub fn check_addr(addr: &str) -> Result<(), DaemonError> {
+    let bare = addr.strip_prefix("http://").unwrap_or(addr);
+    let ok = !bare.is_empty()
+        && !bare.chars().any(|c| c.is_whitespace() || "'\"`;|&$<>\\".contains(c))
+        && bare.rsplit_once(':').is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok());
+    if ok {
+        Ok(())
+    } else {
+        Err(DaemonError::BadRequest(format!("invalid agent address {addr:?}: expected HOST:PORT, e.g. 10.0.0.5:8741")))
+    }
+}
+
+pub fn check_label(label: &str) -> Result<(), DaemonError> {
+    let ok =
+        !label.is_empty() && label.len() <= 64 && label.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(DaemonError::BadRequest(format!("invalid label {label:?}: use letters, digits, '_', '-' and '.'")))
+    }
+}
+
+impl Daemon {
+    pub async fn add_host(&self, name: &str, addr: &str, labels: &[String]) -> Result<Host, DaemonError> {
+        check_host_name(name)?;
+        check_addr(addr)?;
+        for l in labels {
+            check_label(l)?;
+        }
+        let mut unique: Vec<String> = Vec::new();
+        for l in labels {
+            if !unique.contains(l) {
+                unique.push(l.clone());
+            }
+        }
+        let host = self.store.add_host(name, addr, &unique, now_ms()).await?;
+        self.event(Level::Info, "host-added", Some(name), None, format!("Added host {name} (agent {addr})")).await;
+        Ok(host)
+    }
+
+    pub async fn remove_host(&self, name: &str) -> Result<(), DaemonError> {
+        self.store.remove_host(name).await?;
+        self.cache.forget(name);
+        self.event(Level::Info, "host-removed", Some(name), None, format!("Removed host {name}")).await;
+        Ok(())
+    }
+
+    pub async fn label(&self, name: &str, label: &str, add: bool) -> Result<Host, DaemonError> {
+        check_label(label)?;
+        let host = self.store.host(name).await?;
+        let mut labels = host.labels.clone();
+        if add {
+            if labels.iter().any(|l| l == label) {
+                return Err(DaemonError::Conflict(format!("host {name} already has label {label}")));
+            }
+            labels.push(label.to_string());
+        } else {
+            let before = labels.len();
+            labels.retain(|l| l != label);
+            if labels.len() == before {
+                return Err(DaemonError::NotFound(format!("host {name} has no label {label}")));
+            }
+        }
+        let host = self.store.set_labels(name, &labels).await?;
+        self.reconcile_now.notify_one();
+        Ok(host)
+    }
+}

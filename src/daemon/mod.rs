@@ -1,0 +1,104 @@
+//! The long-running daemon: shared state, the background loops (inventory
+//! poller, reconciler) and the operations the HTTP API exposes. Handlers in
+//! `api/` stay thin and call into here.
+
+pub mod apply;
+pub mod hosts;
+pub mod poller;
+pub mod reconciler;
+pub mod serve;
+pub mod view;
+
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
+use crate::agent_client::HostAgents;
+use crate::clock::now_ms;
+use crate::config::Config;
+use crate::store::{Level, NewEvent, Store};
+
+/// Everything the daemon's tasks share.
+pub struct Daemon {
+    pub store: Store,
+    pub agents: Arc<dyn HostAgents>,
+    pub config: Config,
+    pub cache: view::InventoryCache,
+    /// Wakes the reconciler early (after an apply or a changed inventory).
+    pub reconcile_now: Notify,
+    /// Serializes polls of one host (a refresh and the poller must not race).
+    poll_locks: tokio::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl Daemon {
+    pub fn new(store: Store, agents: Arc<dyn HostAgents>, config: Config) -> Arc<Daemon> {
+        Arc::new(Daemon {
+            store,
+            agents,
+            config,
+            cache: view::InventoryCache::default(),
+            reconcile_now: Notify::new(),
+            poll_locks: Default::default(),
+        })
+    }
+
+    /// Records an event and logs it; a failure to record is logged, not fatal.
+    pub async fn event(
+        &self,
+        level: Level,
+        kind: &'static str,
+        host: Option<&str>,
+        subject: Option<&str>,
+        message: String,
+    ) {
+        match level {
+            Level::Info => tracing::info!(kind, host, "{message}"),
+            Level::Warning => tracing::warn!(kind, host, "{message}"),
+            Level::Error => tracing::error!(kind, host, "{message}"),
+        }
+        let e = NewEvent { level, kind, host: host.map(str::to_string), subject: subject.map(str::to_string), message };
+        if let Err(err) = self.store.add_event(e, now_ms()).await {
+            tracing::error!("cannot record an event: {err}");
+        }
+    }
+
+    async fn poll_lock(&self, host: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.poll_locks.lock().await.entry(host.to_string()).or_default().clone()
+    }
+
+    /// The current planning view.
+    pub async fn snapshot(&self) -> Result<view::Snapshot, DaemonError> {
+        let hosts = self.store.hosts().await?;
+        let inventories = self.store.inventories().await?;
+        let holds = self.store.holds().await?;
+        view::build(&self.cache, hosts, inventories, &holds).map_err(DaemonError::Internal)
+    }
+}
+
+/// Errors of daemon operations, mapped to HTTP statuses by `api::error`.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    Unprocessable(String),
+    #[error("{0}")]
+    Internal(String),
+    #[error(transparent)]
+    Store(crate::store::StoreError),
+}
+
+impl From<crate::store::StoreError> for DaemonError {
+    fn from(e: crate::store::StoreError) -> Self {
+        use crate::store::StoreError as S;
+        match e {
+            S::NotFound(m) => DaemonError::NotFound(m),
+            S::Conflict(m) => DaemonError::Conflict(m),
+            other => DaemonError::Store(other),
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! The daemon's picture of the cluster for planning: hosts in the order they
+//! were added, each with its latest inventory (parsed once per change and
+//! cached), held devices marked, and each spec's OSD count per host taken
+//! from the OSD volumes the inventories show.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::domain::inventory::{ClusterView, Device, HostInventory};
+use crate::store::{Hold, Host, StoredInventory};
+use crate::wire::ceph_volume::parse_device_list;
+
+/// Parsed inventories by host, keyed by fingerprint.
+#[derive(Default)]
+pub struct InventoryCache {
+    parsed: Mutex<HashMap<String, (String, Arc<Vec<Device>>)>>,
+}
+
+impl InventoryCache {
+    /// The parsed devices of a stored inventory (parsing at most once per change).
+    pub fn devices(&self, inv: &StoredInventory) -> Result<Arc<Vec<Device>>, String> {
+        if let Some((fp, devices)) = self.parsed.lock().expect("cache lock").get(&inv.host) {
+            if *fp == inv.fingerprint {
+                return Ok(devices.clone());
+            }
+        }
+        let devices = Arc::new(
+            parse_device_list(inv.devices.as_bytes()).map_err(|e| format!("stored inventory of {}: {e}", inv.host))?,
+        );
+        self.parsed.lock().expect("cache lock").insert(inv.host.clone(), (inv.fingerprint.clone(), devices.clone()));
+        Ok(devices)
+    }
+
+    pub fn forget(&self, host: &str) {
+        self.parsed.lock().expect("cache lock").remove(host);
+    }
+}
+
+/// What the daemon knows about a host besides its devices.
+#[derive(Debug, Clone)]
+pub struct HostState {
+    pub host: Host,
+    pub inventory: Option<StoredInventory>,
+}
+
+/// A planning view plus the per-host facts a dry-run reports.
+pub struct Snapshot {
+    pub view: ClusterView,
+    pub hosts: Vec<HostState>,
+}
+
+impl Snapshot {
+    /// Hosts known to the daemon that have no inventory yet (left out of planning).
+    pub fn without_inventory(&self) -> Vec<&str> {
+        self.hosts.iter().filter(|h| h.inventory.is_none()).map(|h| h.host.name.as_str()).collect()
+    }
+}
+
+/// Builds the planning view. Hosts without an inventory are left out (cephadm
+/// refuses to plan them: "No inventory found for host").
+pub fn build(
+    cache: &InventoryCache,
+    hosts: Vec<Host>,
+    inventories: Vec<StoredInventory>,
+    holds: &[Hold],
+) -> Result<Snapshot, String> {
+    let mut by_host: HashMap<String, StoredInventory> = inventories.into_iter().map(|i| (i.host.clone(), i)).collect();
+    let mut view = ClusterView::default();
+    let mut states = Vec::with_capacity(hosts.len());
+    for host in hosts {
+        let inventory = by_host.remove(&host.name);
+        if let Some(inv) = &inventory {
+            let mut devices: Vec<Device> = cache.devices(inv)?.as_ref().clone();
+            for d in &mut devices {
+                if let Some(h) = holds.iter().find(|h| h.host == host.name && *h.path == *d.path) {
+                    d.held = Some(Arc::from(h.reason.as_str()));
+                }
+            }
+            let hi = HostInventory { name: host.name.clone(), labels: host.labels.clone(), devices };
+            for (affinity, n) in hi.osds_by_affinity() {
+                view.existing_daemons.entry(affinity).or_default().insert(host.name.clone(), n);
+            }
+            view.hosts.push(hi);
+        }
+        states.push(HostState { host, inventory });
+    }
+    Ok(Snapshot { view, hosts: states })
+}
