@@ -102,3 +102,6 @@ impl From<crate::store::StoreError> for DaemonError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,155 @@
+//! The daemon's operations with in-process fake agents (the integration
+//! tests in tests/daemon_*.rs use real agent processes).
+
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+
+use super::*;
+use crate::agent_client::AgentError;
+use crate::config::{Config, FileConfig, Overrides};
+use crate::store::Host;
+use crate::wire::agent::{CephVolumeRequest, CommandResult, InventoryReport, InventorySource};
+
+/// Serves one fixed device list per host and records ceph-volume calls.
+#[derive(Default)]
+struct FakeAgents {
+    devices: Mutex<std::collections::HashMap<String, Vec<serde_json::Value>>>,
+    calls: Mutex<Vec<(String, CephVolumeRequest)>>,
+    down: Mutex<Vec<String>>,
+}
+
+impl HostAgents for FakeAgents {
+    fn inventory<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<InventoryReport, AgentError>> {
+        Box::pin(async move {
+            if self.down.lock().unwrap().contains(&host.name) {
+                return Err(AgentError::Unreachable { addr: host.addr.clone(), message: "connection refused".into() });
+            }
+            let devices = self.devices.lock().unwrap().get(&host.name).cloned().unwrap_or_default();
+            Ok(InventoryReport {
+                host: host.name.clone(),
+                source: InventorySource::Kernel,
+                taken_at_ms: crate::clock::now_ms(),
+                devices,
+                can_create_osds: true,
+                note: None,
+            })
+        })
+    }
+
+    fn ceph_volume<'a>(
+        &'a self,
+        host: &'a Host,
+        request: &'a CephVolumeRequest,
+    ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
+        Box::pin(async move {
+            self.calls.lock().unwrap().push((host.name.clone(), request.clone()));
+            Ok(CommandResult {
+                command: request.args.join(" "),
+                exit_code: 0,
+                stdout: String::new(),
+                stderr: String::new(),
+            })
+        })
+    }
+}
+
+fn fixture_hosts() -> serde_json::Value {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/specs/f5-422-inventory.json")).unwrap();
+    serde_json::from_str::<serde_json::Value>(&text).unwrap()["hosts"].clone()
+}
+
+async fn daemon_with(agents: Arc<FakeAgents>) -> (tempfile::TempDir, Arc<Daemon>) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("d.db")).await.unwrap();
+    let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
+    (dir, Daemon::new(store, agents, config))
+}
+
+async fn with_cluster() -> (tempfile::TempDir, Arc<Daemon>, Arc<FakeAgents>) {
+    let agents = Arc::new(FakeAgents::default());
+    let hosts = fixture_hosts();
+    for (name, devs) in hosts.as_object().unwrap() {
+        agents.devices.lock().unwrap().insert(name.clone(), devs.as_array().unwrap().clone());
+    }
+    let (dir, d) = daemon_with(agents.clone()).await;
+    for name in hosts.as_object().unwrap().keys() {
+        let h = d.add_host(name, &format!("{name}:8741"), &[]).await.unwrap();
+        d.poll_host(&h).await.unwrap();
+    }
+    (dir, d, agents)
+}
+
+const SPEC: &str = "service_type: osd\nservice_id: osd_spec_F5-422_SSDs\nplacement:\n  host_pattern: 'f5-422-*'\nencrypted: true\ndata_devices:\n  rotational: 0\n";
+
+#[tokio::test]
+async fn reconcile_runs_each_planned_command_once_per_inventory() {
+    let (_dir, d, agents) = with_cluster().await;
+    match d.apply(SPEC, false, false).await {
+        Ok(o) => assert_eq!(o.stored.len(), 1),
+        Err(_) => panic!("valid spec refused"),
+    }
+    d.reconcile_once().await.unwrap();
+    let calls = agents.calls.lock().unwrap().clone();
+    // f5-422-01..03 have free SSDs; on 04 the spec's disks are all used.
+    let hosts: Vec<&str> = calls.iter().map(|(h, _)| h.as_str()).collect();
+    assert_eq!(hosts, ["f5-422-01", "f5-422-02", "f5-422-03"]);
+    assert_eq!(calls[0].1.osdspec_affinity.as_deref(), Some("osd_spec_F5-422_SSDs"));
+    assert!(calls[0].1.args.starts_with(&["lvm".to_string(), "batch".into()]));
+    assert!(calls[0].1.args.contains(&"--dmcrypt".to_string()));
+    d.reconcile_once().await.unwrap();
+    assert_eq!(agents.calls.lock().unwrap().len(), 3, "nothing changed, nothing runs again");
+}
+
+#[tokio::test]
+async fn held_devices_are_not_planned_until_released() {
+    let (_dir, d, agents) = with_cluster().await;
+    d.store.hold("f5-422-01", "/dev/sdf", "zapped by osdkeeper", 1).await.unwrap();
+    let out = match d.apply(SPEC, true, false).await {
+        Ok(o) => o.body,
+        Err(_) => panic!("dry-run failed"),
+    };
+    let row = out["preview"].as_array().unwrap().iter().find(|r| r["host"] == "f5-422-01").unwrap();
+    assert!(!row["data"].as_array().unwrap().iter().any(|p| p == "/dev/sdf"), "{row}");
+    let skipped = row["skipped"].as_array().unwrap().iter().find(|s| s["path"] == "/dev/sdf").unwrap();
+    assert!(skipped["reasons"][0].as_str().unwrap().contains("held by osdkeeper"), "{skipped}");
+    assert!(agents.calls.lock().unwrap().is_empty(), "a dry-run runs nothing");
+    d.store.release("f5-422-01", "/dev/sdf").await.unwrap();
+    let out = d.apply(SPEC, true, false).await.ok().unwrap().body;
+    let row = out["preview"].as_array().unwrap().iter().find(|r| r["host"] == "f5-422-01").unwrap();
+    assert!(row["data"].as_array().unwrap().iter().any(|p| p == "/dev/sdf"));
+}
+
+#[tokio::test]
+async fn changed_devices_raise_an_event_and_unreachable_hosts_are_marked() {
+    let (_dir, d, agents) = with_cluster().await;
+    let host = d.store.host("f5-422-04").await.unwrap();
+    // A disk swap: bay 5 gets a new SSD.
+    let mut devs = agents.devices.lock().unwrap()["f5-422-01"].clone();
+    let mut fresh = devs.last().unwrap().clone();
+    fresh["path"] = "/dev/sdc".into();
+    devs = vec![devs[0].clone(), fresh];
+    agents.devices.lock().unwrap().insert("f5-422-04".into(), devs);
+    d.poll_host(&host).await.unwrap();
+    let events = d.store.events(None, 50).await.unwrap();
+    let changed = events.iter().find(|e| e.kind == "devices-changed").expect("a devices-changed event");
+    assert!(changed.message.contains("Detected new or changed devices on f5-422-04"), "{}", changed.message);
+    assert!(changed.message.contains("added /dev/sdc"), "{}", changed.message);
+
+    agents.down.lock().unwrap().push("f5-422-04".into());
+    assert!(d.poll_host(&host).await.is_err());
+    let h = d.store.host("f5-422-04").await.unwrap();
+    assert!(h.unreachable_since.is_some() && h.last_error.unwrap().contains("connection refused"));
+    assert!(d.store.events(None, 50).await.unwrap().iter().any(|e| e.kind == "host-unreachable"));
+}
+
+#[tokio::test]
+async fn invalid_documents_store_nothing() {
+    let (_dir, d, _agents) = with_cluster().await;
+    let bad = format!("{SPEC}---\nservice_type: osd\nservice_id: x\nplacement: {{host_pattern: '*'}}\ndata_devices: {{rotational: '0'}}\n");
+    match d.apply(&bad, false, false).await {
+        Err(apply::ApplyError::Invalid(i)) => assert_eq!(i.0[0].doc, 1),
+        _ => panic!("an invalid document must refuse the whole apply"),
+    }
+    assert!(d.store.specs().await.unwrap().is_empty());
+}
