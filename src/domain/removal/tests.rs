@@ -1,0 +1,222 @@
+use super::*;
+
+fn removal(phase: Phase) -> Removal {
+    let mut r = Removal::new(4, "f5-422-03".into(), false, false, true, vec!["/dev/loop4".into()]);
+    r.phase = phase;
+    r
+}
+
+fn healthy() -> Observation {
+    Observation {
+        exists: true,
+        destroyed: false,
+        up: true,
+        is_in: true,
+        crush_weight: Some(0.0098),
+        pgs: Some(22),
+        ok_to_stop: Some(Verdict { ok: true, message: "ok".into() }),
+        safe_to_destroy: Some(Verdict { ok: false, message: "OSD(s) 4 have 22 pgs currently mapped to them".into() }),
+        may_start_drain: Verdict { ok: true, message: String::new() },
+        host_reachable: true,
+        daemon_running: Some(true),
+        clean_devices: vec![],
+    }
+}
+
+fn safe(mut o: Observation) -> Observation {
+    o.safe_to_destroy = Some(Verdict { ok: true, message: "safe".into() });
+    o
+}
+
+/// Runs advance until it asks for an effect or waits, like the worker.
+fn run(r: &Removal, o: &Observation) -> Step {
+    let mut step = advance(r, o);
+    for _ in 0..10 {
+        if step.effect.is_some() || step.waiting_on.is_some() || step.removal.phase.is_finished() {
+            return step;
+        }
+        step = advance(&step.removal, o);
+    }
+    step
+}
+
+#[test]
+fn queued_starts_draining_by_reweight_and_remembers_the_weight() {
+    let s = run(&removal(Phase::Queued), &healthy());
+    assert_eq!(s.removal.phase, Phase::Draining);
+    assert_eq!(s.effect, Some(Effect::Reweight { weight: 0.0 }));
+    assert_eq!(s.removal.original_weight, Some(0.0098));
+    assert_eq!(s.removal.pgs_at_start, Some(22));
+}
+
+#[test]
+fn replace_marks_out_instead() {
+    let mut r = removal(Phase::Queued);
+    r.replace = true;
+    let s = run(&r, &healthy());
+    assert_eq!(s.effect, Some(Effect::MarkOut));
+    assert_eq!(s.removal.was_in, Some(true));
+}
+
+#[test]
+fn gates_before_a_drain() {
+    let mut o = healthy();
+    o.may_start_drain = Verdict { ok: false, message: "3 PGs degraded".into() };
+    let s = run(&removal(Phase::Queued), &o);
+    assert_eq!((s.removal.phase, s.effect), (Phase::Queued, None));
+    assert!(s.waiting_on.unwrap().contains("3 PGs degraded"));
+    let mut o = healthy();
+    o.ok_to_stop = Some(Verdict {
+        ok: false,
+        message: "unsafe to stop osd(s) at this time (9 PGs are or would become offline)".into(),
+    });
+    let s = run(&removal(Phase::Queued), &o);
+    assert!(s.waiting_on.unwrap().contains("9 PGs are or would become offline"));
+}
+
+#[test]
+fn draining_waits_for_zero_pgs_then_safe_to_destroy() {
+    let mut o = healthy();
+    o.crush_weight = Some(0.0);
+    let s = run(&removal(Phase::Draining), &o);
+    assert_eq!(s.waiting_on.as_deref(), Some("draining: 22 PGs left"));
+    o.pgs = Some(0);
+    let s = run(&removal(Phase::Draining), &o);
+    assert_eq!(s.removal.phase, Phase::WaitingSafe);
+    assert!(s.waiting_on.unwrap().starts_with("safe-to-destroy: OSD(s) 4 have 22 pgs"));
+    let s = run(&removal(Phase::Draining), &safe(o));
+    assert_eq!((s.removal.phase, s.effect), (Phase::Stopping, Some(Effect::StopDaemon)));
+    assert!(s.removal.stop_sent);
+}
+
+#[test]
+fn a_drain_that_did_not_take_is_applied_again() {
+    let s = run(&removal(Phase::Draining), &healthy());
+    assert_eq!(s.effect, Some(Effect::Reweight { weight: 0.0 }));
+}
+
+#[test]
+fn force_skips_the_pg_wait_but_not_safe_to_destroy() {
+    let mut r = removal(Phase::Draining);
+    r.force = true;
+    let mut o = healthy();
+    o.crush_weight = Some(0.0);
+    let s = run(&r, &o);
+    assert_eq!(s.removal.phase, Phase::WaitingSafe);
+    assert!(s.waiting_on.unwrap().starts_with("safe-to-destroy"));
+}
+
+#[test]
+fn stop_then_purge_only_when_down_and_safe() {
+    let mut r = removal(Phase::Stopping);
+    r.stop_sent = true;
+    let o = safe(healthy());
+    let s = run(&r, &o);
+    assert!(s.waiting_on.unwrap().contains("to be marked down"));
+    let mut gone = o.clone();
+    gone.daemon_running = Some(false);
+    assert_eq!(run(&r, &gone).effect, Some(Effect::MarkDown), "daemon gone, monitors not told yet");
+    let mut down = o.clone();
+    down.up = false;
+    let s = run(&r, &down);
+    assert_eq!((s.removal.phase, s.effect), (Phase::Destroying, Some(Effect::Purge)));
+    let mut unsafe_down = down.clone();
+    unsafe_down.safe_to_destroy = Some(Verdict { ok: false, message: "OSD(s) 4 have 3 pgs".into() });
+    let s = run(&r, &unsafe_down);
+    assert_eq!((s.removal.phase, s.effect), (Phase::Destroying, None), "never purge an unsafe OSD");
+}
+
+#[test]
+fn a_purge_that_went_through_is_not_issued_again() {
+    let mut o = safe(healthy());
+    o.up = false;
+    o.exists = false;
+    let s = run(&removal(Phase::Destroying), &o);
+    assert_eq!(s.effect, Some(Effect::Zap { path: "/dev/loop4".into() }));
+    assert_eq!(s.removal.phase, Phase::Zapping);
+}
+
+#[test]
+fn replace_destroys_and_keeps_the_id() {
+    let mut r = removal(Phase::Destroying);
+    r.replace = true;
+    let mut o = safe(healthy());
+    o.up = false;
+    assert_eq!(run(&r, &o).effect, Some(Effect::Destroy));
+    o.destroyed = true;
+    assert_eq!(run(&r, &o).removal.phase, Phase::Zapping);
+}
+
+#[test]
+fn zap_each_device_once_then_done() {
+    let mut r = removal(Phase::Zapping);
+    r.devices = vec!["/dev/a".into(), "/dev/b".into()];
+    let mut o = healthy();
+    o.exists = false;
+    assert_eq!(run(&r, &o).effect, Some(Effect::Zap { path: "/dev/a".into() }));
+    r.zapped = vec!["/dev/a".into()];
+    o.clean_devices = vec!["/dev/b".into()];
+    let s = run(&r, &o);
+    assert_eq!((s.removal.phase, s.effect), (Phase::Done, None), "a disk already clean is not wiped again");
+    r.zap = false;
+    r.zapped.clear();
+    assert_eq!(run(&r, &healthy()).removal.phase, Phase::Done);
+}
+
+#[test]
+fn rm_stop_restores_the_weight_or_marks_in() {
+    let mut r = removal(Phase::Draining);
+    r.stop_requested = true;
+    r.original_weight = Some(0.0098);
+    let mut o = healthy();
+    o.crush_weight = Some(0.0);
+    let s = run(&r, &o);
+    assert_eq!((s.removal.phase, s.effect), (Phase::Restoring, Some(Effect::Reweight { weight: 0.0098 })));
+    o.crush_weight = Some(0.0098);
+    assert_eq!(run(&s.removal, &o).removal.phase, Phase::Cancelled);
+    let mut r = removal(Phase::WaitingSafe);
+    r.replace = true;
+    r.was_in = Some(true);
+    r.stop_requested = true;
+    o.is_in = false;
+    assert_eq!(run(&r, &o).effect, Some(Effect::MarkIn));
+    let mut q = removal(Phase::Queued);
+    q.stop_requested = true;
+    assert_eq!(run(&q, &healthy()).removal.phase, Phase::Cancelled);
+}
+
+#[test]
+fn dead_osd_and_gone_host_can_finish() {
+    // The daemon died with its host: down, out, no longer in `osd df`.
+    let mut o = safe(healthy());
+    o.up = false;
+    o.is_in = false;
+    o.pgs = None;
+    o.host_reachable = false;
+    o.daemon_running = None;
+    o.crush_weight = Some(0.0);
+    let s = run(&removal(Phase::Draining), &o);
+    assert_eq!(s.effect, Some(Effect::Purge), "drained (no PGs), safe, down: purge without the agent");
+    let mut zapping = removal(Phase::Zapping);
+    o.exists = false;
+    assert!(run(&zapping, &o).waiting_on.unwrap().contains("unreachable"));
+    zapping.force = true;
+    let s = run(&zapping, &o);
+    assert_eq!(s.removal.phase, Phase::Done);
+    assert!(s.removal.note.unwrap().contains("not zapped"));
+}
+
+#[test]
+fn an_osd_removed_elsewhere_ends_the_removal() {
+    let mut o = healthy();
+    o.exists = false;
+    let s = run(&removal(Phase::Queued), &o);
+    assert_eq!(s.removal.phase, Phase::Done);
+}
+
+#[test]
+fn stop_is_refused_past_the_point_of_no_return() {
+    assert!(Phase::Draining.can_stop());
+    assert!(!Phase::Stopping.can_stop());
+    assert!(!Phase::Destroying.can_stop());
+}
