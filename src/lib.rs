@@ -28,3 +28,5 @@ pub mod store;
 pub mod telemetry;
 /// External formats (ceph-volume inventory JSON, inventory files) into domain types.
 pub mod wire;
+/// The Ceph cluster adapter (the `ceph` CLI).
+pub mod ceph;

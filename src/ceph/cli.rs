@@ -1,0 +1,205 @@
+//! `CephCluster` over the `ceph` command line.
+//!
+//! Why the CLI and not the manager's REST API: it needs nothing enabled on
+//! the cluster (restful and dashboard cannot even be loaded together in
+//! 16.2), it is present wherever an admin keyring is, and its JSON is the
+//! documented format. Each call runs `ceph [--conf FILE] --connect-timeout N
+//! ... --format json` with a hard timeout.
+//!
+//! Destroy and purge are issued **without** `--yes-i-really-mean-it`: in
+//! 16.2 that flag also skips the monitors' safe-to-destroy check, and the
+//! flag-less form succeeds exactly when the OSD is safe to destroy.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use tokio::process::Command;
+
+use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat};
+use super::{Answer, CephCluster, CephError, ClusterState, OsdDevices, OsdState};
+
+pub struct CephCli {
+    pub bin: String,
+    pub conf: Option<PathBuf>,
+    pub timeout: Duration,
+}
+
+struct Output {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// ceph's error lines look like "Error EBUSY: OSD(s) 1 have 22 pgs ..."; keep the words.
+fn clean(stderr: &str) -> String {
+    let line = stderr.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").trim();
+    match line.strip_prefix("Error ") {
+        Some(rest) => rest.split_once(": ").map(|(_, m)| m.to_string()).unwrap_or_else(|| rest.to_string()),
+        None => line.to_string(),
+    }
+}
+
+impl CephCli {
+    async fn run(&self, args: &[&str]) -> Result<Output, CephError> {
+        let command = args.join(" ");
+        let mut cmd = Command::new(&self.bin);
+        if let Some(conf) = &self.conf {
+            cmd.arg("--conf").arg(conf);
+        }
+        cmd.arg("--connect-timeout").arg(self.timeout.as_secs().max(1).to_string());
+        cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+        let child = cmd.spawn().map_err(|e| CephError::Spawn { bin: self.bin.clone(), message: e.to_string() })?;
+        let out = tokio::time::timeout(self.timeout + Duration::from_secs(5), child.wait_with_output())
+            .await
+            .map_err(|_| CephError::Timeout { command: command.clone(), seconds: self.timeout.as_secs() })?
+            .map_err(|e| CephError::Spawn { bin: self.bin.clone(), message: e.to_string() })?;
+        Ok(Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        })
+    }
+
+    async fn ok(&self, args: &[&str]) -> Result<Output, CephError> {
+        let out = self.run(args).await?;
+        if out.code != 0 {
+            return Err(CephError::Command { command: args.join(" "), code: out.code, message: clean(&out.stderr) });
+        }
+        Ok(out)
+    }
+
+    async fn json<T: serde::de::DeserializeOwned>(&self, args: &[&str]) -> Result<T, CephError> {
+        let mut full: Vec<&str> = args.to_vec();
+        full.extend(["--format", "json"]);
+        let out = self.ok(&full).await?;
+        // Manager commands print a newline before the JSON.
+        serde_json::from_str(out.stdout.trim())
+            .map_err(|e| CephError::Decode { command: args.join(" "), message: e.to_string() })
+    }
+
+    /// A yes/no command: exit 0 is yes, EBUSY (16) or EAGAIN (11) is no with a reason.
+    async fn answer(&self, args: &[&str]) -> Result<Answer, CephError> {
+        let out = self.run(args).await?;
+        match out.code {
+            0 => Ok(Answer { ok: true, message: out.stdout.trim().lines().last().unwrap_or("ok").to_string() }),
+            11 | 16 => Ok(Answer { ok: false, message: clean(&out.stderr) }),
+            code => Err(CephError::Command { command: args.join(" "), code, message: clean(&out.stderr) }),
+        }
+    }
+}
+
+fn ids_arg(ids: &[u32]) -> Vec<String> {
+    ids.iter().map(u32::to_string).collect()
+}
+
+impl CephCluster for CephCli {
+    fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>> {
+        Box::pin(async move {
+            let dump: OsdDump = self.json(&["osd", "dump"]).await?;
+            let df: OsdDf = self.json(&["osd", "df"]).await?;
+            let tree: OsdTree = self.json(&["osd", "tree"]).await?;
+            let pg: PgStat = self.json(&["pg", "stat"]).await?;
+            let host_of = |id: i64| {
+                tree.nodes.iter().find(|n| n.kind == "host" && n.children.contains(&id)).map(|n| n.name.clone())
+            };
+            let osds = dump
+                .osds
+                .iter()
+                .map(|o| {
+                    let id = i64::from(o.osd);
+                    let usage = df.nodes.iter().find(|n| n.id == id);
+                    let node = tree.nodes.iter().find(|n| n.id == id);
+                    OsdState {
+                        id: o.osd,
+                        up: o.up == 1,
+                        is_in: o.is_in == 1,
+                        destroyed: o.state.iter().any(|s| s == "destroyed"),
+                        crush_weight: node.and_then(|n| n.crush_weight).or(usage.map(|u| u.crush_weight)),
+                        pgs: usage.map(|u| u.pgs),
+                        kb_used: usage.map(|u| u.kb_used),
+                        crush_host: host_of(id),
+                    }
+                })
+                .collect();
+            let pg_states = pg.pg_summary.num_pg_by_state.into_iter().map(|s| (s.name, s.num)).collect();
+            Ok(ClusterState { osds, pg_states })
+        })
+    }
+
+    fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>> {
+        Box::pin(async move {
+            let m: OsdMetadata = self.json(&["osd", "metadata", &id.to_string()]).await?;
+            let mut dev_nodes: Vec<String> = Vec::new();
+            for node in [&m.bluestore_bdev_dev_node, &m.bluefs_db_dev_node, &m.bluefs_wal_dev_node].into_iter().flatten() {
+                if !node.is_empty() && !dev_nodes.contains(node) {
+                    dev_nodes.push(node.clone());
+                }
+            }
+            if dev_nodes.is_empty() {
+                dev_nodes = m.devices.split(',').filter(|d| !d.is_empty()).map(|d| format!("/dev/{d}")).collect();
+            }
+            let device_ids = m
+                .device_ids
+                .split(',')
+                .filter_map(|pair| pair.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Ok(OsdDevices { hostname: m.hostname, dev_nodes, device_ids })
+        })
+    }
+
+    fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
+        let ids = ids_arg(ids);
+        Box::pin(async move {
+            let mut args = vec!["osd", "ok-to-stop"];
+            args.extend(ids.iter().map(String::as_str));
+            self.answer(&args).await
+        })
+    }
+
+    fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
+        let ids = ids_arg(ids);
+        Box::pin(async move {
+            let mut args = vec!["osd", "safe-to-destroy"];
+            args.extend(ids.iter().map(String::as_str));
+            self.answer(&args).await
+        })
+    }
+
+    fn reweight(&self, id: u32, weight: f64) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(async move {
+            self.ok(&["osd", "crush", "reweight", &format!("osd.{id}"), &weight.to_string()]).await.map(|_| ())
+        })
+    }
+
+    fn mark_out(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(async move { self.ok(&["osd", "out", &id.to_string()]).await.map(|_| ()) })
+    }
+
+    fn mark_in(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(async move { self.ok(&["osd", "in", &id.to_string()]).await.map(|_| ()) })
+    }
+
+    fn mark_down(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(async move { self.ok(&["osd", "down", &id.to_string()]).await.map(|_| ()) })
+    }
+
+    fn destroy(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(async move { self.ok(&["osd", "destroy", &id.to_string()]).await.map(|_| ()) })
+    }
+
+    fn purge(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(async move { self.ok(&["osd", "purge", &id.to_string()]).await.map(|_| ()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn error_words_are_kept() {
+        assert_eq!(super::clean("Error EBUSY: OSD(s) 1 have 22 pgs currently mapped to them. \n"), "OSD(s) 1 have 22 pgs currently mapped to them.");
+        assert_eq!(super::clean("Error EBUSY: osd.1 is not `down`.\n"), "osd.1 is not `down`.");
+    }
+}

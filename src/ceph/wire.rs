@@ -1,0 +1,94 @@
+//! The JSON Ceph 16.2 prints for the commands the removal needs (the shapes
+//! were read from ../shared/ceph-sandbox/examples). Only the fields used.
+
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+pub struct OsdDump {
+    pub osds: Vec<OsdDumpEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OsdDumpEntry {
+    pub osd: u32,
+    pub up: u8,
+    #[serde(rename = "in")]
+    pub is_in: u8,
+    #[serde(default)]
+    pub state: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OsdDf {
+    pub nodes: Vec<OsdDfNode>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OsdDfNode {
+    pub id: i64,
+    #[serde(default)]
+    pub crush_weight: f64,
+    #[serde(default)]
+    pub pgs: i64,
+    #[serde(default)]
+    pub kb_used: u64,
+    #[serde(default)]
+    pub status: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OsdTree {
+    pub nodes: Vec<TreeNode>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TreeNode {
+    pub id: i64,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub children: Vec<i64>,
+    #[serde(default)]
+    pub crush_weight: Option<f64>,
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OsdMetadata {
+    #[serde(default)]
+    pub hostname: String,
+    /// Kernel names, comma-separated: "sdb" or "loop1".
+    #[serde(default)]
+    pub devices: String,
+    #[serde(default)]
+    pub bluestore_bdev_dev_node: Option<String>,
+    #[serde(default)]
+    pub bluefs_db_dev_node: Option<String>,
+    #[serde(default)]
+    pub bluefs_wal_dev_node: Option<String>,
+    /// "sdb=SERIAL,..." (empty without udev).
+    #[serde(default)]
+    pub device_ids: String,
+    #[serde(default)]
+    pub device_paths: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PgStat {
+    pub pg_summary: PgSummary,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PgSummary {
+    pub num_pg_by_state: Vec<PgStateCount>,
+    #[serde(default)]
+    pub num_pgs: i64,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PgStateCount {
+    pub name: String,
+    pub num: i64,
+}
