@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 
 use crate::store::Host;
-use crate::wire::agent::{AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport};
+use crate::wire::agent::{AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport, OsdDaemonStatus, ZapRequest, ZapResult};
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum AgentError {
@@ -30,6 +30,9 @@ pub trait HostAgents: Send + Sync {
         host: &'a Host,
         request: &'a CephVolumeRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>>;
+    fn osd_status<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+    fn stop_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+    fn zap<'a>(&'a self, host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>>;
 }
 
 /// Agents over HTTP with a bearer token.
@@ -110,6 +113,27 @@ impl HostAgents for HttpAgents {
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
         Box::pin(async move {
             let req = self.client.post(Self::url(&host.addr, "/v1/ceph-volume")).json(request);
+            self.send(&host.addr, req, self.command_timeout).await
+        })
+    }
+
+    fn osd_status<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.get(Self::url(&host.addr, &format!("/v1/osd/{osd_id}")));
+            self.send(&host.addr, req, self.inventory_timeout).await
+        })
+    }
+
+    fn stop_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/stop")));
+            self.send(&host.addr, req, self.command_timeout).await
+        })
+    }
+
+    fn zap<'a>(&'a self, host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.post(Self::url(&host.addr, "/v1/zap")).json(request);
             self.send(&host.addr, req, self.command_timeout).await
         })
     }

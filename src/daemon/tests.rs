@@ -9,7 +9,7 @@ use super::*;
 use crate::agent_client::AgentError;
 use crate::config::{Config, FileConfig, Overrides};
 use crate::store::Host;
-use crate::wire::agent::{CephVolumeRequest, CommandResult, InventoryReport, InventorySource};
+use crate::wire::agent::{CephVolumeRequest, CommandResult, InventoryReport, InventorySource, OsdDaemonStatus, ZapRequest, ZapResult};
 
 /// Serves one fixed device list per host and records ceph-volume calls.
 #[derive(Default)]
@@ -51,6 +51,18 @@ impl HostAgents for FakeAgents {
                 stderr: String::new(),
             })
         })
+    }
+
+    fn osd_status<'a>(&'a self, _host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+        Box::pin(async move { Ok(OsdDaemonStatus { osd_id, running: false, pids: vec![], detail: String::new() }) })
+    }
+
+    fn stop_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+        self.osd_status(host, osd_id)
+    }
+
+    fn zap<'a>(&'a self, _host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
+        Box::pin(async move { Ok(ZapResult { path: request.path.clone(), steps: vec![] }) })
     }
 }
 

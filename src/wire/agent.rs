@@ -7,6 +7,9 @@
 //! | `GET /healthz` | | `{"status": "ok"}` (no token needed) |
 //! | `GET /v1/inventory` | | `InventoryReport` |
 //! | `POST /v1/ceph-volume` | `CephVolumeRequest` | `CommandResult` (also when the command failed), or 4xx `AgentErrorBody` when refused |
+//! | `GET /v1/osd/{id}` | | `OsdDaemonStatus` |
+//! | `POST /v1/osd/{id}/stop` | | `OsdDaemonStatus` after stopping (idempotent: a stopped daemon stays stopped) |
+//! | `POST /v1/zap` | `ZapRequest` | `ZapResult`, or 4xx `AgentErrorBody` when refused (busy device, not in inventory or `--devices`, no force) |
 
 use serde::{Deserialize, Serialize};
 
@@ -65,4 +68,37 @@ pub struct CommandResult {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AgentErrorBody {
     pub error: String,
+}
+
+/// `GET /v1/osd/{id}` and the answer of `POST /v1/osd/{id}/stop`: whether
+/// the OSD's daemon runs on this host, judged on the host itself.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OsdDaemonStatus {
+    pub osd_id: u32,
+    pub running: bool,
+    /// ceph-osd processes serving this id.
+    #[serde(default)]
+    pub pids: Vec<u32>,
+    /// What was run or seen, for events ("systemctl stop ceph-osd@4", "no ceph-osd -i 4 process").
+    #[serde(default)]
+    pub detail: String,
+}
+
+/// `POST /v1/zap`: wipe a device's labels and signatures.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ZapRequest {
+    pub path: String,
+    /// Required: a zap destroys data.
+    pub force: bool,
+    /// Why (logged and shown), e.g. "removal of osd.4".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The outcome of a zap (refusals are 4xx `AgentErrorBody` with the reason).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ZapResult {
+    pub path: String,
+    /// What was done, in order ("held /dev/loop4 exclusively", "zeroed 10 MiB at 0", ...).
+    pub steps: Vec<String>,
 }
