@@ -99,6 +99,7 @@ pub fn device_row(v: &Value, host: &str, holds: &[Hold]) -> DeviceRow {
     let sys = v.get("sys_api").cloned().unwrap_or(Value::Null);
     let lsm = v.get("lsm_data").cloned().unwrap_or(Value::Null);
     let path = text(v, "path").unwrap_or_default();
+    let device_id = text(v, "device_id").unwrap_or_default();
     let kind = match sys.get("rotational").and_then(Value::as_str) {
         None => "unknown",
         Some("1") => "hdd",
@@ -117,10 +118,10 @@ pub fn device_row(v: &Value, host: &str, holds: &[Hold]) -> DeviceRow {
         .unwrap_or_default();
     let led_support = lsm.get("ledSupport");
     DeviceRow {
-        held: holds.iter().find(|h| h.host == host && h.path == path).map(|h| h.reason.clone()),
+        held: holds.iter().find(|h| h.covers(host, &path, &device_id)).map(|h| h.reason.clone()),
         path,
         kind: kind.into(),
-        device_id: text(v, "device_id").unwrap_or_default(),
+        device_id,
         size_bytes: sys.get("size").and_then(Value::as_f64),
         human_readable_size: text(&sys, "human_readable_size"),
         model: text(&sys, "model"),

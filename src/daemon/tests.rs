@@ -116,7 +116,7 @@ async fn reconcile_runs_each_planned_command_once_per_inventory() {
 #[tokio::test]
 async fn held_devices_are_not_planned_until_released() {
     let (_dir, d, agents) = with_cluster().await;
-    d.store.hold("f5-422-01", "/dev/sdf", "zapped by osdkeeper", 1).await.unwrap();
+    d.store.hold("f5-422-01", "/dev/sdf", None, "zapped by osdkeeper", 1).await.unwrap();
     let out = match d.apply(SPEC, true, false).await {
         Ok(o) => o.body,
         Err(_) => panic!("dry-run failed"),

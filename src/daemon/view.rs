@@ -72,7 +72,7 @@ pub fn build(
         if let Some(inv) = &inventory {
             let mut devices: Vec<Device> = cache.devices(inv)?.as_ref().clone();
             for d in &mut devices {
-                if let Some(h) = holds.iter().find(|h| h.host == host.name && *h.path == *d.path) {
+                if let Some(h) = holds.iter().find(|h| h.covers(&host.name, &d.path, &d.device_id)) {
                     d.held = Some(Arc::from(h.reason.as_str()));
                 }
             }

@@ -11,16 +11,33 @@ pub struct Hold {
     pub path: String,
     pub reason: String,
     pub since: i64,
+    /// The held disk's id (serial/WWN), when known; another disk at the same path is not held.
+    pub device_id: Option<String>,
+}
+
+impl Hold {
+    /// Whether this hold applies to the device at `path` with `device_id`.
+    pub fn covers(&self, host: &str, path: &str, device_id: &str) -> bool {
+        self.host == host
+            && self.path == path
+            && match self.device_id.as_deref() {
+                None | Some("") => true,
+                Some(id) => id == device_id,
+            }
+    }
 }
 
 impl Store {
     /// Holds a device; holding it again keeps the first reason and time.
-    pub async fn hold(&self, host: &str, path: &str, reason: &str, now: i64) -> Result<()> {
-        sqlx::query("INSERT INTO held_devices (host, path, reason, since) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
-            .bind(host)
-            .bind(path)
-            .bind(reason)
-            .bind(now)
+    pub async fn hold(&self, host: &str, path: &str, device_id: Option<&str>, reason: &str, now: i64) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO held_devices (host, path, reason, since, device_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        )
+        .bind(host)
+        .bind(path)
+        .bind(reason)
+        .bind(now)
+        .bind(device_id.filter(|d| !d.is_empty()))
             .execute(&self.pool)
             .await?;
         Ok(())
@@ -28,21 +45,35 @@ impl Store {
 
     pub async fn release(&self, host: &str, path: &str) -> Result<Hold> {
         let row =
-            sqlx::query("DELETE FROM held_devices WHERE host = ? AND path = ? RETURNING host, path, reason, since")
+            sqlx::query("DELETE FROM held_devices WHERE host = ? AND path = ? RETURNING host, path, reason, since, device_id")
                 .bind(host)
                 .bind(path)
                 .fetch_optional(&self.pool)
                 .await?
                 .ok_or_else(|| StoreError::NotFound(format!("{path} on {host} is not held")))?;
-        Ok(Hold { host: row.try_get(0)?, path: row.try_get(1)?, reason: row.try_get(2)?, since: row.try_get(3)? })
+        Ok(Hold {
+            host: row.try_get(0)?,
+            path: row.try_get(1)?,
+            reason: row.try_get(2)?,
+            since: row.try_get(3)?,
+            device_id: row.try_get(4)?,
+        })
     }
 
     pub async fn holds(&self) -> Result<Vec<Hold>> {
-        let rows = sqlx::query("SELECT host, path, reason, since FROM held_devices ORDER BY host, path")
+        let rows = sqlx::query("SELECT host, path, reason, since, device_id FROM held_devices ORDER BY host, path")
             .fetch_all(&self.pool)
             .await?;
         rows.iter()
-            .map(|r| Ok(Hold { host: r.try_get(0)?, path: r.try_get(1)?, reason: r.try_get(2)?, since: r.try_get(3)? }))
+            .map(|r| {
+                Ok(Hold {
+                    host: r.try_get(0)?,
+                    path: r.try_get(1)?,
+                    reason: r.try_get(2)?,
+                    since: r.try_get(3)?,
+                    device_id: r.try_get(4)?,
+                })
+            })
             .collect()
     }
 }

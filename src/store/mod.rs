@@ -10,6 +10,7 @@ mod events;
 mod holds;
 mod hosts;
 mod inventories;
+mod removals;
 mod runs;
 mod specs;
 
@@ -24,6 +25,7 @@ pub use events::{Event, Level, NewEvent};
 pub use holds::Hold;
 pub use hosts::{Host, PollFailure};
 pub use inventories::StoredInventory;
+pub use removals::{ActionRecord, RemovalRecord, Sample};
 pub use runs::SpecHostRun;
 pub use specs::{SpecRecord, StoredSpec};
 

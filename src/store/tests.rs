@@ -57,8 +57,8 @@ async fn specs_are_versioned_with_history() {
 async fn holds_and_cascades() {
     let (_d, s) = fresh().await;
     s.add_host("h", "h:1", &[], 1).await.unwrap();
-    s.hold("h", "/dev/sdb", "zapped", 5).await.unwrap();
-    s.hold("h", "/dev/sdb", "again", 6).await.unwrap();
+    s.hold("h", "/dev/sdb", None, "zapped", 5).await.unwrap();
+    s.hold("h", "/dev/sdb", None, "again", 6).await.unwrap();
     assert_eq!(s.holds().await.unwrap()[0].reason, "zapped");
     s.remove_host("h").await.unwrap();
     assert!(s.holds().await.unwrap().is_empty(), "holds go with their host");
