@@ -32,6 +32,10 @@ pub struct FileConfig {
     pub poll: PollFile,
     #[serde(default)]
     pub reconcile: ReconcileFile,
+    #[serde(default)]
+    pub ceph: CephFile,
+    #[serde(default)]
+    pub removal: RemovalFile,
     /// Largest request body accepted by the API, in bytes.
     pub max_body_bytes: Option<usize>,
 }
@@ -53,6 +57,25 @@ pub struct ReconcileFile {
     pub command_timeout_s: Option<u64>,
 }
 
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CephFile {
+    /// ceph.conf of the cluster (CEPH_CONF and --ceph-conf win).
+    pub conf: Option<PathBuf>,
+    /// The ceph CLI [default: ceph from PATH].
+    pub bin: Option<String>,
+    pub timeout_s: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemovalFile {
+    /// At most this many OSDs drain at once (cephadm's max_osd_draining_count).
+    pub max_draining: Option<usize>,
+    /// How often the removal worker looks at the cluster.
+    pub interval_s: Option<u64>,
+}
+
 /// Validated settings the daemon runs with.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -69,6 +92,11 @@ pub struct Config {
     pub reconcile_interval: Duration,
     pub command_timeout: Duration,
     pub max_body_bytes: usize,
+    pub ceph_conf: Option<PathBuf>,
+    pub ceph_bin: String,
+    pub ceph_timeout: Duration,
+    pub max_draining: usize,
+    pub removal_interval: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -91,6 +119,7 @@ pub struct Overrides {
     pub token: Option<String>,
     pub agent_token: Option<String>,
     pub log_format: Option<LogFormat>,
+    pub ceph_conf: Option<PathBuf>,
 }
 
 impl FileConfig {
@@ -152,6 +181,11 @@ impl Config {
             reconcile_interval: secs(file.reconcile.interval_s, 60),
             command_timeout: secs(file.reconcile.command_timeout_s, 1800),
             max_body_bytes: file.max_body_bytes.unwrap_or(1 << 20),
+            ceph_conf: o.ceph_conf.or(file.ceph.conf),
+            ceph_bin: file.ceph.bin.unwrap_or_else(|| "ceph".into()),
+            ceph_timeout: secs(file.ceph.timeout_s, 30),
+            max_draining: file.removal.max_draining.unwrap_or(10).max(1),
+            removal_interval: secs(file.removal.interval_s, 5),
         })
     }
 }

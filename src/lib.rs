@@ -30,3 +30,5 @@ pub mod telemetry;
 pub mod wire;
 /// The Ceph cluster adapter (the `ceph` CLI).
 pub mod ceph;
+/// A simulated cluster and agents (demo, tests, scale runs).
+pub mod sim;

@@ -20,6 +20,9 @@ pub struct ServeArgs {
     config: Option<PathBuf>,
     #[arg(long, value_enum)]
     log_format: Option<LogFormat>,
+    /// The Ceph cluster's config file (the admin keyring is found through it).
+    #[arg(long, env = "CEPH_CONF")]
+    ceph_conf: Option<PathBuf>,
 }
 
 pub fn run(args: ServeArgs) -> ExitCode {
@@ -36,6 +39,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         token: std::env::var("OSDKEEPER_TOKEN").ok(),
         agent_token: std::env::var("OSDKEEPER_AGENT_TOKEN").ok(),
         log_format: args.log_format,
+        ceph_conf: args.ceph_conf,
     };
     let config = match Config::resolve(file, overrides) {
         Ok(c) => c,

@@ -6,6 +6,7 @@ pub mod apply;
 pub mod hosts;
 pub mod poller;
 pub mod reconciler;
+pub mod removals;
 pub mod serve;
 pub mod view;
 
@@ -14,6 +15,7 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::agent_client::HostAgents;
+use crate::ceph::CephCluster;
 use crate::clock::now_ms;
 use crate::config::Config;
 use crate::store::{Level, NewEvent, Store};
@@ -22,22 +24,27 @@ use crate::store::{Level, NewEvent, Store};
 pub struct Daemon {
     pub store: Store,
     pub agents: Arc<dyn HostAgents>,
+    pub ceph: Arc<dyn CephCluster>,
     pub config: Config,
     pub cache: view::InventoryCache,
     /// Wakes the reconciler early (after an apply or a changed inventory).
     pub reconcile_now: Notify,
+    /// Wakes the removal worker (a new removal, a stop request).
+    pub removals_now: Notify,
     /// Serializes polls of one host (a refresh and the poller must not race).
     poll_locks: tokio::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl Daemon {
-    pub fn new(store: Store, agents: Arc<dyn HostAgents>, config: Config) -> Arc<Daemon> {
+    pub fn new(store: Store, agents: Arc<dyn HostAgents>, ceph: Arc<dyn CephCluster>, config: Config) -> Arc<Daemon> {
         Arc::new(Daemon {
             store,
             agents,
+            ceph,
             config,
             cache: view::InventoryCache::default(),
             reconcile_now: Notify::new(),
+            removals_now: Notify::new(),
             poll_locks: Default::default(),
         })
     }

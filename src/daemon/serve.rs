@@ -7,7 +7,9 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::{poller, reconciler, Daemon};
+use super::{poller, reconciler, removals, Daemon};
+use crate::ceph::cli::CephCli;
+use crate::ceph::CephCluster;
 use crate::agent_client::{HostAgents, HttpAgents};
 use crate::config::Config;
 use crate::store::Store;
@@ -26,13 +28,16 @@ pub enum ServeError {
 pub async fn serve(config: Config) -> Result<(), ServeError> {
     let agents: Arc<dyn HostAgents> =
         Arc::new(HttpAgents::new(config.agent_token.clone(), config.poll_timeout, config.command_timeout));
-    serve_with(config, agents, shutdown_signal()).await
+    let ceph: Arc<dyn CephCluster> =
+        Arc::new(CephCli { bin: config.ceph_bin.clone(), conf: config.ceph_conf.clone(), timeout: config.ceph_timeout });
+    serve_with(config, agents, ceph, shutdown_signal()).await
 }
 
 /// The same with injectable agents and shutdown (tests, demo).
 pub async fn serve_with(
     config: Config,
     agents: Arc<dyn HostAgents>,
+    ceph: Arc<dyn CephCluster>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let store = Store::open(&config.db)
@@ -42,7 +47,7 @@ pub async fn serve_with(
         .await
         .map_err(|source| ServeError::Listen { addr: config.listen.to_string(), source })?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
-    let daemon = Daemon::new(store.clone(), agents, config);
+    let daemon = Daemon::new(store.clone(), agents, ceph, config);
     let cancel = CancellationToken::new();
     let poller = tokio::spawn(poller::run(daemon.clone(), cancel.clone()));
     let reconciler = if daemon.config.reconcile {
@@ -50,6 +55,7 @@ pub async fn serve_with(
     } else {
         None
     };
+    let remover = tokio::spawn(removals::run(daemon.clone(), cancel.clone()));
     tracing::info!(%local, db = %daemon.config.db.display(), "osdkeeper daemon listening");
     // Tests and scripts read the bound address (port 0) from this line.
     println!("listening on {local}");
@@ -61,6 +67,7 @@ pub async fn serve_with(
     if let Some(r) = reconciler {
         let _ = r.await;
     }
+    let _ = remover.await;
     store.close().await;
     served.map_err(ServeError::Http)
 }

@@ -75,7 +75,8 @@ async fn daemon_with(agents: Arc<FakeAgents>) -> (tempfile::TempDir, Arc<Daemon>
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("d.db")).await.unwrap();
     let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
-    (dir, Daemon::new(store, agents, config))
+    let ceph = Arc::new(crate::sim::SimCluster::new(vec![], vec![], 1.0, 1.0));
+    (dir, Daemon::new(store, agents, ceph, config))
 }
 
 async fn with_cluster() -> (tempfile::TempDir, Arc<Daemon>, Arc<FakeAgents>) {
@@ -164,4 +165,87 @@ async fn invalid_documents_store_nothing() {
         _ => panic!("an invalid document must refuse the whole apply"),
     }
     assert!(d.store.specs().await.unwrap().is_empty());
+}
+
+// Removals on the simulated cluster (the same object serves as Ceph and as the agents).
+
+async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster) {
+    let sim = crate::sim::field_report_cluster(20.0, 10.0, pace);
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("d.db")).await.unwrap();
+    let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
+    let d = Daemon::new(store, Arc::new(sim.clone()), Arc::new(sim.clone()), config);
+    for name in ["f5-422-01", "f5-422-02", "f5-422-03", "f5-422-04"] {
+        let h = d.add_host(name, &format!("{name}:8741"), &[]).await.unwrap();
+        d.poll_host(&h).await.unwrap();
+    }
+    (dir, d, sim)
+}
+
+async fn rounds_until(d: &Daemon, osd: u32, done: impl Fn(&crate::store::RemovalRecord) -> bool) -> crate::store::RemovalRecord {
+    for _ in 0..200 {
+        d.removal_round().await.unwrap();
+        let all = d.store.removals(50).await.unwrap();
+        let rec = all.into_iter().filter(|r| r.removal.osd_id == osd).last().expect("a removal");
+        if done(&rec) {
+            return rec;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("removal of osd.{osd} did not get there");
+}
+
+#[tokio::test]
+async fn removal_drains_purges_zaps_and_holds_the_disk() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    let req = removals::RemoveRequest { ids: vec![8, 15], replace: false, force: false, zap: true };
+    let recs = d.schedule_removals(&req).await.unwrap();
+    assert_eq!(recs[0].removal.host, "f5-422-03");
+    assert_eq!(recs[0].removal.devices, ["/dev/sdd"]);
+    let rec = rounds_until(&d, 15, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
+    assert_eq!(rec.removal.zapped, ["/dev/sde"]);
+    assert!(sim.osds().iter().all(|o| o.id != 15), "purged");
+    let actions = d.store.actions(rec.id).await.unwrap();
+    let purges = actions.iter().filter(|a| a.effect.contains("purge")).count();
+    let zaps = actions.iter().filter(|a| a.effect.contains("zap")).count();
+    assert_eq!((purges, zaps), (1, 1), "{actions:?}");
+    let samples = d.store.samples(rec.id).await.unwrap();
+    assert!(samples.first().unwrap().pgs > samples.last().unwrap().pgs, "progress was sampled: {samples:?}");
+    let holds = d.store.holds().await.unwrap();
+    assert!(holds.iter().any(|h| h.host == "f5-422-03" && h.path == "/dev/sde"), "{holds:?}");
+    let events: Vec<String> = d.store.events(None, 200).await.unwrap().into_iter().map(|e| e.message).collect();
+    assert!(events.iter().any(|e| e == "Successfully purged osd.15 on f5-422-03"), "{events:?}");
+    assert!(events.iter().any(|e| e == "Zapping devices for osd.15 on f5-422-03"), "{events:?}");
+}
+
+#[tokio::test]
+async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
+    let (_dir, d, sim) = sim_daemon(0.01).await;
+    let before = sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight;
+    d.schedule_removals(&removals::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false }).await.unwrap();
+    rounds_until(&d, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
+    assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, 0.0);
+    // Errors: unknown, duplicate, already queued; none of them queues anything.
+    assert!(matches!(
+        d.schedule_removals(&removals::RemoveRequest { ids: vec![2, 99], replace: false, force: false, zap: false }).await,
+        Err(DaemonError::NotFound(_))
+    ));
+    assert!(matches!(
+        d.schedule_removals(&removals::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false }).await,
+        Err(DaemonError::Conflict(_))
+    ));
+    assert!(d.store.active_removal_of(2).await.unwrap().is_none());
+    d.stop_removals(&[3]).await.unwrap();
+    let rec = rounds_until(&d, 3, |r| r.removal.phase == crate::domain::removal::Phase::Cancelled).await;
+    assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, before, "{rec:?}");
+    assert!(matches!(d.stop_removals(&[3]).await, Err(DaemonError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn replace_keeps_the_id_as_destroyed() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    d.schedule_removals(&removals::RemoveRequest { ids: vec![11], replace: true, force: false, zap: false }).await.unwrap();
+    rounds_until(&d, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
+    let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
+    assert!(osd.destroyed);
 }

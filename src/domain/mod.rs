@@ -8,6 +8,7 @@ pub mod inventory;
 pub mod inventory_diff;
 pub mod osd_layout;
 pub mod plan;
+pub mod progress;
 pub mod removal;
 pub mod selection;
 pub mod spec;

@@ -99,6 +99,9 @@ pub struct Removal {
     /// The OSD's devices on its host, recorded when the removal was
     /// scheduled (after a purge the cluster no longer knows them).
     pub devices: Vec<String>,
+    /// Their ids (serial/WWN) in the same order, "" where the host has none.
+    #[serde(default)]
+    pub device_ids: Vec<String>,
     /// Devices already wiped.
     pub zapped: Vec<String>,
     pub stop_requested: bool,
@@ -121,6 +124,7 @@ impl Removal {
             original_weight: None,
             was_in: None,
             devices,
+            device_ids: Vec::new(),
             zapped: Vec::new(),
             stop_requested: false,
             stop_sent: false,

@@ -1,0 +1,236 @@
+//! The simulated Ceph side.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use futures::future::BoxFuture;
+
+use crate::ceph::{Answer, CephCluster, CephError, ClusterState, OsdDevices, OsdState};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimOsd {
+    pub id: u32,
+    pub host: String,
+    pub device: String,
+    pub device_id: String,
+    pub up: bool,
+    pub is_in: bool,
+    pub destroyed: bool,
+    pub crush_weight: f64,
+    /// Fractional so that slow paces still move.
+    pub pgs: f64,
+    pub daemon_running: bool,
+    pub affinity: String,
+}
+
+pub(super) struct SimState {
+    pub osds: Vec<SimOsd>,
+    /// Devices per host as ceph-volume JSON (kept in step with the OSDs).
+    pub devices: Vec<(String, Vec<serde_json::Value>)>,
+    pub last_tick: Instant,
+    /// PGs per second one draining OSD sheds at pace 1.
+    pub drain_rate: f64,
+    pub pace: f64,
+    pub next_id: u32,
+    pub unreachable: Vec<String>,
+    /// (host, path) of disks that still carry a purged OSD's label.
+    pub dirty: Vec<(String, String)>,
+    /// Shared DB disks: (host, path, OSDs whose DB they hold); in use while any of them exists.
+    pub db_disks: Vec<(String, String, Vec<u32>)>,
+}
+
+/// A whole simulated cluster; cheap to clone (shared state).
+#[derive(Clone)]
+pub struct SimCluster {
+    pub(super) inner: Arc<Mutex<SimState>>,
+}
+
+impl SimCluster {
+    /// A cluster with the given OSDs and host inventories. `pace` speeds
+    /// everything up (tests use large values).
+    pub fn new(osds: Vec<SimOsd>, devices: Vec<(String, Vec<serde_json::Value>)>, drain_rate: f64, pace: f64) -> SimCluster {
+        let next_id = osds.iter().map(|o| o.id + 1).max().unwrap_or(0);
+        SimCluster {
+            inner: Arc::new(Mutex::new(SimState {
+                osds,
+                devices,
+                last_tick: Instant::now(),
+                drain_rate,
+                pace,
+                next_id,
+                unreachable: Vec::new(),
+                dirty: Vec::new(),
+                db_disks: Vec::new(),
+            })),
+        }
+    }
+
+    /// Makes a host's agent unreachable (or reachable again).
+    pub fn set_unreachable(&self, host: &str, unreachable: bool) {
+        let mut s = self.inner.lock().expect("sim lock");
+        s.unreachable.retain(|h| h != host);
+        if unreachable {
+            s.unreachable.push(host.to_string());
+        }
+    }
+
+    /// Declares a shared DB disk.
+    pub fn add_db_disk(&self, host: &str, path: &str, osds: Vec<u32>) {
+        self.inner.lock().expect("sim lock").db_disks.push((host.into(), path.into(), osds));
+    }
+
+    pub fn osds(&self) -> Vec<SimOsd> {
+        self.inner.lock().expect("sim lock").osds.clone()
+    }
+
+    /// Moves placement groups off draining OSDs onto the others, for the
+    /// time passed since the last look.
+    pub(super) fn tick(s: &mut SimState) {
+        let now = Instant::now();
+        let dt = now.duration_since(s.last_tick).as_secs_f64() * s.pace;
+        s.last_tick = now;
+        let receivers: Vec<usize> = (0..s.osds.len())
+            .filter(|&i| s.osds[i].up && s.osds[i].is_in && s.osds[i].crush_weight > 0.0 && !s.osds[i].destroyed)
+            .collect();
+        if receivers.is_empty() {
+            return;
+        }
+        let mut moved = 0.0;
+        for o in s.osds.iter_mut() {
+            let draining = o.crush_weight == 0.0 || !o.is_in;
+            if draining && o.pgs > 0.0 {
+                let step = (s.drain_rate * dt).min(o.pgs);
+                o.pgs -= step;
+                if o.pgs < 0.5 {
+                    moved += o.pgs;
+                    o.pgs = 0.0;
+                }
+                moved += step;
+            }
+        }
+        let share = moved / receivers.len() as f64;
+        for i in receivers {
+            s.osds[i].pgs += share;
+        }
+    }
+
+    pub(super) fn with<T>(&self, f: impl FnOnce(&mut SimState) -> T) -> T {
+        let mut s = self.inner.lock().expect("sim lock");
+        Self::tick(&mut s);
+        f(&mut s)
+    }
+
+    fn find(s: &mut SimState, id: u32) -> Result<&mut SimOsd, CephError> {
+        s.osds.iter_mut().find(|o| o.id == id).ok_or_else(|| CephError::Command {
+            command: format!("osd ... {id}"),
+            code: 2,
+            message: format!("osd.{id} does not exist"),
+        })
+    }
+}
+
+impl CephCluster for SimCluster {
+    fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>> {
+        let st = self.with(|s| ClusterState {
+            osds: s
+                .osds
+                .iter()
+                .map(|o| OsdState {
+                    id: o.id,
+                    up: o.up,
+                    is_in: o.is_in,
+                    destroyed: o.destroyed,
+                    crush_weight: Some(o.crush_weight),
+                    pgs: Some(o.pgs.ceil() as i64),
+                    kb_used: Some((o.pgs.ceil() as u64) * 4096),
+                    crush_host: Some(o.host.clone()),
+                })
+                .collect(),
+            pg_states: vec![("active+clean".into(), s.osds.iter().map(|o| o.pgs).sum::<f64>().round() as i64 / 2)],
+        });
+        Box::pin(async move { Ok(st) })
+    }
+
+    fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>> {
+        let r = self.with(|s| {
+            Self::find(s, id).map(|o| OsdDevices {
+                hostname: o.host.clone(),
+                dev_nodes: vec![o.device.clone()],
+                device_ids: vec![(o.device.trim_start_matches("/dev/").to_string(), o.device_id.clone())],
+            })
+        });
+        Box::pin(async move { r })
+    }
+
+    fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
+        let ids = ids.to_vec();
+        let r = self.with(|s| {
+            let down_elsewhere = s.osds.iter().filter(|o| !o.up && !ids.contains(&o.id) && !o.destroyed).count();
+            if down_elsewhere > 0 {
+                Answer { ok: false, message: format!("unsafe to stop osd(s) at this time ({down_elsewhere} OSDs already down)") }
+            } else {
+                Answer { ok: true, message: format!("OSD(s) {ids:?} are ok to stop without reducing availability") }
+            }
+        });
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
+        let ids = ids.to_vec();
+        let r = self.with(|s| {
+            let busy: Vec<(u32, i64)> = s.osds.iter().filter(|o| ids.contains(&o.id) && o.pgs > 0.0).map(|o| (o.id, o.pgs.ceil() as i64)).collect();
+            match busy.first() {
+                None => Answer { ok: true, message: "safe to destroy without reducing data durability".into() },
+                Some((id, n)) => Answer { ok: false, message: format!("OSD(s) {id} have {n} pgs currently mapped to them.") },
+            }
+        });
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn reweight(&self, id: u32, weight: f64) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| Self::find(s, id).map(|o| o.crush_weight = weight));
+        Box::pin(async move { r })
+    }
+
+    fn mark_out(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| Self::find(s, id).map(|o| o.is_in = false));
+        Box::pin(async move { r })
+    }
+
+    fn mark_in(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| Self::find(s, id).map(|o| o.is_in = true));
+        Box::pin(async move { r })
+    }
+
+    fn mark_down(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| Self::find(s, id).map(|o| o.up = o.daemon_running));
+        Box::pin(async move { r })
+    }
+
+    fn destroy(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| {
+            let o = Self::find(s, id)?;
+            if o.up || o.pgs > 0.0 {
+                return Err(CephError::Command { command: format!("osd destroy {id}"), code: 16, message: format!("osd.{id} is not `down`.") });
+            }
+            o.destroyed = true;
+            Ok(())
+        });
+        Box::pin(async move { r })
+    }
+
+    fn purge(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| {
+            let Some(pos) = s.osds.iter().position(|o| o.id == id) else { return Ok(()) };
+            let o = &s.osds[pos];
+            if o.up || o.pgs > 0.0 {
+                return Err(CephError::Command { command: format!("osd purge {id}"), code: 16, message: format!("osd.{id} is not `down`.") });
+            }
+            let gone = s.osds.remove(pos);
+            s.dirty.push((gone.host, gone.device));
+            Ok(())
+        });
+        Box::pin(async move { r })
+    }
+}
+
