@@ -8,6 +8,7 @@ pub mod error;
 pub mod events;
 pub mod hosts;
 pub mod json_body;
+pub mod osds;
 pub mod specs;
 
 use std::sync::Arc;
@@ -30,6 +31,7 @@ use error::ApiError;
         hosts::list, hosts::add, hosts::remove, hosts::add_label, hosts::remove_label,
         devices::list, devices::held, devices::release,
         specs::apply, specs::list, specs::get, specs::remove,
+        osds::list, osds::remove, osds::status, osds::detail, osds::stop, osds::zap,
         events::list, healthz,
     ),
     components(schemas(error::ErrorBody)),
@@ -104,6 +106,11 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
         .route("/api/v1/specs", get(specs::list).post(specs::apply))
         .route("/api/v1/specs/{service_name}", get(specs::get).delete(specs::remove))
         .route("/api/v1/events", get(events::list))
+        .route("/api/v1/osds", get(osds::list))
+        .route("/api/v1/osds/removals", get(osds::status).post(osds::remove))
+        .route("/api/v1/osds/removals/stop", post(osds::stop))
+        .route("/api/v1/osds/removals/{removal_id}", get(osds::detail))
+        .route("/api/v1/devices/zap", post(osds::zap))
         .route("/api/v1/openapi.json", get(openapi))
         .route("/healthz", get(healthz))
         .fallback(not_found)

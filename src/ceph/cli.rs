@@ -131,22 +131,14 @@ impl CephCluster for CephCli {
     fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>> {
         Box::pin(async move {
             let m: OsdMetadata = self.json(&["osd", "metadata", &id.to_string()]).await?;
-            let mut dev_nodes: Vec<String> = Vec::new();
-            for node in [&m.bluestore_bdev_dev_node, &m.bluefs_db_dev_node, &m.bluefs_wal_dev_node].into_iter().flatten() {
-                if !node.is_empty() && !dev_nodes.contains(node) {
-                    dev_nodes.push(node.clone());
-                }
-            }
-            if dev_nodes.is_empty() {
-                dev_nodes = m.devices.split(',').filter(|d| !d.is_empty()).map(|d| format!("/dev/{d}")).collect();
-            }
-            let device_ids = m
-                .device_ids
-                .split(',')
-                .filter_map(|pair| pair.split_once('='))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            Ok(OsdDevices { hostname: m.hostname, dev_nodes, device_ids })
+            Ok(devices_of(m))
+        })
+    }
+
+    fn all_osd_devices(&self) -> BoxFuture<'_, Result<Vec<(u32, OsdDevices)>, CephError>> {
+        Box::pin(async move {
+            let all: Vec<OsdMetadata> = self.json(&["osd", "metadata"]).await?;
+            Ok(all.into_iter().filter_map(|m| m.id.map(|id| (id, devices_of(m)))).collect())
         })
     }
 
@@ -193,6 +185,21 @@ impl CephCluster for CephCli {
     fn purge(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
         Box::pin(async move { self.ok(&["osd", "purge", &id.to_string()]).await.map(|_| ()) })
     }
+}
+
+fn devices_of(m: OsdMetadata) -> OsdDevices {
+    let mut dev_nodes: Vec<String> = Vec::new();
+    for node in [&m.bluestore_bdev_dev_node, &m.bluefs_db_dev_node, &m.bluefs_wal_dev_node].into_iter().flatten() {
+        if !node.is_empty() && !dev_nodes.contains(node) {
+            dev_nodes.push(node.clone());
+        }
+    }
+    if dev_nodes.is_empty() {
+        dev_nodes = m.devices.split(',').filter(|d| !d.is_empty()).map(|d| format!("/dev/{d}")).collect();
+    }
+    let device_ids =
+        m.device_ids.split(',').filter_map(|pair| pair.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    OsdDevices { hostname: m.hostname, dev_nodes, device_ids }
 }
 
 #[cfg(test)]

@@ -82,6 +82,8 @@ pub struct Answer {
 pub trait CephCluster: Send + Sync {
     fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>>;
     fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>>;
+    /// Devices of every OSD in one call (`ceph osd metadata`).
+    fn all_osd_devices(&self) -> BoxFuture<'_, Result<Vec<(u32, OsdDevices)>, CephError>>;
     fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>>;
     fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>>;
     fn reweight(&self, id: u32, weight: f64) -> BoxFuture<'_, Result<(), CephError>>;

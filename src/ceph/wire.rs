@@ -57,6 +57,9 @@ pub struct TreeNode {
 
 #[derive(Debug, Deserialize)]
 pub struct OsdMetadata {
+    /// Present in the list form (`ceph osd metadata` without an id).
+    #[serde(default)]
+    pub id: Option<u32>,
     #[serde(default)]
     pub hostname: String,
     /// Kernel names, comma-separated: "sdb" or "loop1".

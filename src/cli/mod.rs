@@ -51,6 +51,13 @@ pub enum Command {
         #[command(flatten)]
         remote: remote::Remote,
     },
+    /// OSDs: list them, remove them (drain, stop, purge or destroy, zap), follow removals.
+    Osd {
+        #[command(subcommand)]
+        cmd: remote::OsdCmd,
+        #[command(flatten)]
+        remote: remote::Remote,
+    },
     /// Applied specs.
     Spec {
         #[command(subcommand)]
@@ -87,6 +94,7 @@ pub fn run() -> ExitCode {
         Command::Host { cmd, remote } => remote::run(|| async move { remote::host(&remote, cmd).await }),
         Command::Device { cmd, remote } => remote::run(|| async move { remote::device(&remote, cmd).await }),
         Command::Apply { args, remote } => remote::run(|| async move { remote::apply(&remote, args).await }),
+        Command::Osd { cmd, remote } => remote::run(|| async move { remote::osd(&remote, cmd).await }),
         Command::Spec { cmd, remote } => remote::run(|| async move { remote::spec(&remote, cmd).await }),
         Command::Events { args, remote } => remote::run(|| async move { remote::events(&remote, args).await }),
         Command::Agent(args) => agent::run(args),

@@ -74,8 +74,45 @@ pub enum DeviceCmd {
     },
     /// Let specs use a device osdkeeper holds back (after a zap or an OSD removal).
     Release { host: String, path: String },
+    /// Wipe a device's labels and signatures (refused for a device in use).
+    Zap {
+        host: String,
+        path: String,
+        /// Required: this PERMANENTLY ERASES the device.
+        #[arg(long)]
+        force: bool,
+    },
     /// List held devices.
     Held {
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum OsdCmd {
+    /// List every OSD with its host, devices, CRUSH weight, up/in and PGs.
+    Ls {
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// `osd rm ID... [--replace] [--force] [--zap]`, `osd rm status`, `osd rm stop ID...`
+    Rm {
+        /// OSD ids (N or osd.N), or `status`, or `stop` followed by ids.
+        #[arg(required = true, num_args = 1..)]
+        args: Vec<String>,
+        /// Destroy instead of purge, keeping the id for the replacement disk.
+        #[arg(long)]
+        replace: bool,
+        /// Do not wait for the PGs to drain (safe-to-destroy is still required).
+        #[arg(long)]
+        force: bool,
+        /// Wipe the OSD's devices once it is gone.
+        #[arg(long)]
+        zap: bool,
+        /// With `status`: how many finished removals to show.
+        #[arg(long, default_value_t = 20)]
+        history: i64,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
@@ -223,6 +260,10 @@ pub async fn device(r: &Remote, cmd: DeviceCmd) -> Result<ExitCode, ClientError>
         DeviceCmd::Release { host, path } => {
             c.post_json("/api/v1/devices/release", &json!({"host": host, "path": path})).await?;
             println!("Released {path} on {host}: specs may use it again");
+        }
+        DeviceCmd::Zap { host, path, force } => {
+            c.post_json("/api/v1/devices/zap", &json!({"host": host, "path": path, "force": force})).await?;
+            println!("zap successful for {path} on {host} (held: `osdkeeper device release {host} {path}` lets specs use it)");
         }
         DeviceCmd::Held { format } => {
             let held = c.get("/api/v1/devices/held").await?;
@@ -407,4 +448,114 @@ pub async fn events(r: &Remote, args: EventsArgs) -> Result<ExitCode, ClientErro
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn parse_ids(args: &[String]) -> Result<Vec<u32>, ClientError> {
+    args.iter()
+        .map(|a| {
+            a.trim_start_matches("osd.").parse::<u32>().map_err(|_| ClientError::Api {
+                status: 400,
+                message: format!("{a:?} is not an OSD id (write 8 or osd.8)"),
+                body: Value::Null,
+            })
+        })
+        .collect()
+}
+
+pub async fn osd(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
+    let c = r.client();
+    match cmd {
+        OsdCmd::Ls { format } => {
+            let osds = c.get("/api/v1/osds").await?;
+            if format == Format::Json {
+                print_json(&osds);
+                return Ok(ExitCode::SUCCESS);
+            }
+            let mut t = Table::new(["OSD", "HOST", "DEVICES", "WEIGHT", "STATUS", "PGS", "REMOVAL"]).align(3, Align::Right).align(5, Align::Right);
+            for o in osds.as_array().into_iter().flatten() {
+                let status = if o["destroyed"] == true {
+                    "destroyed".to_string()
+                } else {
+                    format!("{} {}", if o["up"] == true { "up" } else { "down" }, if o["in"] == true { "in" } else { "out" })
+                };
+                let devices: Vec<&str> = o["devices"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                t.row([
+                    format!("osd.{}", o["id"]),
+                    s(o, "host"),
+                    devices.join(","),
+                    o["crush_weight"].as_f64().map(|w| format!("{w:.5}")).unwrap_or_default(),
+                    status,
+                    s(o, "pgs"),
+                    s(o, "removal"),
+                ]);
+            }
+            print!("{}", t.plain());
+        }
+        OsdCmd::Rm { args, replace, force, zap, history, format } => match args[0].as_str() {
+            "status" => {
+                let rows = c.get(&format!("/api/v1/osds/removals?history={history}")).await?;
+                if format == Format::Json {
+                    print_json(&rows);
+                } else {
+                    print!("{}", removal_table(&rows));
+                }
+            }
+            "stop" => {
+                let ids = parse_ids(&args[1..])?;
+                c.post_json("/api/v1/osds/removals/stop", &json!({ "ids": ids })).await?;
+                println!("Stopped OSD(s) removal; the original weight will be restored");
+            }
+            _ => {
+                let ids = parse_ids(&args)?;
+                let rows = c.post_json("/api/v1/osds/removals", &json!({"ids": ids, "replace": replace, "force": force, "zap": zap})).await?;
+                if format == Format::Json {
+                    print_json(&rows);
+                } else {
+                    println!("Scheduled OSD(s) for removal; follow with `osdkeeper osd rm status`");
+                }
+            }
+        },
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// cephadm's `osd rm status` columns, plus progress, rate, ETA and the gate.
+pub fn removal_table(rows: &Value) -> String {
+    let list = rows.as_array().cloned().unwrap_or_default();
+    if list.is_empty() {
+        return "No OSD remove/replace operations reported\n".into();
+    }
+    let mut t = Table::new(["OSD", "HOST", "STATE", "PGS", "REPLACE", "FORCE", "ZAP", "DRAIN STARTED AT", "PROGRESS", "RATE", "ETA", "WAITING ON"])
+        .align(3, Align::Right);
+    let yes = |v: &Value| if v.as_bool() == Some(true) { "True" } else { "False" }.to_string();
+    for r in &list {
+        let start = r["pgs_at_start"].as_i64();
+        let now = r["pgs_now"].as_i64();
+        let bar = match (start, now) {
+            (Some(a), Some(n)) if a > 0 => {
+                let done = ((a - n.min(a)) as f64 / a as f64).clamp(0.0, 1.0);
+                let filled = (done * 10.0).round() as usize;
+                format!("[{}{}] {:>3.0}%", "#".repeat(filled), "-".repeat(10 - filled), done * 100.0)
+            }
+            _ => String::new(),
+        };
+        let rate = r["pgs_per_min"].as_f64().map(|x| format!("{x:.1} PGs/min")).unwrap_or_default();
+        let eta = r["eta_s"].as_f64().map(crate::domain::progress::format_duration).unwrap_or_default();
+        let waiting = r["waiting_on"].as_str().or(r["note"].as_str()).or(r["last_error"].as_str()).unwrap_or_default().to_string();
+        t.row([
+            s(r, "osd_id"),
+            s(r, "host"),
+            s(r, "state"),
+            now.map(|n| n.to_string()).unwrap_or_else(|| "-1".into()),
+            yes(&r["replace"]),
+            yes(&r["force"]),
+            yes(&r["zap"]),
+            r["drain_started_at"].as_i64().map(format_ms).unwrap_or_default(),
+            bar,
+            rate,
+            eta,
+            waiting,
+        ]);
+    }
+    t.plain()
 }

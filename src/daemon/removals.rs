@@ -460,3 +460,46 @@ pub async fn run(daemon: Arc<Daemon>, cancel: CancellationToken) {
 
 /// How long to wait for the worker in tests and the CLI's `--wait`.
 pub const ROUND: Duration = Duration::from_secs(1);
+
+impl Daemon {
+    /// `device zap HOST PATH --force`: refused without force, for an
+    /// unknown host or device, and for a device backing an OSD the cluster
+    /// still has up; the agent refuses a busy device on its own.
+    pub async fn zap_device(&self, host_name: &str, path: &str, force: bool) -> Result<Vec<String>, DaemonError> {
+        if !force {
+            return Err(DaemonError::BadRequest("must pass --force to PERMANENTLY ERASE DEVICE DATA".into()));
+        }
+        let host = self.store.host(host_name).await?;
+        let inv = self
+            .store
+            .inventory(host_name)
+            .await?
+            .ok_or_else(|| DaemonError::Conflict(format!("host {host_name} has not reported an inventory yet")))?;
+        let devices = parse_device_list(inv.devices.as_bytes()).map_err(|e| DaemonError::Internal(e.to_string()))?;
+        let Some(device) = devices.iter().find(|d| &*d.path == path) else {
+            return Err(DaemonError::NotFound(format!("device path '{path}' not found on host '{host_name}'")));
+        };
+        let ids: Vec<u32> = device.osd_ids().filter_map(|i| i.parse().ok()).collect();
+        if !ids.is_empty() {
+            let state = self.ceph.state().await.map_err(|e| DaemonError::Unprocessable(format!("cannot read the cluster: {e}")))?;
+            let active: Vec<String> =
+                ids.iter().filter(|id| state.osd(**id).is_some_and(|o| !o.destroyed)).map(|id| format!("osd.{id}")).collect();
+            if !active.is_empty() {
+                return Err(DaemonError::Conflict(format!(
+                    "unable to zap: device '{path}' on {host_name} has {} active OSD(s) ({}); use `osdkeeper osd rm` first",
+                    active.len(),
+                    active.join(", ")
+                )));
+            }
+        }
+        let req = ZapRequest { path: path.to_string(), force: true, reason: Some("requested by an operator".into()) };
+        let result = self.agents.zap(&host, &req).await.map_err(|e| match e {
+            AgentError::Refused { message, .. } => DaemonError::Conflict(format!("the agent on {host_name} refused: {message}")),
+            other => DaemonError::Unprocessable(other.to_string()),
+        })?;
+        self.store.hold(host_name, path, Some(&device.device_id), "zapped by an operator", now_ms()).await?;
+        self.event(Level::Info, "zapped", Some(host_name), Some(path), format!("zap successful for {path} on {host_name}")).await;
+        let _ = self.poll_host(&host).await;
+        Ok(result.steps)
+    }
+}

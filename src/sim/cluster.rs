@@ -162,6 +162,24 @@ impl CephCluster for SimCluster {
         Box::pin(async move { r })
     }
 
+    fn all_osd_devices(&self) -> BoxFuture<'_, Result<Vec<(u32, OsdDevices)>, CephError>> {
+        let r = self.with(|s| {
+            s.osds
+                .iter()
+                .map(|o| {
+                    let kernel = o.device.trim_start_matches("/dev/").to_string();
+                    let dev = OsdDevices {
+                        hostname: o.host.clone(),
+                        dev_nodes: vec![o.device.clone()],
+                        device_ids: vec![(kernel, o.device_id.clone())],
+                    };
+                    (o.id, dev)
+                })
+                .collect()
+        });
+        Box::pin(async move { Ok(r) })
+    }
+
     fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
         let ids = ids.to_vec();
         let r = self.with(|s| {

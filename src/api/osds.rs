@@ -1,0 +1,212 @@
+//! `/api/v1/osds`: OSDs, their removal (drain, stop, destroy/purge, zap),
+//! the removal status with progress, and stopping a removal.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use super::error::{ApiError, ErrorBody};
+use super::json_body::JsonBody;
+use crate::daemon::removals::RemoveRequest;
+use crate::daemon::Daemon;
+use crate::domain::progress::progress;
+use crate::store::{ActionRecord, RemovalRecord, Sample};
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct OsdRow {
+    pub id: u32,
+    pub host: Option<String>,
+    pub crush_weight: Option<f64>,
+    pub up: bool,
+    #[serde(rename = "in")]
+    pub is_in: bool,
+    pub destroyed: bool,
+    pub pgs: Option<i64>,
+    pub devices: Vec<String>,
+    /// The state of its removal, if one is under way.
+    pub removal: Option<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RemoveBody {
+    pub ids: Vec<u32>,
+    /// Destroy instead of purge: the id is kept for the replacement disk.
+    #[serde(default)]
+    pub replace: bool,
+    /// Do not wait for the OSD to hold no placement groups (safe-to-destroy is still required).
+    #[serde(default)]
+    pub force: bool,
+    /// Wipe the OSD's devices afterwards.
+    #[serde(default)]
+    pub zap: bool,
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdsBody {
+    pub ids: Vec<u32>,
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ZapBody {
+    pub host: String,
+    pub path: String,
+    /// Required.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// One removal as `osd rm status` shows it.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct RemovalStatus {
+    pub removal_id: i64,
+    pub osd_id: u32,
+    pub host: String,
+    pub state: String,
+    /// The gate it waits on and why, in the cluster's words.
+    pub waiting_on: Option<String>,
+    pub last_error: Option<String>,
+    pub replace: bool,
+    pub force: bool,
+    pub zap: bool,
+    pub stop_requested: bool,
+    pub devices: Vec<String>,
+    pub pgs_at_start: Option<i64>,
+    pub pgs_now: Option<i64>,
+    pub pgs_per_min: Option<f64>,
+    pub eta_s: Option<f64>,
+    pub bytes_now: Option<f64>,
+    pub bytes_per_s: Option<f64>,
+    pub requested_at: i64,
+    pub drain_started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct RemovalDetail {
+    #[serde(flatten)]
+    pub status: RemovalStatus,
+    pub samples: Vec<Sample>,
+    pub actions: Vec<ActionRecord>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct StatusQuery {
+    /// How many finished removals to include (default 20).
+    pub history: Option<i64>,
+}
+
+/// The window the drain rate is measured over.
+const RATE_WINDOW_MS: i64 = 15 * 60 * 1000;
+
+pub async fn status_of(d: &Daemon, rec: &RemovalRecord) -> Result<RemovalStatus, ApiError> {
+    let samples = d.store.samples(rec.id).await?;
+    let points: Vec<(i64, i64, Option<i64>)> = samples.iter().map(|s| (s.at, s.pgs, s.kb_used)).collect();
+    let p = progress(rec.removal.pgs_at_start, &points, RATE_WINDOW_MS);
+    let r = &rec.removal;
+    let draining = r.phase.is_draining();
+    Ok(RemovalStatus {
+        removal_id: rec.id,
+        osd_id: r.osd_id,
+        host: r.host.clone(),
+        state: r.phase.as_str().to_string(),
+        waiting_on: rec.waiting_on.clone(),
+        last_error: rec.last_error.clone(),
+        replace: r.replace,
+        force: r.force,
+        zap: r.zap,
+        stop_requested: r.stop_requested,
+        devices: r.devices.clone(),
+        pgs_at_start: r.pgs_at_start,
+        pgs_now: rec.pgs_now,
+        pgs_per_min: if draining { p.pgs_per_min } else { None },
+        eta_s: if draining { p.eta_s } else { None },
+        bytes_now: rec.kb_used_now.map(|k| k as f64 * 1024.0),
+        bytes_per_s: if draining { p.bytes_per_s } else { None },
+        requested_at: rec.requested_at,
+        drain_started_at: rec.drain_started_at,
+        finished_at: rec.finished_at,
+        note: r.note.clone(),
+    })
+}
+
+#[utoipa::path(get, path = "/api/v1/osds", tag = "osds", responses((status = 200, body = [OsdRow]), (status = 422, body = ErrorBody)))]
+pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<OsdRow>>, ApiError> {
+    let unreadable = |e: crate::ceph::CephError| ApiError::Status(StatusCode::UNPROCESSABLE_ENTITY, format!("cannot read the cluster: {e}"));
+    let state = d.ceph.state().await.map_err(unreadable)?;
+    let meta = d.ceph.all_osd_devices().await.unwrap_or_default();
+    let active = d.store.active_removals().await?;
+    let mut rows: Vec<OsdRow> = state
+        .osds
+        .iter()
+        .map(|o| {
+            let m = meta.iter().find(|(id, _)| *id == o.id).map(|(_, m)| m);
+            OsdRow {
+                id: o.id,
+                host: m.map(|m| m.hostname.clone()).filter(|h| !h.is_empty()).or_else(|| o.crush_host.clone()),
+                crush_weight: o.crush_weight,
+                up: o.up,
+                is_in: o.is_in,
+                destroyed: o.destroyed,
+                pgs: o.pgs,
+                devices: m.map(|m| m.dev_nodes.clone()).unwrap_or_default(),
+                removal: active.iter().find(|r| r.removal.osd_id == o.id).map(|r| r.removal.phase.as_str().to_string()),
+            }
+        })
+        .collect();
+    rows.sort_by_key(|r| r.id);
+    Ok(Json(rows))
+}
+
+#[utoipa::path(post, path = "/api/v1/osds/removals", tag = "osds", request_body = RemoveBody,
+    responses((status = 202, body = [RemovalStatus]), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn remove(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<RemoveBody>) -> Result<(StatusCode, Json<Vec<RemovalStatus>>), ApiError> {
+    let recs = d.schedule_removals(&RemoveRequest { ids: b.ids, replace: b.replace, force: b.force, zap: b.zap }).await?;
+    let mut out = Vec::new();
+    for r in &recs {
+        out.push(status_of(&d, r).await?);
+    }
+    Ok((StatusCode::ACCEPTED, Json(out)))
+}
+
+#[utoipa::path(get, path = "/api/v1/osds/removals", tag = "osds", params(StatusQuery), responses((status = 200, body = [RemovalStatus])))]
+pub async fn status(State(d): State<Arc<Daemon>>, Query(q): Query<StatusQuery>) -> Result<Json<Vec<RemovalStatus>>, ApiError> {
+    let recs = d.store.removals(q.history.unwrap_or(20).clamp(0, 1000)).await?;
+    let mut out = Vec::new();
+    for r in &recs {
+        out.push(status_of(&d, r).await?);
+    }
+    Ok(Json(out))
+}
+
+#[utoipa::path(get, path = "/api/v1/osds/removals/{removal_id}", tag = "osds", params(("removal_id" = i64, Path)),
+    responses((status = 200, body = RemovalDetail), (status = 404, body = ErrorBody)))]
+pub async fn detail(State(d): State<Arc<Daemon>>, Path(id): Path<i64>) -> Result<Json<RemovalDetail>, ApiError> {
+    let rec = d.store.removal(id).await?;
+    Ok(Json(RemovalDetail { status: status_of(&d, &rec).await?, samples: d.store.samples(id).await?, actions: d.store.actions(id).await? }))
+}
+
+#[utoipa::path(post, path = "/api/v1/osds/removals/stop", tag = "osds", request_body = IdsBody,
+    responses((status = 200, body = [RemovalStatus]), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn stop(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<IdsBody>) -> Result<Json<Vec<RemovalStatus>>, ApiError> {
+    let recs = d.stop_removals(&b.ids).await?;
+    let mut out = Vec::new();
+    for r in &recs {
+        out.push(status_of(&d, r).await?);
+    }
+    Ok(Json(out))
+}
+
+#[utoipa::path(post, path = "/api/v1/devices/zap", tag = "devices", request_body = ZapBody,
+    responses((status = 200, description = "what the agent did", body = [String]), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn zap(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<ZapBody>) -> Result<Json<Vec<String>>, ApiError> {
+    Ok(Json(d.zap_device(&b.host, &b.path, b.force).await?))
+}
