@@ -1,0 +1,153 @@
+//! Shared harness for the integration tests: real `osdkeeper` processes
+//! (daemon and agents) on port 0, stopped by pid when the test ends.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_osdkeeper")
+}
+
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A child process stopped (SIGTERM, then SIGKILL) when dropped.
+pub struct Proc {
+    pub child: Child,
+    pub name: String,
+}
+
+impl Proc {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// SIGKILL, as a crash would.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM and wait; returns the exit status code.
+    pub fn terminate(&mut self) -> Option<i32> {
+        let _ = Command::new("kill").arg("-TERM").arg(self.pid().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.kill9();
+        None
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.terminate();
+        }
+    }
+}
+
+/// Starts a command that prints `listening on ADDR` and returns the address.
+pub fn spawn_listening(mut cmd: Command, name: &str, log: &Path) -> (Proc, String) {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::from(std::fs::File::create(log).expect("log file")));
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut sent = false;
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if !sent {
+                if let Some(addr) = line.strip_prefix("listening on ") {
+                    let _ = tx.send(addr.trim().to_string());
+                    sent = true;
+                }
+            }
+        }
+    });
+    let proc = Proc { child, name: name.to_string() };
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(addr) => (proc, addr),
+        Err(_) => {
+            let logs = std::fs::read_to_string(log).unwrap_or_default();
+            panic!("{name} did not start listening; its log:\n{logs}");
+        }
+    }
+}
+
+pub struct TestDaemon {
+    pub proc: Proc,
+    pub url: String,
+    pub db: PathBuf,
+}
+
+/// Starts `osdkeeper serve` on port 0 with a config file and environment.
+pub fn start_daemon(dir: &Path, config_yaml: &str, env: &[(&str, &str)]) -> TestDaemon {
+    let config = dir.join("osdkeeper.yaml");
+    std::fs::write(&config, config_yaml).unwrap();
+    let db = dir.join("osdkeeper.db");
+    let mut cmd = Command::new(bin());
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--db"]).arg(&db).arg("--config").arg(&config);
+    cmd.env_remove("OSDKEEPER_TOKEN").env_remove("OSDKEEPER_AGENT_TOKEN");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let n = std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0);
+    let (proc, addr) = spawn_listening(cmd, "daemon", &dir.join(format!("daemon-{n}.log")));
+    TestDaemon { proc, url: format!("http://{addr}"), db }
+}
+
+/// Runs the CLI against a daemon; returns (exit code, stdout, stderr).
+pub fn cli(url: &str, token: Option<&str>, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = Command::new(bin());
+    cmd.args(args).env("OSDKEEPER_URL", url).env_remove("OSDKEEPER_TOKEN");
+    if let Some(t) = token {
+        cmd.env("OSDKEEPER_TOKEN", t);
+    }
+    let out = cmd.output().expect("run the CLI");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Polls `check` until it returns Some or the timeout passes.
+pub fn wait_for<T>(what: &str, timeout: Duration, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        if Instant::now() > deadline {
+            panic!("timed out waiting for {what}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A blocking JSON request to the daemon's API.
+pub fn api(method: &str, url: &str, token: Option<&str>, body: Option<(&str, &str)>) -> (u16, serde_json::Value) {
+    let mut cmd = Command::new("curl");
+    cmd.args(["-s", "-o", "-", "-w", "\n%{http_code}", "-X", method, url]);
+    if let Some(t) = token {
+        cmd.args(["-H", &format!("Authorization: Bearer {t}")]);
+    }
+    if let Some((ctype, data)) = body {
+        cmd.args(["-H", &format!("Content-Type: {ctype}"), "--data-binary", data]);
+    }
+    let out = cmd.output().expect("curl");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
+    let json = if body.trim().is_empty() { serde_json::Value::Null } else { serde_json::from_str(body).unwrap_or(serde_json::Value::String(body.to_string())) };
+    (code.trim().parse().unwrap_or(0), json)
+}

@@ -1,0 +1,221 @@
+//! The whole daemon on port 0 with a real SQLite file and real agent
+//! processes serving fixture inventories (`osdkeeper agent --inventory-file`).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+const TOKEN: &str = "api-secret-for-tests";
+const AGENT_TOKEN: &str = "agent-secret-for-tests";
+const SPEC: &str = "specs/field-report-ssds.yaml";
+
+fn fixture() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(repo().join("specs/f5-422-inventory.json")).unwrap()).unwrap()
+}
+
+fn write_host_inventory(dir: &Path, host: &str, devices: &Value) -> std::path::PathBuf {
+    let p = dir.join(format!("{host}.json"));
+    std::fs::write(&p, serde_json::to_string_pretty(devices).unwrap()).unwrap();
+    p
+}
+
+fn start_agent(dir: &Path, host: &str, inventory: &Path) -> (Proc, String) {
+    let mut cmd = Command::new(bin());
+    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--inventory-file"]).arg(inventory);
+    cmd.env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN);
+    spawn_listening(cmd, &format!("agent {host}"), &dir.join(format!("agent-{host}.log")))
+}
+
+const CONFIG: &str = "poll:\n  interval_s: 1\n  timeout_s: 5\nreconcile:\n  interval_s: 1\n";
+
+fn env() -> Vec<(&'static str, &'static str)> {
+    vec![("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)]
+}
+
+fn devices(url: &str) -> Value {
+    let (code, out, err) = cli(url, Some(TOKEN), &["device", "ls", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+fn project(rows: &Value) -> Vec<String> {
+    let mut v: Vec<String> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let keys = ["service_id", "host", "data", "db", "wal", "journal", "commands", "skipped", "warnings"];
+            let m: serde_json::Map<String, Value> = keys.iter().map(|k| (k.to_string(), r[*k].clone())).collect();
+            Value::Object(m).to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = fixture();
+    let f1 = write_host_inventory(dir.path(), "f5-422-01", &inv["hosts"]["f5-422-01"]);
+    let f2 = write_host_inventory(dir.path(), "f5-422-02", &inv["hosts"]["f5-422-02"]);
+    let (_a1, addr1) = start_agent(dir.path(), "f5-422-01", &f1);
+    let (_a2, addr2) = start_agent(dir.path(), "f5-422-02", &f2);
+    let mut daemon = start_daemon(dir.path(), CONFIG, &env());
+    let url = daemon.url.clone();
+
+    let (code, out, err) = cli(&url, Some(TOKEN), &["host", "add", "f5-422-01", &addr1, "--labels", "osd,mon"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, _, err) = cli(&url, Some(TOKEN), &["host", "add", "f5-422-02", &addr2]);
+    assert_eq!(code, 0, "{err}");
+    wait_for("both inventories", Duration::from_secs(30), || {
+        let d = devices(&url);
+        d.as_array().unwrap().iter().all(|h| !h["inventory"].is_null()).then_some(())
+    });
+
+    // device ls: cephadm's columns, a row per device, the age of the inventory.
+    let (code, table, _) = cli(&url, Some(TOKEN), &["device", "ls"]);
+    assert_eq!(code, 0);
+    assert!(table.starts_with("HOST"), "{table}");
+    assert!(table.contains("REFRESHED") && table.contains("REJECT REASONS"), "{table}");
+    let sdf = table.lines().find(|l| l.starts_with("f5-422-01") && l.contains("/dev/sdf")).expect("a row for sdf");
+    assert!(sdf.contains("ssd") && sdf.contains("1863G") && sdf.contains("Yes") && sdf.contains("s ago"), "{sdf}");
+    let sda = table.lines().find(|l| l.starts_with("f5-422-02") && l.contains("/dev/sda")).unwrap();
+    assert!(sda.contains("Has GPT headers, Has partitions"), "{sda}");
+
+    // The dry-run equals the offline preview on the same inventory.
+    let (code, out, err) = cli(&url, Some(TOKEN), &["apply", "-i", repo().join(SPEC).to_str().unwrap(), "--dry-run", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let dry: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(dry["dry_run"], true);
+    assert!(dry["preview"][0]["inventory_age_s"].as_f64().unwrap() < 60.0);
+    let two_hosts = serde_json::json!({"hosts": {"f5-422-01": inv["hosts"]["f5-422-01"], "f5-422-02": inv["hosts"]["f5-422-02"]}});
+    let offline_inv = dir.path().join("two.json");
+    std::fs::write(&offline_inv, two_hosts.to_string()).unwrap();
+    let offline = Command::new(bin())
+        .args(["preview", "--spec", repo().join(SPEC).to_str().unwrap(), "--inventory", offline_inv.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let offline: Value = serde_json::from_slice(&offline.stdout).unwrap();
+    assert_eq!(project(&dry["preview"]), project(&offline["preview"]));
+    assert!(!dry["preview"].as_array().unwrap().is_empty());
+    let (_, specs, _) = cli(&url, Some(TOKEN), &["spec", "ls", "--format", "json"]);
+    assert_eq!(serde_json::from_str::<Value>(&specs).unwrap(), serde_json::json!([]), "a dry-run stores nothing");
+
+    // Apply: stored with its history; the agents serve fixed files, so the
+    // reconciler is told it cannot create OSDs, and says so.
+    let (code, out, err) = cli(&url, Some(TOKEN), &["apply", "-i", repo().join(SPEC).to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Scheduled osd.osd_spec_F5-422_SSDs update..."), "{out}");
+    let refused = wait_for("the reconciler's refusal event", Duration::from_secs(30), || {
+        let (_, ev, _) = cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "100"]);
+        let ev: Value = serde_json::from_str(&ev).ok()?;
+        ev.as_array()?.iter().find(|e| e["kind"] == "osd-create-refused").cloned()
+    });
+    assert!(refused["message"].as_str().unwrap().contains("inventory"), "{refused}");
+
+    // A disk swap on f5-422-02: the agent's file changes, an event names it.
+    let mut changed = inv["hosts"]["f5-422-02"].clone();
+    changed.as_array_mut().unwrap().retain(|d| d["path"] != "/dev/sde");
+    write_host_inventory(dir.path(), "f5-422-02", &changed);
+    let ev = wait_for("a devices-changed event", Duration::from_secs(30), || {
+        let (_, ev, _) = cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "200"]);
+        let ev: Value = serde_json::from_str(&ev).ok()?;
+        ev.as_array()?.iter().find(|e| e["kind"] == "devices-changed").cloned()
+    });
+    assert_eq!(ev["message"], "Detected new or changed devices on f5-422-02: removed /dev/sde");
+
+    // Restart on the same database: hosts, specs, inventories and events stay.
+    let events_before = cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "1000"]).1;
+    let events_before: Value = serde_json::from_str(&events_before).unwrap();
+    assert_eq!(daemon.proc.terminate(), Some(0), "SIGTERM shuts the daemon down cleanly");
+    let daemon2 = start_daemon(dir.path(), CONFIG, &env());
+    let url = daemon2.url.clone();
+    let (_, hosts, _) = cli(&url, Some(TOKEN), &["host", "ls", "--format", "json"]);
+    let hosts: Value = serde_json::from_str(&hosts).unwrap();
+    assert_eq!(hosts.as_array().unwrap().len(), 2);
+    assert_eq!(hosts[0]["labels"], serde_json::json!(["osd", "mon"]));
+    let (_, specs, _) = cli(&url, Some(TOKEN), &["spec", "ls", "--format", "json"]);
+    assert_eq!(serde_json::from_str::<Value>(&specs).unwrap()[0]["service_name"], "osd.osd_spec_F5-422_SSDs");
+    let d = devices(&url);
+    assert!(d.as_array().unwrap().iter().all(|h| !h["devices"].as_array().unwrap().is_empty()));
+    let events_after: Value = serde_json::from_str(&cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "1000"]).1).unwrap();
+    let first_ids: Vec<&Value> = events_before.as_array().unwrap().iter().map(|e| &e["id"]).collect();
+    let kept: Vec<&Value> = events_after.as_array().unwrap().iter().map(|e| &e["id"]).take(first_ids.len()).collect();
+    assert_eq!(first_ids, kept);
+}
+
+#[test]
+fn bad_requests_get_a_clear_4xx_and_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = fixture();
+    let f1 = write_host_inventory(dir.path(), "f5-422-03", &inv["hosts"]["f5-422-03"]);
+    let (_agent, addr) = start_agent(dir.path(), "f5-422-03", &f1);
+    let daemon = start_daemon(dir.path(), CONFIG, &env());
+    let url = daemon.url.as_str();
+    assert_eq!(cli(url, Some(TOKEN), &["host", "add", "f5-422-03", &addr]).0, 0);
+    let spec = std::fs::read_to_string(repo().join(SPEC)).unwrap();
+    assert_eq!(api("POST", &format!("{url}/api/v1/specs"), Some(TOKEN), Some(("application/yaml", &spec))).0, 201);
+    let state = || {
+        let hosts = api("GET", &format!("{url}/api/v1/hosts"), Some(TOKEN), None).1;
+        let specs = api("GET", &format!("{url}/api/v1/specs"), Some(TOKEN), None).1;
+        (hosts.as_array().unwrap().iter().map(|h| (h["name"].clone(), h["labels"].clone())).collect::<Vec<_>>(), specs)
+    };
+    let before = state();
+
+    let (code, body) = api("POST", &format!("{url}/api/v1/specs"), Some(TOKEN), Some(("application/yaml", "service_type: osd\n  bad: [indent\n")));
+    assert_eq!(code, 400);
+    assert!(body["error"].as_str().unwrap().contains("not valid YAML"), "{body}");
+
+    let invalid = "service_type: osd\nservice_id: osd_spec_F5-422_SSDs\nplacement: {host_pattern: '*'}\ndata_devices: {rotational: '0'}\n";
+    let (code, body) = api("POST", &format!("{url}/api/v1/specs"), Some(TOKEN), Some(("application/yaml", invalid)));
+    assert_eq!(code, 422);
+    assert_eq!(body["errors"][0]["field"], "data_devices.rotational", "{body}");
+    assert!(body["error"].as_str().unwrap().contains("nothing was applied"));
+
+    let (code, body) = api("POST", &format!("{url}/api/v1/hosts/nohost/labels"), Some(TOKEN), Some(("application/json", r#"{"label": "x"}"#)));
+    assert_eq!(code, 404);
+    assert!(body["error"].as_str().unwrap().contains("unknown host nohost"), "{body}");
+    let (code, _) = api("GET", &format!("{url}/api/v1/devices?host=nohost"), Some(TOKEN), None);
+    assert_eq!(code, 404);
+
+    let (code, body) = api("POST", &format!("{url}/api/v1/hosts"), Some(TOKEN), Some(("application/json", r#"{"name": "bad host;rm -rf", "addr": "1.2.3.4:1"}"#)));
+    assert_eq!(code, 400);
+    assert!(body["error"].as_str().unwrap().contains("invalid host name"), "{body}");
+
+    let huge = format!("{spec}# {}\n", "x".repeat(2 << 20));
+    let (code, body) = api("POST", &format!("{url}/api/v1/specs"), Some(TOKEN), Some(("application/yaml", &huge)));
+    assert_eq!(code, 413, "{body}");
+    assert!(body["error"].is_string(), "{body}");
+
+    let (code, body) = api("GET", &format!("{url}/api/v1/hosts"), None, None);
+    assert_eq!(code, 401);
+    assert!(body["error"].as_str().unwrap().contains("token"), "{body}");
+    assert_eq!(api("GET", &format!("{url}/api/v1/hosts"), Some("wrong"), None).0, 401);
+    let (code, body) = api("POST", &format!("{url}/api/v1/specs"), None, Some(("application/yaml", &spec)));
+    assert_eq!((code, body["error"].is_string()), (401, true));
+    assert_eq!(api("GET", &format!("{url}/healthz"), None, None).0, 200, "health needs no token");
+
+    assert_eq!(state(), before, "no bad request changed anything");
+    let (code, doc) = api("GET", &format!("{url}/api/v1/openapi.json"), Some(TOKEN), None);
+    assert_eq!(code, 200);
+    assert!(doc["paths"]["/api/v1/specs"]["post"].is_object(), "the OpenAPI document lists the routes");
+}
+
+#[test]
+fn the_daemon_refuses_an_open_listener_without_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .args(["serve", "--listen", "0.0.0.0:0", "--db"])
+        .arg(dir.path().join("x.db"))
+        .env_remove("OSDKEEPER_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without a token"));
+}
