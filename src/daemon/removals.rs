@@ -420,6 +420,9 @@ impl Daemon {
                 }
             }
         };
+        if outcome.is_ok() {
+            crash_point(effect);
+        }
         let now = now_ms();
         match outcome {
             Ok(text) => {
@@ -441,6 +444,21 @@ impl Daemon {
         let v = rec.version;
         rec.version = self.store.save_removal(rec, v).await?;
         Ok(())
+    }
+}
+
+/// Fault injection for the crash tests: with `OSDKEEPER_CRASH_AFTER=purge`
+/// (or any effect name) the daemon aborts right after that effect succeeded
+/// and before it recorded the outcome, as a power cut would.
+fn crash_point(effect: &Effect) {
+    static CRASH_AFTER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let Some(name) = CRASH_AFTER.get_or_init(|| std::env::var("OSDKEEPER_CRASH_AFTER").ok().filter(|v| !v.is_empty())) else {
+        return;
+    };
+    let kind = serde_json::to_value(effect).ok().and_then(|v| v["effect"].as_str().map(str::to_string));
+    if kind.as_deref() == Some(name.as_str()) {
+        eprintln!("OSDKEEPER_CRASH_AFTER={name}: aborting after the {name} step, as a crash would");
+        std::process::abort();
     }
 }
 
