@@ -7,7 +7,9 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 
 use crate::store::Host;
-use crate::wire::agent::{AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport, OsdDaemonStatus, ZapRequest, ZapResult};
+use crate::wire::agent::{
+    AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport, OsdDaemonStatus, ZapRequest, ZapResult,
+};
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum AgentError {

@@ -8,6 +8,8 @@ pub mod agent_client;
 pub mod agent_server;
 /// The HTTP API of the daemon.
 pub mod api;
+/// The Ceph cluster adapter (the `ceph` CLI).
+pub mod ceph;
 /// The command line.
 pub mod cli;
 /// The CLI's HTTP client for the daemon.
@@ -22,13 +24,11 @@ pub mod daemon;
 pub mod domain;
 /// Tables and JSON documents for operators.
 pub mod render;
+/// A simulated cluster and agents (demo, tests, scale runs).
+pub mod sim;
 /// SQLite persistence: the only module with SQL.
 pub mod store;
 /// Logging setup.
 pub mod telemetry;
 /// External formats (ceph-volume inventory JSON, inventory files) into domain types.
 pub mod wire;
-/// The Ceph cluster adapter (the `ceph` CLI).
-pub mod ceph;
-/// A simulated cluster and agents (demo, tests, scale runs).
-pub mod sim;

@@ -89,16 +89,26 @@ fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart()
     assert!(sda.contains("Has GPT headers, Has partitions"), "{sda}");
 
     // The dry-run equals the offline preview on the same inventory.
-    let (code, out, err) = cli(&url, Some(TOKEN), &["apply", "-i", repo().join(SPEC).to_str().unwrap(), "--dry-run", "--format", "json"]);
+    let (code, out, err) =
+        cli(&url, Some(TOKEN), &["apply", "-i", repo().join(SPEC).to_str().unwrap(), "--dry-run", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let dry: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(dry["dry_run"], true);
     assert!(dry["preview"][0]["inventory_age_s"].as_f64().unwrap() < 60.0);
-    let two_hosts = serde_json::json!({"hosts": {"f5-422-01": inv["hosts"]["f5-422-01"], "f5-422-02": inv["hosts"]["f5-422-02"]}});
+    let two_hosts =
+        serde_json::json!({"hosts": {"f5-422-01": inv["hosts"]["f5-422-01"], "f5-422-02": inv["hosts"]["f5-422-02"]}});
     let offline_inv = dir.path().join("two.json");
     std::fs::write(&offline_inv, two_hosts.to_string()).unwrap();
     let offline = Command::new(bin())
-        .args(["preview", "--spec", repo().join(SPEC).to_str().unwrap(), "--inventory", offline_inv.to_str().unwrap(), "--format", "json"])
+        .args([
+            "preview",
+            "--spec",
+            repo().join(SPEC).to_str().unwrap(),
+            "--inventory",
+            offline_inv.to_str().unwrap(),
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     let offline: Value = serde_json::from_slice(&offline.stdout).unwrap();
@@ -144,7 +154,8 @@ fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart()
     assert_eq!(serde_json::from_str::<Value>(&specs).unwrap()[0]["service_name"], "osd.osd_spec_F5-422_SSDs");
     let d = devices(&url);
     assert!(d.as_array().unwrap().iter().all(|h| !h["devices"].as_array().unwrap().is_empty()));
-    let events_after: Value = serde_json::from_str(&cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "1000"]).1).unwrap();
+    let events_after: Value =
+        serde_json::from_str(&cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "1000"]).1).unwrap();
     let first_ids: Vec<&Value> = events_before.as_array().unwrap().iter().map(|e| &e["id"]).collect();
     let kept: Vec<&Value> = events_after.as_array().unwrap().iter().map(|e| &e["id"]).take(first_ids.len()).collect();
     assert_eq!(first_ids, kept);
@@ -168,7 +179,12 @@ fn bad_requests_get_a_clear_4xx_and_change_nothing() {
     };
     let before = state();
 
-    let (code, body) = api("POST", &format!("{url}/api/v1/specs"), Some(TOKEN), Some(("application/yaml", "service_type: osd\n  bad: [indent\n")));
+    let (code, body) = api(
+        "POST",
+        &format!("{url}/api/v1/specs"),
+        Some(TOKEN),
+        Some(("application/yaml", "service_type: osd\n  bad: [indent\n")),
+    );
     assert_eq!(code, 400);
     assert!(body["error"].as_str().unwrap().contains("not valid YAML"), "{body}");
 
@@ -178,13 +194,23 @@ fn bad_requests_get_a_clear_4xx_and_change_nothing() {
     assert_eq!(body["errors"][0]["field"], "data_devices.rotational", "{body}");
     assert!(body["error"].as_str().unwrap().contains("nothing was applied"));
 
-    let (code, body) = api("POST", &format!("{url}/api/v1/hosts/nohost/labels"), Some(TOKEN), Some(("application/json", r#"{"label": "x"}"#)));
+    let (code, body) = api(
+        "POST",
+        &format!("{url}/api/v1/hosts/nohost/labels"),
+        Some(TOKEN),
+        Some(("application/json", r#"{"label": "x"}"#)),
+    );
     assert_eq!(code, 404);
     assert!(body["error"].as_str().unwrap().contains("unknown host nohost"), "{body}");
     let (code, _) = api("GET", &format!("{url}/api/v1/devices?host=nohost"), Some(TOKEN), None);
     assert_eq!(code, 404);
 
-    let (code, body) = api("POST", &format!("{url}/api/v1/hosts"), Some(TOKEN), Some(("application/json", r#"{"name": "bad host;rm -rf", "addr": "1.2.3.4:1"}"#)));
+    let (code, body) = api(
+        "POST",
+        &format!("{url}/api/v1/hosts"),
+        Some(TOKEN),
+        Some(("application/json", r#"{"name": "bad host;rm -rf", "addr": "1.2.3.4:1"}"#)),
+    );
     assert_eq!(code, 400);
     assert!(body["error"].as_str().unwrap().contains("invalid host name"), "{body}");
 

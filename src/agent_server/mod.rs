@@ -1,2 +1,86 @@
 //! `osdkeeper agent`: the small HTTP server that runs on each storage host.
-//! (Being written.)
+//! It reports the host's disks in ceph-volume's inventory format and runs
+//! the ceph-volume commands that create OSDs, for the daemon.
+//!
+//! * `config` — settings and their checks (token, loopback-only without one).
+//! * `state` — `AgentState`, shared by the handlers; `http` — `build_router`,
+//!   handlers, `ApiError`; `auth` — the bearer-token check.
+//! * `inventory` — where devices come from (file, ceph-volume, kernel), one
+//!   scan at a time; `kernel_inventory` — the kernel's view in ceph-volume's
+//!   format; `ceph_volume` — running ceph-volume; `ceph_volume_args` — which
+//!   commands and devices a request may name; `process` — running a tool with
+//!   a timeout.
+
+pub mod auth;
+pub mod ceph_volume;
+pub mod ceph_volume_args;
+pub mod config;
+pub mod http;
+pub mod inventory;
+pub mod kernel_inventory;
+pub mod process;
+pub mod state;
+
+use std::future::{Future, IntoFuture};
+
+pub use config::{AgentConfig, RawSettings};
+pub use http::build_router;
+pub use state::AgentState;
+
+/// Serves until `shutdown` completes, then lets requests in flight finish
+/// and waits for a running ceph-volume command, unless `force` completes
+/// first (a second signal). A forced exit leaves such a command running.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AgentState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    force: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let busy = state.busy.clone();
+    let server = axum::serve(listener, build_router(state)).with_graceful_shutdown(shutdown).into_future();
+    tokio::pin!(force);
+    tokio::select! {
+        served = server => served?,
+        _ = &mut force => {
+            tracing::warn!("second signal: exiting without waiting for requests in flight");
+            return Ok(());
+        }
+    }
+    let waiting = async {
+        if busy.try_lock().is_err() {
+            tracing::info!("waiting for the running ceph-volume command to finish before exiting");
+        }
+        let _ = busy.lock().await;
+    };
+    tokio::select! {
+        _ = waiting => {}
+        _ = force => tracing::warn!("second signal: exiting while a ceph-volume command still runs"),
+    }
+    Ok(())
+}
+
+/// Completes on SIGTERM or SIGINT; the second future on the next one.
+pub fn shutdown_signals() -> std::io::Result<(impl Future<Output = ()> + Send + 'static, impl Future<Output = ()>)> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
+    let (second_tx, second_rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let name = tokio::select! { _ = term.recv() => "SIGTERM", _ = int.recv() => "SIGINT" };
+        tracing::info!("{name}: shutting down");
+        let _ = first_tx.send(());
+        tokio::select! { _ = term.recv() => {}, _ = int.recv() => {} }
+        let _ = second_tx.send(());
+    });
+    let first = async move {
+        let _ = first_rx.await;
+    };
+    let second = async move {
+        // A dropped sender (no second signal) must not count as one.
+        if second_rx.await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    Ok((first, second))
+}

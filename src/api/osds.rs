@@ -138,7 +138,9 @@ pub async fn status_of(d: &Daemon, rec: &RemovalRecord) -> Result<RemovalStatus,
 
 #[utoipa::path(get, path = "/api/v1/osds", tag = "osds", responses((status = 200, body = [OsdRow]), (status = 422, body = ErrorBody)))]
 pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<OsdRow>>, ApiError> {
-    let unreadable = |e: crate::ceph::CephError| ApiError::Status(StatusCode::UNPROCESSABLE_ENTITY, format!("cannot read the cluster: {e}"));
+    let unreadable = |e: crate::ceph::CephError| {
+        ApiError::Status(StatusCode::UNPROCESSABLE_ENTITY, format!("cannot read the cluster: {e}"))
+    };
     let state = d.ceph.state().await.map_err(unreadable)?;
     let meta = d.ceph.all_osd_devices().await.unwrap_or_default();
     let active = d.store.active_removals().await?;
@@ -167,8 +169,12 @@ pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<OsdRow>>, Api
 #[utoipa::path(post, path = "/api/v1/osds/removals", tag = "osds", request_body = RemoveBody,
     responses((status = 202, body = [RemovalStatus]), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
-pub async fn remove(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<RemoveBody>) -> Result<(StatusCode, Json<Vec<RemovalStatus>>), ApiError> {
-    let recs = d.schedule_removals(&RemoveRequest { ids: b.ids, replace: b.replace, force: b.force, zap: b.zap }).await?;
+pub async fn remove(
+    State(d): State<Arc<Daemon>>,
+    JsonBody(b): JsonBody<RemoveBody>,
+) -> Result<(StatusCode, Json<Vec<RemovalStatus>>), ApiError> {
+    let recs =
+        d.schedule_removals(&RemoveRequest { ids: b.ids, replace: b.replace, force: b.force, zap: b.zap }).await?;
     let mut out = Vec::new();
     for r in &recs {
         out.push(status_of(&d, r).await?);
@@ -177,7 +183,10 @@ pub async fn remove(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<RemoveBo
 }
 
 #[utoipa::path(get, path = "/api/v1/osds/removals", tag = "osds", params(StatusQuery), responses((status = 200, body = [RemovalStatus])))]
-pub async fn status(State(d): State<Arc<Daemon>>, Query(q): Query<StatusQuery>) -> Result<Json<Vec<RemovalStatus>>, ApiError> {
+pub async fn status(
+    State(d): State<Arc<Daemon>>,
+    Query(q): Query<StatusQuery>,
+) -> Result<Json<Vec<RemovalStatus>>, ApiError> {
     let recs = d.store.removals(q.history.unwrap_or(20).clamp(0, 1000)).await?;
     let mut out = Vec::new();
     for r in &recs {
@@ -190,12 +199,19 @@ pub async fn status(State(d): State<Arc<Daemon>>, Query(q): Query<StatusQuery>) 
     responses((status = 200, body = RemovalDetail), (status = 404, body = ErrorBody)))]
 pub async fn detail(State(d): State<Arc<Daemon>>, Path(id): Path<i64>) -> Result<Json<RemovalDetail>, ApiError> {
     let rec = d.store.removal(id).await?;
-    Ok(Json(RemovalDetail { status: status_of(&d, &rec).await?, samples: d.store.samples(id).await?, actions: d.store.actions(id).await? }))
+    Ok(Json(RemovalDetail {
+        status: status_of(&d, &rec).await?,
+        samples: d.store.samples(id).await?,
+        actions: d.store.actions(id).await?,
+    }))
 }
 
 #[utoipa::path(post, path = "/api/v1/osds/removals/stop", tag = "osds", request_body = IdsBody,
     responses((status = 200, body = [RemovalStatus]), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
-pub async fn stop(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<IdsBody>) -> Result<Json<Vec<RemovalStatus>>, ApiError> {
+pub async fn stop(
+    State(d): State<Arc<Daemon>>,
+    JsonBody(b): JsonBody<IdsBody>,
+) -> Result<Json<Vec<RemovalStatus>>, ApiError> {
     let recs = d.stop_removals(&b.ids).await?;
     let mut out = Vec::new();
     for r in &recs {

@@ -34,7 +34,7 @@ struct Output {
 
 /// ceph's error lines look like "Error EBUSY: OSD(s) 1 have 22 pgs ..."; keep the words.
 fn clean(stderr: &str) -> String {
-    let line = stderr.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").trim();
+    let line = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").trim();
     match line.strip_prefix("Error ") {
         Some(rest) => rest.split_once(": ").map(|(_, m)| m.to_string()).unwrap_or_else(|| rest.to_string()),
         None => line.to_string(),
@@ -197,8 +197,12 @@ fn devices_of(m: OsdMetadata) -> OsdDevices {
     if dev_nodes.is_empty() {
         dev_nodes = m.devices.split(',').filter(|d| !d.is_empty()).map(|d| format!("/dev/{d}")).collect();
     }
-    let device_ids =
-        m.device_ids.split(',').filter_map(|pair| pair.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let device_ids = m
+        .device_ids
+        .split(',')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     OsdDevices { hostname: m.hostname, dev_nodes, device_ids }
 }
 
@@ -206,7 +210,10 @@ fn devices_of(m: OsdMetadata) -> OsdDevices {
 mod tests {
     #[test]
     fn error_words_are_kept() {
-        assert_eq!(super::clean("Error EBUSY: OSD(s) 1 have 22 pgs currently mapped to them. \n"), "OSD(s) 1 have 22 pgs currently mapped to them.");
+        assert_eq!(
+            super::clean("Error EBUSY: OSD(s) 1 have 22 pgs currently mapped to them. \n"),
+            "OSD(s) 1 have 22 pgs currently mapped to them."
+        );
         assert_eq!(super::clean("Error EBUSY: osd.1 is not `down`.\n"), "osd.1 is not `down`.");
     }
 }

@@ -1,11 +1,104 @@
 //! `osdkeeper agent`: runs the host agent (see `agent_server`).
 
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args, Debug)]
-pub struct AgentArgs {}
+use super::exit;
+use crate::agent_server::{self, AgentConfig, AgentState, RawSettings};
+use crate::config::LogFormat;
 
-pub fn run(_args: AgentArgs) -> ExitCode {
-    eprintln!("osdkeeper agent: not written yet");
-    ExitCode::from(2)
+#[derive(clap::Args, Debug)]
+pub struct AgentArgs {
+    /// Address to listen on; anything but loopback needs a token (OSDKEEPER_AGENT_TOKEN).
+    #[arg(long, default_value = agent_server::config::DEFAULT_LISTEN)]
+    listen: SocketAddr,
+    /// The name this host is reported under [default: the system host name].
+    #[arg(long)]
+    host_name: Option<String>,
+    /// Report and touch only these devices (comma-separated). Loop devices
+    /// named here are reported as disks.
+    #[arg(long, value_delimiter = ',', value_name = "/dev/a,/dev/b")]
+    devices: Vec<String>,
+    /// Serve this inventory (what `ceph-volume inventory --format json`
+    /// prints; read again for every request) instead of the host's disks.
+    /// The agent then creates no OSDs.
+    #[arg(long, value_name = "FILE")]
+    inventory_file: Option<PathBuf>,
+    /// File holding the token (OSDKEEPER_AGENT_TOKEN wins when both are set).
+    #[arg(long, value_name = "PATH")]
+    token_file: Option<PathBuf>,
+    /// How long one ceph-volume command may run.
+    #[arg(long, default_value_t = 1800, value_name = "SECONDS")]
+    ceph_volume_timeout_s: u64,
+    /// How long `ceph-volume inventory` (and each of lsblk, blkid, pvs) may run.
+    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+    inventory_timeout_s: u64,
+    /// The ceph-volume program.
+    #[arg(long, env = "OSDKEEPER_CEPH_VOLUME", default_value = "ceph-volume", value_name = "PATH")]
+    ceph_volume: String,
+    #[arg(long, value_enum, default_value = "human")]
+    log_format: LogFormat,
+}
+
+pub fn run(args: AgentArgs) -> ExitCode {
+    crate::telemetry::init(args.log_format);
+    let raw = RawSettings {
+        listen: Some(args.listen),
+        host_name: args.host_name,
+        devices: args.devices,
+        inventory_file: args.inventory_file,
+        token_env: std::env::var("OSDKEEPER_AGENT_TOKEN").ok(),
+        token_file: args.token_file,
+        ceph_volume: Some(args.ceph_volume),
+        ceph_volume_timeout_s: args.ceph_volume_timeout_s,
+        inventory_timeout_s: args.inventory_timeout_s,
+    };
+    let config = match AgentConfig::resolve(raw) {
+        Ok(c) => c,
+        Err(e) => return fail(e.to_string()),
+    };
+    let state = match AgentState::from_config(&config) {
+        Ok(s) => s,
+        Err(e) => return fail(e.to_string()),
+    };
+    let rt = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => return fail(format!("cannot start the runtime: {e}")),
+    };
+    rt.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(config.listen).await {
+            Ok(l) => l,
+            Err(e) => return fail(format!("cannot listen on {}: {e}", config.listen)),
+        };
+        let addr = match listener.local_addr() {
+            Ok(a) => a,
+            Err(e) => return fail(format!("cannot tell the bound address: {e}")),
+        };
+        let (shutdown, force) = match agent_server::shutdown_signals() {
+            Ok(s) => s,
+            Err(e) => return fail(format!("cannot handle signals: {e}")),
+        };
+        tracing::info!(
+            %addr,
+            host = %config.host_name,
+            devices = ?config.devices,
+            token = config.token.is_some(),
+            "agent listening"
+        );
+        // Tests and scripts read the bound address (port 0) from this line.
+        println!("listening on {addr}");
+        match agent_server::serve(listener, state, shutdown, force).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("osdkeeper agent: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+fn fail(message: String) -> ExitCode {
+    eprintln!("osdkeeper agent: {message}");
+    ExitCode::from(exit::UNREADABLE)
 }

@@ -471,14 +471,21 @@ pub async fn osd(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
                 print_json(&osds);
                 return Ok(ExitCode::SUCCESS);
             }
-            let mut t = Table::new(["OSD", "HOST", "DEVICES", "WEIGHT", "STATUS", "PGS", "REMOVAL"]).align(3, Align::Right).align(5, Align::Right);
+            let mut t = Table::new(["OSD", "HOST", "DEVICES", "WEIGHT", "STATUS", "PGS", "REMOVAL"])
+                .align(3, Align::Right)
+                .align(5, Align::Right);
             for o in osds.as_array().into_iter().flatten() {
                 let status = if o["destroyed"] == true {
                     "destroyed".to_string()
                 } else {
-                    format!("{} {}", if o["up"] == true { "up" } else { "down" }, if o["in"] == true { "in" } else { "out" })
+                    format!(
+                        "{} {}",
+                        if o["up"] == true { "up" } else { "down" },
+                        if o["in"] == true { "in" } else { "out" }
+                    )
                 };
-                let devices: Vec<&str> = o["devices"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                let devices: Vec<&str> =
+                    o["devices"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
                 t.row([
                     format!("osd.{}", o["id"]),
                     s(o, "host"),
@@ -507,7 +514,12 @@ pub async fn osd(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
             }
             _ => {
                 let ids = parse_ids(&args)?;
-                let rows = c.post_json("/api/v1/osds/removals", &json!({"ids": ids, "replace": replace, "force": force, "zap": zap})).await?;
+                let rows = c
+                    .post_json(
+                        "/api/v1/osds/removals",
+                        &json!({"ids": ids, "replace": replace, "force": force, "zap": zap}),
+                    )
+                    .await?;
                 if format == Format::Json {
                     print_json(&rows);
                 } else {
@@ -525,8 +537,21 @@ pub fn removal_table(rows: &Value) -> String {
     if list.is_empty() {
         return "No OSD remove/replace operations reported\n".into();
     }
-    let mut t = Table::new(["OSD", "HOST", "STATE", "PGS", "REPLACE", "FORCE", "ZAP", "DRAIN STARTED AT", "PROGRESS", "RATE", "ETA", "WAITING ON"])
-        .align(3, Align::Right);
+    let mut t = Table::new([
+        "OSD",
+        "HOST",
+        "STATE",
+        "PGS",
+        "REPLACE",
+        "FORCE",
+        "ZAP",
+        "DRAIN STARTED AT",
+        "PROGRESS",
+        "RATE",
+        "ETA",
+        "WAITING ON",
+    ])
+    .align(3, Align::Right);
     let yes = |v: &Value| if v.as_bool() == Some(true) { "True" } else { "False" }.to_string();
     for r in &list {
         let start = r["pgs_at_start"].as_i64();
@@ -541,7 +566,12 @@ pub fn removal_table(rows: &Value) -> String {
         };
         let rate = r["pgs_per_min"].as_f64().map(|x| format!("{x:.1} PGs/min")).unwrap_or_default();
         let eta = r["eta_s"].as_f64().map(crate::domain::progress::format_duration).unwrap_or_default();
-        let waiting = r["waiting_on"].as_str().or(r["note"].as_str()).or(r["last_error"].as_str()).unwrap_or_default().to_string();
+        let waiting = r["waiting_on"]
+            .as_str()
+            .or(r["note"].as_str())
+            .or(r["last_error"].as_str())
+            .unwrap_or_default()
+            .to_string();
         t.row([
             s(r, "osd_id"),
             s(r, "host"),

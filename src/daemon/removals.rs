@@ -49,7 +49,8 @@ impl Daemon {
             }
             seen.push(*id);
         }
-        let state = self.ceph.state().await.map_err(|e| DaemonError::Unprocessable(format!("cannot read the cluster: {e}")))?;
+        let state =
+            self.ceph.state().await.map_err(|e| DaemonError::Unprocessable(format!("cannot read the cluster: {e}")))?;
         let hosts = self.store.hosts().await?;
         let mut removals = Vec::new();
         for &id in &req.ids {
@@ -57,7 +58,9 @@ impl Daemon {
                 return Err(DaemonError::NotFound(format!("osd.{id} does not exist in the cluster")));
             };
             if osd.destroyed {
-                return Err(DaemonError::Conflict(format!("osd.{id} is already destroyed (waiting for a replacement disk)")));
+                return Err(DaemonError::Conflict(format!(
+                    "osd.{id} is already destroyed (waiting for a replacement disk)"
+                )));
             }
             if let Some(active) = self.store.active_removal_of(id).await? {
                 return Err(DaemonError::Conflict(format!(
@@ -72,7 +75,8 @@ impl Daemon {
                 .filter(|h| !h.is_empty())
                 .or_else(|| osd.crush_host.clone())
                 .ok_or_else(|| DaemonError::Unprocessable(format!("Ceph does not say which host osd.{id} is on")))?;
-            let Some(host) = hosts.iter().find(|h| h.name == host_name || h.name.split('.').next() == Some(&host_name)) else {
+            let Some(host) = hosts.iter().find(|h| h.name == host_name || h.name.split('.').next() == Some(&host_name))
+            else {
                 return Err(DaemonError::Unprocessable(format!(
                     "osd.{id} is on host {host_name}, which osdkeeper does not manage: add it with \
                      `osdkeeper host add {host_name} ADDR` (its agent stops the daemon and wipes the disk)"
@@ -134,7 +138,9 @@ impl Daemon {
             let kernel = node.trim_start_matches("/dev/");
             let serial = meta.device_ids.iter().find(|(k, _)| k == kernel).map(|(_, v)| v.clone());
             let found = match &serial {
-                Some(s) => inventory.iter().find(|d| !d.device_id.is_empty() && (&*d.device_id == s || d.device_id.ends_with(s.as_str()))),
+                Some(s) => inventory
+                    .iter()
+                    .find(|d| !d.device_id.is_empty() && (&*d.device_id == s || d.device_id.ends_with(s.as_str()))),
                 None => inventory.iter().find(|d| &*d.path == node),
             };
             match found {
@@ -175,8 +181,14 @@ impl Daemon {
         let mut out = Vec::new();
         for &id in ids {
             out.push(self.store.request_removal_stop(id, now_ms()).await?);
-            self.event(Level::Info, "removal-stop", None, Some(&format!("osd.{id}")), format!("Stopping the removal of osd.{id}; its weight will be restored"))
-                .await;
+            self.event(
+                Level::Info,
+                "removal-stop",
+                None,
+                Some(&format!("osd.{id}")),
+                format!("Stopping the removal of osd.{id}; its weight will be restored"),
+            )
+            .await;
         }
         self.removals_now.notify_one();
         Ok(out)
@@ -293,7 +305,12 @@ impl Daemon {
 
     /// Advances one removal as far as it goes this round: phase changes
     /// without an effect follow each other at once; an effect ends the round.
-    async fn drive(&self, mut rec: RemovalRecord, state: &ClusterState, draining: &mut usize) -> Result<(), DaemonError> {
+    async fn drive(
+        &self,
+        mut rec: RemovalRecord,
+        state: &ClusterState,
+        draining: &mut usize,
+    ) -> Result<(), DaemonError> {
         for _ in 0..8 {
             let obs = self.observe(&rec.removal, state, *draining).await;
             let step = advance(&rec.removal, &obs);
@@ -340,7 +357,13 @@ impl Daemon {
             return;
         }
         let changed = before.pgs_now != Some(pgs);
-        let stale = self.store.samples(after.id).await.ok().and_then(|s| s.last().map(|x| after.updated_at - x.at > 30_000)).unwrap_or(true);
+        let stale = self
+            .store
+            .samples(after.id)
+            .await
+            .ok()
+            .and_then(|s| s.last().map(|x| after.updated_at - x.at > 30_000))
+            .unwrap_or(true);
         if changed || stale {
             let _ = self.store.add_sample(after.id, after.updated_at, pgs, after.kb_used_now).await;
         }
@@ -352,27 +375,54 @@ impl Daemon {
         let id = r.osd_id;
         let host = r.host.as_str();
         let (level, kind, message) = match r.phase {
-            Phase::Draining => (Level::Info, "removal-draining", format!(
-                "Draining osd.{id} on {host} ({} PGs){}",
-                rec.pgs_now.map(|p| p.to_string()).unwrap_or_else(|| "?".into()),
-                if r.replace { ", marked out for replacement" } else { "" }
-            )),
-            Phase::WaitingSafe => (Level::Info, "removal-drained", format!("osd.{id} on {host} is drained{}", if r.force && rec.pgs_now != Some(0) { " (forced)" } else { "" })),
+            Phase::Draining => (
+                Level::Info,
+                "removal-draining",
+                format!(
+                    "Draining osd.{id} on {host} ({} PGs){}",
+                    rec.pgs_now.map(|p| p.to_string()).unwrap_or_else(|| "?".into()),
+                    if r.replace { ", marked out for replacement" } else { "" }
+                ),
+            ),
+            Phase::WaitingSafe => (
+                Level::Info,
+                "removal-drained",
+                format!(
+                    "osd.{id} on {host} is drained{}",
+                    if r.force && rec.pgs_now != Some(0) { " (forced)" } else { "" }
+                ),
+            ),
             Phase::Stopping => (Level::Info, "removal-stopping", format!("Removing daemon osd.{id} from {host}")),
-            Phase::Destroying => (Level::Info, "removal-destroying", format!("osd.{id} is down; {} it", if r.replace { "destroying" } else { "purging" })),
+            Phase::Destroying => (
+                Level::Info,
+                "removal-destroying",
+                format!("osd.{id} is down; {} it", if r.replace { "destroying" } else { "purging" }),
+            ),
             Phase::Zapping if before == Phase::Destroying || before == Phase::Stopping => {
-                let done = if r.replace { format!("Successfully destroyed old osd.{id} on {host}; ready for replacement") } else { format!("Successfully purged osd.{id} on {host}") };
+                let done = if r.replace {
+                    format!("Successfully destroyed old osd.{id} on {host}; ready for replacement")
+                } else {
+                    format!("Successfully purged osd.{id} on {host}")
+                };
                 (Level::Info, "removal-purged", done)
             }
             Phase::Done => {
                 self.hold_devices(r).await;
-                (Level::Info, "removal-done", match &r.note {
-                    Some(n) => format!("Removal of osd.{id} on {host} finished: {n}"),
-                    None => format!("Successfully removed osd.{id} on {host}"),
-                })
+                (
+                    Level::Info,
+                    "removal-done",
+                    match &r.note {
+                        Some(n) => format!("Removal of osd.{id} on {host} finished: {n}"),
+                        None => format!("Successfully removed osd.{id} on {host}"),
+                    },
+                )
             }
             Phase::Restoring => (Level::Info, "removal-restoring", format!("Restoring osd.{id} on {host}")),
-            Phase::Cancelled => (Level::Info, "removal-cancelled", format!("Removal of osd.{id} stopped: {}", r.note.clone().unwrap_or_default())),
+            Phase::Cancelled => (
+                Level::Info,
+                "removal-cancelled",
+                format!("Removal of osd.{id} stopped: {}", r.note.clone().unwrap_or_default()),
+            ),
             _ => return,
         };
         self.event(level, kind, Some(host), Some(&format!("osd.{id}")), message).await;
@@ -384,7 +434,11 @@ impl Daemon {
         if r.note.as_deref().is_some_and(|n| n.contains("no longer exists")) && r.pgs_at_start.is_none() {
             return;
         }
-        let reason = if r.zap { format!("zapped after removing osd.{}", r.osd_id) } else { format!("freed by removing osd.{}", r.osd_id) };
+        let reason = if r.zap {
+            format!("zapped after removing osd.{}", r.osd_id)
+        } else {
+            format!("freed by removing osd.{}", r.osd_id)
+        };
         for (i, path) in r.devices.iter().enumerate() {
             let id = r.device_ids.get(i).map(String::as_str);
             if let Err(e) = self.store.hold(&r.host, path, id, &reason, now_ms()).await {
@@ -399,21 +453,45 @@ impl Daemon {
         let id = r.osd_id;
         let action = self.store.log_action(rec.id, id, effect, now_ms()).await?;
         let outcome: Result<String, String> = match effect {
-            Effect::Reweight { weight } => self.ceph.reweight(id, *weight).await.map(|_| format!("reweighted osd.{id} to {weight}")).map_err(|e| e.to_string()),
-            Effect::MarkOut => self.ceph.mark_out(id).await.map(|_| format!("marked osd.{id} out")).map_err(|e| e.to_string()),
-            Effect::MarkIn => self.ceph.mark_in(id).await.map(|_| format!("marked osd.{id} in")).map_err(|e| e.to_string()),
-            Effect::MarkDown => self.ceph.mark_down(id).await.map(|_| format!("marked osd.{id} down")).map_err(|e| e.to_string()),
-            Effect::Destroy => self.ceph.destroy(id).await.map(|_| format!("destroyed osd.{id}")).map_err(|e| e.to_string()),
+            Effect::Reweight { weight } => self
+                .ceph
+                .reweight(id, *weight)
+                .await
+                .map(|_| format!("reweighted osd.{id} to {weight}"))
+                .map_err(|e| e.to_string()),
+            Effect::MarkOut => {
+                self.ceph.mark_out(id).await.map(|_| format!("marked osd.{id} out")).map_err(|e| e.to_string())
+            }
+            Effect::MarkIn => {
+                self.ceph.mark_in(id).await.map(|_| format!("marked osd.{id} in")).map_err(|e| e.to_string())
+            }
+            Effect::MarkDown => {
+                self.ceph.mark_down(id).await.map(|_| format!("marked osd.{id} down")).map_err(|e| e.to_string())
+            }
+            Effect::Destroy => {
+                self.ceph.destroy(id).await.map(|_| format!("destroyed osd.{id}")).map_err(|e| e.to_string())
+            }
             Effect::Purge => self.ceph.purge(id).await.map(|_| format!("purged osd.{id}")).map_err(|e| e.to_string()),
             Effect::StopDaemon => match self.store.host(&r.host).await {
                 Ok(host) => self.agents.stop_osd(&host, id).await.map(|s| s.detail).map_err(|e| e.to_string()),
                 Err(e) => Err(e.to_string()),
             },
             Effect::Zap { path } => {
-                self.event(Level::Info, "zap", Some(&r.host), Some(&format!("osd.{id}")), format!("Zapping devices for osd.{id} on {}", r.host)).await;
+                self.event(
+                    Level::Info,
+                    "zap",
+                    Some(&r.host),
+                    Some(&format!("osd.{id}")),
+                    format!("Zapping devices for osd.{id} on {}", r.host),
+                )
+                .await;
                 match self.store.host(&r.host).await {
                     Ok(host) => {
-                        let req = ZapRequest { path: path.clone(), force: true, reason: Some(format!("removal of osd.{id}")) };
+                        let req = ZapRequest {
+                            path: path.clone(),
+                            force: true,
+                            reason: Some(format!("removal of osd.{id}")),
+                        };
                         self.agents.zap(&host, &req).await.map(|z| z.steps.join("; ")).map_err(|e| e.to_string())
                     }
                     Err(e) => Err(e.to_string()),
@@ -429,14 +507,27 @@ impl Daemon {
                 self.store.finish_action(action, &format!("ok: {text}"), now).await?;
                 if let Effect::Zap { path } = effect {
                     rec.removal.zapped.push(path.clone());
-                    self.event(Level::Info, "zapped", Some(&r.host), Some(&format!("osd.{id}")), format!("Successfully zapped {path} for osd.{id} on {}", r.host))
-                        .await;
+                    self.event(
+                        Level::Info,
+                        "zapped",
+                        Some(&r.host),
+                        Some(&format!("osd.{id}")),
+                        format!("Successfully zapped {path} for osd.{id} on {}", r.host),
+                    )
+                    .await;
                 }
                 rec.last_error = None;
             }
             Err(text) => {
                 self.store.finish_action(action, &format!("failed: {text}"), now).await?;
-                self.event(Level::Error, "removal-action-failed", Some(&r.host), Some(&format!("osd.{id}")), format!("osd.{id}: {text}")).await;
+                self.event(
+                    Level::Error,
+                    "removal-action-failed",
+                    Some(&r.host),
+                    Some(&format!("osd.{id}")),
+                    format!("osd.{id}: {text}"),
+                )
+                .await;
                 rec.last_error = Some(text);
             }
         }
@@ -452,7 +543,8 @@ impl Daemon {
 /// and before it recorded the outcome, as a power cut would.
 fn crash_point(effect: &Effect) {
     static CRASH_AFTER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    let Some(name) = CRASH_AFTER.get_or_init(|| std::env::var("OSDKEEPER_CRASH_AFTER").ok().filter(|v| !v.is_empty())) else {
+    let Some(name) = CRASH_AFTER.get_or_init(|| std::env::var("OSDKEEPER_CRASH_AFTER").ok().filter(|v| !v.is_empty()))
+    else {
         return;
     };
     let kind = serde_json::to_value(effect).ok().and_then(|v| v["effect"].as_str().map(str::to_string));
@@ -499,9 +591,16 @@ impl Daemon {
         };
         let ids: Vec<u32> = device.osd_ids().filter_map(|i| i.parse().ok()).collect();
         if !ids.is_empty() {
-            let state = self.ceph.state().await.map_err(|e| DaemonError::Unprocessable(format!("cannot read the cluster: {e}")))?;
-            let active: Vec<String> =
-                ids.iter().filter(|id| state.osd(**id).is_some_and(|o| !o.destroyed)).map(|id| format!("osd.{id}")).collect();
+            let state = self
+                .ceph
+                .state()
+                .await
+                .map_err(|e| DaemonError::Unprocessable(format!("cannot read the cluster: {e}")))?;
+            let active: Vec<String> = ids
+                .iter()
+                .filter(|id| state.osd(**id).is_some_and(|o| !o.destroyed))
+                .map(|id| format!("osd.{id}"))
+                .collect();
             if !active.is_empty() {
                 return Err(DaemonError::Conflict(format!(
                     "unable to zap: device '{path}' on {host_name} has {} active OSD(s) ({}); use `osdkeeper osd rm` first",
@@ -512,11 +611,20 @@ impl Daemon {
         }
         let req = ZapRequest { path: path.to_string(), force: true, reason: Some("requested by an operator".into()) };
         let result = self.agents.zap(&host, &req).await.map_err(|e| match e {
-            AgentError::Refused { message, .. } => DaemonError::Conflict(format!("the agent on {host_name} refused: {message}")),
+            AgentError::Refused { message, .. } => {
+                DaemonError::Conflict(format!("the agent on {host_name} refused: {message}"))
+            }
             other => DaemonError::Unprocessable(other.to_string()),
         })?;
         self.store.hold(host_name, path, Some(&device.device_id), "zapped by an operator", now_ms()).await?;
-        self.event(Level::Info, "zapped", Some(host_name), Some(path), format!("zap successful for {path} on {host_name}")).await;
+        self.event(
+            Level::Info,
+            "zapped",
+            Some(host_name),
+            Some(path),
+            format!("zap successful for {path} on {host_name}"),
+        )
+        .await;
         let _ = self.poll_host(&host).await;
         Ok(result.steps)
     }

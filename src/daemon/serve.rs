@@ -8,9 +8,9 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::{poller, reconciler, removals, Daemon};
+use crate::agent_client::{HostAgents, HttpAgents};
 use crate::ceph::cli::CephCli;
 use crate::ceph::CephCluster;
-use crate::agent_client::{HostAgents, HttpAgents};
 use crate::config::Config;
 use crate::store::Store;
 
@@ -28,8 +28,11 @@ pub enum ServeError {
 pub async fn serve(config: Config) -> Result<(), ServeError> {
     let agents: Arc<dyn HostAgents> =
         Arc::new(HttpAgents::new(config.agent_token.clone(), config.poll_timeout, config.command_timeout));
-    let ceph: Arc<dyn CephCluster> =
-        Arc::new(CephCli { bin: config.ceph_bin.clone(), conf: config.ceph_conf.clone(), timeout: config.ceph_timeout });
+    let ceph: Arc<dyn CephCluster> = Arc::new(CephCli {
+        bin: config.ceph_bin.clone(),
+        conf: config.ceph_conf.clone(),
+        timeout: config.ceph_timeout,
+    });
     serve_with(config, agents, ceph, shutdown_signal()).await
 }
 

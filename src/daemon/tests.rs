@@ -9,7 +9,9 @@ use super::*;
 use crate::agent_client::AgentError;
 use crate::config::{Config, FileConfig, Overrides};
 use crate::store::Host;
-use crate::wire::agent::{CephVolumeRequest, CommandResult, InventoryReport, InventorySource, OsdDaemonStatus, ZapRequest, ZapResult};
+use crate::wire::agent::{
+    CephVolumeRequest, CommandResult, InventoryReport, InventorySource, OsdDaemonStatus, ZapRequest, ZapResult,
+};
 
 /// Serves one fixed device list per host and records ceph-volume calls.
 #[derive(Default)]
@@ -182,11 +184,15 @@ async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::S
     (dir, d, sim)
 }
 
-async fn rounds_until(d: &Daemon, osd: u32, done: impl Fn(&crate::store::RemovalRecord) -> bool) -> crate::store::RemovalRecord {
+async fn rounds_until(
+    d: &Daemon,
+    osd: u32,
+    done: impl Fn(&crate::store::RemovalRecord) -> bool,
+) -> crate::store::RemovalRecord {
     for _ in 0..200 {
         d.removal_round().await.unwrap();
         let all = d.store.removals(50).await.unwrap();
-        let rec = all.into_iter().filter(|r| r.removal.osd_id == osd).last().expect("a removal");
+        let rec = all.into_iter().rfind(|r| r.removal.osd_id == osd).expect("a removal");
         if done(&rec) {
             return rec;
         }
@@ -222,12 +228,15 @@ async fn removal_drains_purges_zaps_and_holds_the_disk() {
 async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
     let (_dir, d, sim) = sim_daemon(0.01).await;
     let before = sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight;
-    d.schedule_removals(&removals::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false }).await.unwrap();
+    d.schedule_removals(&removals::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false })
+        .await
+        .unwrap();
     rounds_until(&d, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
     assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, 0.0);
     // Errors: unknown, duplicate, already queued; none of them queues anything.
     assert!(matches!(
-        d.schedule_removals(&removals::RemoveRequest { ids: vec![2, 99], replace: false, force: false, zap: false }).await,
+        d.schedule_removals(&removals::RemoveRequest { ids: vec![2, 99], replace: false, force: false, zap: false })
+            .await,
         Err(DaemonError::NotFound(_))
     ));
     assert!(matches!(
@@ -244,7 +253,9 @@ async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
 #[tokio::test]
 async fn replace_keeps_the_id_as_destroyed() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
-    d.schedule_removals(&removals::RemoveRequest { ids: vec![11], replace: true, force: false, zap: false }).await.unwrap();
+    d.schedule_removals(&removals::RemoveRequest { ids: vec![11], replace: true, force: false, zap: false })
+        .await
+        .unwrap();
     rounds_until(&d, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
     let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
     assert!(osd.destroyed);

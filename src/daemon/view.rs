@@ -11,9 +11,12 @@ use crate::store::{Hold, Host, StoredInventory};
 use crate::wire::ceph_volume::parse_device_list;
 
 /// Parsed inventories by host, keyed by fingerprint.
+/// (fingerprint, parsed devices)
+type Parsed = (String, Arc<Vec<Device>>);
+
 #[derive(Default)]
 pub struct InventoryCache {
-    parsed: Mutex<HashMap<String, (String, Arc<Vec<Device>>)>>,
+    parsed: Mutex<HashMap<String, Parsed>>,
 }
 
 impl InventoryCache {

@@ -14,7 +14,10 @@ use crate::wire::agent::{
 
 fn unreachable(s: &SimState, host: &Host) -> Result<(), AgentError> {
     if s.unreachable.contains(&host.name) {
-        return Err(AgentError::Unreachable { addr: host.addr.clone(), message: "connection refused (simulated)".into() });
+        return Err(AgentError::Unreachable {
+            addr: host.addr.clone(),
+            message: "connection refused (simulated)".into(),
+        });
     }
     Ok(())
 }
@@ -67,12 +70,15 @@ impl HostAgents for SimCluster {
         Box::pin(async move { r })
     }
 
-    fn ceph_volume<'a>(&'a self, host: &'a Host, request: &'a CephVolumeRequest) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
+    fn ceph_volume<'a>(
+        &'a self,
+        host: &'a Host,
+        request: &'a CephVolumeRequest,
+    ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
             // Data devices follow `lvm batch --no-auto` up to the first flag.
-            let data: Vec<String> =
-                request.args.iter().skip(3).take_while(|a| !a.starts_with("--")).cloned().collect();
+            let data: Vec<String> = request.args.iter().skip(3).take_while(|a| !a.starts_with("--")).cloned().collect();
             let inv = inventory(s, &host.name);
             let mut created = Vec::new();
             for path in data {
@@ -82,7 +88,12 @@ impl HostAgents for SimCluster {
                 }
                 let id = s.next_id;
                 s.next_id += 1;
-                let device_id = inv.iter().find(|d| d["path"] == path.as_str()).and_then(|d| d["device_id"].as_str()).unwrap_or_default().to_string();
+                let device_id = inv
+                    .iter()
+                    .find(|d| d["path"] == path.as_str())
+                    .and_then(|d| d["device_id"].as_str())
+                    .unwrap_or_default()
+                    .to_string();
                 s.osds.push(SimOsd {
                     id,
                     host: host.name.clone(),
@@ -124,7 +135,12 @@ impl HostAgents for SimCluster {
                 o.daemon_running = false;
                 o.up = false;
             }
-            Ok(OsdDaemonStatus { osd_id, running: false, pids: vec![], detail: format!("stopped simulated osd.{osd_id}") })
+            Ok(OsdDaemonStatus {
+                osd_id,
+                running: false,
+                pids: vec![],
+                detail: format!("stopped simulated osd.{osd_id}"),
+            })
         });
         Box::pin(async move { r })
     }
@@ -133,7 +149,11 @@ impl HostAgents for SimCluster {
         let r = self.with(|s| {
             unreachable(s, host)?;
             if !request.force {
-                return Err(AgentError::Refused { addr: host.addr.clone(), status: 400, message: "zap needs force".into() });
+                return Err(AgentError::Refused {
+                    addr: host.addr.clone(),
+                    status: 400,
+                    message: "zap needs force".into(),
+                });
             }
             if s.osds.iter().any(|o| o.host == host.name && o.device == request.path && o.daemon_running) {
                 return Err(AgentError::Refused {

@@ -48,7 +48,12 @@ pub struct SimCluster {
 impl SimCluster {
     /// A cluster with the given OSDs and host inventories. `pace` speeds
     /// everything up (tests use large values).
-    pub fn new(osds: Vec<SimOsd>, devices: Vec<(String, Vec<serde_json::Value>)>, drain_rate: f64, pace: f64) -> SimCluster {
+    pub fn new(
+        osds: Vec<SimOsd>,
+        devices: Vec<(String, Vec<serde_json::Value>)>,
+        drain_rate: f64,
+        pace: f64,
+    ) -> SimCluster {
         let next_id = osds.iter().map(|o| o.id + 1).max().unwrap_or(0);
         SimCluster {
             inner: Arc::new(Mutex::new(SimState {
@@ -185,7 +190,10 @@ impl CephCluster for SimCluster {
         let r = self.with(|s| {
             let down_elsewhere = s.osds.iter().filter(|o| !o.up && !ids.contains(&o.id) && !o.destroyed).count();
             if down_elsewhere > 0 {
-                Answer { ok: false, message: format!("unsafe to stop osd(s) at this time ({down_elsewhere} OSDs already down)") }
+                Answer {
+                    ok: false,
+                    message: format!("unsafe to stop osd(s) at this time ({down_elsewhere} OSDs already down)"),
+                }
             } else {
                 Answer { ok: true, message: format!("OSD(s) {ids:?} are ok to stop without reducing availability") }
             }
@@ -196,10 +204,17 @@ impl CephCluster for SimCluster {
     fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
         let ids = ids.to_vec();
         let r = self.with(|s| {
-            let busy: Vec<(u32, i64)> = s.osds.iter().filter(|o| ids.contains(&o.id) && o.pgs > 0.0).map(|o| (o.id, o.pgs.ceil() as i64)).collect();
+            let busy: Vec<(u32, i64)> = s
+                .osds
+                .iter()
+                .filter(|o| ids.contains(&o.id) && o.pgs > 0.0)
+                .map(|o| (o.id, o.pgs.ceil() as i64))
+                .collect();
             match busy.first() {
                 None => Answer { ok: true, message: "safe to destroy without reducing data durability".into() },
-                Some((id, n)) => Answer { ok: false, message: format!("OSD(s) {id} have {n} pgs currently mapped to them.") },
+                Some((id, n)) => {
+                    Answer { ok: false, message: format!("OSD(s) {id} have {n} pgs currently mapped to them.") }
+                }
             }
         });
         Box::pin(async move { Ok(r) })
@@ -229,7 +244,11 @@ impl CephCluster for SimCluster {
         let r = self.with(|s| {
             let o = Self::find(s, id)?;
             if o.up || o.pgs > 0.0 {
-                return Err(CephError::Command { command: format!("osd destroy {id}"), code: 16, message: format!("osd.{id} is not `down`.") });
+                return Err(CephError::Command {
+                    command: format!("osd destroy {id}"),
+                    code: 16,
+                    message: format!("osd.{id} is not `down`."),
+                });
             }
             o.destroyed = true;
             Ok(())
@@ -242,7 +261,11 @@ impl CephCluster for SimCluster {
             let Some(pos) = s.osds.iter().position(|o| o.id == id) else { return Ok(()) };
             let o = &s.osds[pos];
             if o.up || o.pgs > 0.0 {
-                return Err(CephError::Command { command: format!("osd purge {id}"), code: 16, message: format!("osd.{id} is not `down`.") });
+                return Err(CephError::Command {
+                    command: format!("osd purge {id}"),
+                    code: 16,
+                    message: format!("osd.{id} is not `down`."),
+                });
             }
             let gone = s.osds.remove(pos);
             s.dirty.push((gone.host, gone.device));
@@ -251,4 +274,3 @@ impl CephCluster for SimCluster {
         Box::pin(async move { r })
     }
 }
-

@@ -44,13 +44,14 @@ impl Store {
     }
 
     pub async fn release(&self, host: &str, path: &str) -> Result<Hold> {
-        let row =
-            sqlx::query("DELETE FROM held_devices WHERE host = ? AND path = ? RETURNING host, path, reason, since, device_id")
-                .bind(host)
-                .bind(path)
-                .fetch_optional(&self.pool)
-                .await?
-                .ok_or_else(|| StoreError::NotFound(format!("{path} on {host} is not held")))?;
+        let row = sqlx::query(
+            "DELETE FROM held_devices WHERE host = ? AND path = ? RETURNING host, path, reason, since, device_id",
+        )
+        .bind(host)
+        .bind(path)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("{path} on {host} is not held")))?;
         Ok(Hold {
             host: row.try_get(0)?,
             path: row.try_get(1)?,

@@ -269,4 +269,3 @@ impl Store {
             .collect()
     }
 }
-

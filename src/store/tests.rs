@@ -41,7 +41,7 @@ async fn specs_are_versioned_with_history() {
         spec_json: "{}".into(),
         unmanaged: false,
     };
-    s.put_specs(&[spec.clone()], 1).await.unwrap();
+    s.put_specs(std::slice::from_ref(&spec), 1).await.unwrap();
     let v2 = s.put_specs(&[spec], 2).await.unwrap();
     assert_eq!(v2[0].version, 2);
     s.remove_spec("osd.a", 3).await.unwrap();

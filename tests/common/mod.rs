@@ -142,12 +142,20 @@ pub fn api(method: &str, url: &str, token: Option<&str>, body: Option<(&str, &st
     if let Some(t) = token {
         cmd.args(["-H", &format!("Authorization: Bearer {t}")]);
     }
+    // Bodies go through a file: a large one does not fit on a command line.
+    let body_file = tempfile::NamedTempFile::new().expect("temp file");
     if let Some((ctype, data)) = body {
-        cmd.args(["-H", &format!("Content-Type: {ctype}"), "--data-binary", data]);
+        std::fs::write(body_file.path(), data).expect("write the body");
+        cmd.args(["-H", &format!("Content-Type: {ctype}"), "--data-binary"])
+            .arg(format!("@{}", body_file.path().display()));
     }
     let out = cmd.output().expect("curl");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
-    let json = if body.trim().is_empty() { serde_json::Value::Null } else { serde_json::from_str(body).unwrap_or(serde_json::Value::String(body.to_string())) };
+    let json = if body.trim().is_empty() {
+        serde_json::Value::Null
+    } else {
+        serde_json::from_str(body).unwrap_or(serde_json::Value::String(body.to_string()))
+    };
     (code.trim().parse().unwrap_or(0), json)
 }

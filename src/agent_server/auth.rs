@@ -1,0 +1,32 @@
+//! Bearer-token check for every request but `GET /healthz`.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{header, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::config::Token;
+use super::http::ApiError;
+
+pub async fn require_token(State(token): State<Option<Arc<Token>>>, req: Request, next: Next) -> Response {
+    let Some(token) = token else {
+        return next.run(req).await;
+    };
+    if req.method() == Method::GET && req.uri().path() == "/healthz" {
+        return next.run(req).await;
+    }
+    let presented = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| {
+        let (scheme, rest) = v.split_once(' ')?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+    });
+    match presented {
+        Some(t) if token.matches(t.as_bytes()) => next.run(req).await,
+        Some(_) => ApiError::unauthorized("wrong token").into_response(),
+        None => ApiError::unauthorized(
+            "this agent needs a token: send the header `Authorization: Bearer <OSDKEEPER_AGENT_TOKEN>`",
+        )
+        .into_response(),
+    }
+}

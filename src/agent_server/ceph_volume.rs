@@ -1,0 +1,158 @@
+//! Running `ceph-volume` on the host: its inventory (checked before it is
+//! trusted) and the OSD-creating commands the daemon asks for.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::process::{self, Keep, Limits, RunError};
+use crate::wire::agent::CommandResult;
+use crate::wire::ceph_volume::parse_device_list;
+
+/// How to run ceph-volume.
+#[derive(Debug, Clone)]
+pub struct CephVolume {
+    /// The program (`ceph-volume`, found in PATH, unless configured).
+    pub program: String,
+    pub inventory_timeout: Duration,
+    pub command_timeout: Duration,
+}
+
+/// Why ceph-volume's inventory cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum InventoryError {
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error("`ceph-volume inventory` exited with status {code}: {stderr}")]
+    Exit { code: i32, stderr: String },
+    #[error("`ceph-volume inventory` printed no device list: {0}")]
+    Output(String),
+}
+
+/// Output kept of a command: enough for any real ceph-volume run, bounded
+/// against a runaway one.
+const COMMAND_OUTPUT_LIMIT: usize = 4 << 20;
+
+impl CephVolume {
+    /// `ceph-volume inventory --format json`, accepted only if it is a list
+    /// of device reports the daemon can read.
+    pub async fn inventory(&self) -> Result<Vec<Value>, InventoryError> {
+        let mut cmd = tokio::process::Command::new(&self.program);
+        cmd.args(["inventory", "--format", "json"]).kill_on_drop(true);
+        let limits = Limits { timeout: self.inventory_timeout, max_output: 64 << 20, keep: Keep::Head };
+        let out = process::run(cmd, limits).await?;
+        if !out.status.success() {
+            return Err(InventoryError::Exit { code: out.exit_code(), stderr: out.stderr.last_line() });
+        }
+        if out.stdout.dropped > 0 {
+            return Err(InventoryError::Output(format!("more than {} bytes", out.stdout.bytes.len())));
+        }
+        let devices: Vec<Value> =
+            serde_json::from_slice(&out.stdout.bytes).map_err(|e| InventoryError::Output(e.to_string()))?;
+        if let Some(bad) = devices.iter().find(|d| !d.get("path").is_some_and(Value::is_string)) {
+            let shown: String = bad.to_string().chars().take(120).collect();
+            return Err(InventoryError::Output(format!("an entry without a path: {shown}")));
+        }
+        parse_device_list(&out.stdout.bytes).map_err(|e| InventoryError::Output(e.to_string()))?;
+        Ok(devices)
+    }
+
+    /// Runs one command to its end (or its timeout). A command that fails
+    /// is still a result: the daemon judges its exit code.
+    pub async fn run(&self, args: &[String], env: &[(String, String)]) -> Result<CommandResult, RunError> {
+        let mut cmd = tokio::process::Command::new(&self.program);
+        cmd.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+        // Relative names must not resolve against the agent's directory.
+        cmd.current_dir("/");
+        let limits = Limits { timeout: self.command_timeout, max_output: COMMAND_OUTPUT_LIMIT, keep: Keep::Tail };
+        let out = process::run(cmd, limits).await?;
+        Ok(CommandResult {
+            command: command_line(&self.program, args, env),
+            exit_code: out.exit_code(),
+            stdout: with_drop_note(out.stdout.text(), out.stdout.dropped),
+            stderr: with_drop_note(out.stderr.text(), out.stderr.dropped),
+        })
+    }
+}
+
+fn with_drop_note(text: String, dropped: u64) -> String {
+    if dropped == 0 {
+        text
+    } else {
+        format!("[... {dropped} earlier bytes not kept ...]\n{text}")
+    }
+}
+
+/// The command as a shell would run it, environment first.
+pub fn command_line(program: &str, args: &[String], env: &[(String, String)]) -> String {
+    let mut words: Vec<String> = env.iter().map(|(k, v)| format!("{k}={}", quote(v))).collect();
+    words.push(quote(program));
+    words.extend(args.iter().map(|a| quote(a)));
+    words.join(" ")
+}
+
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake(script: &str) -> (tempfile::TempDir, CephVolume) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ceph-volume");
+        std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let cv = CephVolume {
+            program: path.display().to_string(),
+            inventory_timeout: Duration::from_secs(5),
+            command_timeout: Duration::from_secs(5),
+        };
+        (dir, cv)
+    }
+
+    #[test]
+    fn command_lines_are_shell_quoted() {
+        let env = [("CEPH_VOLUME_OSDSPEC_AFFINITY".to_string(), "my spec".to_string())];
+        let args: Vec<String> = ["lvm", "batch", "/dev/sdb", "--crush-device-class", "it's"].map(String::from).into();
+        assert_eq!(
+            command_line("ceph-volume", &args, &env),
+            r"CEPH_VOLUME_OSDSPEC_AFFINITY='my spec' ceph-volume lvm batch /dev/sdb --crush-device-class 'it'\''s'"
+        );
+    }
+
+    #[tokio::test]
+    async fn inventory_is_checked_before_it_is_trusted() {
+        let (_d, cv) = fake(r#"echo '[{"path": "/dev/sdb", "available": true, "sys_api": {}}]'"#);
+        assert_eq!(cv.inventory().await.unwrap().len(), 1);
+        let (_d, cv) = fake("echo '--> Executable udevadm not in PATH' >&2; exit 1");
+        let e = cv.inventory().await.unwrap_err();
+        assert_eq!(e.to_string(), "`ceph-volume inventory` exited with status 1: --> Executable udevadm not in PATH");
+        let (_d, cv) = fake("echo 'not json'");
+        assert!(matches!(cv.inventory().await, Err(InventoryError::Output(_))));
+        let (_d, cv) = fake(r#"echo '[{"available": true}]'"#);
+        assert!(cv.inventory().await.unwrap_err().to_string().contains("without a path"));
+        let (_d, mut cv) = fake("sleep 10");
+        cv.inventory_timeout = Duration::from_millis(200);
+        assert!(matches!(cv.inventory().await, Err(InventoryError::Run(RunError::TimedOut { .. }))));
+    }
+
+    #[tokio::test]
+    async fn runs_commands_with_their_environment() {
+        let (_d, cv) = fake(r#"echo "args: $*"; echo "affinity: $CEPH_VOLUME_OSDSPEC_AFFINITY" >&2; exit 5"#);
+        let args: Vec<String> = ["raw", "prepare", "--data", "/dev/sdb"].map(String::from).into();
+        let env = [("CEPH_VOLUME_OSDSPEC_AFFINITY".to_string(), "fast".to_string())];
+        let r = cv.run(&args, &env).await.unwrap();
+        assert_eq!(r.exit_code, 5);
+        assert_eq!(r.stdout, "args: raw prepare --data /dev/sdb\n");
+        assert_eq!(r.stderr, "affinity: fast\n");
+        assert!(r.command.ends_with("ceph-volume raw prepare --data /dev/sdb"), "{}", r.command);
+    }
+}

@@ -1,0 +1,265 @@
+//! The agent's settings, checked before anything listens: the token (never
+//! shown), the listen address (loopback only without a token), the device
+//! list and the timeouts.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The bearer token clients must present. Debug output hides it.
+#[derive(Clone)]
+pub struct Token(String);
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token(<hidden>)")
+    }
+}
+
+impl Token {
+    /// Compares in time that depends only on the token's length, so a
+    /// client cannot learn it byte by byte from response times.
+    pub fn matches(&self, presented: &[u8]) -> bool {
+        let expected = self.0.as_bytes();
+        let mut diff = expected.len() ^ presented.len();
+        for (i, e) in expected.iter().enumerate() {
+            let p = presented.get(i).copied().unwrap_or(0);
+            diff |= usize::from(e ^ p);
+        }
+        std::hint::black_box(diff) == 0
+    }
+}
+
+/// Everything the agent runs with.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    pub listen: SocketAddr,
+    pub host_name: String,
+    /// `--devices`, resolved to device paths.
+    pub devices: Option<BTreeSet<String>>,
+    pub inventory_file: Option<PathBuf>,
+    pub token: Option<Token>,
+    pub ceph_volume: String,
+    pub ceph_volume_timeout: Duration,
+    pub inventory_timeout: Duration,
+}
+
+/// The settings as given on the command line and in the environment.
+#[derive(Debug, Clone, Default)]
+pub struct RawSettings {
+    pub listen: Option<SocketAddr>,
+    pub host_name: Option<String>,
+    pub devices: Vec<String>,
+    pub inventory_file: Option<PathBuf>,
+    /// `OSDKEEPER_AGENT_TOKEN`.
+    pub token_env: Option<String>,
+    pub token_file: Option<PathBuf>,
+    pub ceph_volume: Option<String>,
+    pub ceph_volume_timeout_s: u64,
+    pub inventory_timeout_s: u64,
+}
+
+/// The default address is loopback: a token is needed for anything else.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8741";
+const DEFAULT_PORT: u16 = 8741;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error(
+        "refusing to listen on {0} without a token: set OSDKEEPER_AGENT_TOKEN (or --token-file), \
+         or listen on a loopback address such as 127.0.0.1"
+    )]
+    NoToken(SocketAddr),
+    #[error("cannot read the token file {path}: {source}")]
+    TokenFile { path: String, source: std::io::Error },
+    #[error("the token file {0} is empty")]
+    EmptyTokenFile(String),
+    #[error("--devices: {path} is not a device path (expected /dev/...)")]
+    NotADevice { path: String },
+    #[error("--devices: {path}: {source}")]
+    DeviceLink { path: String, source: std::io::Error },
+    #[error("--{name} must be at least 1 second")]
+    ZeroTimeout { name: &'static str },
+    #[error("cannot tell this host's name ({0}); give it with --host-name")]
+    HostName(String),
+    #[error("--host-name must not be empty")]
+    EmptyHostName,
+}
+
+impl AgentConfig {
+    pub fn resolve(raw: RawSettings) -> Result<AgentConfig, ConfigError> {
+        let listen = raw.listen.unwrap_or_else(|| SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT)));
+        let token = match (raw.token_env.filter(|t| !t.is_empty()), &raw.token_file) {
+            (Some(t), file) => {
+                if let Some(file) = file {
+                    tracing::info!(file = %file.display(), "OSDKEEPER_AGENT_TOKEN is set; --token-file is not read");
+                }
+                Some(Token(t))
+            }
+            (None, Some(file)) => Some(read_token_file(file)?),
+            (None, None) => None,
+        };
+        if token.is_none() && !listen.ip().is_loopback() {
+            return Err(ConfigError::NoToken(listen));
+        }
+        let host_name = match raw.host_name {
+            Some(h) if h.trim().is_empty() => return Err(ConfigError::EmptyHostName),
+            Some(h) => h.trim().to_string(),
+            None => system_host_name()?,
+        };
+        let devices = if raw.devices.is_empty() {
+            None
+        } else {
+            Some(raw.devices.iter().map(|d| resolve_device(d)).collect::<Result<BTreeSet<_>, _>>()?)
+        };
+        for (name, secs) in
+            [("ceph-volume-timeout-s", raw.ceph_volume_timeout_s), ("inventory-timeout-s", raw.inventory_timeout_s)]
+        {
+            if secs == 0 {
+                return Err(ConfigError::ZeroTimeout { name });
+            }
+        }
+        Ok(AgentConfig {
+            listen,
+            host_name,
+            devices,
+            inventory_file: raw.inventory_file,
+            token,
+            ceph_volume: raw.ceph_volume.unwrap_or_else(|| "ceph-volume".into()),
+            ceph_volume_timeout: Duration::from_secs(raw.ceph_volume_timeout_s),
+            inventory_timeout: Duration::from_secs(raw.inventory_timeout_s),
+        })
+    }
+
+    /// True when `--devices` names a loop device, which only the kernel
+    /// reader reports.
+    pub fn names_loop_devices(&self) -> bool {
+        self.devices.iter().flatten().any(|d| is_loop_device(d))
+    }
+}
+
+pub fn is_loop_device(path: &str) -> bool {
+    path.strip_prefix("/dev/loop").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn read_token_file(path: &Path) -> Result<Token, ConfigError> {
+    let shown = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|source| ConfigError::TokenFile { path: shown.clone(), source })?;
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(ConfigError::EmptyTokenFile(shown));
+    }
+    Ok(Token(t.to_string()))
+}
+
+/// A by-id or by-path link is replaced by the device it points to, since
+/// inventories name devices by their kernel path.
+fn resolve_device(given: &str) -> Result<String, ConfigError> {
+    if !given.starts_with("/dev/") {
+        return Err(ConfigError::NotADevice { path: given.to_string() });
+    }
+    let path = Path::new(given);
+    if !path.is_symlink() {
+        return Ok(given.to_string());
+    }
+    let real = std::fs::canonicalize(path).map_err(|source| ConfigError::DeviceLink { path: given.into(), source })?;
+    let real = real.display().to_string();
+    // device-mapper devices are reported under /dev/mapper, not as dm-N.
+    if real.starts_with("/dev/dm-") {
+        return Ok(given.to_string());
+    }
+    Ok(real)
+}
+
+fn system_host_name() -> Result<String, ConfigError> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map_err(|e| ConfigError::HostName(e.to_string()))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(ConfigError::HostName("the system host name is empty".into()));
+    }
+    Ok(name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw() -> RawSettings {
+        RawSettings {
+            host_name: Some("h1".into()),
+            ceph_volume_timeout_s: 1800,
+            inventory_timeout_s: 120,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn tokens_compare_whole() {
+        let t = Token("s3cret".into());
+        assert!(t.matches(b"s3cret"));
+        for wrong in [&b"s3cre"[..], b"s3cret!", b"S3cret", b"", b"s3cres"] {
+            assert!(!t.matches(wrong), "{}", String::from_utf8_lossy(wrong));
+        }
+        assert_eq!(format!("{t:?}"), "Token(<hidden>)");
+    }
+
+    #[test]
+    fn no_token_means_loopback_only() {
+        let c = AgentConfig::resolve(raw()).unwrap();
+        assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
+        assert!(c.token.is_none());
+        let public = RawSettings { listen: Some("0.0.0.0:8741".parse().unwrap()), ..raw() };
+        let e = AgentConfig::resolve(public.clone()).unwrap_err();
+        assert!(e.to_string().starts_with("refusing to listen on 0.0.0.0:8741 without a token"), "{e}");
+        // An empty variable is no token.
+        let empty = RawSettings { token_env: Some(String::new()), ..public.clone() };
+        assert!(matches!(AgentConfig::resolve(empty), Err(ConfigError::NoToken(_))));
+        let with = RawSettings { token_env: Some("t".into()), ..public };
+        assert!(AgentConfig::resolve(with).unwrap().token.is_some());
+        let v6 = RawSettings { listen: Some("[::1]:1".parse().unwrap()), ..raw() };
+        assert!(AgentConfig::resolve(v6).is_ok());
+    }
+
+    #[test]
+    fn token_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("token");
+        std::fs::write(&f, "abc\n").unwrap();
+        let c = AgentConfig::resolve(RawSettings { token_file: Some(f.clone()), ..raw() }).unwrap();
+        assert!(c.token.unwrap().matches(b"abc"));
+        // The environment wins, as for the daemon.
+        let c =
+            AgentConfig::resolve(RawSettings { token_file: Some(f.clone()), token_env: Some("env".into()), ..raw() })
+                .unwrap();
+        assert!(c.token.unwrap().matches(b"env"));
+        std::fs::write(&f, "\n").unwrap();
+        assert!(matches!(
+            AgentConfig::resolve(RawSettings { token_file: Some(f), ..raw() }),
+            Err(ConfigError::EmptyTokenFile(_))
+        ));
+        let missing = RawSettings { token_file: Some(dir.path().join("nope")), ..raw() };
+        assert!(matches!(AgentConfig::resolve(missing), Err(ConfigError::TokenFile { .. })));
+    }
+
+    #[test]
+    fn devices_and_timeouts() {
+        let c = AgentConfig::resolve(RawSettings { devices: vec!["/dev/loop7".into(), "/dev/sdb".into()], ..raw() })
+            .unwrap();
+        assert!(c.names_loop_devices());
+        assert_eq!(c.devices.unwrap().len(), 2);
+        let e = AgentConfig::resolve(RawSettings { devices: vec!["sdb".into()], ..raw() }).unwrap_err();
+        assert_eq!(e.to_string(), "--devices: sdb is not a device path (expected /dev/...)");
+        let e = AgentConfig::resolve(RawSettings { ceph_volume_timeout_s: 0, ..raw() }).unwrap_err();
+        assert_eq!(e.to_string(), "--ceph-volume-timeout-s must be at least 1 second");
+        assert!(is_loop_device("/dev/loop12") && !is_loop_device("/dev/loop") && !is_loop_device("/dev/loop0p1"));
+        assert!(matches!(
+            AgentConfig::resolve(RawSettings { host_name: Some(" ".into()), ..raw() }),
+            Err(ConfigError::EmptyHostName)
+        ));
+    }
+}

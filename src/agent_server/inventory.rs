@@ -1,0 +1,330 @@
+//! Where a host's inventory comes from, one scan at a time: a fixed file
+//! (`--inventory-file`), or the host itself, through ceph-volume when it
+//! works and through the kernel's view otherwise.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::ceph_volume::CephVolume;
+use super::kernel_inventory::gather::{self, KernelError, Tools};
+use super::kernel_inventory::KernelPaths;
+use crate::wire::agent::{InventoryReport, InventorySource};
+use crate::wire::ceph_volume::parse_device_list;
+
+/// After ceph-volume failed, the kernel's view is used without asking it
+/// again for this long (a failing ceph-volume costs seconds per scan).
+const CEPH_VOLUME_RETRY: Duration = Duration::from_secs(600);
+
+#[derive(Debug, thiserror::Error)]
+pub enum InventoryError {
+    #[error("cannot read the inventory file {path}: {source}")]
+    FileRead { path: String, source: std::io::Error },
+    #[error("the inventory file {path} is not a ceph-volume inventory (a JSON list of devices): {message}")]
+    FileFormat { path: String, message: String },
+    #[error("cannot read the host's devices: {0}")]
+    Kernel(#[from] KernelError),
+    #[error("the inventory scan stopped unexpectedly: {0}")]
+    Task(String),
+}
+
+/// Where devices are read from.
+pub enum Source {
+    /// A file, read again for every inventory so that tests and demos can
+    /// change a host's disks by editing it.
+    File { path: PathBuf },
+    /// The host's own disks.
+    Host(Box<HostScanner>),
+}
+
+/// Reads the host's disks: ceph-volume first, the kernel's view when
+/// ceph-volume fails or when loop devices were named (ceph-volume skips
+/// those).
+pub struct HostScanner {
+    pub ceph_volume: CephVolume,
+    pub kernel_paths: KernelPaths,
+    pub tools: Tools,
+    /// Skip ceph-volume: `--devices` names loop devices.
+    pub kernel_only: bool,
+    /// When ceph-volume last failed, and why.
+    failing: std::sync::Mutex<Option<(Instant, String)>>,
+}
+
+impl HostScanner {
+    pub fn new(ceph_volume: CephVolume, kernel_paths: KernelPaths, tools: Tools, kernel_only: bool) -> Self {
+        HostScanner { ceph_volume, kernel_paths, tools, kernel_only, failing: std::sync::Mutex::new(None) }
+    }
+}
+
+/// A host's inventory as the API serves it.
+pub struct Inventory {
+    pub host: String,
+    pub source: Source,
+    /// `--devices`: the only devices reported and touched.
+    pub allowed: Option<BTreeSet<String>>,
+    scan: tokio::sync::Mutex<()>,
+}
+
+/// One scan's devices with where they came from.
+struct Scan {
+    source: InventorySource,
+    devices: Vec<Value>,
+    notes: Vec<String>,
+}
+
+impl Inventory {
+    pub fn new(host: String, source: Source, allowed: Option<BTreeSet<String>>) -> Self {
+        Inventory { host, source, allowed, scan: tokio::sync::Mutex::new(()) }
+    }
+
+    /// Why this agent cannot create OSDs, if it cannot.
+    pub fn refusal(&self) -> Option<String> {
+        match &self.source {
+            Source::File { path, .. } => Some(format!(
+                "this agent serves a fixed inventory from --inventory-file {} and cannot create OSDs; \
+                 run it without --inventory-file on the storage host",
+                path.display()
+            )),
+            Source::Host(_) => None,
+        }
+    }
+
+    /// A fresh inventory. Concurrent callers wait for each other, so the
+    /// host's disks are never scanned twice at once.
+    pub async fn take(&self) -> Result<InventoryReport, InventoryError> {
+        let _one_at_a_time = self.scan.lock().await;
+        let mut scan = match &self.source {
+            Source::File { path } => {
+                let path = path.clone();
+                let devices = tokio::task::spawn_blocking(move || read_inventory_file(&path))
+                    .await
+                    .map_err(|e| InventoryError::Task(e.to_string()))??;
+                Scan { source: InventorySource::File, devices, notes: Vec::new() }
+            }
+            Source::Host(h) => self.scan_host(h).await?,
+        };
+        if let Some(allowed) = &self.allowed {
+            scan.devices.retain(|d| d.get("path").and_then(Value::as_str).is_some_and(|p| allowed.contains(p)));
+            let missing: Vec<&str> = allowed
+                .iter()
+                .filter(|p| !scan.devices.iter().any(|d| d.get("path").and_then(Value::as_str) == Some(p.as_str())))
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() {
+                scan.notes.push(format!("not found on this host: {}", missing.join(", ")));
+            }
+        }
+        let refusal = self.refusal();
+        let can_create_osds = refusal.is_none();
+        scan.notes.extend(refusal);
+        Ok(InventoryReport {
+            host: self.host.clone(),
+            source: scan.source,
+            taken_at_ms: chrono::Utc::now().timestamp_millis(),
+            devices: scan.devices,
+            can_create_osds,
+            note: (!scan.notes.is_empty()).then(|| scan.notes.join("; ")),
+        })
+    }
+
+    async fn scan_host(&self, h: &HostScanner) -> Result<Scan, InventoryError> {
+        let mut notes = Vec::new();
+        if !h.kernel_only {
+            match self.try_ceph_volume(h).await {
+                Ok(devices) => return Ok(Scan { source: InventorySource::CephVolume, devices, notes }),
+                Err(why) => notes
+                    .push(format!("ceph-volume inventory is not usable here ({why}); devices read from the kernel")),
+            }
+        }
+        let scan = gather::scan(&h.kernel_paths, &h.tools, self.allowed.as_ref()).await?;
+        Ok(Scan { source: InventorySource::Kernel, devices: scan.devices, notes })
+    }
+
+    /// ceph-volume's inventory, unless it failed recently. Logs when it
+    /// starts or stops working, not on every scan.
+    async fn try_ceph_volume(&self, h: &HostScanner) -> Result<Vec<Value>, String> {
+        let recent = h
+            .failing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .filter(|(at, _)| at.elapsed() < CEPH_VOLUME_RETRY)
+            .map(|(_, why)| why.clone());
+        if let Some(why) = recent {
+            return Err(why);
+        }
+        let result = h.ceph_volume.inventory().await;
+        let mut failing = h.failing.lock().unwrap_or_else(|p| p.into_inner());
+        match result {
+            Ok(devices) => {
+                if failing.take().is_some() {
+                    tracing::info!("ceph-volume inventory works again; reporting its view");
+                }
+                Ok(devices)
+            }
+            Err(e) => {
+                let why = e.to_string();
+                if failing.is_none() {
+                    tracing::warn!(
+                        "ceph-volume inventory is not usable: {why}; reporting the kernel's view \
+                         (ceph-volume is tried again every {} s)",
+                        CEPH_VOLUME_RETRY.as_secs()
+                    );
+                } else {
+                    tracing::debug!("ceph-volume inventory still fails: {why}");
+                }
+                *failing = Some((Instant::now(), why.clone()));
+                Err(why)
+            }
+        }
+    }
+}
+
+/// Reads an inventory file: what `ceph-volume inventory --format json`
+/// printed, which the daemon must be able to read too.
+pub fn read_inventory_file(path: &Path) -> Result<Vec<Value>, InventoryError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| InventoryError::FileRead { path: shown.clone(), source })?;
+    let format = |message: String| InventoryError::FileFormat { path: shown.clone(), message };
+    let devices: Vec<Value> = serde_json::from_slice(&bytes).map_err(|e| format(e.to_string()))?;
+    if let Some(i) = devices.iter().position(|d| !d.get("path").is_some_and(Value::is_string)) {
+        return Err(format(format!("device {} has no \"path\"", i + 1)));
+    }
+    parse_device_list(&bytes).map_err(|e| format(e.to_string()))?;
+    Ok(devices)
+}
+
+/// The paths of a report's devices.
+pub fn device_paths(report: &InventoryReport) -> BTreeSet<String> {
+    report.devices.iter().filter_map(|d| d.get("path").and_then(Value::as_str)).map(str::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_inventory(dir: &Path, allowed: Option<&[&str]>) -> Inventory {
+        let path = dir.join("inv.json");
+        std::fs::write(&path, r#"[{"path": "/dev/sdb", "available": true}, {"path": "/dev/sdc", "available": false}]"#)
+            .unwrap();
+        let allowed = allowed.map(|a| a.iter().map(|s| s.to_string()).collect());
+        Inventory::new("h1".into(), Source::File { path }, allowed)
+    }
+
+    #[tokio::test]
+    async fn a_file_inventory_cannot_create_osds() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = file_inventory(dir.path(), None).take().await.unwrap();
+        assert_eq!(r.source, InventorySource::File);
+        assert_eq!(r.host, "h1");
+        assert!(!r.can_create_osds);
+        assert!(r.note.as_deref().unwrap().contains("cannot create OSDs"));
+        assert_eq!(device_paths(&r).len(), 2);
+    }
+
+    #[tokio::test]
+    async fn only_allowed_devices_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = file_inventory(dir.path(), Some(&["/dev/sdc", "/dev/sdz"])).take().await.unwrap();
+        assert_eq!(device_paths(&r).into_iter().collect::<Vec<_>>(), ["/dev/sdc"]);
+        assert!(r.note.unwrap().contains("not found on this host: /dev/sdz"));
+    }
+
+    #[tokio::test]
+    async fn the_file_is_read_for_every_inventory() {
+        let dir = tempfile::tempdir().unwrap();
+        let inv = file_inventory(dir.path(), None);
+        std::fs::write(dir.path().join("inv.json"), r#"[{"path": "/dev/sdq"}]"#).unwrap();
+        let r = inv.take().await.unwrap();
+        assert_eq!(device_paths(&r).into_iter().collect::<Vec<_>>(), ["/dev/sdq"]);
+        std::fs::write(dir.path().join("inv.json"), "[").unwrap();
+        let e = inv.take().await.unwrap_err().to_string();
+        assert!(e.contains("is not a ceph-volume inventory"), "{e}");
+    }
+
+    /// A host with no disks and a scripted ceph-volume that counts its calls.
+    fn host_inventory(script: &str, kernel_only: bool) -> (tempfile::TempDir, Inventory) {
+        let dir = tempfile::tempdir().unwrap();
+        let cv = dir.path().join("ceph-volume");
+        let calls = dir.path().join("calls");
+        std::fs::write(&cv, format!("#!/bin/sh\necho x >> {}\n{script}\n", calls.display())).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cv, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for d in ["sys", "dev", "udev"] {
+            std::fs::create_dir(dir.path().join(d)).unwrap();
+        }
+        let paths = KernelPaths {
+            sys_block: dir.path().join("sys"),
+            dev: dir.path().join("dev"),
+            udev_data: dir.path().join("udev"),
+        };
+        let tools = Tools { pvs: "/nonexistent/pvs".into(), ..Tools::default() };
+        let ceph_volume = CephVolume {
+            program: cv.display().to_string(),
+            inventory_timeout: Duration::from_secs(10),
+            command_timeout: Duration::from_secs(10),
+        };
+        let scanner = HostScanner::new(ceph_volume, paths, tools, kernel_only);
+        (dir, Inventory::new("h1".into(), Source::Host(Box::new(scanner)), None))
+    }
+
+    fn calls(dir: &tempfile::TempDir) -> usize {
+        std::fs::read_to_string(dir.path().join("calls")).unwrap_or_default().lines().count()
+    }
+
+    #[tokio::test]
+    async fn ceph_volume_when_it_works() {
+        let (dir, inv) = host_inventory(r#"echo '[{"path": "/dev/sdb", "available": true}]'"#, false);
+        let r = inv.take().await.unwrap();
+        assert_eq!(r.source, InventorySource::CephVolume);
+        assert!(r.can_create_osds && r.note.is_none());
+        assert_eq!(device_paths(&r).into_iter().collect::<Vec<_>>(), ["/dev/sdb"]);
+        inv.take().await.unwrap();
+        assert_eq!(calls(&dir), 2, "asked for every inventory");
+    }
+
+    #[tokio::test]
+    async fn the_kernel_view_when_ceph_volume_fails() {
+        for script in ["echo '--> udevadm not found' >&2; exit 1", "echo '{not json'", "sleep 30"] {
+            let (dir, mut inv) = host_inventory(script, false);
+            if let Source::Host(h) = &mut inv.source {
+                h.ceph_volume.inventory_timeout = Duration::from_millis(300);
+            }
+            let r = inv.take().await.unwrap();
+            assert_eq!(r.source, InventorySource::Kernel, "{script}");
+            assert!(r.can_create_osds);
+            let note = r.note.unwrap();
+            assert!(note.starts_with("ceph-volume inventory is not usable here ("), "{note}");
+            assert!(note.ends_with("devices read from the kernel"), "{note}");
+            // Not asked again right away: a failing ceph-volume costs seconds.
+            let again = inv.take().await.unwrap();
+            assert_eq!(again.source, InventorySource::Kernel);
+            assert_eq!(calls(&dir), 1, "{script}");
+        }
+    }
+
+    #[tokio::test]
+    async fn loop_devices_go_straight_to_the_kernel() {
+        let (dir, inv) = host_inventory("exit 0", true);
+        let r = inv.take().await.unwrap();
+        assert_eq!(r.source, InventorySource::Kernel);
+        assert!(r.note.is_none());
+        assert_eq!(calls(&dir), 0);
+    }
+
+    #[test]
+    fn inventory_files_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("inv.json");
+        std::fs::write(&p, r#"[{"path": "/dev/sdb", "available": true, "rejected_reasons": []}]"#).unwrap();
+        assert_eq!(read_inventory_file(&p).unwrap().len(), 1);
+        std::fs::write(&p, r#"{"hosts": {}}"#).unwrap();
+        let e = read_inventory_file(&p).unwrap_err().to_string();
+        assert!(e.contains("is not a ceph-volume inventory"), "{e}");
+        std::fs::write(&p, r#"[{"available": true}]"#).unwrap();
+        assert!(read_inventory_file(&p).unwrap_err().to_string().contains("device 1 has no \"path\""));
+        assert!(matches!(read_inventory_file(&dir.path().join("nope")), Err(InventoryError::FileRead { .. })));
+    }
+}

@@ -1,0 +1,203 @@
+//! Shared by the agent's integration tests: the real binary started on a
+//! free port (killed by pid when dropped), a fake ceph-volume, and a loop
+//! device that is detached by the path it was given, whatever happens.
+
+#![allow(dead_code)] // each test binary uses a part
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub const TOKEN: &str = "t0ken-for-tests";
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agent").join(name)
+}
+
+fn agent_command(args: &[&str], env: &[(&str, &str)], stderr: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_osdkeeper"));
+    cmd.arg("agent")
+        .args(args)
+        .env_remove("OSDKEEPER_AGENT_TOKEN")
+        .env_remove("OSDKEEPER_CEPH_VOLUME")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(stderr).unwrap());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// A running agent.
+pub struct Agent {
+    child: Child,
+    pub addr: String,
+    logs: tempfile::TempDir,
+}
+
+impl Agent {
+    /// Starts `osdkeeper agent ARGS --listen 127.0.0.1:0` and waits for its
+    /// `listening on ADDR` line.
+    pub fn start(args: &[&str], env: &[(&str, &str)]) -> Agent {
+        let logs = tempfile::tempdir().unwrap();
+        let mut all = vec!["--listen", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        let mut child = agent_command(&all, env, &logs.path().join("stderr")).spawn().expect("start the agent");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let mut agent = Agent { child, addr: String::new(), logs };
+        let line = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_default();
+        match line.trim().strip_prefix("listening on ") {
+            Some(addr) => agent.addr = addr.to_string(),
+            None => panic!("the agent did not start (stdout: {line:?}); its log:\n{}", agent.log()),
+        }
+        agent
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.logs.path().join("stderr")).unwrap_or_default()
+    }
+
+    /// Sends SIGTERM and waits (bounded) for the exit.
+    pub fn terminate(&mut self, within: Duration) -> Option<ExitStatus> {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-s", "TERM", &pid]).status().unwrap();
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        // Kills this child by its pid; nothing else.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs an agent that is expected to stop at startup: its status and stderr.
+pub fn start_and_fail(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, String) {
+    let logs = tempfile::tempdir().unwrap();
+    let err = logs.path().join("stderr");
+    let mut child = agent_command(args, env, &err).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, std::fs::read_to_string(&err).unwrap());
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the agent kept running: {}", std::fs::read_to_string(&err).unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A stand-in for ceph-volume: records each call's arguments and the
+/// environment variables that matter to `calls.log`, prints them, and
+/// sleeps when the affinity says `slow`. `inventory` fails, as it does on
+/// hosts without udev.
+pub struct FakeCephVolume {
+    pub dir: tempfile::TempDir,
+}
+
+impl FakeCephVolume {
+    pub fn new() -> FakeCephVolume {
+        let dir = tempfile::tempdir().unwrap();
+        let script = format!(
+            r#"#!/bin/sh
+if [ "$1" = inventory ]; then echo '--> FileNotFoundError: udevadm' >&2; exit 1; fi
+echo "args=$* affinity=$CEPH_VOLUME_OSDSPEC_AFFINITY loops=$CEPH_VOLUME_ALLOW_LOOP_DEVICES" >> {log}
+echo "created: $*"
+echo "--> some progress" >&2
+if [ "$CEPH_VOLUME_OSDSPEC_AFFINITY" = slow ]; then sleep 3; fi
+if [ "$CEPH_VOLUME_OSDSPEC_AFFINITY" = hang ]; then sleep 30; fi
+exit 0
+"#,
+            log = dir.path().join("calls.log").display()
+        );
+        let path = dir.path().join("ceph-volume");
+        std::fs::write(&path, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        FakeCephVolume { dir }
+    }
+
+    pub fn program(&self) -> String {
+        self.dir.path().join("ceph-volume").display().to_string()
+    }
+
+    pub fn calls(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.path().join("calls.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// A loop device over a sparse file, detached (by its own path) on drop.
+pub struct LoopDevice {
+    pub path: String,
+    _backing: tempfile::TempDir,
+}
+
+impl LoopDevice {
+    pub fn new(bytes: u64) -> LoopDevice {
+        let backing = tempfile::tempdir().unwrap();
+        let file = backing.path().join("disk.img");
+        std::fs::File::create(&file).unwrap().set_len(bytes).unwrap();
+        let out = Command::new("losetup").args(["-f", "--show"]).arg(&file).output().expect("run losetup");
+        assert!(
+            out.status.success(),
+            "losetup -f --show failed (these tests need root and loop devices): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let path = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        assert!(path.starts_with("/dev/loop"), "losetup printed {path:?}");
+        LoopDevice { path, _backing: backing }
+    }
+
+    /// Writes at offset 0 through the device (not the backing file), so
+    /// that readers of the device see it at once.
+    pub fn write_head(&self, bytes: &[u8]) {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().write(true).open(&self.path).unwrap();
+        f.write_all(bytes).unwrap();
+        f.sync_all().unwrap();
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        match Command::new("losetup").args(["-d", &self.path]).output() {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => eprintln!("could not detach {}: {}", self.path, String::from_utf8_lossy(&o.stderr)),
+            Err(e) => eprintln!("could not detach {}: {e}", self.path),
+        }
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap()
+}

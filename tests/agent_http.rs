@@ -1,0 +1,150 @@
+//! The agent binary over HTTP with a fixed `--inventory-file`: health,
+//! token checks, the inventory round trip, refusals, startup checks and
+//! shutdown.
+
+mod agent_common;
+
+use std::time::Duration;
+
+use agent_common::{client, fixture, start_and_fail, Agent, TOKEN};
+use osdkeeper::wire::agent::{AgentErrorBody, InventoryReport, InventorySource};
+use serde_json::{json, Value};
+
+fn file_agent(extra: &[&str]) -> Agent {
+    let inv = fixture("inventory_file.json");
+    let mut args = vec!["--inventory-file", inv.to_str().unwrap(), "--host-name", "osd-host-1"];
+    args.extend_from_slice(extra);
+    Agent::start(&args, &[("OSDKEEPER_AGENT_TOKEN", TOKEN)])
+}
+
+async fn error_of(resp: reqwest::Response) -> (u16, String) {
+    let status = resp.status().as_u16();
+    let body: AgentErrorBody = resp.json().await.expect("errors are JSON AgentErrorBody");
+    (status, body.error)
+}
+
+#[tokio::test]
+async fn health_needs_no_token_everything_else_does() {
+    let agent = file_agent(&[]);
+    let c = client();
+    let health = c.get(agent.url("/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    assert_eq!(health.json::<Value>().await.unwrap(), json!({"status": "ok"}));
+
+    let (status, error) = error_of(c.get(agent.url("/v1/inventory")).send().await.unwrap()).await;
+    assert_eq!(status, 401);
+    assert!(error.contains("Authorization: Bearer"), "{error}");
+    let (status, error) = error_of(c.get(agent.url("/v1/inventory")).bearer_auth("wrong").send().await.unwrap()).await;
+    assert_eq!((status, error.as_str()), (401, "wrong token"));
+    let (status, _) =
+        error_of(c.get(agent.url("/v1/inventory")).bearer_auth(format!("{TOKEN}x")).send().await.unwrap()).await;
+    assert_eq!(status, 401);
+    let (status, _) =
+        error_of(c.post(agent.url("/v1/ceph-volume")).json(&json!({"args": []})).send().await.unwrap()).await;
+    assert_eq!(status, 401, "POST without a token");
+    // Unknown paths are not revealed without a token either.
+    let (status, _) = error_of(c.get(agent.url("/v1/nope")).send().await.unwrap()).await;
+    assert_eq!(status, 401);
+    let ok = c.get(agent.url("/v1/inventory")).bearer_auth(TOKEN).send().await.unwrap();
+    assert_eq!(ok.status(), 200);
+}
+
+#[tokio::test]
+async fn the_inventory_file_round_trips() {
+    let agent = file_agent(&[]);
+    let report: InventoryReport =
+        client().get(agent.url("/v1/inventory")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    let file: Vec<Value> = serde_json::from_slice(&std::fs::read(fixture("inventory_file.json")).unwrap()).unwrap();
+    assert_eq!(report.devices, file);
+    assert_eq!(report.source, InventorySource::File);
+    assert_eq!(report.host, "osd-host-1");
+    assert!(!report.can_create_osds);
+    assert!(report.note.as_deref().unwrap().contains("--inventory-file"), "{:?}", report.note);
+    let age_ms = chrono::Utc::now().timestamp_millis() - report.taken_at_ms;
+    assert!((0..60_000).contains(&age_ms), "taken_at_ms is {age_ms} ms old");
+    let parsed =
+        osdkeeper::wire::ceph_volume::parse_device_list(&serde_json::to_vec(&report.devices).unwrap()).unwrap();
+    assert_eq!(parsed.len(), 3);
+}
+
+#[tokio::test]
+async fn devices_limit_a_file_inventory() {
+    let agent = file_agent(&["--devices", "/dev/sdc,/dev/sdq"]);
+    let report: InventoryReport =
+        client().get(agent.url("/v1/inventory")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    let paths: Vec<&str> = report.devices.iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["/dev/sdc"]);
+    assert!(report.note.unwrap().contains("not found on this host: /dev/sdq"));
+}
+
+#[tokio::test]
+async fn a_file_agent_refuses_to_create_osds() {
+    let agent = file_agent(&[]);
+    let c = client();
+    let req =
+        json!({"args": ["lvm", "batch", "--no-auto", "/dev/sdb", "--yes", "--no-systemd"], "osdspec_affinity": "hdd"});
+    let (status, error) =
+        error_of(c.post(agent.url("/v1/ceph-volume")).bearer_auth(TOKEN).json(&req).send().await.unwrap()).await;
+    assert_eq!(status, 409);
+    assert!(error.contains("fixed inventory from --inventory-file"), "{error}");
+    assert!(error.contains("cannot create OSDs"), "{error}");
+}
+
+#[tokio::test]
+async fn bad_requests_get_json_errors() {
+    let agent = file_agent(&[]);
+    let c = client();
+    let (status, error) = error_of(c.get(agent.url("/v1/nope")).bearer_auth(TOKEN).send().await.unwrap()).await;
+    assert_eq!((status, error.as_str()), (404, "no such endpoint: GET /v1/nope"));
+    let (status, error) = error_of(c.delete(agent.url("/v1/inventory")).bearer_auth(TOKEN).send().await.unwrap()).await;
+    assert_eq!((status, error.as_str()), (405, "DELETE is not allowed on /v1/inventory"));
+    let resp = c
+        .post(agent.url("/v1/ceph-volume"))
+        .bearer_auth(TOKEN)
+        .header("content-type", "application/json")
+        .body("{\"argz\": 1}")
+        .send()
+        .await
+        .unwrap();
+    let (status, error) = error_of(resp).await;
+    assert_eq!(status, 422);
+    assert!(error.starts_with("bad request body:") && error.contains("args"), "{error}");
+    let huge = json!({"args": vec!["x".repeat(1000); 100]});
+    let (status, _) =
+        error_of(c.post(agent.url("/v1/ceph-volume")).bearer_auth(TOKEN).json(&huge).send().await.unwrap()).await;
+    assert_eq!(status, 413);
+}
+
+#[test]
+fn refuses_a_public_address_without_a_token() {
+    let (status, stderr) = start_and_fail(&["--listen", "0.0.0.0:0", "--host-name", "h"], &[]);
+    assert_eq!(status.code(), Some(2));
+    let last = stderr.lines().last().unwrap_or("");
+    assert!(last.starts_with("osdkeeper agent: refusing to listen on 0.0.0.0:0 without a token"), "stderr: {stderr}");
+}
+
+#[test]
+fn startup_failures_exit_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("inv.json");
+    std::fs::write(&bad, "{\"hosts\": {}}").unwrap();
+    let (status, stderr) = start_and_fail(&["--inventory-file", bad.to_str().unwrap(), "--listen", "127.0.0.1:0"], &[]);
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.contains("is not a ceph-volume inventory"), "{stderr}");
+    let (status, stderr) = start_and_fail(&["--devices", "sdb", "--listen", "127.0.0.1:0"], &[]);
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.contains("--devices: sdb is not a device path"), "{stderr}");
+    let (status, _) = start_and_fail(&["--listen", "not-an-address"], &[]);
+    assert_eq!(status.code(), Some(2), "clap's own errors");
+}
+
+#[tokio::test]
+async fn sigterm_stops_it_cleanly() {
+    let mut agent = file_agent(&["--log-format", "json"]);
+    assert_eq!(client().get(agent.url("/healthz")).send().await.unwrap().status(), 200);
+    let status = agent.terminate(Duration::from_secs(10)).expect("the agent exits after SIGTERM");
+    assert!(status.success(), "{status:?}");
+    let log = agent.log();
+    let line = log.lines().find(|l| l.contains("SIGTERM")).unwrap_or_else(|| panic!("no shutdown log: {log}"));
+    serde_json::from_str::<Value>(line).expect("--log-format json writes JSON lines");
+}
