@@ -103,7 +103,9 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
 impl HostAgents for HttpAgents {
     fn inventory<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<InventoryReport, AgentError>> {
         Box::pin(async move {
-            let req = self.client.get(Self::url(&host.addr, "/v1/inventory"));
+            // cephadm sees the inventory through `--filter-for-batch`: no partitions,
+            // nothing mounted, whole disks only.
+            let req = self.client.get(Self::url(&host.addr, "/v1/inventory?filter_for_batch=true"));
             self.send(&host.addr, req, self.inventory_timeout).await
         })
     }
