@@ -22,6 +22,12 @@ pub struct DeviceQuery {
     /// Poll the host(s) first (waits for their agents, within the poll timeout).
     #[serde(default)]
     pub refresh: bool,
+    /// Only hosts whose name contains this text.
+    pub q: Option<String>,
+    /// Page through hosts (in the order they were added): skip this many...
+    pub offset: Option<usize>,
+    /// ...and return at most this many (default: all).
+    pub limit: Option<usize>,
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -142,7 +148,7 @@ pub fn device_row(v: &Value, host: &str, holds: &[Hold]) -> DeviceRow {
 pub async fn list(
     State(d): State<Arc<Daemon>>,
     Query(q): Query<DeviceQuery>,
-) -> Result<Json<Vec<HostDevices>>, ApiError> {
+) -> Result<([(&'static str, String); 1], Json<Vec<HostDevices>>), ApiError> {
     let mut hosts = d.store.hosts().await?;
     if let Some(only) = &q.host {
         hosts.retain(|h| h.name == *only);
@@ -150,6 +156,11 @@ pub async fn list(
             return Err(ApiError::Status(axum::http::StatusCode::NOT_FOUND, format!("unknown host {only}")));
         }
     }
+    if let Some(text) = &q.q {
+        hosts.retain(|h| h.name.contains(text.as_str()));
+    }
+    let total = hosts.len();
+    let hosts: Vec<_> = hosts.into_iter().skip(q.offset.unwrap_or(0)).take(q.limit.unwrap_or(usize::MAX)).collect();
     let failures = if q.refresh {
         let names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
         d.refresh(&names, d.config.poll_timeout + Duration::from_secs(5)).await?
@@ -194,7 +205,8 @@ pub async fn list(
             devices,
         });
     }
-    Ok(Json(out))
+    // The total before paging, so that a dashboard can page through thousands of hosts.
+    Ok(([("x-total-count", total.to_string())], Json(out)))
 }
 
 #[utoipa::path(get, path = "/api/v1/devices/held", tag = "devices", responses((status = 200, body = [Hold])))]

@@ -8,8 +8,11 @@ pub mod error;
 pub mod events;
 pub mod hosts;
 pub mod json_body;
+pub mod metrics;
 pub mod osds;
 pub mod specs;
+pub mod stream;
+pub mod web;
 
 use std::sync::Arc;
 
@@ -32,7 +35,7 @@ use error::ApiError;
         devices::list, devices::held, devices::release,
         specs::apply, specs::list, specs::get, specs::remove,
         osds::list, osds::remove, osds::status, osds::detail, osds::stop, osds::zap,
-        events::list, healthz,
+        events::list, stream::stream, healthz,
     ),
     components(schemas(error::ErrorBody)),
     modifiers(&BearerAuth),
@@ -74,7 +77,8 @@ async fn require_token(State(d): State<Arc<Daemon>>, req: Request, next: Next) -
         return next.run(req).await;
     };
     let path = req.uri().path();
-    if path == "/healthz" || path == "/metrics" {
+    // The page and its assets hold no data; the page asks for the token.
+    if path == "/healthz" || path == "/metrics" || path == "/" || path.starts_with("/assets/") {
         return next.run(req).await;
     }
     let given =
@@ -112,12 +116,20 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
         .route("/api/v1/osds/removals/{removal_id}", get(osds::detail))
         .route("/api/v1/devices/zap", post(osds::zap))
         .route("/api/v1/openapi.json", get(openapi))
+        .route("/api/v1/stream", get(stream::stream))
+        .route("/metrics", get(metrics::metrics))
         .route("/healthz", get(healthz))
+        .route("/", get(web::index))
+        .route("/assets/app.js", get(web::app_js))
+        .route("/assets/app.css", get(web::app_css))
         .fallback(not_found)
         .method_not_allowed_fallback(|| async {
             ApiError::Status(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here".into())
         });
+    let http_metrics = Arc::new(metrics::HttpMetrics::default());
     api.layer(middleware::from_fn_with_state(daemon.clone(), require_token))
+        .layer(middleware::from_fn_with_state(http_metrics.clone(), metrics::track))
+        .layer(axum::Extension(http_metrics))
         .layer(axum::extract::DefaultBodyLimit::max(daemon.config.max_body_bytes))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(daemon)

@@ -1,6 +1,7 @@
 //! The `osdkeeper` command line: argument definitions and dispatch.
 
 mod agent;
+mod demo;
 mod preview;
 mod remote;
 mod serve;
@@ -30,6 +31,8 @@ pub struct Cli {
 pub enum Command {
     /// Run the daemon (API, inventory poller, reconciler).
     Serve(serve::ServeArgs),
+    /// Run the daemon on a simulated cluster and serve the dashboard (no Ceph needed).
+    Demo(demo::DemoArgs),
     /// Hosts and their agents.
     Host {
         #[command(subcommand)]
@@ -91,6 +94,7 @@ pub fn run() -> ExitCode {
     match cli.command {
         Command::Preview(args) => preview::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Demo(args) => demo::run(args),
         Command::Host { cmd, remote } => remote::run(|| async move { remote::host(&remote, cmd).await }),
         Command::Device { cmd, remote } => remote::run(|| async move { remote::device(&remote, cmd).await }),
         Command::Apply { args, remote } => remote::run(|| async move { remote::apply(&remote, args).await }),

@@ -151,6 +151,7 @@ impl Daemon {
             .await;
         }
         self.reconcile_now.notify_one();
+        let _ = self.live.send(super::live::Live::Specs);
         Ok(stored)
     }
 

@@ -3,7 +3,9 @@
 //! `api/` stay thin and call into here.
 
 pub mod apply;
+pub mod demo;
 pub mod hosts;
+pub mod live;
 pub mod poller;
 pub mod reconciler;
 pub mod removals;
@@ -31,6 +33,10 @@ pub struct Daemon {
     pub reconcile_now: Notify,
     /// Wakes the removal worker (a new removal, a stop request).
     pub removals_now: Notify,
+    /// Live updates for dashboards.
+    pub live: live::LiveSender,
+    /// Failed polls per host since start (for /metrics).
+    pub poll_errors: std::sync::Mutex<std::collections::HashMap<String, u64>>,
     /// Serializes polls of one host (a refresh and the poller must not race).
     poll_locks: tokio::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
@@ -45,6 +51,8 @@ impl Daemon {
             cache: view::InventoryCache::default(),
             reconcile_now: Notify::new(),
             removals_now: Notify::new(),
+            live: live::channel(),
+            poll_errors: Default::default(),
             poll_locks: Default::default(),
         })
     }
@@ -64,8 +72,11 @@ impl Daemon {
             Level::Error => tracing::error!(kind, host, "{message}"),
         }
         let e = NewEvent { level, kind, host: host.map(str::to_string), subject: subject.map(str::to_string), message };
-        if let Err(err) = self.store.add_event(e, now_ms()).await {
-            tracing::error!("cannot record an event: {err}");
+        match self.store.add_event(e, now_ms()).await {
+            Ok(event) => {
+                let _ = self.live.send(live::Live::Event { event });
+            }
+            Err(err) => tracing::error!("cannot record an event: {err}"),
         }
     }
 

@@ -83,9 +83,12 @@ impl Daemon {
                     .await;
                 }
                 self.note_inventory_change(host, previous, &parsed, &inv).await;
+                let _ = self.live.send(super::live::Live::Hosts);
                 Ok(())
             }
             Err(error) => {
+                *self.poll_errors.lock().expect("counter lock").entry(host.name.clone()).or_default() += 1;
+                let _ = self.live.send(super::live::Live::Hosts);
                 let failure = PollFailure {
                     at: now,
                     error: error.clone(),

@@ -107,6 +107,7 @@ impl Daemon {
         )
         .await;
         self.removals_now.notify_one();
+        let _ = self.live.send(super::live::Live::Removals);
         Ok(records)
     }
 
@@ -218,6 +219,7 @@ impl Daemon {
                 tracing::error!("removal step failed: {e}");
             }
         }
+        let _ = self.live.send(super::live::Live::Removals);
         Ok(())
     }
 

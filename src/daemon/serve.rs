@@ -22,6 +22,8 @@ pub enum ServeError {
     Listen { addr: String, source: std::io::Error },
     #[error("the HTTP server failed: {0}")]
     Http(std::io::Error),
+    #[error("{0}")]
+    Demo(String),
 }
 
 /// Runs the daemon until a shutdown signal arrives.
@@ -62,6 +64,7 @@ pub async fn serve_with(
     tracing::info!(%local, db = %daemon.config.db.display(), "osdkeeper daemon listening");
     // Tests and scripts read the bound address (port 0) from this line.
     println!("listening on {local}");
+    eprintln!("osdkeeper: dashboard at http://{local}/");
     let app = crate::api::router(daemon.clone());
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     tracing::info!("shutting down");
@@ -75,7 +78,7 @@ pub async fn serve_with(
     served.map_err(ServeError::Http)
 }
 
-async fn shutdown_signal() {
+pub async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -1,0 +1,149 @@
+//! `/metrics` in Prometheus' text format: removals by state, PGs left, drain
+//! rate and ETA per OSD being removed, inventory age and poll errors per
+//! host, and API request latency. Written by hand: a few gauges and one
+//! histogram do not need a metrics framework.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+
+use super::osds::status_of;
+use crate::clock::now_ms;
+use crate::daemon::Daemon;
+
+const BUCKETS: [f64; 11] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+
+#[derive(Default)]
+struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    count: u64,
+    sum: f64,
+}
+
+/// Request latency by method and route.
+#[derive(Default)]
+pub struct HttpMetrics {
+    by_route: Mutex<BTreeMap<(String, String), Histogram>>,
+}
+
+impl HttpMetrics {
+    fn observe(&self, method: &str, route: &str, seconds: f64) {
+        let mut m = self.by_route.lock().expect("metrics lock");
+        let h = m.entry((method.to_string(), route.to_string())).or_default();
+        for (i, b) in BUCKETS.iter().enumerate() {
+            if seconds <= *b {
+                h.counts[i] += 1;
+            }
+        }
+        h.count += 1;
+        h.sum += seconds;
+    }
+}
+
+/// Middleware: times every request by its route template (not its raw
+/// path, which would make a series per host name).
+pub async fn track(State(m): State<Arc<HttpMetrics>>, req: Request, next: Next) -> Response {
+    let route =
+        req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_else(|| "unmatched".into());
+    let method = req.method().to_string();
+    let start = Instant::now();
+    let resp = next.run(req).await;
+    m.observe(&method, &route, start.elapsed().as_secs_f64());
+    resp
+}
+
+fn esc(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+pub async fn metrics(State(d): State<Arc<Daemon>>, Extension(http): Extension<Arc<HttpMetrics>>) -> Response {
+    match render(&d, &http).await {
+        Ok(text) => ([("content-type", "text/plain; version=0.0.4")], text).into_response(),
+        Err(e) => {
+            (axum::http::StatusCode::INTERNAL_SERVER_ERROR, format!("# cannot render metrics: {e}\n")).into_response()
+        }
+    }
+}
+
+async fn render(d: &Daemon, http: &HttpMetrics) -> Result<String, String> {
+    let mut out = String::new();
+    let now = now_ms();
+    let removals = d.store.removals(0).await.map_err(|e| e.to_string())?;
+    let _ = writeln!(out, "# HELP osdkeeper_removals Active OSD removals by state.\n# TYPE osdkeeper_removals gauge");
+    let mut by_state: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in &removals {
+        *by_state.entry(r.removal.phase.as_str()).or_default() += 1;
+    }
+    for state in ["queued", "draining", "waiting-safe", "stopping", "destroying", "zapping", "restoring"] {
+        let _ = writeln!(out, "osdkeeper_removals{{state=\"{state}\"}} {}", by_state.get(state).copied().unwrap_or(0));
+    }
+    let mut pgs = String::new();
+    let mut rate = String::new();
+    let mut eta = String::new();
+    for r in &removals {
+        let Ok(st) = status_of(d, r).await else { continue };
+        let labels = format!("osd=\"{}\",host=\"{}\",state=\"{}\"", st.osd_id, esc(&st.host), st.state);
+        if let Some(p) = st.pgs_now {
+            let _ = writeln!(pgs, "osdkeeper_removal_pgs_left{{{labels}}} {p}");
+        }
+        if let Some(x) = st.pgs_per_min {
+            let _ = writeln!(rate, "osdkeeper_removal_drain_rate_pgs_per_minute{{{labels}}} {x}");
+        }
+        if let Some(x) = st.eta_s {
+            let _ = writeln!(eta, "osdkeeper_removal_eta_seconds{{{labels}}} {x}");
+        }
+    }
+    let _ = write!(out, "# HELP osdkeeper_removal_pgs_left Placement groups left on each OSD being removed.\n# TYPE osdkeeper_removal_pgs_left gauge\n{pgs}");
+    let _ = write!(out, "# HELP osdkeeper_removal_drain_rate_pgs_per_minute PGs moved off per minute, recent window.\n# TYPE osdkeeper_removal_drain_rate_pgs_per_minute gauge\n{rate}");
+    let _ = write!(out, "# HELP osdkeeper_removal_eta_seconds Time left for the drain at the current rate.\n# TYPE osdkeeper_removal_eta_seconds gauge\n{eta}");
+
+    let hosts = d.store.hosts().await.map_err(|e| e.to_string())?;
+    let inventories = d.store.inventories().await.map_err(|e| e.to_string())?;
+    let errors = d.poll_errors.lock().expect("counter lock").clone();
+    let _ = writeln!(out, "# HELP osdkeeper_inventory_age_seconds Age of each host's latest inventory.\n# TYPE osdkeeper_inventory_age_seconds gauge");
+    for h in &hosts {
+        if let Some(i) = inventories.iter().find(|i| i.host == h.name) {
+            let _ = writeln!(
+                out,
+                "osdkeeper_inventory_age_seconds{{host=\"{}\"}} {}",
+                esc(&h.name),
+                (now - i.taken_at) as f64 / 1000.0
+            );
+        }
+    }
+    let _ = writeln!(out, "# HELP osdkeeper_host_unreachable 1 while polls of the host's agent fail.\n# TYPE osdkeeper_host_unreachable gauge");
+    for h in &hosts {
+        let _ = writeln!(
+            out,
+            "osdkeeper_host_unreachable{{host=\"{}\"}} {}",
+            esc(&h.name),
+            u8::from(h.unreachable_since.is_some())
+        );
+    }
+    let _ = writeln!(out, "# HELP osdkeeper_poll_errors_total Failed inventory polls per host since the daemon started.\n# TYPE osdkeeper_poll_errors_total counter");
+    for h in &hosts {
+        let _ = writeln!(
+            out,
+            "osdkeeper_poll_errors_total{{host=\"{}\"}} {}",
+            esc(&h.name),
+            errors.get(&h.name).copied().unwrap_or(0)
+        );
+    }
+    let _ = writeln!(out, "# HELP osdkeeper_http_request_duration_seconds API request latency.\n# TYPE osdkeeper_http_request_duration_seconds histogram");
+    for ((method, route), h) in http.by_route.lock().expect("metrics lock").iter() {
+        let l = format!("method=\"{method}\",route=\"{}\"", esc(route));
+        for (i, b) in BUCKETS.iter().enumerate() {
+            let _ = writeln!(out, "osdkeeper_http_request_duration_seconds_bucket{{{l},le=\"{b}\"}} {}", h.counts[i]);
+        }
+        let _ = writeln!(out, "osdkeeper_http_request_duration_seconds_bucket{{{l},le=\"+Inf\"}} {}", h.count);
+        let _ = writeln!(out, "osdkeeper_http_request_duration_seconds_sum{{{l}}} {}", h.sum);
+        let _ = writeln!(out, "osdkeeper_http_request_duration_seconds_count{{{l}}} {}", h.count);
+    }
+    Ok(out)
+}
