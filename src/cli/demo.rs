@@ -16,6 +16,12 @@ pub struct DemoArgs {
     /// Speeds the simulated cluster up (PGs drain this many times faster).
     #[arg(long, default_value_t = 1.0)]
     pace: f64,
+    /// Instead of the field report's cluster, simulate this many hosts (for scale runs)...
+    #[arg(long)]
+    hosts: Option<usize>,
+    /// ...with this many disks each.
+    #[arg(long, default_value_t = 10)]
+    devices_per_host: usize,
 }
 
 pub fn run(args: DemoArgs) -> ExitCode {
@@ -38,7 +44,12 @@ pub fn run(args: DemoArgs) -> ExitCode {
             return ExitCode::from(exit::UNREADABLE);
         }
     };
-    match rt.block_on(crate::daemon::demo::demo(args.listen, db, args.pace)) {
+    match rt.block_on(crate::daemon::demo::demo(
+        args.listen,
+        db,
+        args.pace,
+        args.hosts.map(|n| (n, args.devices_per_host.clamp(1, 26))),
+    )) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("osdkeeper demo: {e}");

@@ -19,16 +19,27 @@ use crate::store::Store;
 pub const DEMO_PGS: f64 = 120.0;
 pub const DEMO_DRAIN_RATE: f64 = 0.5;
 
-pub async fn demo(listen: SocketAddr, db: PathBuf, pace: f64) -> Result<(), ServeError> {
+/// `scale` = Some((hosts, disks per host)) runs a generated cluster of that
+/// size instead of the field report's four hosts.
+pub async fn demo(listen: SocketAddr, db: PathBuf, pace: f64, scale: Option<(usize, usize)>) -> Result<(), ServeError> {
     let overrides = Overrides { listen: Some(listen), db: Some(db.clone()), ..Overrides::default() };
     let mut config = Config::resolve(FileConfig::default(), overrides).map_err(|e| ServeError::Demo(e.to_string()))?;
     config.poll_interval = std::time::Duration::from_secs(5);
     config.reconcile_interval = std::time::Duration::from_secs(5);
     config.removal_interval = std::time::Duration::from_millis(500);
-    let sim = crate::sim::field_report_cluster(DEMO_PGS, DEMO_DRAIN_RATE, pace);
+    let (sim, hosts): (crate::sim::SimCluster, Vec<String>) = match scale {
+        None => (
+            crate::sim::field_report_cluster(DEMO_PGS, DEMO_DRAIN_RATE, pace),
+            ["f5-422-01", "f5-422-02", "f5-422-03", "f5-422-04"].map(String::from).to_vec(),
+        ),
+        Some((n, per)) => (
+            crate::sim::generated_cluster(n, per, DEMO_PGS, DEMO_DRAIN_RATE, pace),
+            (1..=n).map(|i| format!("sim-{i:04}")).collect(),
+        ),
+    };
     let store =
         Store::open(&db).await.map_err(|source| ServeError::Store { path: db.display().to_string(), source })?;
-    for host in ["f5-422-01", "f5-422-02", "f5-422-03", "f5-422-04"] {
+    for host in &hosts {
         if store.host(host).await.is_err() {
             let labels = if host == "f5-422-04" { vec!["osd".to_string()] } else { vec!["osd".into(), "mon".into()] };
             store

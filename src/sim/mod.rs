@@ -73,3 +73,76 @@ pub fn field_report_cluster(pgs: f64, drain_rate: f64, pace: f64) -> SimCluster 
     }
     sim
 }
+
+/// A large generated cluster for scale runs: `hosts` hosts named
+/// `sim-0001`..., each with `per_host` disks (an OS disk, then HDDs and SSDs,
+/// about half of them holding an OSD with `pgs` placement groups).
+pub fn generated_cluster(hosts: usize, per_host: usize, pgs: f64, drain_rate: f64, pace: f64) -> SimCluster {
+    let mut osds = Vec::new();
+    let mut devices = Vec::new();
+    let mut next_id = 0u32;
+    let mut seed: u64 = 0x5eed;
+    let mut rand = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) as u32
+    };
+    for h in 0..hosts {
+        let host = format!("sim-{:04}", h + 1);
+        let mut list = Vec::new();
+        for i in 0..per_host {
+            let path = format!("/dev/sd{}", char::from(b'a' + (i % 26) as u8));
+            let (rot, size, model) = match (i, rand() % 3) {
+                (0, _) => ("0", 240_057_409_536.0, "OS SSD 240G"),
+                (_, 0) => ("0", 1_920_383_410_176.0, "Micron_5300_MTFD"),
+                _ => ("1", 4_000_787_030_016.0, "ST4000NM0025"),
+            };
+            let device_id = format!("{}_{host}_{i}", model.replace(' ', "_"));
+            let mut d = device_json(&path, rot, size, model, &device_id);
+            if i == 0 {
+                d["available"] = serde_json::json!(false);
+                d["rejected_reasons"] = serde_json::json!(["Has partitions"]);
+            } else if rand() % 2 == 0 {
+                osds.push(SimOsd {
+                    id: next_id,
+                    host: host.clone(),
+                    device: path.clone(),
+                    device_id: device_id.clone(),
+                    up: true,
+                    is_in: true,
+                    destroyed: false,
+                    crush_weight: size / 1e12,
+                    pgs,
+                    daemon_running: true,
+                    affinity: String::new(),
+                });
+                next_id += 1;
+            }
+            list.push(d);
+        }
+        devices.push((host, list));
+    }
+    SimCluster::new(osds, devices, drain_rate, pace)
+}
+
+/// One blank disk in ceph-volume's inventory format.
+fn device_json(path: &str, rotational: &str, size: f64, model: &str, device_id: &str) -> serde_json::Value {
+    serde_json::json!({
+        "path": path,
+        "sys_api": {"rotational": rotational, "size": size, "human_readable_size": human_size(size),
+            "model": model, "vendor": "ATA", "type": "disk", "path": path, "partitions": {}},
+        "available": true, "ceph_device": false, "rejected_reasons": [], "device_id": device_id,
+        "lvs": [], "lsm_data": {}
+    })
+}
+
+/// ceph-volume's 1024-based "%.2f UNIT".
+fn human_size(bytes: f64) -> String {
+    let units = ["B", "KB", "MB", "GB", "TB", "PB"];
+    let mut v = bytes;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    format!("{v:.2} {}", units[i])
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""Scale benchmark: the API calls the dashboard makes, on a simulated
+cluster of 2000 hosts x 10 disks (20000 devices).
+
+Usage: bench/dashboard_scale.py [--hosts 2000] [--devices-per-host 10] [--runs 10]
+
+Starts `osdkeeper demo --hosts N`, waits until every host has an inventory,
+then times each call (wall time of the HTTP request, median and max of the
+runs) and the daemon's resident memory. Prints a Markdown table.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPEC = """service_type: osd
+service_id: all_ssds
+placement:
+  host_pattern: 'sim-*'
+encrypted: true
+data_devices:
+  rotational: 0
+"""
+
+
+def call(url, method='GET', body=None):
+    req = urllib.request.Request(url, method=method, data=body.encode() if body else None,
+                                 headers={'Content-Type': 'application/yaml'} if body else {})
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(req, timeout=120) as r:
+        data = r.read()
+    return time.perf_counter() - t0, data
+
+
+def rss_mib(pid):
+    with open('/proc/{}/status'.format(pid)) as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--hosts', type=int, default=2000)
+    ap.add_argument('--devices-per-host', type=int, default=10)
+    ap.add_argument('--runs', type=int, default=10)
+    ap.add_argument('--binary', default=os.path.join(ROOT, 'target', 'release', 'osdkeeper'))
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp()
+    proc = subprocess.Popen([a.binary, 'demo', '--listen', '127.0.0.1:0', '--db', os.path.join(tmp, 'scale.db'),
+                             '--hosts', str(a.hosts), '--devices-per-host', str(a.devices_per_host)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        addr = None
+        for line in proc.stdout:
+            if line.startswith('listening on '):
+                addr = line.split()[-1]
+                break
+        base = 'http://' + addr
+        t0 = time.time()
+        while True:
+            _, data = call(base + '/api/v1/devices?offset={}&limit=50'.format(a.hosts - 50))
+            if all(h['inventory'] for h in json.loads(data)):
+                break
+            if time.time() - t0 > 600:
+                raise SystemExit('inventories did not arrive')
+            time.sleep(1)
+        filled = time.time() - t0
+        calls = [
+            ('dashboard page', 'GET', '/', None),
+            ('hosts + devices, first page of 50', 'GET', '/api/v1/devices?offset=0&limit=50', None),
+            ('hosts + devices, last page of 50', 'GET', '/api/v1/devices?offset={}&limit=50'.format(a.hosts - 50), None),
+            ('host search (q=sim-19)', 'GET', '/api/v1/devices?q=sim-19&limit=50', None),
+            ('hosts (all)', 'GET', '/api/v1/hosts', None),
+            ('OSDs (all)', 'GET', '/api/v1/osds', None),
+            ('removal status', 'GET', '/api/v1/osds/removals', None),
+            ('events (latest 100)', 'GET', '/api/v1/events?limit=100', None),
+            ('dry-run of a spec matching every host', 'POST', '/api/v1/specs?dry_run=true', SPEC),
+            ('metrics', 'GET', '/metrics', None),
+        ]
+        rows = []
+        for name, method, path, body in calls:
+            times = []
+            size = 0
+            for _ in range(a.runs):
+                t, data = call(base + path, method, body)
+                times.append(t)
+                size = len(data)
+            rows.append((name, statistics.median(times), max(times), size))
+        print('{} hosts x {} devices ({} devices); all inventories stored {:.0f} s after start; daemon RSS {:.0f} MiB'.format(
+            a.hosts, a.devices_per_host, a.hosts * a.devices_per_host, filled, rss_mib(proc.pid)))
+        print()
+        print('| call | median ms | max ms | response KiB |')
+        print('|---|---:|---:|---:|')
+        for name, med, mx, size in rows:
+            print('| {} | {:.1f} | {:.1f} | {:.0f} |'.format(name, med * 1000, mx * 1000, size / 1024))
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+if __name__ == '__main__':
+    main()
