@@ -148,3 +148,57 @@ async fn sigterm_stops_it_cleanly() {
     let line = log.lines().find(|l| l.contains("SIGTERM")).unwrap_or_else(|| panic!("no shutdown log: {log}"));
     serde_json::from_str::<Value>(line).expect("--log-format json writes JSON lines");
 }
+
+#[tokio::test]
+async fn a_file_agent_refuses_zaps() {
+    let agent = file_agent(&["--devices", "/dev/sdb,/dev/sdc"]);
+    let c = client();
+    let zap = |body: Value| c.post(agent.url("/v1/zap")).bearer_auth(TOKEN).json(&body).send();
+    let (status, error) = error_of(zap(json!({"path": "/dev/sdb", "force": false})).await.unwrap()).await;
+    assert_eq!(status, 400);
+    assert!(error.starts_with("must pass force: true to PERMANENTLY ERASE DEVICE DATA"), "{error}");
+    let (status, error) = error_of(zap(json!({"path": "/dev/nvme0n1", "force": true})).await.unwrap()).await;
+    assert_eq!(
+        (status, error.as_str()),
+        (403, "/dev/nvme0n1 is not among the devices this agent may touch (--devices)")
+    );
+    let (status, error) =
+        error_of(zap(json!({"path": "/dev/sdb", "force": true, "reason": "test"})).await.unwrap()).await;
+    assert_eq!(status, 409);
+    assert!(error.contains("fixed inventory from --inventory-file") && error.contains("wipes no devices"), "{error}");
+    let (status, _) =
+        error_of(c.post(agent.url("/v1/zap")).json(&json!({"path": "/dev/sdb", "force": true})).send().await.unwrap())
+            .await;
+    assert_eq!(status, 401, "zap needs the token");
+    assert!(agent.log().contains("zap refused"), "{}", agent.log());
+}
+
+#[tokio::test]
+async fn filter_for_batch_on_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = dir.path().join("inv.json");
+    let mut devices: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(fixture("inventory_file.json")).unwrap()).unwrap();
+    let mut os_disk = devices[0].clone();
+    os_disk["path"] = json!("/dev/sda");
+    os_disk["sys_api"]["partitions"] = json!({"sda1": {"start": "2048", "sectors": "1000", "sectorsize": 512}});
+    let mut part = devices[0].clone();
+    part["path"] = json!("/dev/sda1");
+    part["sys_api"]["type"] = json!("part");
+    devices.extend([os_disk, part]);
+    std::fs::write(&inv, serde_json::to_vec(&devices).unwrap()).unwrap();
+    let agent = Agent::start(&["--inventory-file", inv.to_str().unwrap()], &[]);
+    let c = client();
+    let get = |q: &str| c.get(agent.url(&format!("/v1/inventory{q}"))).send();
+    let all: InventoryReport = get("").await.unwrap().json().await.unwrap();
+    assert_eq!(all.devices.len(), 5);
+    let unfiltered: InventoryReport = get("?filter_for_batch=false").await.unwrap().json().await.unwrap();
+    assert_eq!(unfiltered.devices.len(), 5);
+    let batch: InventoryReport = get("?filter_for_batch=true").await.unwrap().json().await.unwrap();
+    let paths: Vec<&str> = batch.devices.iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["/dev/sdb", "/dev/nvme0n1", "/dev/sdc"], "unavailable /dev/sdc stays");
+    assert!(batch.note.unwrap().contains("no mount table"));
+    let (status, error) = error_of(get("?filter_for_batch=yes").await.unwrap()).await;
+    assert_eq!(status, 400);
+    assert!(error.starts_with("bad query:"), "{error}");
+}

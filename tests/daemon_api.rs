@@ -85,8 +85,10 @@ fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart()
     assert!(table.contains("REFRESHED") && table.contains("REJECT REASONS"), "{table}");
     let sdf = table.lines().find(|l| l.starts_with("f5-422-01") && l.contains("/dev/sdf")).expect("a row for sdf");
     assert!(sdf.contains("ssd") && sdf.contains("1863G") && sdf.contains("Yes") && sdf.contains("s ago"), "{sdf}");
-    let sda = table.lines().find(|l| l.starts_with("f5-422-02") && l.contains("/dev/sda")).unwrap();
-    assert!(sda.contains("Has GPT headers, Has partitions"), "{sda}");
+    let sdb = table.lines().find(|l| l.starts_with("f5-422-02") && l.contains("/dev/sdb")).unwrap();
+    assert!(sdb.contains("Insufficient space (<10 extents) on vgs, LVM detected"), "{sdb}");
+    // Like cephadm (`ceph-volume inventory --filter-for-batch`), disks with partitions are not listed.
+    assert!(!table.contains("/dev/sda"), "{table}");
 
     // The dry-run equals the offline preview on the same inventory.
     let (code, out, err) =
@@ -95,8 +97,14 @@ fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart()
     let dry: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(dry["dry_run"], true);
     assert!(dry["preview"][0]["inventory_age_s"].as_f64().unwrap() < 60.0);
-    let two_hosts =
-        serde_json::json!({"hosts": {"f5-422-01": inv["hosts"]["f5-422-01"], "f5-422-02": inv["hosts"]["f5-422-02"]}});
+    // The same inventory as the daemon holds: the agents filter like
+    // `ceph-volume inventory --filter-for-batch` (disks with partitions go).
+    let batch = |host: &str| -> Value {
+        let list = inv["hosts"][host].as_array().unwrap();
+        let keep = |d: &&Value| d["sys_api"]["partitions"].as_object().is_none_or(|p| p.is_empty());
+        Value::Array(list.iter().filter(keep).cloned().collect())
+    };
+    let two_hosts = serde_json::json!({"hosts": {"f5-422-01": batch("f5-422-01"), "f5-422-02": batch("f5-422-02")}});
     let offline_inv = dir.path().join("two.json");
     std::fs::write(&offline_inv, two_hosts.to_string()).unwrap();
     let offline = Command::new(bin())

@@ -35,10 +35,14 @@ const COMMAND_OUTPUT_LIMIT: usize = 4 << 20;
 
 impl CephVolume {
     /// `ceph-volume inventory --format json`, accepted only if it is a list
-    /// of device reports the daemon can read.
-    pub async fn inventory(&self) -> Result<Vec<Value>, InventoryError> {
+    /// of device reports the daemon can read. `filter_for_batch` adds
+    /// `--filter-for-batch`, as cephadm does.
+    pub async fn inventory(&self, filter_for_batch: bool) -> Result<Vec<Value>, InventoryError> {
         let mut cmd = tokio::process::Command::new(&self.program);
         cmd.args(["inventory", "--format", "json"]).kill_on_drop(true);
+        if filter_for_batch {
+            cmd.arg("--filter-for-batch");
+        }
         let limits = Limits { timeout: self.inventory_timeout, max_output: 64 << 20, keep: Keep::Head };
         let out = process::run(cmd, limits).await?;
         if !out.status.success() {
@@ -131,17 +135,19 @@ mod tests {
     #[tokio::test]
     async fn inventory_is_checked_before_it_is_trusted() {
         let (_d, cv) = fake(r#"echo '[{"path": "/dev/sdb", "available": true, "sys_api": {}}]'"#);
-        assert_eq!(cv.inventory().await.unwrap().len(), 1);
+        assert_eq!(cv.inventory(false).await.unwrap().len(), 1);
+        let (_d, cv) = fake(r#"[ "$4" = --filter-for-batch ] && echo '[]' || echo "args: $*" >&2"#);
+        assert!(cv.inventory(true).await.unwrap().is_empty(), "the flag is passed on");
         let (_d, cv) = fake("echo '--> Executable udevadm not in PATH' >&2; exit 1");
-        let e = cv.inventory().await.unwrap_err();
+        let e = cv.inventory(false).await.unwrap_err();
         assert_eq!(e.to_string(), "`ceph-volume inventory` exited with status 1: --> Executable udevadm not in PATH");
         let (_d, cv) = fake("echo 'not json'");
-        assert!(matches!(cv.inventory().await, Err(InventoryError::Output(_))));
+        assert!(matches!(cv.inventory(false).await, Err(InventoryError::Output(_))));
         let (_d, cv) = fake(r#"echo '[{"available": true}]'"#);
-        assert!(cv.inventory().await.unwrap_err().to_string().contains("without a path"));
+        assert!(cv.inventory(false).await.unwrap_err().to_string().contains("without a path"));
         let (_d, mut cv) = fake("sleep 10");
         cv.inventory_timeout = Duration::from_millis(200);
-        assert!(matches!(cv.inventory().await, Err(InventoryError::Run(RunError::TimedOut { .. }))));
+        assert!(matches!(cv.inventory(false).await, Err(InventoryError::Run(RunError::TimedOut { .. }))));
     }
 
     #[tokio::test]

@@ -1,12 +1,14 @@
 //! The agent's settings, checked before anything listens: the token (never
 //! shown), the listen address (loopback only without a token), the device
-//! list and the timeouts.
+//! list, how OSD daemons are stopped, and the timeouts.
 
 use std::collections::BTreeSet;
 use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use super::osd_stop::{StopMethod, TemplateError, DEFAULT_UNIT_TEMPLATE};
 
 /// The bearer token clients must present. Debug output hides it.
 #[derive(Clone)]
@@ -44,6 +46,8 @@ pub struct AgentConfig {
     pub ceph_volume: String,
     pub ceph_volume_timeout: Duration,
     pub inventory_timeout: Duration,
+    pub osd_stop: StopMethod,
+    pub osd_stop_timeout: Duration,
 }
 
 /// The settings as given on the command line and in the environment.
@@ -59,6 +63,11 @@ pub struct RawSettings {
     pub ceph_volume: Option<String>,
     pub ceph_volume_timeout_s: u64,
     pub inventory_timeout_s: u64,
+    /// `--osd-unit-template` (default `ceph-osd@{id}`).
+    pub osd_unit_template: Option<String>,
+    /// `--osd-stop-command`, which wins over the unit template.
+    pub osd_stop_command: Option<String>,
+    pub osd_stop_timeout_s: u64,
 }
 
 /// The default address is loopback: a token is needed for anything else.
@@ -86,6 +95,10 @@ pub enum ConfigError {
     HostName(String),
     #[error("--host-name must not be empty")]
     EmptyHostName,
+    #[error("--osd-unit-template {template:?} {source}")]
+    UnitTemplate { template: String, source: TemplateError },
+    #[error("--osd-stop-command {template:?} {source}")]
+    StopCommand { template: String, source: TemplateError },
 }
 
 impl AgentConfig {
@@ -114,13 +127,24 @@ impl AgentConfig {
         } else {
             Some(raw.devices.iter().map(|d| resolve_device(d)).collect::<Result<BTreeSet<_>, _>>()?)
         };
-        for (name, secs) in
-            [("ceph-volume-timeout-s", raw.ceph_volume_timeout_s), ("inventory-timeout-s", raw.inventory_timeout_s)]
-        {
+        for (name, secs) in [
+            ("ceph-volume-timeout-s", raw.ceph_volume_timeout_s),
+            ("inventory-timeout-s", raw.inventory_timeout_s),
+            ("osd-stop-timeout-s", raw.osd_stop_timeout_s),
+        ] {
             if secs == 0 {
                 return Err(ConfigError::ZeroTimeout { name });
             }
         }
+        let unit_template = raw.osd_unit_template.as_deref().unwrap_or(DEFAULT_UNIT_TEMPLATE);
+        let by_unit = StopMethod::systemd(unit_template)
+            .map_err(|source| ConfigError::UnitTemplate { template: unit_template.to_string(), source })?;
+        let osd_stop = match &raw.osd_stop_command {
+            Some(t) => {
+                StopMethod::command(t).map_err(|source| ConfigError::StopCommand { template: t.clone(), source })?
+            }
+            None => by_unit,
+        };
         Ok(AgentConfig {
             listen,
             host_name,
@@ -130,6 +154,8 @@ impl AgentConfig {
             ceph_volume: raw.ceph_volume.unwrap_or_else(|| "ceph-volume".into()),
             ceph_volume_timeout: Duration::from_secs(raw.ceph_volume_timeout_s),
             inventory_timeout: Duration::from_secs(raw.inventory_timeout_s),
+            osd_stop,
+            osd_stop_timeout: Duration::from_secs(raw.osd_stop_timeout_s),
         })
     }
 
@@ -194,6 +220,7 @@ mod tests {
             host_name: Some("h1".into()),
             ceph_volume_timeout_s: 1800,
             inventory_timeout_s: 120,
+            osd_stop_timeout_s: 60,
             ..Default::default()
         }
     }
@@ -261,5 +288,33 @@ mod tests {
             AgentConfig::resolve(RawSettings { host_name: Some(" ".into()), ..raw() }),
             Err(ConfigError::EmptyHostName)
         ));
+    }
+
+    #[test]
+    fn how_osds_are_stopped() {
+        let c = AgentConfig::resolve(raw()).unwrap();
+        assert_eq!(c.osd_stop.argv(4), ["systemctl", "stop", "ceph-osd@4"]);
+        assert_eq!(c.osd_stop_timeout, Duration::from_secs(60));
+        let cephadm = RawSettings { osd_unit_template: Some("ceph-0a1b@osd.{id}".into()), ..raw() };
+        assert_eq!(AgentConfig::resolve(cephadm).unwrap().osd_stop.argv(3), ["systemctl", "stop", "ceph-0a1b@osd.3"]);
+        // The command wins over the unit template.
+        let both = RawSettings {
+            osd_unit_template: Some("ceph-0a1b@osd.{id}".into()),
+            osd_stop_command: Some("/work/shared/ceph-sandbox/stop.sh /tmp/sb osd.{id}".into()),
+            ..raw()
+        };
+        assert_eq!(
+            AgentConfig::resolve(both).unwrap().osd_stop.argv(4),
+            ["/work/shared/ceph-sandbox/stop.sh", "/tmp/sb", "osd.4"]
+        );
+        let e = AgentConfig::resolve(RawSettings { osd_stop_command: Some("stop-all".into()), ..raw() }).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--osd-stop-command \"stop-all\" must contain {id} (otherwise every OSD would be stopped the same way)"
+        );
+        let e = AgentConfig::resolve(RawSettings { osd_unit_template: Some("a b{id}".into()), ..raw() }).unwrap_err();
+        assert!(e.to_string().starts_with("--osd-unit-template \"a b{id}\" does not make a systemd unit name"), "{e}");
+        let e = AgentConfig::resolve(RawSettings { osd_stop_timeout_s: 0, ..raw() }).unwrap_err();
+        assert_eq!(e.to_string(), "--osd-stop-timeout-s must be at least 1 second");
     }
 }

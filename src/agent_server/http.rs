@@ -1,11 +1,12 @@
 //! The agent's HTTP API (`wire::agent` has the types): routes, handlers and
 //! the JSON error answer. Handlers stay thin; the policy lives in
-//! `ceph_volume_args`, the scanning in `inventory`.
+//! `ceph_volume_args` and `zap`, the scanning in `inventory` and
+//! `osd_status`, the stopping in `osd_stop`.
 
 use std::time::Instant;
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -15,10 +16,15 @@ use tower_http::trace::TraceLayer;
 use super::auth::require_token;
 use super::ceph_volume_args::{self, Refusal};
 use super::config::is_loop_device;
-use super::inventory::{device_paths, InventoryError};
+use super::inventory::{device_paths, InventoryError, View};
+use super::osd_argv::parse_id;
+use super::osd_stop::{nothing_to_stop, StopError};
 use super::process::RunError;
-use super::state::AgentState;
-use crate::wire::agent::{AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport};
+use super::state::{AgentState, BUSY};
+use super::zap::{check_request, ZapError};
+use crate::wire::agent::{
+    AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport, OsdDaemonStatus, ZapRequest, ZapResult,
+};
 
 /// Requests are small JSON documents; anything bigger is a mistake.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -28,6 +34,9 @@ pub fn build_router(state: AgentState) -> Router {
         .route("/healthz", get(healthz))
         .route("/v1/inventory", get(inventory))
         .route("/v1/ceph-volume", post(ceph_volume))
+        .route("/v1/osd/{id}", get(osd_status))
+        .route("/v1/osd/{id}/stop", post(osd_stop))
+        .route("/v1/zap", post(zap))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.token.clone(), require_token))
@@ -86,6 +95,30 @@ impl From<InventoryError> for ApiError {
     }
 }
 
+impl From<StopError> for ApiError {
+    fn from(e: StopError) -> Self {
+        let status = match &e {
+            StopError::StillRunning { .. } | StopError::Run { source: RunError::TimedOut { .. }, .. } => {
+                StatusCode::GATEWAY_TIMEOUT
+            }
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+impl From<ZapError> for ApiError {
+    fn from(e: ZapError) -> Self {
+        ApiError::new(e.status(), e.to_string())
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(r: QueryRejection) -> Self {
+        ApiError::bad_request(format!("bad query: {}", r.body_text()))
+    }
+}
+
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
         ApiError::new(r.status(), format!("bad request body: {}", r.body_text()))
@@ -104,8 +137,94 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     ApiError::new(StatusCode::METHOD_NOT_ALLOWED, format!("{method} is not allowed on {}", uri.path()))
 }
 
-async fn inventory(State(s): State<AgentState>) -> Result<Json<InventoryReport>, ApiError> {
-    Ok(Json(s.inventory.take().await?))
+#[derive(Debug, serde::Deserialize)]
+struct InventoryQuery {
+    /// Only the devices `ceph-volume inventory --filter-for-batch` lists.
+    #[serde(default)]
+    filter_for_batch: bool,
+}
+
+async fn inventory(
+    State(s): State<AgentState>,
+    query: Result<Query<InventoryQuery>, QueryRejection>,
+) -> Result<Json<InventoryReport>, ApiError> {
+    let Query(q) = query?;
+    let view = if q.filter_for_batch { View::ForBatch } else { View::All };
+    Ok(Json(s.inventory.take_with(view).await?))
+}
+
+/// The `{id}` of `/v1/osd/{id}`: decimal digits, as Ceph writes OSD ids.
+fn osd_id(path: Result<Path<String>, PathRejection>) -> Result<u32, ApiError> {
+    let Path(text) = path.map_err(|r| ApiError::bad_request(r.body_text()))?;
+    parse_id(&text).ok_or_else(|| ApiError::bad_request(format!("{text:?} is not an OSD id (a number such as 4)")))
+}
+
+async fn osd_status(
+    State(s): State<AgentState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<OsdDaemonStatus>, ApiError> {
+    let id = osd_id(id)?;
+    Ok(Json(s.osd.status(id).await?))
+}
+
+async fn osd_stop(
+    State(s): State<AgentState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<OsdDaemonStatus>, ApiError> {
+    let id = osd_id(id)?;
+    // A stopped daemon stays stopped without waiting for the lock, which a
+    // long ceph-volume run may hold.
+    if !s.osd.status(id).await?.running {
+        return Ok(Json(nothing_to_stop(id)));
+    }
+    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
+    let osd = s.osd.clone();
+    // Its own task: a client that gives up must not leave a stop half
+    // done with the lock released.
+    let job = tokio::spawn(async move {
+        let _busy = busy;
+        osd.stop(id).await
+    });
+    match job.await {
+        Ok(result) => Ok(Json(result?)),
+        Err(e) => {
+            Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the stop task ended unexpectedly: {e}")))
+        }
+    }
+}
+
+async fn zap(
+    State(s): State<AgentState>,
+    body: Result<Json<ZapRequest>, JsonRejection>,
+) -> Result<Json<ZapResult>, ApiError> {
+    let Json(req) = body?;
+    let reason = req.reason.clone().unwrap_or_else(|| "no reason given".into());
+    let zapper = s.zapper.clone();
+    let checked = check_request(&req, s.inventory.allowed.as_ref(), s.inventory.fixed_file())
+        .and_then(|()| s.busy.clone().try_lock_owned().map_err(|_| ZapError::AgentBusy));
+    let busy = match checked {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::warn!(device = %req.path, %reason, "zap refused: {e}");
+            return Err(e.into());
+        }
+    };
+    // Its own task, as for ceph-volume: a wipe is never left halfway
+    // because the client went away.
+    let job = tokio::spawn(async move {
+        let _busy = busy;
+        let result = zapper.zap(&req).await;
+        if let Err(e) = &result {
+            tracing::warn!(device = %req.path, %reason, "zap refused or failed: {e}");
+        }
+        result
+    });
+    match job.await {
+        Ok(result) => Ok(Json(result?)),
+        Err(e) => {
+            Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the zap task ended unexpectedly: {e}")))
+        }
+    }
 }
 
 async fn ceph_volume(
@@ -117,9 +236,7 @@ async fn ceph_volume(
         return Err(ApiError::conflict(why));
     }
     ceph_volume_args::check_shape(&req.args)?;
-    let busy = s.busy.clone().try_lock_owned().map_err(|_| {
-        ApiError::conflict("another ceph-volume command is still running on this host; retry when it has finished")
-    })?;
+    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
     let report = s.inventory.take().await?;
     let devices = ceph_volume_args::check_devices(&req.args, &device_paths(&report), s.inventory.allowed.as_ref())?;
 

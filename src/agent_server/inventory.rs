@@ -1,6 +1,7 @@
 //! Where a host's inventory comes from, one scan at a time: a fixed file
 //! (`--inventory-file`), or the host itself, through ceph-volume when it
-//! works and through the kernel's view otherwise.
+//! works and through the kernel's view otherwise. Either all devices, or
+//! only those cephadm would consider (`batch_filter`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -8,9 +9,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::batch_filter::BatchFilter;
 use super::ceph_volume::CephVolume;
 use super::kernel_inventory::gather::{self, KernelError, Tools};
 use super::kernel_inventory::KernelPaths;
+use super::mounts::{self, Mounts};
 use crate::wire::agent::{InventoryReport, InventorySource};
 use crate::wire::ceph_volume::parse_device_list;
 
@@ -26,8 +29,20 @@ pub enum InventoryError {
     FileFormat { path: String, message: String },
     #[error("cannot read the host's devices: {0}")]
     Kernel(#[from] KernelError),
+    #[error("cannot read the mount table: {0}")]
+    Mounts(std::io::Error),
     #[error("the inventory scan stopped unexpectedly: {0}")]
     Task(String),
+}
+
+/// Which devices an inventory lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Every device, as `ceph-volume inventory` lists them.
+    All,
+    /// Only what `ceph-volume inventory --filter-for-batch` lists, which is
+    /// what cephadm matches specs against.
+    ForBatch,
 }
 
 /// Where devices are read from.
@@ -48,13 +63,22 @@ pub struct HostScanner {
     pub tools: Tools,
     /// Skip ceph-volume: `--devices` names loop devices.
     pub kernel_only: bool,
+    /// `/proc`, for the mount table.
+    pub proc_root: PathBuf,
     /// When ceph-volume last failed, and why.
     failing: std::sync::Mutex<Option<(Instant, String)>>,
 }
 
 impl HostScanner {
     pub fn new(ceph_volume: CephVolume, kernel_paths: KernelPaths, tools: Tools, kernel_only: bool) -> Self {
-        HostScanner { ceph_volume, kernel_paths, tools, kernel_only, failing: std::sync::Mutex::new(None) }
+        HostScanner {
+            ceph_volume,
+            kernel_paths,
+            tools,
+            kernel_only,
+            proc_root: PathBuf::from("/proc"),
+            failing: std::sync::Mutex::new(None),
+        }
     }
 }
 
@@ -91,10 +115,24 @@ impl Inventory {
         }
     }
 
+    /// The file this agent serves instead of the host's disks, if any.
+    pub fn fixed_file(&self) -> Option<&Path> {
+        match &self.source {
+            Source::File { path } => Some(path),
+            Source::Host(_) => None,
+        }
+    }
+
+    /// A fresh inventory of all devices.
+    pub async fn take(&self) -> Result<InventoryReport, InventoryError> {
+        self.take_with(View::All).await
+    }
+
     /// A fresh inventory. Concurrent callers wait for each other, so the
     /// host's disks are never scanned twice at once.
-    pub async fn take(&self) -> Result<InventoryReport, InventoryError> {
+    pub async fn take_with(&self, view: View) -> Result<InventoryReport, InventoryError> {
         let _one_at_a_time = self.scan.lock().await;
+        let for_batch = view == View::ForBatch;
         let mut scan = match &self.source {
             Source::File { path } => {
                 let path = path.clone();
@@ -103,8 +141,11 @@ impl Inventory {
                     .map_err(|e| InventoryError::Task(e.to_string()))??;
                 Scan { source: InventorySource::File, devices, notes: Vec::new() }
             }
-            Source::Host(h) => self.scan_host(h).await?,
+            Source::Host(h) => self.scan_host(h, for_batch).await?,
         };
+        if for_batch {
+            self.filter_for_batch(&mut scan).await?;
+        }
         if let Some(allowed) = &self.allowed {
             scan.devices.retain(|d| d.get("path").and_then(Value::as_str).is_some_and(|p| allowed.contains(p)));
             let missing: Vec<&str> = allowed
@@ -129,10 +170,41 @@ impl Inventory {
         })
     }
 
-    async fn scan_host(&self, h: &HostScanner) -> Result<Scan, InventoryError> {
+    /// ceph-volume filters its own list; the kernel's view and files are
+    /// filtered here the same way.
+    async fn filter_for_batch(&self, scan: &mut Scan) -> Result<(), InventoryError> {
+        let proc_root = match (&self.source, scan.source) {
+            (_, InventorySource::CephVolume) => return Ok(()),
+            (Source::Host(h), InventorySource::Kernel) => Some(h.proc_root.clone()),
+            _ => {
+                scan.notes.push(
+                    "filter_for_batch: an inventory file has no mount table, so mounted devices are not left out"
+                        .into(),
+                );
+                None
+            }
+        };
+        let named = self.allowed.clone();
+        let mut devices = std::mem::take(&mut scan.devices);
+        // Reading the mount table and resolving device links touch the
+        // file system.
+        scan.devices = tokio::task::spawn_blocking(move || {
+            let mounts = proc_root.map(|root| Mounts::read(&root)).transpose().map_err(InventoryError::Mounts)?;
+            let filter = BatchFilter { named: named.as_ref(), mounts: mounts.as_ref(), resolve: &mounts::resolve };
+            for (path, why) in filter.apply(&mut devices) {
+                tracing::debug!(device = %path, "filter_for_batch leaves it out: {why}");
+            }
+            Ok::<_, InventoryError>(devices)
+        })
+        .await
+        .map_err(|e| InventoryError::Task(e.to_string()))??;
+        Ok(())
+    }
+
+    async fn scan_host(&self, h: &HostScanner, for_batch: bool) -> Result<Scan, InventoryError> {
         let mut notes = Vec::new();
         if !h.kernel_only {
-            match self.try_ceph_volume(h).await {
+            match self.try_ceph_volume(h, for_batch).await {
                 Ok(devices) => return Ok(Scan { source: InventorySource::CephVolume, devices, notes }),
                 Err(why) => notes
                     .push(format!("ceph-volume inventory is not usable here ({why}); devices read from the kernel")),
@@ -144,7 +216,7 @@ impl Inventory {
 
     /// ceph-volume's inventory, unless it failed recently. Logs when it
     /// starts or stops working, not on every scan.
-    async fn try_ceph_volume(&self, h: &HostScanner) -> Result<Vec<Value>, String> {
+    async fn try_ceph_volume(&self, h: &HostScanner, for_batch: bool) -> Result<Vec<Value>, String> {
         let recent = h
             .failing
             .lock()
@@ -155,7 +227,7 @@ impl Inventory {
         if let Some(why) = recent {
             return Err(why);
         }
-        let result = h.ceph_volume.inventory().await;
+        let result = h.ceph_volume.inventory(for_batch).await;
         let mut failing = h.failing.lock().unwrap_or_else(|p| p.into_inner());
         match result {
             Ok(devices) => {
@@ -312,6 +384,103 @@ mod tests {
         assert_eq!(r.source, InventorySource::Kernel);
         assert!(r.note.is_none());
         assert_eq!(calls(&dir), 0);
+    }
+
+    fn paths_of(r: &InventoryReport) -> Vec<&str> {
+        r.devices.iter().map(|d| d["path"].as_str().unwrap()).collect()
+    }
+
+    #[tokio::test]
+    async fn a_file_is_filtered_for_batch_without_mounts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("inv.json");
+        std::fs::write(
+            &path,
+            r#"[{"path": "/dev/sda", "sys_api": {"type": "disk", "partitions": {"sda1": {}}}},
+                {"path": "/dev/sda1", "sys_api": {"type": "part", "partitions": {}}},
+                {"path": "/dev/sdb", "sys_api": {"type": "disk", "partitions": {}}, "available": false},
+                {"path": "/dev/loop3", "sys_api": {"type": "loop", "partitions": {}}}]"#,
+        )
+        .unwrap();
+        let inv = Inventory::new("h1".into(), Source::File { path: path.clone() }, None);
+        assert_eq!(paths_of(&inv.take().await.unwrap()).len(), 4);
+        let r = inv.take_with(View::ForBatch).await.unwrap();
+        assert_eq!(paths_of(&r), ["/dev/sdb"]);
+        assert!(r.note.unwrap().contains("no mount table"));
+        let named = Some(["/dev/loop3".to_string(), "/dev/sda".to_string()].into());
+        let inv = Inventory::new("h1".into(), Source::File { path }, named);
+        let r = inv.take_with(View::ForBatch).await.unwrap();
+        assert_eq!(paths_of(&r), ["/dev/loop3"], "a named loop device stays");
+    }
+
+    #[tokio::test]
+    async fn ceph_volume_filters_its_own_list() {
+        let (dir, inv) = host_inventory(
+            r#"if [ "$4" = --filter-for-batch ]; then echo '[{"path": "/dev/sdb"}]';
+               else echo '[{"path": "/dev/sda"}, {"path": "/dev/sdb"}]'; fi"#,
+            false,
+        );
+        assert_eq!(paths_of(&inv.take().await.unwrap()), ["/dev/sda", "/dev/sdb"]);
+        let r = inv.take_with(View::ForBatch).await.unwrap();
+        assert_eq!(r.source, InventorySource::CephVolume);
+        assert_eq!(paths_of(&r), ["/dev/sdb"]);
+        assert_eq!(calls(&dir), 2);
+    }
+
+    #[tokio::test]
+    async fn the_kernel_view_is_filtered_with_the_mount_table() {
+        use super::super::kernel_inventory::fake_host::{Disk, FakeHost, Part};
+        const GB: u64 = 1_000_000_000;
+        let host = FakeHost::new();
+        let mut sda = Disk::new("sda", "8:0", 100 * GB);
+        sda.partitions.push(Part::new("sda1", "8:1", 1, 2048, 50 * GB));
+        host.add(&sda).add(&Disk::new("sdb", "8:16", 100 * GB)).add(&Disk::new("sdc", "8:32", 100 * GB));
+        let lsblk = host.root().join("lsblk");
+        std::fs::write(
+            &lsblk,
+            r#"#!/bin/sh
+echo '{"blockdevices": [
+  {"name": "sda", "kname": "sda", "type": "disk", "children": [{"name": "sda1", "kname": "sda1", "pkname": "sda", "type": "part"}]},
+  {"name": "sdb", "kname": "sdb", "type": "disk"},
+  {"name": "sdc", "kname": "sdc", "type": "disk", "fstype": "xfs", "mountpoints": ["/srv"]}]}'
+"#,
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&lsblk, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let proc_root = host.root().join("proc");
+        std::fs::create_dir(&proc_root).unwrap();
+        std::fs::write(
+            proc_root.join("mounts"),
+            "/dev/sdc /srv xfs rw 0 0
+",
+        )
+        .unwrap();
+        let tools = Tools {
+            lsblk: lsblk.display().to_string(),
+            blkid: "/nonexistent/blkid".into(),
+            pvs: "/nonexistent/pvs".into(),
+            ..Tools::default()
+        };
+        let cv = CephVolume {
+            program: "/nonexistent/ceph-volume".into(),
+            inventory_timeout: Duration::from_secs(5),
+            command_timeout: Duration::from_secs(5),
+        };
+        let mut scanner = HostScanner::new(cv, host.paths(), tools, true);
+        scanner.proc_root = proc_root.clone();
+        let inv = Inventory::new("h1".into(), Source::Host(Box::new(scanner)), None);
+        let all = inv.take().await.unwrap();
+        assert_eq!(all.source, InventorySource::Kernel);
+        let mut listed = paths_of(&all);
+        listed.sort();
+        assert_eq!(listed, ["/dev/sda", "/dev/sda1", "/dev/sdb", "/dev/sdc"]);
+        let r = inv.take_with(View::ForBatch).await.unwrap();
+        assert_eq!(paths_of(&r), ["/dev/sdb"], "partitioned, partition and mounted devices are left out");
+        assert!(r.note.is_none());
+        std::fs::remove_file(proc_root.join("mounts")).unwrap();
+        let e = inv.take_with(View::ForBatch).await.unwrap_err();
+        assert!(e.to_string().starts_with("cannot read the mount table"), "{e}");
     }
 
     #[test]

@@ -1,25 +1,46 @@
 //! `osdkeeper agent`: the small HTTP server that runs on each storage host.
-//! It reports the host's disks in ceph-volume's inventory format and runs
-//! the ceph-volume commands that create OSDs, for the daemon.
+//! It reports the host's disks in ceph-volume's inventory format, runs the
+//! ceph-volume commands that create OSDs, stops OSD daemons and wipes
+//! freed disks, for the daemon.
 //!
 //! * `config` — settings and their checks (token, loopback-only without one).
 //! * `state` — `AgentState`, shared by the handlers; `http` — `build_router`,
 //!   handlers, `ApiError`; `auth` — the bearer-token check.
 //! * `inventory` — where devices come from (file, ceph-volume, kernel), one
 //!   scan at a time; `kernel_inventory` — the kernel's view in ceph-volume's
-//!   format; `ceph_volume` — running ceph-volume; `ceph_volume_args` — which
-//!   commands and devices a request may name; `process` — running a tool with
-//!   a timeout.
+//!   format; `batch_filter` — the devices cephadm's `--filter-for-batch`
+//!   keeps; `mounts` — the mount table; `ceph_volume` — running
+//!   ceph-volume; `ceph_volume_args` — which commands and devices a request
+//!   may name; `process` — running a tool with a timeout.
+//! * OSD daemons: `proc_scan` — processes and their open files from
+//!   `/proc`; `osd_argv` — which OSD a ceph-osd command line serves;
+//!   `osd_status` — whether an OSD's daemon runs here; `osd_stop` —
+//!   stopping it (systemd unit or command) and waiting for it to exit.
+//! * Zaps: `zap` — checks and order of a zap; `exclusive` — the exclusive
+//!   handle and the zeroing through it; `holders` — who holds a busy
+//!   device; `osd_label` — the OSD a BlueStore label names.
+//! * `host_roots` — where `/proc` and `/sys/class/block` are read.
 
 pub mod auth;
+pub mod batch_filter;
 pub mod ceph_volume;
 pub mod ceph_volume_args;
 pub mod config;
+pub mod exclusive;
+pub mod holders;
+pub mod host_roots;
 pub mod http;
 pub mod inventory;
 pub mod kernel_inventory;
+pub mod mounts;
+pub mod osd_argv;
+pub mod osd_label;
+pub mod osd_status;
+pub mod osd_stop;
+pub mod proc_scan;
 pub mod process;
 pub mod state;
+pub mod zap;
 
 use std::future::{Future, IntoFuture};
 
@@ -28,7 +49,7 @@ pub use http::build_router;
 pub use state::AgentState;
 
 /// Serves until `shutdown` completes, then lets requests in flight finish
-/// and waits for a running ceph-volume command, unless `force` completes
+/// and waits for a running command (ceph-volume, zap, OSD stop), unless `force` completes
 /// first (a second signal). A forced exit leaves such a command running.
 pub async fn serve(
     listener: tokio::net::TcpListener,
@@ -48,13 +69,13 @@ pub async fn serve(
     }
     let waiting = async {
         if busy.try_lock().is_err() {
-            tracing::info!("waiting for the running ceph-volume command to finish before exiting");
+            tracing::info!("waiting for the running disk command to finish before exiting");
         }
         let _ = busy.lock().await;
     };
     tokio::select! {
         _ = waiting => {}
-        _ = force => tracing::warn!("second signal: exiting while a ceph-volume command still runs"),
+        _ = force => tracing::warn!("second signal: exiting while a disk command still runs"),
     }
     Ok(())
 }

@@ -87,12 +87,30 @@ pub fn program_name(program: &OsStr) -> String {
     Path::new(program).file_name().unwrap_or(program).to_string_lossy().into_owned()
 }
 
+/// ETXTBSY: a program that was just written can still be open for writing
+/// in a child another thread forked before that child exec'd; it clears as
+/// soon as that child execs, so a few short retries are enough.
+const TEXT_FILE_BUSY: i32 = 26;
+
+async fn spawn_retrying(cmd: &mut tokio::process::Command) -> std::io::Result<tokio::process::Child> {
+    let mut attempt = 0;
+    loop {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(TEXT_FILE_BUSY) && attempt < 20 => {
+                attempt += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Runs `cmd` to its end or until the timeout. stdin is closed; the child
 /// gets its own process group, killed as a whole on timeout.
 pub async fn run(mut cmd: tokio::process::Command, limits: Limits) -> Result<Finished, RunError> {
     let program = program_name(cmd.as_std().get_program());
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-    let mut child = cmd.spawn().map_err(|source| match source.kind() {
+    let mut child = spawn_retrying(&mut cmd).await.map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => RunError::NotFound { program: program.clone() },
         _ => RunError::Spawn { program: program.clone(), source },
     })?;

@@ -4,25 +4,37 @@ use std::sync::Arc;
 
 use super::ceph_volume::CephVolume;
 use super::config::{AgentConfig, Token};
+use super::host_roots::HostRoots;
 use super::inventory::{read_inventory_file, HostScanner, Inventory, InventoryError, Source};
 use super::kernel_inventory::gather::Tools;
 use super::kernel_inventory::KernelPaths;
+use super::osd_stop::OsdControl;
+use super::zap::Zapper;
+
+/// The answer while another command holds the one-at-a-time lock.
+pub const BUSY: &str = "another command that changes this host's disks or daemons (ceph-volume, a zap or an OSD stop) \
+                        is still running on this host; retry when it has finished";
 
 #[derive(Clone)]
 pub struct AgentState {
     pub inventory: Arc<Inventory>,
     pub ceph_volume: Arc<CephVolume>,
-    /// Held while a command that changes the host's disks runs: one at a
-    /// time per host, so two commands never pick the same free disk.
+    /// Held while a command that changes the host's disks or daemons runs
+    /// (ceph-volume, a zap, an OSD stop): one at a time per host, so two
+    /// commands never pick the same free disk, and a zap never races the
+    /// creation of an OSD.
     pub busy: Arc<tokio::sync::Mutex<()>>,
     /// `None`: no token configured (the agent then listens on loopback only).
     pub token: Option<Arc<Token>>,
+    pub osd: Arc<OsdControl>,
+    pub zapper: Arc<Zapper>,
 }
 
 impl AgentState {
     /// Checks `--inventory-file` now, so that a bad file stops the agent
     /// before it listens.
     pub fn from_config(config: &AgentConfig) -> Result<AgentState, InventoryError> {
+        let roots = HostRoots::default();
         let ceph_volume = CephVolume {
             program: config.ceph_volume.clone(),
             inventory_timeout: config.inventory_timeout,
@@ -35,19 +47,27 @@ impl AgentState {
             }
             None => {
                 let tools = Tools { timeout: config.inventory_timeout, ..Tools::default() };
-                Source::Host(Box::new(HostScanner::new(
-                    ceph_volume.clone(),
-                    KernelPaths::default(),
-                    tools,
-                    config.names_loop_devices(),
-                )))
+                let mut scanner =
+                    HostScanner::new(ceph_volume.clone(), KernelPaths::default(), tools, config.names_loop_devices());
+                scanner.proc_root = roots.proc.clone();
+                Source::Host(Box::new(scanner))
             }
         };
+        let inventory = Arc::new(Inventory::new(config.host_name.clone(), source, config.devices.clone()));
+        let ceph_volume = Arc::new(ceph_volume);
+        let osd = Arc::new(OsdControl {
+            method: config.osd_stop.clone(),
+            timeout: config.osd_stop_timeout,
+            proc_root: roots.proc.clone(),
+        });
+        let zapper = Arc::new(Zapper { inventory: inventory.clone(), ceph_volume: ceph_volume.clone(), roots });
         Ok(AgentState {
-            inventory: Arc::new(Inventory::new(config.host_name.clone(), source, config.devices.clone())),
-            ceph_volume: Arc::new(ceph_volume),
+            inventory,
+            ceph_volume,
             busy: Arc::new(tokio::sync::Mutex::new(())),
             token: config.token.clone().map(Arc::new),
+            osd,
+            zapper,
         })
     }
 }

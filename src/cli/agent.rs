@@ -34,6 +34,19 @@ pub struct AgentArgs {
     /// How long `ceph-volume inventory` (and each of lsblk, blkid, pvs) may run.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     inventory_timeout_s: u64,
+    /// The systemd unit of an OSD, stopped with `systemctl stop`; `{id}` is
+    /// the OSD id. cephadm clusters: `ceph-<fsid>@osd.{id}`
+    /// [default: ceph-osd@{id}]
+    #[arg(long, value_name = "TEMPLATE")]
+    osd_unit_template: Option<String>,
+    /// Stop OSDs with this command instead of systemd (split on whitespace,
+    /// no shell; `{id}` replaced by the OSD id in each word), e.g.
+    /// `/work/shared/ceph-sandbox/stop.sh DIR osd.{id}`.
+    #[arg(long, value_name = "TEMPLATE")]
+    osd_stop_command: Option<String>,
+    /// How long a stopped OSD's processes may take to exit.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    osd_stop_timeout_s: u64,
     /// The ceph-volume program.
     #[arg(long, env = "OSDKEEPER_CEPH_VOLUME", default_value = "ceph-volume", value_name = "PATH")]
     ceph_volume: String,
@@ -53,6 +66,9 @@ pub fn run(args: AgentArgs) -> ExitCode {
         ceph_volume: Some(args.ceph_volume),
         ceph_volume_timeout_s: args.ceph_volume_timeout_s,
         inventory_timeout_s: args.inventory_timeout_s,
+        osd_unit_template: args.osd_unit_template,
+        osd_stop_command: args.osd_stop_command,
+        osd_stop_timeout_s: args.osd_stop_timeout_s,
     };
     let config = match AgentConfig::resolve(raw) {
         Ok(c) => c,

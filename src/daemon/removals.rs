@@ -591,7 +591,18 @@ impl Daemon {
         let Some(device) = devices.iter().find(|d| &*d.path == path) else {
             return Err(DaemonError::NotFound(format!("device path '{path}' not found on host '{host_name}'")));
         };
-        let ids: Vec<u32> = device.osd_ids().filter_map(|i| i.parse().ok()).collect();
+        // The OSDs on this device, from its LVs and from the cluster's own
+        // metadata (a raw BlueStore OSD has no LVs).
+        let mut ids: Vec<u32> = device.osd_ids().filter_map(|i| i.parse().ok()).collect();
+        if let Ok(all) = self.ceph.all_osd_devices().await {
+            let short = host_name.split('.').next().unwrap_or(host_name);
+            for (id, m) in all {
+                let same_host = m.hostname == host_name || m.hostname.split('.').next() == Some(short);
+                if same_host && m.dev_nodes.iter().any(|n| n == path) && !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        }
         if !ids.is_empty() {
             let state = self
                 .ceph

@@ -25,7 +25,10 @@ fn unreachable(s: &SimState, host: &Host) -> Result<(), AgentError> {
 /// The host's devices as ceph-volume would report them now.
 fn inventory(s: &SimState, host: &str) -> Vec<Value> {
     let base = s.devices.iter().find(|(h, _)| h == host).map(|(_, d)| d.clone()).unwrap_or_default();
+    // As the real agents answer the daemon: `--filter-for-batch`, so disks
+    // with partitions (the OS disks) are not listed.
     base.into_iter()
+        .filter(|d| d["sys_api"]["partitions"].as_object().is_none_or(|p| p.is_empty()))
         .map(|mut d| {
             let path = d["path"].as_str().unwrap_or_default().to_string();
             if let Some(o) = s.osds.iter().find(|o| o.host == host && o.device == path) {

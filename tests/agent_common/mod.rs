@@ -1,6 +1,7 @@
 //! Shared by the agent's integration tests: the real binary started on a
-//! free port (killed by pid when dropped), a fake ceph-volume, and a loop
-//! device that is detached by the path it was given, whatever happens.
+//! free port (killed by pid when dropped), a fake ceph-volume, a fake
+//! ceph-osd process (killed by pid), and a loop device that is detached by
+//! the path it was given, whatever happens.
 
 #![allow(dead_code)] // each test binary uses a part
 
@@ -116,7 +117,8 @@ pub fn start_and_fail(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, Strin
 /// A stand-in for ceph-volume: records each call's arguments and the
 /// environment variables that matter to `calls.log`, prints them, and
 /// sleeps when the affinity says `slow`. `inventory` fails, as it does on
-/// hosts without udev.
+/// hosts without udev, unless `set_inventory` gave it a device list;
+/// `lvm zap` fails after `fail_zaps`.
 pub struct FakeCephVolume {
     pub dir: tempfile::TempDir,
 }
@@ -126,21 +128,35 @@ impl FakeCephVolume {
         let dir = tempfile::tempdir().unwrap();
         let script = format!(
             r#"#!/bin/sh
+if [ "$1" = inventory ] && [ -f {inventory} ]; then echo "inventory $*" >> {log}; cat {inventory}; exit 0; fi
 if [ "$1" = inventory ]; then echo '--> FileNotFoundError: udevadm' >&2; exit 1; fi
 echo "args=$* affinity=$CEPH_VOLUME_OSDSPEC_AFFINITY loops=$CEPH_VOLUME_ALLOW_LOOP_DEVICES" >> {log}
+if [ "$1 $2" = "lvm zap" ] && [ -f {fail_zap} ]; then echo '--> RuntimeError: Unable to zap' >&2; exit 1; fi
 echo "created: $*"
 echo "--> some progress" >&2
 if [ "$CEPH_VOLUME_OSDSPEC_AFFINITY" = slow ]; then sleep 3; fi
 if [ "$CEPH_VOLUME_OSDSPEC_AFFINITY" = hang ]; then sleep 30; fi
 exit 0
 "#,
-            log = dir.path().join("calls.log").display()
+            log = dir.path().join("calls.log").display(),
+            inventory = dir.path().join("inventory.json").display(),
+            fail_zap = dir.path().join("fail-zap").display()
         );
         let path = dir.path().join("ceph-volume");
         std::fs::write(&path, script).unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         FakeCephVolume { dir }
+    }
+
+    /// From now on `inventory` prints `devices`.
+    pub fn set_inventory(&self, devices: &serde_json::Value) {
+        std::fs::write(self.dir.path().join("inventory.json"), devices.to_string()).unwrap();
+    }
+
+    /// From now on `lvm zap` fails.
+    pub fn fail_zaps(&self) {
+        std::fs::write(self.dir.path().join("fail-zap"), "").unwrap();
     }
 
     pub fn program(&self) -> String {
@@ -181,10 +197,31 @@ impl LoopDevice {
     /// Writes at offset 0 through the device (not the backing file), so
     /// that readers of the device see it at once.
     pub fn write_head(&self, bytes: &[u8]) {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new().write(true).open(&self.path).unwrap();
-        f.write_all(bytes).unwrap();
+        self.write_at(0, bytes);
+    }
+
+    pub fn write_at(&self, offset: u64, bytes: &[u8]) {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(&self.path).unwrap();
+        f.write_all_at(bytes, offset).unwrap();
         f.sync_all().unwrap();
+    }
+
+    pub fn read_at(&self, offset: u64, len: usize) -> Vec<u8> {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::File::open(&self.path).unwrap();
+        let mut buf = vec![0u8; len];
+        f.read_exact_at(&mut buf, offset).unwrap();
+        buf
+    }
+
+    /// Opens the device as a mounting kernel or a running ceph-osd would:
+    /// exclusively (`O_EXCL`, 0o200 on Linux x86_64 and aarch64), until
+    /// the handle is dropped.
+    pub fn hold_exclusively(&self) -> std::fs::File {
+        use std::os::unix::fs::OpenOptionsExt;
+        const O_EXCL: i32 = 0o200;
+        std::fs::OpenOptions::new().read(true).custom_flags(O_EXCL).open(&self.path).unwrap()
     }
 }
 
@@ -200,4 +237,59 @@ impl Drop for LoopDevice {
 
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap()
+}
+
+/// A process the agent takes for `ceph-osd -i ID`: a script named
+/// `ceph-osd` that sleeps until killed, and `stop-osd ID`, which kills it
+/// by the pid this test recorded, as the sandbox's stop.sh does.
+pub struct FakeOsd {
+    child: Child,
+    pub id: u32,
+    pub dir: tempfile::TempDir,
+}
+
+impl FakeOsd {
+    pub fn start(id: u32) -> FakeOsd {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let osd = dir.path().join("ceph-osd");
+        std::fs::write(&osd, "#!/bin/sh\nwhile :; do sleep 0.2; done\n").unwrap();
+        let stop = dir.path().join("stop-osd");
+        let script = format!("#!/bin/sh\nkill \"$(cat {}/osd.$1.pid)\"\n", dir.path().display());
+        std::fs::write(&stop, script).unwrap();
+        for f in [&osd, &stop] {
+            std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let child = Command::new(&osd)
+            .args(["-i", &id.to_string(), "-c", "/nonexistent/ceph.conf"])
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("start the fake ceph-osd");
+        std::fs::write(dir.path().join(format!("osd.{id}.pid")), child.id().to_string()).unwrap();
+        FakeOsd { child, id, dir }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The `--osd-stop-command` template that kills it.
+    pub fn stop_command(&self) -> String {
+        format!("{} {{id}}", self.dir.path().join("stop-osd").display())
+    }
+
+    /// True while the process has not exited (a zombie counts as exited).
+    pub fn alive(&self) -> bool {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap_or_default();
+        let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next());
+        !matches!(state, None | Some('Z'))
+    }
+}
+
+impl Drop for FakeOsd {
+    fn drop(&mut self) {
+        // Kills this child by its pid; nothing else.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

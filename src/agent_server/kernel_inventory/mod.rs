@@ -24,7 +24,7 @@ mod sysfs;
 mod udev;
 
 #[cfg(test)]
-mod fake_host;
+pub(crate) mod fake_host;
 #[cfg(test)]
 mod tests;
 
@@ -35,6 +35,7 @@ use serde_json::{Map, Value};
 pub use blkid::{Blkid, BlkidInfo};
 pub use lsblk::{Lsblk, LsblkEntry, LsblkError};
 pub use lvm::{LvmError, LvmFacts};
+pub use reasons::NOT_ACCEPTABLE;
 pub use sysfs::{candidates, Candidate, Kind};
 
 /// Where the kernel's view is read from.

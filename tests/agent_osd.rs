@@ -1,0 +1,121 @@
+//! OSD daemons judged on the host: a fake ceph-osd process (a script named
+//! ceph-osd, run as `ceph-osd -i ID ...`) is seen by `GET /v1/osd/{id}`,
+//! stopped by `POST /v1/osd/{id}/stop` through `--osd-stop-command`, and
+//! seen gone after. Ids are in the 9000s so that a Ceph sandbox running on
+//! the same machine (osd.0-5) is never named.
+
+mod agent_common;
+
+use std::time::{Duration, Instant};
+
+use agent_common::{client, fixture, Agent, FakeOsd};
+use osdkeeper::wire::agent::{AgentErrorBody, OsdDaemonStatus};
+
+fn agent(extra: &[&str]) -> Agent {
+    let inv = fixture("inventory_file.json");
+    let mut args = vec!["--inventory-file", inv.to_str().unwrap(), "--host-name", "osd-host-1"];
+    args.extend_from_slice(extra);
+    Agent::start(&args, &[])
+}
+
+async fn status(agent: &Agent, id: &str) -> OsdDaemonStatus {
+    let resp = client().get(agent.url(&format!("/v1/osd/{id}"))).send().await.unwrap();
+    assert_eq!(resp.status(), 200, "{}", agent.log());
+    resp.json().await.unwrap()
+}
+
+async fn stop(agent: &Agent, id: &str) -> reqwest::Response {
+    client().post(agent.url(&format!("/v1/osd/{id}/stop"))).send().await.unwrap()
+}
+
+/// The fake is a child of this test, so after it is killed it stays a
+/// zombie until dropped: the agent must not count it.
+async fn wait_until_seen(agent: &Agent, osd: &FakeOsd) -> OsdDaemonStatus {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let s = status(agent, &osd.id.to_string()).await;
+        if s.running || Instant::now() > deadline {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_running_daemon_is_seen_stopped_and_seen_gone() {
+    let osd = FakeOsd::start(9107);
+    let agent = agent(&["--osd-stop-command", &osd.stop_command()]);
+    let s = wait_until_seen(&agent, &osd).await;
+    assert!(s.running, "{s:?}");
+    assert_eq!(s.osd_id, 9107);
+    assert_eq!(s.pids, [osd.pid()]);
+    assert_eq!(s.detail, format!("ceph-osd for osd.9107 runs (pid {})", osd.pid()));
+    // osd.910 and osd.91070 are other OSDs.
+    assert!(!status(&agent, "910").await.running);
+    assert!(!status(&agent, "91070").await.running);
+
+    let resp = stop(&agent, "9107").await;
+    assert_eq!(resp.status(), 200, "{}", agent.log());
+    let s: OsdDaemonStatus = resp.json().await.unwrap();
+    assert!(!s.running && s.pids.is_empty(), "{s:?}");
+    assert!(s.detail.starts_with(&format!("ran `{}", osd.dir.path().join("stop-osd").display())), "{}", s.detail);
+    assert!(s.detail.contains(&format!("ceph-osd for osd.9107 (pids {}) exited after", osd.pid())), "{}", s.detail);
+    assert!(!osd.alive());
+    let s = status(&agent, "9107").await;
+    assert!(!s.running, "{s:?}");
+    assert_eq!(s.detail, "no ceph-osd process serves osd.9107 on this host");
+
+    // Stopping again is harmless and says so.
+    let resp = stop(&agent, "9107").await;
+    assert_eq!(resp.status(), 200);
+    let s: OsdDaemonStatus = resp.json().await.unwrap();
+    assert!(!s.running);
+    assert_eq!(s.detail, "no ceph-osd process serves osd.9107 on this host; nothing to stop");
+    assert!(agent.log().contains("stopping an OSD daemon"), "{}", agent.log());
+}
+
+#[tokio::test]
+async fn a_daemon_that_does_not_stop_is_a_timeout() {
+    let osd = FakeOsd::start(9108);
+    // A stop command that stops nothing.
+    let agent = agent(&["--osd-stop-command", "true osd.{id}", "--osd-stop-timeout-s", "1"]);
+    assert!(wait_until_seen(&agent, &osd).await.running);
+    let started = Instant::now();
+    let resp = stop(&agent, "9108").await;
+    assert_eq!(resp.status(), 504);
+    let e: AgentErrorBody = resp.json().await.unwrap();
+    assert_eq!(
+        e.error,
+        format!("osd.9108 still runs 1 s after `true osd.9108` (pids {}); it was not stopped", osd.pid())
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(osd.alive());
+}
+
+#[tokio::test]
+async fn ids_are_numbers() {
+    let agent = agent(&[]);
+    let c = client();
+    for bad in ["abc", "+4", "-1", "4;reboot", "99999999999", "4%20"] {
+        let resp = c.get(agent.url(&format!("/v1/osd/{bad}"))).send().await.unwrap();
+        assert_eq!(resp.status(), 400, "{bad}");
+        let e: AgentErrorBody = resp.json().await.unwrap();
+        assert!(e.error.ends_with("is not an OSD id (a number such as 4)"), "{bad}: {}", e.error);
+        assert_eq!(stop(&agent, bad).await.status(), 400, "{bad}");
+    }
+    let resp = c.get(agent.url("/v1/osd/4/stop")).send().await.unwrap();
+    assert_eq!(resp.status(), 405);
+}
+
+#[test]
+fn bad_templates_stop_the_agent_at_startup() {
+    use agent_common::start_and_fail;
+    let (status, stderr) =
+        start_and_fail(&["--listen", "127.0.0.1:0", "--osd-stop-command", "systemctl stop ceph.target"], &[]);
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.contains("--osd-stop-command \"systemctl stop ceph.target\" must contain {id}"), "{stderr}");
+    let (status, stderr) =
+        start_and_fail(&["--listen", "127.0.0.1:0", "--osd-unit-template", "ceph-{fsid}@osd.{id}"], &[]);
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.contains("unknown placeholder in `ceph-{fsid}@osd.{id}`"), "{stderr}");
+}

@@ -1,0 +1,321 @@
+//! OSD removal against a real Ceph cluster: ../shared/ceph-sandbox started
+//! with `--loop` (every OSD on a loop device, so a zap really wipes a block
+//! device), one real agent per CRUSH host, the real daemon.
+//!
+//! One test walks the lifecycle in order on one sandbox (starting a cluster
+//! takes ~16 s): a zap of a running OSD's disk is refused and the disk is
+//! intact; a forced removal waits while safe-to-destroy refuses, and `rm stop`
+//! restores the weight; a removal with --zap drains, purges and wipes; a
+//! replace keeps the id as destroyed; a removal survives `kill -9` while
+//! draining and right after the purge, with each destructive command issued
+//! exactly once (a `ceph` wrapper logs every command the daemon runs).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+const TOKEN: &str = "sandbox-api-token";
+const AGENT_TOKEN: &str = "sandbox-agent-token";
+const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
+
+fn sandbox_scripts() -> PathBuf {
+    std::env::var_os("OSDKEEPER_SANDBOX_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared/ceph-sandbox"))
+}
+
+/// The sandbox, stopped (daemons and the loop devices it attached, by its
+/// own records) when dropped.
+struct Sandbox {
+    dir: PathBuf,
+}
+
+impl Sandbox {
+    fn start(dir: &Path) -> Sandbox {
+        let scripts = sandbox_scripts();
+        assert!(
+            scripts.join("start.sh").exists(),
+            "the Ceph sandbox scripts are not at {} (set OSDKEEPER_SANDBOX_DIR); .ci/run provides them",
+            scripts.display()
+        );
+        // Away from other sandboxes on this machine.
+        let port_base = 43000 + (std::process::id() % 50) * 200;
+        let out = Command::new(scripts.join("start.sh"))
+            .arg(dir)
+            .args(["--loop", "--port-base", &port_base.to_string()])
+            .output()
+            .expect("run start.sh");
+        let sandbox = Sandbox { dir: dir.to_path_buf() };
+        assert!(
+            out.status.success(),
+            "the sandbox did not start:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        sandbox
+    }
+
+    fn conf(&self) -> PathBuf {
+        self.dir.join("ceph.conf")
+    }
+
+    fn ceph(&self, args: &[&str]) -> (i32, String, String) {
+        let out = Command::new("ceph").arg("--conf").arg(self.conf()).args(args).output().expect("ceph");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into(),
+            String::from_utf8_lossy(&out.stderr).into(),
+        )
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut full = args.to_vec();
+        full.extend(["--format", "json"]);
+        let (code, out, err) = self.ceph(&full);
+        assert_eq!(code, 0, "ceph {args:?}: {err}");
+        serde_json::from_str(out.trim()).unwrap()
+    }
+
+    /// osd.N -> its loop device, from the sandbox's own record.
+    fn loops(&self) -> Vec<(u32, String)> {
+        std::fs::read_to_string(self.dir.join("run/loops"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| {
+                let mut f = l.split_whitespace();
+                let id = f.next()?.strip_prefix("osd.")?.parse().ok()?;
+                Some((id, f.next()?.to_string()))
+            })
+            .collect()
+    }
+
+    fn osd(&self, id: u32) -> Option<Value> {
+        self.json(&["osd", "dump"])["osds"].as_array().unwrap().iter().find(|o| o["osd"] == id).cloned()
+    }
+
+    fn crush_weight(&self, id: u32) -> f64 {
+        let tree = self.json(&["osd", "tree"]);
+        tree["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == id)
+            .and_then(|n| n["crush_weight"].as_f64())
+            .unwrap()
+    }
+
+    fn wait_clean(&self) {
+        wait_for("all PGs active+clean", Duration::from_secs(120), || {
+            let s = self.json(&["pg", "stat"]);
+            let states = s["pg_summary"]["num_pg_by_state"].as_array()?;
+            (states.len() == 1 && states[0]["name"] == "active+clean").then_some(())
+        });
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = Command::new(sandbox_scripts().join("stop.sh")).arg(&self.dir).output();
+    }
+}
+
+/// A `ceph` that logs each command line the daemon runs, then runs the real one.
+fn ceph_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
+    let log = dir.join("ceph-commands.log");
+    let bin = dir.join("ceph-logged");
+    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v ceph"]).output().unwrap().stdout).unwrap();
+    std::fs::write(&bin, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real.trim()))
+        .unwrap();
+    Command::new("chmod").arg("+x").arg(&bin).status().unwrap();
+    (bin, log)
+}
+
+fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String]) -> (Proc, String) {
+    let mut cmd = Command::new(bin());
+    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--devices", &devices.join(",")]);
+    cmd.arg("--osd-stop-command").arg(format!(
+        "{} {} osd.{{id}}",
+        sandbox_scripts().join("stop.sh").display(),
+        sb.dir.display()
+    ));
+    cmd.env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN);
+    spawn_listening(cmd, &format!("agent {host}"), &dir.join(format!("agent-{host}.log")))
+}
+
+fn daemon_config(sb: &Sandbox, ceph_bin: &Path) -> String {
+    format!(
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\nceph:\n  conf: {}\n  bin: {}\n  timeout_s: 30\n",
+        sb.conf().display(),
+        ceph_bin.display()
+    )
+}
+
+fn env() -> Vec<(&'static str, &'static str)> {
+    vec![("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)]
+}
+
+fn status(url: &str) -> Vec<Value> {
+    let (code, out, err) = cli(url, Some(TOKEN), &["osd", "rm", "status", "--format", "json", "--history", "50"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().clone()
+}
+
+fn removal_of(url: &str, osd: u32) -> Option<Value> {
+    status(url).into_iter().rfind(|r| r["osd_id"] == osd)
+}
+
+fn wait_state(url: &str, osd: u32, state: &str, timeout: Duration) -> Value {
+    wait_for(&format!("osd.{osd} to reach {state}"), timeout, || removal_of(url, osd).filter(|r| r["state"] == state))
+}
+
+fn blkid_type(dev: &str) -> Option<String> {
+    let out = Command::new("blkid").args(["-p", "-o", "value", "-s", "TYPE", dev]).output().ok()?;
+    let t = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!t.is_empty()).then_some(t)
+}
+
+fn count_lines(log: &Path, needle: &str) -> usize {
+    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| l.contains(needle)).count()
+}
+
+#[test]
+fn removal_lifecycle_on_a_real_cluster() {
+    let work = tempfile::Builder::new().prefix("osdkeeper-sandbox").tempdir().unwrap();
+    let sb = Sandbox::start(&work.path().join("cluster"));
+    let (ceph_bin, ceph_log) = ceph_wrapper(work.path());
+    let loops = sb.loops();
+    assert_eq!(loops.len(), 6, "{loops:?}");
+    let dev = |id: u32| loops.iter().find(|(i, _)| *i == id).map(|(_, d)| d.clone()).unwrap();
+    let mut agents = Vec::new();
+    for (n, host) in HOSTS.iter().enumerate() {
+        let ids = [2 * n as u32, 2 * n as u32 + 1];
+        agents.push((host, start_agent(work.path(), &sb, host, &[dev(ids[0]), dev(ids[1])])));
+    }
+    let mut daemon = start_daemon(work.path(), &daemon_config(&sb, &ceph_bin), &env());
+    for (host, (_, addr)) in &agents {
+        let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["host", "add", host, addr]);
+        assert_eq!(code, 0, "{err}");
+    }
+    wait_for("inventories of the three hosts", Duration::from_secs(60), || {
+        let (_, out, _) = cli(&daemon.url, Some(TOKEN), &["device", "ls", "--format", "json"]);
+        let v: Value = serde_json::from_str(&out).ok()?;
+        v.as_array()?.iter().all(|h| h["devices"].as_array().is_some_and(|d| d.len() == 2)).then_some(())
+    });
+    let (code, osds, err) = cli(&daemon.url, Some(TOKEN), &["osd", "ls", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let osds: Value = serde_json::from_str(&osds).unwrap();
+    assert_eq!(osds.as_array().unwrap().len(), 6);
+    assert_eq!(osds[4]["host"], "f5-422-03");
+    assert_eq!(osds[4]["devices"], serde_json::json!([dev(4)]));
+
+    // 1. A running OSD's disk is not zapped: the daemon refuses from the
+    //    cluster's view, the agent from the host's own (the device is busy).
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["device", "zap", "f5-422-01", &dev(0), "--force"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("active OSD") && err.contains("osd.0"), "{err}");
+    let agent01 = &agents[0].1 .1;
+    let (code, body) = api_with_token(
+        &format!("http://{agent01}/v1/zap"),
+        AGENT_TOKEN,
+        &format!(r#"{{"path": "{}", "force": true}}"#, dev(0)),
+    );
+    assert_eq!(code, 409, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("busy"), "{body}");
+    assert_eq!(blkid_type(&dev(0)).as_deref(), Some("ceph_bluestore"), "the running OSD's disk is intact");
+
+    // 2. A forced removal still waits for safe-to-destroy, in the cluster's
+    //    words; `rm stop` in the middle of the drain restores the weight.
+    let weight2 = sb.crush_weight(2);
+    for flag in ["norebalance", "nobackfill"] {
+        assert_eq!(sb.ceph(&["osd", "set", flag]).0, 0);
+    }
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "2", "--force"]);
+    assert_eq!(code, 0, "{err}");
+    let waiting = wait_for("the safe-to-destroy gate", Duration::from_secs(60), || {
+        removal_of(&daemon.url, 2)
+            .filter(|r| r["waiting_on"].as_str().is_some_and(|w| w.starts_with("safe-to-destroy")))
+    });
+    // The cluster's own words, e.g. "OSD(s) 2 have 18 pgs currently mapped to them." or
+    // "OSD(s) 2 last reported they still store some PG data, and not all PGs are active+clean; ...".
+    assert!(waiting["waiting_on"].as_str().unwrap().starts_with("safe-to-destroy: OSD(s) 2 "), "{waiting}");
+    assert_eq!(waiting["state"], "waiting-safe", "forced past the PG wait, held at safe-to-destroy");
+    assert_eq!(sb.crush_weight(2), 0.0);
+    let (code, table, _) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "status"]);
+    assert_eq!(code, 0);
+    assert!(
+        table.contains("OSD") && table.contains("DRAIN STARTED AT") && table.contains("safe-to-destroy"),
+        "{table}"
+    );
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "2"]);
+    assert_eq!(code, 1, "already queued: {err}");
+    assert!(err.contains("already being removed"), "{err}");
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "stop", "2"]);
+    assert_eq!(code, 0, "{err}");
+    wait_state(&daemon.url, 2, "cancelled", Duration::from_secs(60));
+    assert_eq!(sb.crush_weight(2), weight2, "the original weight is back");
+    for flag in ["norebalance", "nobackfill"] {
+        assert_eq!(sb.ceph(&["osd", "unset", flag]).0, 0);
+    }
+    sb.wait_clean();
+
+    // 3. Remove osd.4 with --zap: drained, purged, its disk wiped and held.
+    assert_eq!(blkid_type(&dev(4)).as_deref(), Some("ceph_bluestore"));
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "4", "--zap"]);
+    assert_eq!(code, 0, "{err}");
+    let seen_draining = wait_for("osd.4 draining", Duration::from_secs(60), || {
+        removal_of(&daemon.url, 4).filter(|r| r["state"] != "queued")
+    });
+    assert!(seen_draining["pgs_at_start"].as_i64().unwrap() > 0, "{seen_draining}");
+    let done = wait_state(&daemon.url, 4, "done", Duration::from_secs(180));
+    assert!(sb.osd(4).is_none(), "osd.4 is purged");
+    assert_eq!(blkid_type(&dev(4)), None, "the disk carries no signature any more");
+    assert_eq!(done["devices"], serde_json::json!([dev(4)]));
+    let (_, held, _) = cli(&daemon.url, Some(TOKEN), &["device", "held", "--format", "json"]);
+    assert!(held.contains(&dev(4)), "{held}");
+    let (_, events, _) = cli(&daemon.url, Some(TOKEN), &["events", "--limit", "200"]);
+    assert!(events.contains("Successfully purged osd.4 on f5-422-03"), "{events}");
+    assert!(events.contains("Zapping devices for osd.4 on f5-422-03"), "{events}");
+    sb.wait_clean();
+
+    // 4. Replace osd.1: destroyed, the id kept for the new disk.
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "1", "--replace"]);
+    assert_eq!(code, 0, "{err}");
+    wait_state(&daemon.url, 1, "done", Duration::from_secs(180));
+    let osd1 = sb.osd(1).expect("the id is kept");
+    assert!(osd1["state"].as_array().unwrap().iter().any(|s| s == "destroyed"), "{osd1}");
+    sb.wait_clean();
+
+    // 5. kill -9 while draining, then a crash right after the purge: the
+    //    removal completes and each destructive command went out once.
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "5", "--zap"]);
+    assert_eq!(code, 0, "{err}");
+    wait_state(&daemon.url, 5, "draining", Duration::from_secs(60));
+    daemon.proc.kill9();
+    let mut crash_env = env();
+    crash_env.push(("OSDKEEPER_CRASH_AFTER", "purge"));
+    let mut crashing = start_daemon(work.path(), &daemon_config(&sb, &ceph_bin), &crash_env);
+    wait_for("the daemon to crash right after the purge", Duration::from_secs(180), || {
+        crashing.proc.child.try_wait().ok().flatten().map(|_| ())
+    });
+    assert!(sb.osd(5).is_none(), "the purge went through before the crash");
+    let daemon = start_daemon(work.path(), &daemon_config(&sb, &ceph_bin), &env());
+    let done = wait_state(&daemon.url, 5, "done", Duration::from_secs(120));
+    assert_eq!(count_lines(&ceph_log, "osd purge 5"), 1, "purge issued exactly once");
+    assert_eq!(count_lines(&ceph_log, "osd purge 4"), 1);
+    assert_eq!(count_lines(&ceph_log, "osd destroy 1"), 1);
+    assert_eq!(blkid_type(&dev(5)), None, "osd.5's disk was wiped after the restarts");
+    let detail_url = format!("{}/api/v1/osds/removals/{}", daemon.url, done["removal_id"]);
+    let (_, detail) = api("GET", &detail_url, Some(TOKEN), None);
+    let zaps =
+        detail["actions"].as_array().unwrap().iter().filter(|a| a["effect"].as_str().unwrap().contains("zap")).count();
+    assert_eq!(zaps, 1, "{detail}");
+}
+
+fn api_with_token(url: &str, token: &str, body: &str) -> (u16, Value) {
+    api("POST", url, Some(token), Some(("application/json", body)))
+}
