@@ -201,7 +201,7 @@ fn removal_lifecycle_on_a_real_cluster() {
         let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["host", "add", host, addr]);
         assert_eq!(code, 0, "{err}");
     }
-    wait_for("inventories of the three hosts", Duration::from_secs(60), || {
+    wait_for("inventories of the three hosts", Duration::from_secs(120), || {
         let (_, out, _) = cli(&daemon.url, Some(TOKEN), &["device", "ls", "--format", "json"]);
         let v: Value = serde_json::from_str(&out).ok()?;
         v.as_array()?.iter().all(|h| h["devices"].as_array().is_some_and(|d| d.len() == 2)).then_some(())
@@ -236,10 +236,15 @@ fn removal_lifecycle_on_a_real_cluster() {
     }
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "2", "--force"]);
     assert_eq!(code, 0, "{err}");
-    let waiting = wait_for("the safe-to-destroy gate", Duration::from_secs(60), || {
-        removal_of(&daemon.url, 2)
-            .filter(|r| r["waiting_on"].as_str().is_some_and(|w| w.starts_with("safe-to-destroy")))
-    });
+    let waiting = wait_for_or(
+        "the safe-to-destroy gate",
+        Duration::from_secs(120),
+        || {
+            removal_of(&daemon.url, 2)
+                .filter(|r| r["waiting_on"].as_str().is_some_and(|w| w.starts_with("safe-to-destroy")))
+        },
+        || format!("status now: {:?}", removal_of(&daemon.url, 2)),
+    );
     // The cluster's own words, e.g. "OSD(s) 2 have 18 pgs currently mapped to them." or
     // "OSD(s) 2 last reported they still store some PG data, and not all PGs are active+clean; ...".
     assert!(waiting["waiting_on"].as_str().unwrap().starts_with("safe-to-destroy: OSD(s) 2 "), "{waiting}");
@@ -256,7 +261,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     assert!(err.contains("already being removed"), "{err}");
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "stop", "2"]);
     assert_eq!(code, 0, "{err}");
-    wait_state(&daemon.url, 2, "cancelled", Duration::from_secs(60));
+    wait_state(&daemon.url, 2, "cancelled", Duration::from_secs(120));
     assert_eq!(sb.crush_weight(2), weight2, "the original weight is back");
     for flag in ["norebalance", "nobackfill"] {
         assert_eq!(sb.ceph(&["osd", "unset", flag]).0, 0);
@@ -267,11 +272,11 @@ fn removal_lifecycle_on_a_real_cluster() {
     assert_eq!(blkid_type(&dev(4)).as_deref(), Some("ceph_bluestore"));
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "4", "--zap"]);
     assert_eq!(code, 0, "{err}");
-    let seen_draining = wait_for("osd.4 draining", Duration::from_secs(60), || {
+    let seen_draining = wait_for("osd.4 draining", Duration::from_secs(120), || {
         removal_of(&daemon.url, 4).filter(|r| r["state"] != "queued")
     });
     assert!(seen_draining["pgs_at_start"].as_i64().unwrap() > 0, "{seen_draining}");
-    let done = wait_state(&daemon.url, 4, "done", Duration::from_secs(180));
+    let done = wait_state(&daemon.url, 4, "done", Duration::from_secs(240));
     assert!(sb.osd(4).is_none(), "osd.4 is purged");
     assert_eq!(blkid_type(&dev(4)), None, "the disk carries no signature any more");
     assert_eq!(done["devices"], serde_json::json!([dev(4)]));
@@ -285,7 +290,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     // 4. Replace osd.1: destroyed, the id kept for the new disk.
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "1", "--replace"]);
     assert_eq!(code, 0, "{err}");
-    wait_state(&daemon.url, 1, "done", Duration::from_secs(180));
+    wait_state(&daemon.url, 1, "done", Duration::from_secs(240));
     let osd1 = sb.osd(1).expect("the id is kept");
     assert!(osd1["state"].as_array().unwrap().iter().any(|s| s == "destroyed"), "{osd1}");
     sb.wait_clean();
@@ -294,12 +299,12 @@ fn removal_lifecycle_on_a_real_cluster() {
     //    removal completes and each destructive command went out once.
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "5", "--zap"]);
     assert_eq!(code, 0, "{err}");
-    wait_state(&daemon.url, 5, "draining", Duration::from_secs(60));
+    wait_state(&daemon.url, 5, "draining", Duration::from_secs(120));
     daemon.proc.kill9();
     let mut crash_env = env();
     crash_env.push(("OSDKEEPER_CRASH_AFTER", "purge"));
     let mut crashing = start_daemon(work.path(), &daemon_config(&sb, &ceph_bin), &crash_env);
-    wait_for("the daemon to crash right after the purge", Duration::from_secs(180), || {
+    wait_for("the daemon to crash right after the purge", Duration::from_secs(240), || {
         crashing.proc.child.try_wait().ok().flatten().map(|_| ())
     });
     assert!(sb.osd(5).is_none(), "the purge went through before the crash");

@@ -121,6 +121,25 @@ pub fn cli(url: &str, token: Option<&str>, args: &[&str]) -> (i32, String, Strin
     )
 }
 
+/// `wait_for`, with more to say when it times out.
+pub fn wait_for_or<T>(
+    what: &str,
+    timeout: Duration,
+    mut check: impl FnMut() -> Option<T>,
+    explain: impl FnOnce() -> String,
+) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        if Instant::now() > deadline {
+            panic!("timed out waiting for {what}; {}", explain());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// Polls `check` until it returns Some or the timeout passes.
 pub fn wait_for<T>(what: &str, timeout: Duration, mut check: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + timeout;

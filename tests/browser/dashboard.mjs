@@ -1,0 +1,416 @@
+#!/usr/bin/env node
+// Drives the osdkeeper dashboard in Debian's headless Chromium and checks
+// what the page shows, against `osdkeeper demo` (the simulated f5-422
+// cluster). Run by tests/dashboard_browser.rs:
+//
+//   node dashboard.mjs BASE_URL SCREENSHOT.png            the field-report cluster
+//   node dashboard.mjs --scale BASE_URL SCREENSHOT.png    a demo with --hosts 2000
+//
+// Exit status 0 when every check passed; otherwise the failing step and
+// what the page showed are printed, with a screenshot next to SCREENSHOT.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const CHROMIUM = '/usr/bin/chromium';
+const WAIT_MS = 60_000;
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+// ───────────── harness ─────────────
+
+const args = process.argv.slice(2);
+const scale = args[0] === '--scale';
+if (scale) args.shift();
+const [baseUrl, screenshotPath] = args;
+if (!baseUrl || !screenshotPath) {
+  console.error('usage: node dashboard.mjs [--scale] BASE_URL SCREENSHOT.png');
+  process.exit(2);
+}
+
+function log(msg) {
+  console.log(`[dashboard ${new Date().toISOString().slice(11, 23)}] ${msg}`);
+}
+
+class CheckFailed extends Error {}
+
+function check(cond, msg) {
+  if (!cond) throw new CheckFailed(msg);
+}
+
+/**
+ * Polls `probe` (async, returns a truthy value when satisfied) every 100 ms
+ * for up to `ms`; fails with `what` and the last value seen.
+ */
+async function until(what, probe, ms = WAIT_MS) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last) return last;
+    } catch (e) {
+      last = `error: ${e.message}`;
+    }
+    if (Date.now() > deadline) {
+      throw new CheckFailed(`timed out after ${ms / 1000} s waiting for ${what} (last seen: ${JSON.stringify(last)})`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let currentStep = '';
+async function step(name, fn) {
+  currentStep = name;
+  const t0 = Date.now();
+  log(`▶ ${name}`);
+  await fn();
+  log(`✔ ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+}
+
+/** A full-page screenshot from the top, so the sticky header sits where it belongs. */
+async function fullScreenshot(page, file) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: file, fullPage: true });
+  log(`screenshot: ${file}`);
+}
+
+function shotPath(suffix) {
+  const ext = path.extname(screenshotPath) || '.png';
+  return `${screenshotPath.slice(0, screenshotPath.length - path.extname(screenshotPath).length)}-${suffix}${ext}`;
+}
+
+/** Opens a fresh Chromium profile with one page; collects the page's errors. */
+async function openBrowser() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'osdkeeper-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1440, height: 900 },
+    timeout: WAIT_MS,
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  page.setDefaultTimeout(WAIT_MS);
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`uncaught exception in the page: ${e.message}`));
+  // The browser logs every 4xx answer as a console error; the expected
+  // ones (a 422 for an invalid spec) are checked in the page instead.
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console error: ${m.text()}`);
+  });
+  page.on('response', (r) => {
+    const api = new URL(r.url()).pathname.startsWith('/api/');
+    if (r.status() >= 500 || (!api && r.status() >= 400)) problems.push(`HTTP ${r.status()} for ${r.request().method()} ${r.url()}`);
+  });
+  const close = async () => {
+    await context.close().catch(() => {});
+    fs.rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, page, problems, close };
+}
+
+// ───────────── page probes (read what is shown, not the API) ─────────────
+
+const hostGroup = (page, host) => page.locator(`tbody[data-testid="host"][data-host="${host}"]`);
+const deviceRow = (page, host, devPath) => hostGroup(page, host).locator(`tr[data-testid="device"][data-path="${devPath}"]`);
+const removalRow = (page, osd) => page.locator(`tr[data-testid="removal"][data-osd-id="${osd}"]`);
+
+async function eventTexts(page) {
+  return page.locator('#event-log li[data-testid="event"] .msg').allTextContents();
+}
+
+async function removalState(page, osd) {
+  const row = removalRow(page, osd);
+  if ((await row.count()) === 0) return null;
+  return {
+    state: await row.getAttribute('data-state'),
+    left: await row.getAttribute('data-pgs-left'),
+    start: await row.getAttribute('data-pgs-start'),
+    progress: await row.locator('[data-testid="removal-progress"]').getAttribute('aria-valuenow'),
+    text: (await row.innerText()).replace(/\s+/g, ' '),
+  };
+}
+
+async function confirmDialog(page, { expect = [], cancel = false } = {}) {
+  const dialog = page.locator('#confirm-dialog');
+  await until('the confirmation dialog to open', () => dialog.evaluate((d) => d.open));
+  const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+  for (const re of expect) check(re.test(text), `the confirmation should match ${re}; it says: ${text}`);
+  await page.click(cancel ? '#confirm-cancel' : '#confirm-ok');
+  await until('the confirmation dialog to close', async () => !(await dialog.evaluate((d) => d.open)));
+  return text;
+}
+
+// ───────────── the field-report cluster ─────────────
+
+const HOSTS = ['f5-422-01', 'f5-422-02', 'f5-422-03', 'f5-422-04'];
+
+async function fieldReport(page) {
+  await step('the page loads and the live stream connects', async () => {
+    const res = await page.goto(baseUrl, { waitUntil: 'load' });
+    check(res && res.ok(), `GET / answered ${res && res.status()}`);
+    check((await page.title()) === 'osdkeeper', `unexpected title ${await page.title()}`);
+    // A marker that only survives if the page is never reloaded.
+    await page.evaluate(() => { window.__sameDocument = 'yes'; });
+    await until('the live indicator to say Live', async () => (await page.getAttribute('#live-status', 'data-state')) === 'live');
+  });
+
+  await step('the four hosts appear with their devices', async () => {
+    for (const host of HOSTS) {
+      await until(`${host} with at least one device`, async () => (await hostGroup(page, host).locator('tr[data-testid="device"]').count()) > 0);
+    }
+    const range = await page.textContent('#host-range');
+    check(/Hosts 1–4 of 4/.test(range), `the pager should say "Hosts 1–4 of 4", it says "${range}"`);
+    const sdf = deviceRow(page, 'f5-422-01', '/dev/sdf');
+    check((await sdf.count()) === 1, 'f5-422-01 should list /dev/sdf');
+    check((await sdf.getAttribute('data-type')) === 'ssd', '/dev/sdf on f5-422-01 should be an SSD');
+    check(/SSD/.test(await sdf.innerText()), '/dev/sdf on f5-422-01 should show its type as text');
+    check((await sdf.getAttribute('data-available')) === 'true' && /Yes/.test(await sdf.innerText()), '/dev/sdf on f5-422-01 should show as available');
+    const sdd = deviceRow(page, 'f5-422-03', '/dev/sdd');
+    check((await sdd.getAttribute('data-type')) === 'hdd', '/dev/sdd on f5-422-03 should be an HDD');
+    check(/osd\.8/.test(await sdd.innerText()), '/dev/sdd on f5-422-03 should show osd.8');
+    const rejected = await page.locator('tr[data-testid="device"][data-available="false"] td.reasons').first().innerText();
+    check(rejected.trim().length > 2, `an unavailable device should show why, it shows "${rejected}"`);
+    for (const host of HOSTS) {
+      const head = await hostGroup(page, host).locator('[data-testid="inventory-age"]').innerText();
+      check(/inventory from \w+, .* ago/.test(head), `${host} should show its inventory's age, it shows "${head}"`);
+    }
+  });
+
+  await step('the host search asks the server and shows only matching hosts', async () => {
+    await page.fill('#host-search', '422-03');
+    await until('only f5-422-03 to be listed', async () => {
+      const shown = await page.locator('tbody[data-testid="host"]').evaluateAll((els) => els.map((e) => e.dataset.host));
+      return shown.length === 1 && shown[0] === 'f5-422-03';
+    });
+    check(/of 1 matching/.test(await page.textContent('#host-range')), 'the pager should count the matching hosts');
+    await page.fill('#host-search', '');
+    await until('the four hosts to be back', async () => (await page.locator('tbody[data-testid="host"]').count()) === 4);
+  });
+
+  let firstReading;
+  await step('schedule the removal of osd.8 (HDD /dev/sdd on f5-422-03) with zap', async () => {
+    const row = page.locator('tr[data-testid="osd-row"][data-osd-id="8"]');
+    await until('osd.8 in the OSD list', async () => (await row.count()) === 1);
+    const text = await row.innerText();
+    check(/f5-422-03/.test(text) && /\/dev\/sdd/.test(text), `osd.8's row should name f5-422-03 and /dev/sdd: ${text}`);
+    check(await page.isDisabled('#rm-schedule'), 'the remove button should be disabled while nothing is selected');
+    await page.check('#osd-select-8');
+    await page.check('#rm-zap');
+    await page.click('#rm-schedule');
+    await confirmDialog(page, { expect: [/osd\.8 will be drained/, /purged/, /\/dev\/sdd wiped/, /Wiping erases all data/] });
+  });
+
+  await step('its progress bar appears and moves', async () => {
+    firstReading = await until('osd.8 draining with a PG count', async () => {
+      const r = await removalState(page, 8);
+      return r && r.state === 'draining' && r.left !== '' && Number(r.left) > 0 ? r : null;
+    });
+    log(`first reading: ${firstReading.left} of ${firstReading.start} PGs left, bar at ${firstReading.progress}%`);
+    const second = await until('fewer PGs left on osd.8 than at the first reading', async () => {
+      const r = await removalState(page, 8);
+      return r && r.left !== '' && Number(r.left) < Number(firstReading.left) ? r : null;
+    });
+    log(`second reading: ${second.left} PGs left, bar at ${second.progress}%`);
+    check(Number(second.progress) > Number(firstReading.progress), 'the progress bar should have grown');
+    check(/PGs left/.test(second.text), `the row should say how many PGs are left: ${second.text}`);
+    await fullScreenshot(page, shotPath('draining'));
+  });
+
+  await step('the chart draws PGs remaining with at least two points', async () => {
+    await until('a chart line for osd.8 with two or more points', async () => {
+      const series = page.locator('#removal-chart [data-testid="chart-series"][data-osd-id="8"]');
+      if ((await series.count()) !== 1) return null;
+      const points = (await series.locator('polyline').getAttribute('points')).trim().split(/\s+/);
+      return Number(await series.getAttribute('data-points')) >= 2 && points.length >= 2;
+    });
+    check(/osd\.8/.test(await page.textContent('#removal-chart-legend')), 'the legend should name osd.8');
+  });
+
+  await step('the event log shows the scheduling, then the purge, without a reload', async () => {
+    await until('"Scheduled OSD(s) for removal" in the event log', async () => (await eventTexts(page)).some((t) => t.includes('Scheduled OSD(s) for removal')));
+    await until('"Successfully purged osd.8 on f5-422-03" in the event log', async () => (await eventTexts(page)).some((t) => t.includes('Successfully purged osd.8 on f5-422-03')));
+    const texts = await eventTexts(page);
+    const purged = texts.findIndex((t) => t.includes('Successfully purged osd.8'));
+    const scheduled = texts.findIndex((t) => t.includes('Scheduled OSD(s) for removal'));
+    check(purged < scheduled, 'the log should list the newest event first');
+  });
+
+  await step('the removal reaches done', async () => {
+    const done = await until('osd.8 in state done', async () => {
+      const r = await removalState(page, 8);
+      return r && r.state === 'done' ? r : null;
+    });
+    check(done.progress === '100', `a done removal's bar should be full, it is at ${done.progress}%`);
+    check((await removalRow(page, 8).locator('[data-testid="removal-stop"]').count()) === 0, 'a finished removal must not offer Stop');
+    await until('the wiped disk to be listed as held', async () => (await page.locator('[data-testid="held-device"][data-host="f5-422-03"][data-path="/dev/sdd"]').count()) === 1);
+    await until('/dev/sdd on f5-422-03 to show as held in its host', async () => /Held/.test(await deviceRow(page, 'f5-422-03', '/dev/sdd').innerText()));
+  });
+
+  await step('release the held disk (behind a confirmation)', async () => {
+    await page.click('[data-testid="held-device"][data-host="f5-422-03"][data-path="/dev/sdd"] button');
+    await confirmDialog(page, { expect: [/Release \/dev\/sdd on f5-422-03/, /specs may use it again/] });
+    await until('the hold to disappear', async () => (await page.locator('[data-testid="held-device"]').count()) === 0);
+    await until('"Released /dev/sdd on f5-422-03" in the event log', async () => (await eventTexts(page)).some((t) => t.includes('Released /dev/sdd on f5-422-03')));
+  });
+
+  await step('stop a removal while it drains', async () => {
+    await until('osd.15 selectable', async () => (await page.locator('#osd-select-15:not([disabled])').count()) === 1);
+    await page.check('#osd-select-15');
+    await page.click('#rm-schedule');
+    await confirmDialog(page, { expect: [/osd\.15 will be drained/, /left as they are/] });
+    const stop = removalRow(page, 15).locator('[data-testid="removal-stop"]');
+    await until('a Stop button for osd.15', async () => (await stop.count()) === 1);
+    await stop.click();
+    await confirmDialog(page, { expect: [/Stop the removal of osd\.15/] });
+    await until('osd.15 in state cancelled', async () => (await removalState(page, 15) || {}).state === 'cancelled');
+    await until('"Removal of osd.15 stopped" in the event log', async () => (await eventTexts(page)).some((t) => t.includes('Removal of osd.15 stopped')));
+  });
+
+  await step('an invalid spec shows its validation errors and cannot be applied', async () => {
+    const prefilled = await page.inputValue('#spec-editor');
+    check(prefilled.includes('service_id: osd_spec_F5-422_SSDs') && prefilled.includes('rotational: 0'), `the editor should hold the field report's spec: ${prefilled}`);
+    await page.fill('#spec-editor', prefilled.replace('rotational: 0', "size: 'abc'"));
+    await page.click('#spec-dry-run');
+    const err = page.locator('#spec-editor-result tr[data-testid="spec-error"][data-field="data_devices.size"]');
+    await until('a validation error for data_devices.size', async () => (await err.count()) === 1);
+    const text = await err.innerText();
+    check(/abc/.test(text) && /cephadm/.test(text), `the error row should show the value and the message: ${text}`);
+    check(await page.isDisabled('#spec-apply'), 'Apply must stay disabled for an invalid spec');
+    await page.fill('#spec-editor', prefilled);
+  });
+
+  await step('apply the field report spec: dry-run first, then confirm', async () => {
+    check(await page.isDisabled('#spec-apply'), 'Apply must be disabled before a dry-run');
+    await page.click('#spec-dry-run');
+    const row = page.locator('#spec-editor-result tr[data-testid="preview-row"][data-host="f5-422-01"][data-path="/dev/sdf"]');
+    await until('the preview to list /dev/sdf on f5-422-01', async () => (await row.count()) === 1);
+    check(/osd\.osd_spec_F5-422_SSDs/.test(await row.innerText()), 'the preview row should name the service');
+    await until('Apply to be enabled after the dry-run', async () => !(await page.isDisabled('#spec-apply')));
+    await page.click('#spec-apply');
+    await confirmDialog(page, { expect: [/osd\.osd_spec_F5-422_SSDs/, /f5-422-01: new OSDs on .*\/dev\/sdf/] });
+    await until('the spec in the stored specs list', async () => (await page.locator('[data-testid="spec-item"][data-service-name="osd.osd_spec_F5-422_SSDs"]').count()) === 1);
+    await until('the stored spec selected with its dry-run', async () => (await page.locator('#spec-detail [data-testid="preview"]').count()) === 1);
+    await until('"Scheduled osd.osd_spec_F5-422_SSDs update" in the event log', async () => (await eventTexts(page)).some((t) => t.includes('osd.osd_spec_F5-422_SSDs update')));
+  });
+
+  await step('still the same document (no reload happened)', async () => {
+    check((await page.evaluate(() => window.__sameDocument)) === 'yes', 'the page was reloaded');
+  });
+}
+
+// ───────────── the token form (a daemon that wants a token, emulated) ─────────────
+
+async function tokenForm(context, base) {
+  // The demo has no token; routing makes every API call without the right
+  // bearer token answer 401, as `osdkeeper serve` with a token does.
+  const page = await context.newPage();
+  const seen = [];
+  await page.route('**/api/v1/**', async (route) => {
+    const req = route.request();
+    seen.push({ url: req.url(), auth: req.headers().authorization || '' });
+    if (req.headers().authorization !== 'Bearer s3cret-token') {
+      await route.fulfill({ status: 401, contentType: 'application/json', body: JSON.stringify({ error: 'wrong API token' }) });
+    } else {
+      await route.continue();
+    }
+  });
+  await step('a 401 asks for the token, which is kept in sessionStorage and sent as a header only', async () => {
+    await page.goto(base);
+    await until('the token form to open', () => page.locator('#token-dialog').evaluate((d) => d.open));
+    check(/wrong API token/.test(await page.textContent('#token-reason')), 'the token form should show the daemon\'s message');
+    await page.fill('#token-input', 's3cret-token');
+    await page.click('#token-submit');
+    await until('the hosts to load with the token', async () => (await page.locator('tbody[data-testid="host"]').count()) === 4);
+    await until('the live stream to connect with the token', async () => (await page.getAttribute('#live-status', 'data-state')) === 'live');
+    check((await page.evaluate(() => sessionStorage.getItem('osdkeeper.token'))) === 's3cret-token', 'the token should be in sessionStorage');
+    check(seen.every((r) => !r.url.includes('s3cret')), 'the token must never be in a URL');
+    check(seen.some((r) => r.url.endsWith('/api/v1/stream') && r.auth === 'Bearer s3cret-token'), 'the stream should be requested with the token');
+  });
+  await page.close();
+}
+
+// ───────────── 2000 hosts ─────────────
+
+async function scaleRun(page) {
+  const deviceQueries = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname === '/api/v1/devices') deviceQueries.push(u.search);
+  });
+  await step('2000 hosts: the first page renders quickly, never all hosts', async () => {
+    const t0 = Date.now();
+    await page.goto(baseUrl, { waitUntil: 'load' });
+    await until('the first page of hosts', async () => (await page.locator('tbody[data-testid="host"]').count()) > 0);
+    const ms = Date.now() - t0;
+    log(`first page of hosts shown after ${ms} ms`);
+    check(ms < 15_000, `the first page of hosts took ${ms} ms`);
+    await until('the pager to count 2000 hosts', async () => /of 2000/.test(await page.textContent('#host-range')));
+    const groups = await page.locator('tbody[data-testid="host"]').count();
+    check(groups === 20, `one page (20 hosts) should be rendered, not ${groups}`);
+    const rows = await page.locator('tr[data-testid="device"]').count();
+    check(rows <= 20 * 26, `only the page's devices should be rendered, not ${rows}`);
+    check(deviceQueries.length > 0 && deviceQueries.every((q) => /[?&]limit=\d+/.test(q)), `every device query should be paged: ${deviceQueries.join(' ')}`);
+  });
+  await step('2000 hosts: paging and searching go through the server', async () => {
+    const firstHost = await page.locator('tbody[data-testid="host"]').first().getAttribute('data-host');
+    await page.click('#host-next');
+    await until('hosts 21–40', async () => /Hosts 21–40 of 2000/.test(await page.textContent('#host-range')));
+    await until('a different first host', async () => (await page.locator('tbody[data-testid="host"]').first().getAttribute('data-host')) !== firstHost);
+    await page.fill('#host-search', 'sim-1999');
+    await until('only sim-1999', async () => {
+      const shown = await page.locator('tbody[data-testid="host"]').evaluateAll((els) => els.map((e) => e.dataset.host));
+      return shown.length === 1 && shown[0] === 'sim-1999';
+    });
+    check(/Hosts 1–1 of 1/.test(await page.textContent('#host-range')), 'the search should reset to the first page');
+  });
+  await step('2000 hosts: the OSD list shows a bounded number of rows', async () => {
+    await until('the OSD list', async () => (await page.locator('tr[data-testid="osd-row"]').count()) > 0);
+    const rows = await page.locator('tr[data-testid="osd-row"]').count();
+    check(rows <= 200, `at most 200 OSD rows should be rendered, not ${rows}`);
+    await page.fill('#osd-filter', 'sim-0007');
+    await until('only sim-0007\'s OSDs', async () => {
+      const texts = await page.locator('tr[data-testid="osd-row"] td:nth-child(3)').allTextContents();
+      return texts.length > 0 && texts.every((t) => t === 'sim-0007');
+    });
+  });
+}
+
+// ───────────── main ─────────────
+
+const browser = await openBrowser();
+let failed = null;
+try {
+  if (scale) {
+    await scaleRun(browser.page);
+  } else {
+    await fieldReport(browser.page);
+    await tokenForm(browser.context, baseUrl);
+  }
+  check(browser.problems.length === 0, `the page reported errors:\n  ${browser.problems.join('\n  ')}`);
+} catch (e) {
+  failed = e;
+}
+try {
+  fs.mkdirSync(path.dirname(path.resolve(screenshotPath)), { recursive: true });
+  if (!failed) {
+    // Dismiss the confirmations of what the test did, as a user would.
+    for (const close of await browser.page.locator('.notice-close').all()) await close.click().catch(() => {});
+  }
+  await fullScreenshot(browser.page, failed ? shotPath('failure') : screenshotPath);
+} catch (e) {
+  console.error(`could not save the screenshot: ${e.message}`);
+}
+await browser.close();
+if (failed) {
+  console.error(`\nFAILED at step "${currentStep}": ${failed.message}`);
+  if (!(failed instanceof CheckFailed)) console.error(failed.stack);
+  if (browser.problems.length) console.error(`page errors:\n  ${browser.problems.join('\n  ')}`);
+  console.error(`screenshot of the page: ${shotPath('failure')}`);
+  process.exit(1);
+}
+log(`all checks passed; screenshot: ${screenshotPath}`);
