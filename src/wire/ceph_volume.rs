@@ -92,43 +92,65 @@ fn intern(s: &str) -> Arc<str> {
 
 /// Reads one host's device list (a JSON array) and sorts it like cephadm.
 pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(json);
-    let mut devices = de.deserialize_seq(DeviceListVisitor)?;
-    de.end()?;
+    // The fast pass skips the sys_api values no matcher looks at. That is
+    // exact as long as sys_api holds every looked-up key itself (a direct
+    // key wins over anything nested, and sys_api comes first in cephadm's
+    // search order); otherwise the list is read again with the full search.
+    let (mut devices, complete) = parse_list(json, true)?;
+    if !complete {
+        devices = parse_list(json, false)?.0;
+    }
     sort_devices(&mut devices);
     Ok(devices)
+}
+
+fn parse_list(json: &[u8], fast: bool) -> Result<(Vec<Device>, bool), serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(json);
+    let out = de.deserialize_seq(DeviceListVisitor { fast })?;
+    de.end()?;
+    Ok(out)
 }
 
 /// Deserializes one device entry.
 pub fn parse_device(json: &[u8]) -> Result<Device, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(json);
-    let d = de.deserialize_map(DeviceVisitor)?;
+    let (d, _) = de.deserialize_map(DeviceVisitor { fast: false })?;
     de.end()?;
     Ok(d)
 }
 
-struct DeviceListVisitor;
+struct DeviceListVisitor {
+    fast: bool,
+}
 
 impl<'de> Visitor<'de> for DeviceListVisitor {
-    type Value = Vec<Device>;
+    /// The devices, and whether the fast pass was exact for all of them.
+    type Value = (Vec<Device>, bool);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a list of ceph-volume inventory devices")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(16));
-        while let Some(d) = seq.next_element_seed(DeviceSeed)? {
+        let mut complete = true;
+        while let Some((d, exact)) = seq.next_element_seed(DeviceSeed { fast: self.fast })? {
+            if self.fast && !exact {
+                // No point reading on: the caller reads the whole list again.
+                complete = false;
+            }
             out.push(d);
         }
-        Ok(out)
+        Ok((out, complete))
     }
 }
 
-struct DeviceSeed;
+struct DeviceSeed {
+    fast: bool,
+}
 
 impl<'de> DeserializeSeed<'de> for DeviceSeed {
-    type Value = Device;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Device, D::Error> {
-        d.deserialize_map(DeviceVisitor)
+    type Value = (Device, bool);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(DeviceVisitor { fast: self.fast })
     }
 }
 
@@ -268,14 +290,18 @@ fn probe_map<'de, A: MapAccess<'de>>(
 /// sys_api keys we keep for display.
 const WATCHED: [&str; 2] = ["size", "rotational"];
 
-struct DeviceVisitor;
+struct DeviceVisitor {
+    /// Skip what only matters when sys_api lacks a looked-up key.
+    fast: bool,
+}
 
 impl<'de> Visitor<'de> for DeviceVisitor {
-    type Value = Device;
+    /// The device, and whether its lookups are exact (always, unless fast).
+    type Value = (Device, bool);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a ceph-volume inventory device (a JSON object)")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Device, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut d = Device::default();
         // Hits per top-level field, in Device.to_json order.
         let mut sys_hits = Hits::default();
@@ -283,6 +309,7 @@ impl<'de> Visitor<'de> for DeviceVisitor {
         let mut lsm_hits = Hits::default();
         let mut other_hits: [Hits; 3] = Default::default(); // ceph_device, available, device_id
         let mut created_hits = Hits::default();
+        let mut sys_complete = false;
         while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
             match key.as_ref() {
                 "path" => match map.next_value::<Option<Text<'de>>>() {
@@ -312,7 +339,8 @@ impl<'de> Visitor<'de> for DeviceVisitor {
                     }
                 }
                 "sys_api" => {
-                    let (hits, size, rot) = map.next_value_seed(SysApiSeed)?;
+                    let (hits, size, rot, all_direct) = map.next_value_seed(SysApiSeed { fast: self.fast })?;
+                    sys_complete = all_direct;
                     sys_hits = hits;
                     d.size_bytes = size;
                     d.kind = rot;
@@ -322,6 +350,9 @@ impl<'de> Visitor<'de> for DeviceVisitor {
                     d.lvs = lvs;
                     lvs_hits = hits;
                 }
+                "lsm_data" | "created" if self.fast => {
+                    map.next_value::<IgnoredAny>()?;
+                }
                 "lsm_data" => lsm_hits = map.next_value_seed(Probe { keep_value: false })?.hits,
                 "created" => created_hits.or(map.next_value_seed(Probe { keep_value: false })?.hits),
                 _ => {
@@ -330,6 +361,8 @@ impl<'de> Visitor<'de> for DeviceVisitor {
             }
         }
         let [ceph_hits, avail_hits, id_hits] = other_hits;
+        // Fields before sys_api in cephadm's order must hold nothing looked up.
+        let exact = !self.fast || (sys_complete && ceph_hits.0.is_none() && avail_hits.0.is_none());
         let mut hits = ceph_hits;
         hits.or(avail_hits);
         hits.or(sys_hits);
@@ -338,39 +371,63 @@ impl<'de> Visitor<'de> for DeviceVisitor {
         hits.or(id_hits);
         hits.or(lsm_hits);
         d.lookups = hits.into_lookups();
-        Ok(d)
+        Ok((d, exact))
     }
 }
 
-struct SysApiSeed;
+struct SysApiSeed {
+    fast: bool,
+}
+
+/// Hits, the true size, the type, and whether all five keys were there directly.
+type SysApi = (Hits, Option<f64>, DeviceType, bool);
 
 impl<'de> DeserializeSeed<'de> for SysApiSeed {
-    type Value = (Hits, Option<f64>, DeviceType);
+    type Value = SysApi;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(SysApiSeed)
+        d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for SysApiSeed {
-    type Value = (Hits, Option<f64>, DeviceType);
+    type Value = SysApi;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("the sys_api mapping")
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok((Hits::default(), None, DeviceType::Unknown))
+        Ok((Hits::default(), None, DeviceType::Unknown, false))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut size = None;
         let mut rot = DeviceType::Unknown;
-        let (direct, nested, _) = probe_map(&mut map, |key, probed| match (key, &probed.value) {
+        let mut note = |key: &str, value: &Found| match (key, value) {
             ("size", Found::Number(n)) => size = Some(*n),
             ("rotational", Found::Str(s)) if &**s == "1" => rot = DeviceType::Hdd,
             ("rotational", _) => rot = DeviceType::Ssd,
             _ => {}
-        })?;
+        };
+        if self.fast {
+            let mut direct = Hits::default();
+            let mut seen = 0u8;
+            while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
+                match key_index(&key) {
+                    Some(i) => {
+                        let probed = map.next_value_seed(Probe { keep_value: true })?;
+                        note(&key, &probed.value);
+                        direct.set(i, probed.value);
+                        seen |= 1 << i;
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            return Ok((direct, size, rot, seen == 0b1_1111));
+        }
+        let (direct, nested, _) = probe_map(&mut map, |key, probed| note(key, &probed.value))?;
         let mut hits = direct;
         hits.or(nested);
-        Ok((hits, size, rot))
+        Ok((hits, size, rot, false))
     }
 }
 
@@ -509,5 +566,25 @@ mod tests {
         let d = parse_device(json).unwrap();
         let affinities: Vec<Affinity> = d.lvs.iter().map(|lv| lv.affinity.clone()).collect();
         assert_eq!(affinities, vec![Affinity::Absent, Affinity::Value(Found::Str("fast".into())), Affinity::Malformed]);
+    }
+}
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+
+    #[test]
+    fn fast_pass_is_exact_when_sys_api_has_every_key() {
+        let full = br#"[{"path": "/dev/sdb", "ceph_device": false, "available": true,
+            "sys_api": {"model": "M", "vendor": "V", "rotational": "1", "human_readable_size": "1.82 TB", "size": 2.0e12,
+                        "partitions": {}, "removable": "0"}, "lsm_data": {}, "lvs": []}]"#;
+        let (fast, complete) = parse_list(full, true).unwrap();
+        assert!(complete);
+        assert_eq!(fast, parse_list(full, false).unwrap().0);
+        // A missing key sends the list through the full search.
+        let partial =
+            br#"[{"path": "/dev/sdb", "sys_api": {"vendor": "V", "rotational": "1", "human_readable_size": "1.82 TB",
+            "size": 2.0e12, "partitions": {"sdb1": {"model": "nested"}}}}]"#;
+        assert!(!parse_list(partial, true).unwrap().1);
+        assert_eq!(parse_device_list(partial).unwrap()[0].model(), "nested");
     }
 }
