@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
+use crate::client::with_causes;
 use crate::store::Host;
 use crate::wire::agent::{
     AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport, OsdDaemonStatus, ZapRequest, ZapResult,
@@ -73,12 +74,12 @@ impl HttpAgents {
             if e.is_timeout() {
                 AgentError::Timeout { addr: addr.to_string(), seconds: timeout.as_secs() }
             } else {
-                AgentError::Unreachable { addr: addr.to_string(), message: root_cause(&e) }
+                AgentError::Unreachable { addr: addr.to_string(), message: with_causes(&e) }
             }
         })?;
         let status = resp.status();
         let body =
-            resp.bytes().await.map_err(|e| AgentError::Unreachable { addr: addr.into(), message: root_cause(&e) })?;
+            resp.bytes().await.map_err(|e| AgentError::Unreachable { addr: addr.into(), message: with_causes(&e) })?;
         if !status.is_success() {
             let message = serde_json::from_slice::<AgentErrorBody>(&body)
                 .map(|b| b.error)
@@ -87,17 +88,6 @@ impl HttpAgents {
         }
         serde_json::from_slice(&body).map_err(|e| AgentError::Decode { addr: addr.into(), message: e.to_string() })
     }
-}
-
-/// reqwest's Display stops at "error sending request"; the cause says why.
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut msg = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        msg = format!("{msg}: {s}");
-        source = s.source();
-    }
-    msg
 }
 
 impl HostAgents for HttpAgents {

@@ -42,7 +42,7 @@ impl Client {
             None => req,
         };
         let resp =
-            req.send().await.map_err(|e| ClientError::Unreachable { url: self.base.clone(), message: cause(&e) })?;
+            req.send().await.map_err(|e| ClientError::Unreachable { url: self.base.clone(), message: with_causes(&e) })?;
         let status = resp.status();
         let bytes = resp.bytes().await.map_err(|e| ClientError::Decode(e.to_string()))?;
         let body: Value = if bytes.is_empty() {
@@ -77,7 +77,9 @@ impl Client {
     }
 }
 
-fn cause(e: &(dyn std::error::Error + 'static)) -> String {
+/// An error with its causes: reqwest's own message stops at "error
+/// sending request", the cause says why (refused, timed out, ...).
+pub fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
     let mut msg = e.to_string();
     let mut s = e.source();
     while let Some(x) = s {
