@@ -41,8 +41,10 @@ impl Client {
             Some(t) => req.bearer_auth(t),
             None => req,
         };
-        let resp =
-            req.send().await.map_err(|e| ClientError::Unreachable { url: self.base.clone(), message: with_causes(&e) })?;
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| ClientError::Unreachable { url: self.base.clone(), message: with_causes(&e) })?;
         let status = resp.status();
         let bytes = resp.bytes().await.map_err(|e| ClientError::Decode(e.to_string()))?;
         let body: Value = if bytes.is_empty() {

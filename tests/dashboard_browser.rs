@@ -136,6 +136,10 @@ fn dashboard_pages_through_2000_hosts() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (_demo, url) = start_demo(dir.path(), "scale", &["--hosts", "2000", "--devices-per-host", "10"]);
     let shot = target_dir().join("dashboard-scale-screenshot.png");
-    run_browser_script(dir.path(), &["--scale", &url, shot.to_str().expect("UTF-8 path")], &dir.path().join("scale.log"));
+    run_browser_script(
+        dir.path(),
+        &["--scale", &url, shot.to_str().expect("UTF-8 path")],
+        &dir.path().join("scale.log"),
+    );
     assert!(shot.is_file(), "no screenshot at {}", shot.display());
 }

@@ -19,12 +19,17 @@ use crate::daemon::Daemon;
     responses((status = 200, description = "text/event-stream: hello, event, removals, hosts, specs, resync")))]
 pub async fn stream(State(d): State<Arc<Daemon>>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut rx = d.live.subscribe();
+    let closing = d.shutting_down.clone();
     let s = async_stream(move |tx| async move {
         if tx.send(Event::default().event("hello").data("{}")).await.is_err() {
             return;
         }
         loop {
-            let msg = match rx.recv().await {
+            let next = tokio::select! {
+                _ = closing.cancelled() => return,
+                m = rx.recv() => m,
+            };
+            let msg = match next {
                 Ok(m) => m,
                 Err(RecvError::Lagged(_)) => {
                     if tx.send(Event::default().event("resync").data("{}")).await.is_err() {

@@ -35,6 +35,9 @@ pub struct Daemon {
     pub removals_now: Notify,
     /// Live updates for dashboards.
     pub live: live::LiveSender,
+    /// Cancelled when the daemon shuts down: ends the open live streams,
+    /// which would otherwise keep the HTTP server from finishing.
+    pub shutting_down: tokio_util::sync::CancellationToken,
     /// Failed polls per host since start (for /metrics).
     pub poll_errors: std::sync::Mutex<std::collections::HashMap<String, u64>>,
     /// Serializes polls of one host (a refresh and the poller must not race).
@@ -52,6 +55,7 @@ impl Daemon {
             reconcile_now: Notify::new(),
             removals_now: Notify::new(),
             live: live::channel(),
+            shutting_down: tokio_util::sync::CancellationToken::new(),
             poll_errors: Default::default(),
             poll_locks: Default::default(),
         })

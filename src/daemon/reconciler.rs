@@ -48,12 +48,26 @@ impl Daemon {
             if row.commands.is_empty() || !creates {
                 continue;
             }
+            // What this run would do: the commands and the identity of the
+            // disks they name. The same plan on the same disks already ran
+            // (our own OSD creation changes the inventory, which must not
+            // trigger it again); a new disk in the same bay has another id.
+            let ids: Vec<&str> = row
+                .selection
+                .data
+                .iter()
+                .chain(&row.selection.db)
+                .chain(&row.selection.wal)
+                .filter_map(|p| host_view.devices.iter().find(|d| d.path == *p).map(|d| &*d.device_id))
+                .collect();
+            let command = format!("{} [disks: {}]", row.commands.join(" && "), ids.join(","));
             if let Some(last) = self.store.spec_host_run(&record.service_name, &host_view.name).await? {
-                if last.spec_version == record.version && last.inventory_fingerprint == inv.fingerprint {
+                let same_inventory = last.inventory_fingerprint == inv.fingerprint;
+                let same_plan_done = last.command == command && last.outcome == "ok";
+                if last.spec_version == record.version && (same_inventory || same_plan_done) {
                     continue;
                 }
             }
-            let command = row.commands.join(" && ");
             let outcome = if !inv.can_create_osds {
                 let why = inv.note.clone().unwrap_or_else(|| "the agent cannot create OSDs".into());
                 self.event(

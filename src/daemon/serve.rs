@@ -66,6 +66,11 @@ pub async fn serve_with(
     println!("listening on {local}");
     eprintln!("osdkeeper: dashboard at http://{local}/");
     let app = crate::api::router(daemon.clone());
+    let streams = daemon.shutting_down.clone();
+    let shutdown = async move {
+        shutdown.await;
+        streams.cancel();
+    };
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     tracing::info!("shutting down");
     cancel.cancel();

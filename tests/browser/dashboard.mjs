@@ -399,7 +399,7 @@ try {
   fs.mkdirSync(path.dirname(path.resolve(screenshotPath)), { recursive: true });
   if (!failed) {
     // Dismiss the confirmations of what the test did, as a user would.
-    for (const close of await browser.page.locator('.notice-close').all()) await close.click().catch(() => {});
+    await browser.page.evaluate(() => document.querySelectorAll('.notice-close').forEach((b) => b.click()));
   }
   await fullScreenshot(browser.page, failed ? shotPath('failure') : screenshotPath);
 } catch (e) {
