@@ -60,7 +60,7 @@ async fn reports_a_loop_device_and_its_bluestore_label() {
 }
 
 #[tokio::test]
-async fn runs_ceph_volume_on_named_devices_only() {
+async fn runs_a_fake_ceph_volume_on_named_devices_only_up_to_the_process_boundary() {
     let dev = LoopDevice::new(SIX_GIB);
     let cv = FakeCephVolume::new();
     let agent = Agent::start(&["--devices", &dev.path, "--ceph-volume", &cv.program()], &[]);

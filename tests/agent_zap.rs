@@ -159,7 +159,7 @@ fn lvm_device(path: &str, osd_id: &str) -> Value {
 }
 
 #[tokio::test]
-async fn lvm_devices_go_through_ceph_volume_first() {
+async fn lvm_devices_go_through_a_fake_ceph_volume_lvm_zap_first_up_to_the_process_boundary() {
     let dev = LoopDevice::new(SIX_GIB);
     dev.write_head(b"LABELONE\x01\x00\x00\x00\x00\x00\x00\x00LVM2 001");
     let cv = FakeCephVolume::new();
