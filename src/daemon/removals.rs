@@ -9,7 +9,6 @@
 //! issuing it. After a crash the worker simply observes again.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
@@ -569,9 +568,6 @@ pub async fn run(daemon: Arc<Daemon>, cancel: CancellationToken) {
         }
     }
 }
-
-/// How long to wait for the worker in tests and the CLI's `--wait`.
-pub const ROUND: Duration = Duration::from_secs(1);
 
 impl Daemon {
     /// `device zap HOST PATH --force`: refused without force, for an

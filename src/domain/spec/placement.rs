@@ -88,7 +88,6 @@ impl Placement {
             ));
         };
         let mut p = Placement::default();
-        let mut hosts_given = false;
         for (k, val) in entries {
             let Some(key) = k.as_str() else {
                 return Err(FieldError::cephadm("placement", Some(k.display()), "placement keys must be text"));
@@ -97,7 +96,6 @@ impl Placement {
                 "hosts" => {
                     if val.truthy() {
                         p.hosts = parse_hosts(val)?;
-                        hosts_given = true;
                     }
                 }
                 "label" => {
@@ -114,6 +112,7 @@ impl Placement {
                         }
                     }
                 }
+                // A falsy pattern ('', 0, null) is no pattern, as in cephadm.
                 "host_pattern" => {
                     if val.truthy() {
                         let Some(s) = val.as_str() else {
@@ -125,8 +124,6 @@ impl Placement {
                         };
                         p.host_pattern = Some(s.to_string());
                         p.pattern = Some(Pattern::new(s));
-                    } else if !val.is_null() {
-                        p.host_pattern = None;
                     }
                 }
                 "count" => p.count = parse_count(val, "placement.count", "num/count")?,
@@ -140,7 +137,6 @@ impl Placement {
                 }
             }
         }
-        let _ = hosts_given;
         p.validate(notes)?;
         Ok(p)
     }
