@@ -4,13 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::{ApiError, ErrorBody};
-use super::json_body::JsonBody;
+use super::json_body::{JsonBody, QueryParams};
 use crate::clock::now_ms;
 use crate::daemon::Daemon;
 use crate::store::Hold;
@@ -147,7 +147,7 @@ pub fn device_row(v: &Value, host: &str, holds: &[Hold]) -> DeviceRow {
     responses((status = 200, body = [HostDevices]), (status = 404, body = ErrorBody)))]
 pub async fn list(
     State(d): State<Arc<Daemon>>,
-    Query(q): Query<DeviceQuery>,
+    QueryParams(q): QueryParams<DeviceQuery>,
 ) -> Result<([(&'static str, String); 1], Json<Vec<HostDevices>>), ApiError> {
     let mut hosts = d.store.hosts().await?;
     if let Some(only) = &q.host {

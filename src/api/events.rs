@@ -2,11 +2,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::Json;
 use serde::Deserialize;
 
 use super::error::ApiError;
+use super::json_body::QueryParams;
 use crate::daemon::Daemon;
 use crate::store::Event;
 
@@ -19,7 +20,10 @@ pub struct EventQuery {
 }
 
 #[utoipa::path(get, path = "/api/v1/events", tag = "events", params(EventQuery), responses((status = 200, body = [Event])))]
-pub async fn list(State(d): State<Arc<Daemon>>, Query(q): Query<EventQuery>) -> Result<Json<Vec<Event>>, ApiError> {
+pub async fn list(
+    State(d): State<Arc<Daemon>>,
+    QueryParams(q): QueryParams<EventQuery>,
+) -> Result<Json<Vec<Event>>, ApiError> {
     let limit = q.limit.unwrap_or(100).clamp(1, 1000);
     Ok(Json(d.store.events(q.after, limit).await?))
 }

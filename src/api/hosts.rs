@@ -8,7 +8,7 @@ use axum::Json;
 use serde::Deserialize;
 
 use super::error::{ApiError, ErrorBody};
-use super::json_body::JsonBody;
+use super::json_body::{JsonBody, QueryParams};
 use crate::daemon::Daemon;
 use crate::store::Host;
 
@@ -29,9 +29,30 @@ pub struct LabelBody {
     pub label: String,
 }
 
-#[utoipa::path(get, path = "/api/v1/hosts", tag = "hosts", responses((status = 200, body = [Host])))]
-pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<Host>>, ApiError> {
-    Ok(Json(d.store.hosts().await?))
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct HostQuery {
+    /// true: only the hosts whose agent does not answer; false: only the others.
+    pub unreachable: Option<bool>,
+    /// Page through the hosts (in the order they were added): skip this many...
+    pub offset: Option<usize>,
+    /// ...and return at most this many (default: all).
+    pub limit: Option<usize>,
+}
+
+#[utoipa::path(get, path = "/api/v1/hosts", tag = "hosts", params(HostQuery),
+    responses((status = 200, body = [Host],
+        headers(("x-total-count" = usize, description = "hosts matching the filter, before offset and limit")))))]
+pub async fn list(
+    State(d): State<Arc<Daemon>>,
+    QueryParams(q): QueryParams<HostQuery>,
+) -> Result<([(&'static str, String); 1], Json<Vec<Host>>), ApiError> {
+    let mut hosts = d.store.hosts().await?;
+    if let Some(down) = q.unreachable {
+        hosts.retain(|h| h.unreachable_since.is_some() == down);
+    }
+    let total = hosts.len();
+    let hosts = hosts.into_iter().skip(q.offset.unwrap_or(0)).take(q.limit.unwrap_or(usize::MAX)).collect();
+    Ok(([("x-total-count", total.to_string())], Json(hosts)))
 }
 
 #[utoipa::path(post, path = "/api/v1/hosts", tag = "hosts", request_body = AddHost,

@@ -1,7 +1,8 @@
-//! A JSON body extractor whose rejections are JSON errors that say what was
-//! wrong (axum's default answers plain text).
+//! Body and query-string extractors whose rejections are JSON errors that
+//! say what was wrong (axum's default answers plain text).
 
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
@@ -35,6 +36,20 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
                 let status = rejection.status();
                 Err(ApiError::Status(status, format!("cannot read the request body: {}", rejection.body_text())))
             }
+        }
+    }
+}
+
+/// The query string, with JSON errors (`?limit=abc`: 400 naming the parameter).
+pub struct QueryParams<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(QueryParams(v)),
+            Err(rejection) => Err(ApiError::Status(rejection.status(), rejection.body_text())),
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod osds;
 pub mod specs;
 pub mod stream;
+pub mod summary;
 pub mod web;
 
 use std::sync::Arc;
@@ -35,7 +36,7 @@ use error::ApiError;
         devices::list, devices::held, devices::release,
         specs::apply, specs::list, specs::get, specs::remove,
         osds::list, osds::remove, osds::status, osds::detail, osds::stop, osds::zap,
-        events::list, stream::stream, healthz,
+        events::list, stream::stream, summary::summary, healthz,
     ),
     components(schemas(error::ErrorBody)),
     modifiers(&BearerAuth),
@@ -117,11 +118,11 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
         .route("/api/v1/devices/zap", post(osds::zap))
         .route("/api/v1/openapi.json", get(openapi))
         .route("/api/v1/stream", get(stream::stream))
+        .route("/api/v1/summary", get(summary::summary))
         .route("/metrics", get(metrics::metrics))
         .route("/healthz", get(healthz))
         .route("/", get(web::index))
-        .route("/assets/app.js", get(web::app_js))
-        .route("/assets/app.css", get(web::app_css))
+        .route("/assets/{name}", get(web::asset))
         .fallback(not_found)
         .method_not_allowed_fallback(|| async {
             ApiError::Status(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here".into())
@@ -130,6 +131,7 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
     api.layer(middleware::from_fn_with_state(daemon.clone(), require_token))
         .layer(middleware::from_fn_with_state(http_metrics.clone(), metrics::track))
         .layer(axum::Extension(http_metrics))
+        .layer(axum::Extension(Arc::new(summary::ClusterCounts::default())))
         .layer(axum::extract::DefaultBodyLimit::max(daemon.config.max_body_bytes))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(daemon)

@@ -1,15 +1,16 @@
 //! `/api/v1/osds`: OSDs, their removal (drain, stop, destroy/purge, zap),
 //! the removal status with progress, and stopping a removal.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
 use super::error::{ApiError, ErrorBody};
-use super::json_body::JsonBody;
+use super::json_body::{JsonBody, QueryParams};
 use crate::daemon::removals::RemoveRequest;
 use crate::daemon::Daemon;
 use crate::domain::progress::progress;
@@ -92,6 +93,7 @@ pub struct RemovalStatus {
 pub struct RemovalDetail {
     #[serde(flatten)]
     pub status: RemovalStatus,
+    /// (time, PGs left, KiB used), oldest first; with `samples_after`, only the newer ones.
     pub samples: Vec<Sample>,
     pub actions: Vec<ActionRecord>,
 }
@@ -136,19 +138,76 @@ pub async fn status_of(d: &Daemon, rec: &RemovalRecord) -> Result<RemovalStatus,
     })
 }
 
-#[utoipa::path(get, path = "/api/v1/osds", tag = "osds", responses((status = 200, body = [OsdRow]), (status = 422, body = ErrorBody)))]
-pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<OsdRow>>, ApiError> {
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct OsdQuery {
+    /// Only OSDs matching this text (case-insensitive): `osd.N` or `N` is that
+    /// OSD; any other text is part of its host name or of one of its device paths.
+    pub q: Option<String>,
+    /// Only the OSDs on this host (exact name).
+    pub host: Option<String>,
+    /// Page through the OSDs (by id): skip this many...
+    pub offset: Option<usize>,
+    /// ...and return at most this many (default: all).
+    pub limit: Option<usize>,
+}
+
+/// What `q` asks for, parsed once.
+enum OsdFilter {
+    Id(u32),
+    Text(String),
+}
+
+impl OsdFilter {
+    fn parse(q: &str) -> Option<OsdFilter> {
+        let q = q.trim().to_lowercase();
+        if q.is_empty() {
+            return None;
+        }
+        let bare = q.strip_prefix("osd.").unwrap_or(&q);
+        match bare.parse::<u32>() {
+            Ok(id) if bare.bytes().all(|b| b.is_ascii_digit()) => Some(OsdFilter::Id(id)),
+            _ => Some(OsdFilter::Text(q)),
+        }
+    }
+
+    fn matches(&self, row: &OsdRow) -> bool {
+        match self {
+            OsdFilter::Id(id) => row.id == *id,
+            OsdFilter::Text(t) => {
+                row.host.as_deref().is_some_and(|h| h.to_lowercase().contains(t.as_str()))
+                    || row.devices.iter().any(|d| d.to_lowercase().contains(t.as_str()))
+            }
+        }
+    }
+}
+
+#[utoipa::path(get, path = "/api/v1/osds", tag = "osds", params(OsdQuery),
+    responses((status = 200, body = [OsdRow],
+        headers(("x-total-count" = usize, description = "OSDs matching the filters, before offset and limit"))),
+        (status = 422, body = ErrorBody)))]
+pub async fn list(
+    State(d): State<Arc<Daemon>>,
+    QueryParams(q): QueryParams<OsdQuery>,
+) -> Result<([(&'static str, String); 1], Json<Vec<OsdRow>>), ApiError> {
     let unreadable = |e: crate::ceph::CephError| {
         ApiError::Status(StatusCode::UNPROCESSABLE_ENTITY, format!("cannot read the cluster: {e}"))
     };
     let state = d.ceph.state().await.map_err(unreadable)?;
-    let meta = d.ceph.all_osd_devices().await.unwrap_or_default();
-    let active = d.store.active_removals().await?;
+    let meta: HashMap<u32, crate::ceph::OsdDevices> =
+        d.ceph.all_osd_devices().await.unwrap_or_default().into_iter().collect();
+    let active: HashMap<u32, String> = d
+        .store
+        .active_removals()
+        .await?
+        .into_iter()
+        .map(|r| (r.removal.osd_id, r.removal.phase.as_str().to_string()))
+        .collect();
+    let filter = q.q.as_deref().and_then(OsdFilter::parse);
     let mut rows: Vec<OsdRow> = state
         .osds
         .iter()
         .map(|o| {
-            let m = meta.iter().find(|(id, _)| *id == o.id).map(|(_, m)| m);
+            let m = meta.get(&o.id);
             OsdRow {
                 id: o.id,
                 host: m.map(|m| m.hostname.clone()).filter(|h| !h.is_empty()).or_else(|| o.crush_host.clone()),
@@ -158,12 +217,17 @@ pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<OsdRow>>, Api
                 destroyed: o.destroyed,
                 pgs: o.pgs,
                 devices: m.map(|m| m.dev_nodes.clone()).unwrap_or_default(),
-                removal: active.iter().find(|r| r.removal.osd_id == o.id).map(|r| r.removal.phase.as_str().to_string()),
+                removal: active.get(&o.id).cloned(),
             }
         })
+        .filter(|r| q.host.as_ref().is_none_or(|h| r.host.as_ref() == Some(h)))
+        .filter(|r| filter.as_ref().is_none_or(|f| f.matches(r)))
         .collect();
     rows.sort_by_key(|r| r.id);
-    Ok(Json(rows))
+    // The total before paging, so that a picker can say "200 of 9000".
+    let total = rows.len();
+    let rows: Vec<OsdRow> = rows.into_iter().skip(q.offset.unwrap_or(0)).take(q.limit.unwrap_or(usize::MAX)).collect();
+    Ok(([("x-total-count", total.to_string())], Json(rows)))
 }
 
 #[utoipa::path(post, path = "/api/v1/osds/removals", tag = "osds", request_body = RemoveBody,
@@ -185,7 +249,7 @@ pub async fn remove(
 #[utoipa::path(get, path = "/api/v1/osds/removals", tag = "osds", params(StatusQuery), responses((status = 200, body = [RemovalStatus])))]
 pub async fn status(
     State(d): State<Arc<Daemon>>,
-    Query(q): Query<StatusQuery>,
+    QueryParams(q): QueryParams<StatusQuery>,
 ) -> Result<Json<Vec<RemovalStatus>>, ApiError> {
     let recs = d.store.removals(q.history.unwrap_or(20).clamp(0, 1000)).await?;
     let mut out = Vec::new();
@@ -195,15 +259,27 @@ pub async fn status(
     Ok(Json(out))
 }
 
-#[utoipa::path(get, path = "/api/v1/osds/removals/{removal_id}", tag = "osds", params(("removal_id" = i64, Path)),
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct DetailQuery {
+    /// Only the samples taken after this time (ms since the epoch, exclusive):
+    /// the `at` of the last sample a client holds.
+    pub samples_after: Option<i64>,
+}
+
+#[utoipa::path(get, path = "/api/v1/osds/removals/{removal_id}", tag = "osds",
+    params(("removal_id" = i64, Path), DetailQuery),
     responses((status = 200, body = RemovalDetail), (status = 404, body = ErrorBody)))]
-pub async fn detail(State(d): State<Arc<Daemon>>, Path(id): Path<i64>) -> Result<Json<RemovalDetail>, ApiError> {
+pub async fn detail(
+    State(d): State<Arc<Daemon>>,
+    Path(id): Path<i64>,
+    QueryParams(q): QueryParams<DetailQuery>,
+) -> Result<Json<RemovalDetail>, ApiError> {
     let rec = d.store.removal(id).await?;
-    Ok(Json(RemovalDetail {
-        status: status_of(&d, &rec).await?,
-        samples: d.store.samples(id).await?,
-        actions: d.store.actions(id).await?,
-    }))
+    let samples = match q.samples_after {
+        Some(after) => d.store.samples_after(id, after).await?,
+        None => d.store.samples(id).await?,
+    };
+    Ok(Json(RemovalDetail { status: status_of(&d, &rec).await?, samples, actions: d.store.actions(id).await? }))
 }
 
 #[utoipa::path(post, path = "/api/v1/osds/removals/stop", tag = "osds", request_body = IdsBody,

@@ -2,14 +2,14 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::{ApiError, ErrorBody};
-use super::json_body::RawBody;
+use super::json_body::{QueryParams, RawBody};
 use crate::daemon::Daemon;
 use crate::store::SpecRecord;
 
@@ -41,7 +41,7 @@ pub struct SpecDetail {
         (status = 400, body = ErrorBody), (status = 422, description = "invalid documents", body = Object)))]
 pub async fn apply(
     State(d): State<Arc<Daemon>>,
-    Query(q): Query<ApplyQuery>,
+    QueryParams(q): QueryParams<ApplyQuery>,
     RawBody(body): RawBody,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let text =

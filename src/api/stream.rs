@@ -1,7 +1,25 @@
 //! `GET /api/v1/stream`: server-sent events for the dashboard. Each message
-//! is `event: <type>` with JSON data: `event` (a new event-log entry),
-//! `removals`, `hosts`, `specs` (something changed: refetch), and a
-//! `hello` first. Clients that fall behind get `resync`.
+//! is `event: <type>` and one `data:` line of JSON:
+//!
+//! * `hello`, `{}`: sent first; whatever happened before is not replayed, so
+//!   a client fetches what it shows after this.
+//! * `event`, an event-log entry as `/api/v1/events` lists it.
+//! * `hosts`, `{"hosts": ["f5-422-03"]}`: these hosts were polled; their
+//!   inventory (its age at least), reachability or last error may have
+//!   changed. One message per poll; at 2000 hosts that is many a second, so
+//!   a client refetches only what shows one of the named hosts. A host
+//!   added or removed shows as an `event` (`host-added`, `host-removed`);
+//!   the added one is named here once its first poll ends.
+//! * `removals`, `{"osds": [8, 15]}`: the removals of these OSDs may have
+//!   changed (state, PGs, rate); sent after each round of the removal worker
+//!   (naming the OSDs it worked on) and when removals are scheduled. An
+//!   empty list means any removal may have changed. A drain also moves PGs
+//!   onto other OSDs, which are not named.
+//! * `specs`, `{}`: specs were applied or removed.
+//! * `resync`, `{}`: this client fell behind and messages were dropped;
+//!   refetch everything.
+//!
+//! A comment line is sent every 15 s to keep the connection open.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -16,7 +34,8 @@ use crate::daemon::live::Live;
 use crate::daemon::Daemon;
 
 #[utoipa::path(get, path = "/api/v1/stream", tag = "live",
-    responses((status = 200, description = "text/event-stream: hello, event, removals, hosts, specs, resync")))]
+    responses((status = 200, description = "text/event-stream: hello {}, event (an event-log entry), \
+        hosts {\"hosts\": [names]}, removals {\"osds\": [ids]}, specs {}, resync {}")))]
 pub async fn stream(State(d): State<Arc<Daemon>>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut rx = d.live.subscribe();
     let closing = d.shutting_down.clone();
@@ -41,8 +60,8 @@ pub async fn stream(State(d): State<Arc<Daemon>>) -> Sse<impl Stream<Item = Resu
             };
             let (name, data) = match &msg {
                 Live::Event { event } => ("event", serde_json::to_string(event).unwrap_or_default()),
-                Live::Removals => ("removals", "{}".into()),
-                Live::Hosts => ("hosts", "{}".into()),
+                Live::Removals { osds } => ("removals", serde_json::json!({ "osds": osds }).to_string()),
+                Live::Hosts { hosts } => ("hosts", serde_json::json!({ "hosts": hosts }).to_string()),
                 Live::Specs => ("specs", "{}".into()),
             };
             if tx.send(Event::default().event(name).data(data)).await.is_err() {

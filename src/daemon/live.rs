@@ -11,10 +11,12 @@ use crate::store::Event;
 pub enum Live {
     /// A new event in the log.
     Event { event: Event },
-    /// A removal changed (state, PGs, ...).
-    Removals,
-    /// A host's inventory or reachability changed.
-    Hosts,
+    /// Removals changed (state, PGs, ...): those of these OSDs, where the
+    /// sender knows them (empty: any removal may have changed).
+    Removals { osds: Vec<u32> },
+    /// These hosts were polled: their inventory was read again (its age
+    /// changed, maybe its devices) or their reachability or last error changed.
+    Hosts { hosts: Vec<String> },
     /// Specs were applied or removed.
     Specs,
 }

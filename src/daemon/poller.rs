@@ -83,18 +83,20 @@ impl Daemon {
                     .await;
                 }
                 self.note_inventory_change(host, previous, &parsed, &inv).await;
-                let _ = self.live.send(super::live::Live::Hosts);
+                let _ = self.live.send(super::live::Live::Hosts { hosts: vec![host.name.clone()] });
                 Ok(())
             }
             Err(error) => {
                 *self.poll_errors.lock().expect("counter lock").entry(host.name.clone()).or_default() += 1;
-                let _ = self.live.send(super::live::Live::Hosts);
                 let failure = PollFailure {
                     at: now,
                     error: error.clone(),
                     next_poll_at: now + self.backoff(host.consecutive_failures + 1).as_millis() as i64,
                 };
-                if let Ok(true) = self.store.record_poll_failure(&host.name, &failure).await {
+                let became_unreachable = self.store.record_poll_failure(&host.name, &failure).await;
+                // Announced once stored, so that a client refetching at once sees it.
+                let _ = self.live.send(super::live::Live::Hosts { hosts: vec![host.name.clone()] });
+                if let Ok(true) = became_unreachable {
                     self.event(
                         Level::Warning,
                         "host-unreachable",

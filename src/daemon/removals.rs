@@ -106,7 +106,7 @@ impl Daemon {
         )
         .await;
         self.removals_now.notify_one();
-        let _ = self.live.send(super::live::Live::Removals);
+        let _ = self.live.send(super::live::Live::Removals { osds: req.ids.clone() });
         Ok(records)
     }
 
@@ -213,12 +213,13 @@ impl Daemon {
             }
         };
         let mut draining = active.iter().filter(|r| r.removal.phase.is_draining()).count();
+        let osds: Vec<u32> = active.iter().map(|r| r.removal.osd_id).collect();
         for rec in active {
             if let Err(e) = self.drive(rec, &state, &mut draining).await {
                 tracing::error!("removal step failed: {e}");
             }
         }
-        let _ = self.live.send(super::live::Live::Removals);
+        let _ = self.live.send(super::live::Live::Removals { osds });
         Ok(())
     }
 

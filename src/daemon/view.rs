@@ -34,6 +34,15 @@ impl InventoryCache {
         Ok(devices)
     }
 
+    /// The parsed devices of `host`'s inventory if the cache holds the one
+    /// with this fingerprint (no parsing, no stored text needed).
+    pub fn cached(&self, host: &str, fingerprint: &str) -> Option<Arc<Vec<Device>>> {
+        match self.parsed.lock().expect("cache lock").get(host) {
+            Some((fp, devices)) if fp == fingerprint => Some(devices.clone()),
+            _ => None,
+        }
+    }
+
     pub fn forget(&self, host: &str) {
         self.parsed.lock().expect("cache lock").remove(host);
     }

@@ -219,6 +219,18 @@ impl Store {
         rows.iter().map(|r| Ok(Sample { at: r.try_get(0)?, pgs: r.try_get(1)?, kb_used: r.try_get(2)? })).collect()
     }
 
+    /// The samples taken after `after` (ms, exclusive), oldest first: what a
+    /// client holding the samples up to `after` is missing.
+    pub async fn samples_after(&self, removal_id: i64, after: i64) -> Result<Vec<Sample>> {
+        let rows =
+            sqlx::query("SELECT at, pgs, kb_used FROM removal_samples WHERE removal_id = ? AND at > ? ORDER BY at")
+                .bind(removal_id)
+                .bind(after)
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter().map(|r| Ok(Sample { at: r.try_get(0)?, pgs: r.try_get(1)?, kb_used: r.try_get(2)? })).collect()
+    }
+
     /// Logs an action before it is issued; returns its id.
     pub async fn log_action(&self, removal_id: i64, osd_id: u32, effect: &Effect, now: i64) -> Result<i64> {
         let id: i64 = sqlx::query_scalar(

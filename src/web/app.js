@@ -2,378 +2,17 @@
 //
 // One page over the daemon's JSON API (/api/v1, see /api/v1/openapi.json):
 // removals with progress and a chart, the OSD list to schedule removals
-// from, the event log, hosts and their devices (paged on the server), and
-// specs with their dry-run. It stays live through /api/v1/stream and
-// refetches only the panel a stream message names, throttled per panel.
+// from, the event log, hosts and their devices, and specs with their
+// dry-run. It stays live through /api/v1/stream and refetches only what a
+// stream message names, throttled per panel. Every fetch is bounded at
+// 2000 hosts: the header comes from /api/v1/summary, hosts and OSDs are
+// paged and searched on the server, a chart fetches only new samples.
 //
-// Rules kept throughout: every text that came from the API reaches the DOM
-// through textContent or attributes (never innerHTML); the API token lives
-// in sessionStorage and only ever travels in the Authorization header.
+// The helpers it uses (h, api, notify, Refresher, ...) are in common.js,
+// loaded first; the rules written there hold here too.
 'use strict';
 
-// ───────────────────────── 1. DOM and formatting helpers ─────────────────────────
-
-const $ = (id) => document.getElementById(id);
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-/** Appends children: nodes as they are, anything else as text (escaped by the DOM). */
-function appendAll(el, children) {
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
-
-function setProps(el, props) {
-  for (const [k, v] of Object.entries(props || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.setAttribute('class', v);
-    else if (k === 'text') el.textContent = v;
-    else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  return el;
-}
-
-/** h('td', {class: 'x'}, 'text', child): an HTML element. */
-function h(tag, props, ...children) {
-  return appendAll(setProps(document.createElement(tag), props), children);
-}
-
-/** svg('line', {x1: 0, ...}): an SVG element. */
-function svg(tag, props, ...children) {
-  return appendAll(setProps(document.createElementNS(SVG_NS, tag), props), children);
-}
-
-function plural(n, one, many = `${one}s`) {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-/** "7 s", "4 min 10 s", "2 h 5 min", "3 d 4 h". */
-function fmtDuration(seconds) {
-  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '—';
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return s % 60 && m < 10 ? `${m} min ${s % 60} s` : `${m} min`;
-  const hrs = Math.floor(m / 60);
-  if (hrs < 48) return m % 60 ? `${hrs} h ${m % 60} min` : `${hrs} h`;
-  const d = Math.floor(hrs / 24);
-  return hrs % 24 ? `${d} d ${hrs % 24} h` : `${d} d`;
-}
-
-/** A clock time for a server timestamp (ms); the date too when it is not today. */
-function fmtClock(ms) {
-  if (!ms) return '—';
-  const d = new Date(ms);
-  const time = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
-  if (d.toDateString() === new Date().toDateString()) return time;
-  return `${d.toLocaleDateString([], { year: 'numeric', month: 'short', day: 'numeric' })} ${time}`;
-}
-
-function fmtBytes(n) {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let i = 0;
-  while (Math.abs(n) >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i += 1;
-  }
-  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
-}
-
-function fmtRate(pgsPerMin) {
-  if (pgsPerMin === null || pgsPerMin === undefined || !Number.isFinite(pgsPerMin)) return '—';
-  return `${pgsPerMin >= 10 ? Math.round(pgsPerMin) : pgsPerMin.toFixed(1)} PGs/min`;
-}
-
-function osdName(id) {
-  return `osd.${id}`;
-}
-
-/** Join ["a", "b", "c"] as "a, b and c". */
-function joinAnd(items) {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
-
-// Server timestamps are turned into ages with the server's clock, estimated
-// from inventories' age_s (or the Date header), so a skewed browser clock
-// does not make hosts look stale.
-const clock = { offsetMs: 0, fromInventory: false };
-
-function serverNow() {
-  return Date.now() + clock.offsetMs;
-}
-
-function noteServerDate(res) {
-  if (clock.fromInventory) return;
-  const date = Date.parse(res.headers.get('date') || '');
-  // The Date header has whole seconds; only trust it for large skews.
-  if (Number.isFinite(date) && Math.abs(date - Date.now()) > 5000) clock.offsetMs = date - Date.now();
-}
-
-/** An element whose text is "N ago" for a server timestamp, kept current by the ticker. */
-function agoEl(tag, atMs, props = {}) {
-  const el = h(tag, { ...props, 'data-ago': atMs });
-  el.textContent = `${fmtDuration((serverNow() - atMs) / 1000)} ago`;
-  return el;
-}
-
-function tickAges() {
-  for (const el of document.querySelectorAll('[data-ago]')) {
-    el.textContent = `${fmtDuration((serverNow() - Number(el.dataset.ago)) / 1000)} ago`;
-  }
-}
-
-/** A stable string for "did this data change?", ignoring keys that change on every read. */
-function signature(value, ignore = []) {
-  return JSON.stringify(value, (k, v) => (ignore.includes(k) ? undefined : v));
-}
-
-/**
- * Live panels are re-rendered every second or so; this keeps the keyboard
- * focus on "the same" control afterwards (same row, same control), so that
- * a Stop or Release button stays reachable while its row updates.
- */
-function rerender(container, render) {
-  const active = document.activeElement;
-  const key = active && container.contains(active) ? focusKey(active) : null;
-  render();
-  if (!key) return;
-  for (const el of container.querySelectorAll('button, input, select, a[href]')) {
-    if (focusKey(el) === key) {
-      el.focus();
-      return;
-    }
-  }
-}
-
-function focusKey(el) {
-  const row = el.closest('[data-removal-id], [data-osd-id], [data-host], [data-service-name]');
-  const rowKey = row ? ['removalId', 'osdId', 'host', 'path', 'serviceName'].map((k) => row.dataset[k] || '').join('/') : '';
-  return `${rowKey}|${el.id || el.dataset.testid || el.textContent}`;
-}
-
-function badge(text, kind, props = {}) {
-  return h('span', { ...props, class: `badge ${kind || ''}`.trim() }, text);
-}
-
-function emptyState(text) {
-  return h('p', { class: 'empty' }, text);
-}
-
-// ───────────────────────── 2. API client and token ─────────────────────────
-
-const TOKEN_KEY = 'osdkeeper.token';
-const auth = { token: sessionStorage.getItem(TOKEN_KEY) || '', pending: null };
-
-class ApiError extends Error {
-  constructor(status, message, body) {
-    super(message);
-    this.status = status;
-    this.body = body;
-  }
-}
-
-function authHeaders(extra = {}) {
-  const headers = { ...extra };
-  if (auth.token) headers.Authorization = `Bearer ${auth.token}`;
-  return headers;
-}
-
-async function readBody(res) {
-  const text = await res.text();
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { error: text.slice(0, 500) };
-  }
-}
-
-/**
- * One API call. A 401 asks for the token and retries; any other failure
- * throws an ApiError carrying the daemon's own message.
- * `yaml` sends the body as YAML text, `json` as JSON.
- */
-async function api(method, path, { json, yaml } = {}) {
-  for (;;) {
-    const headers = authHeaders({ Accept: 'application/json' });
-    let body;
-    if (yaml !== undefined) {
-      headers['Content-Type'] = 'application/yaml';
-      body = yaml;
-    } else if (json !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      body = JSON.stringify(json);
-    }
-    let res;
-    try {
-      res = await fetch(path, { method, headers, body, cache: 'no-store' });
-    } catch (e) {
-      distrustStream();
-      throw new ApiError(0, `cannot reach the daemon (${e.message})`, null);
-    }
-    noteServerDate(res);
-    const data = await readBody(res);
-    if (res.status === 401) {
-      await askToken((data && data.error) || 'the daemon needs an API token');
-      continue;
-    }
-    if (!res.ok) throw new ApiError(res.status, (data && data.error) || `HTTP ${res.status}`, data);
-    return { data, headers: res.headers, status: res.status };
-  }
-}
-
-/** Shows the token form once, however many calls are waiting for it. */
-function askToken(reason) {
-  if (auth.pending) return auth.pending;
-  auth.pending = new Promise((resolve) => {
-    const dialog = $('token-dialog');
-    $('token-reason').textContent = auth.token ? `The token was refused: ${reason}` : reason;
-    const input = $('token-input');
-    input.value = '';
-    const form = $('token-form');
-    const onSubmit = (e) => {
-      e.preventDefault();
-      const value = input.value.trim();
-      if (!value) return;
-      auth.token = value;
-      sessionStorage.setItem(TOKEN_KEY, value);
-      form.removeEventListener('submit', onSubmit);
-      dialog.close();
-      auth.pending = null;
-      resolve();
-      // The stream was refused too: reconnect it with the token.
-      reconnectStreamNow();
-    };
-    form.addEventListener('submit', onSubmit);
-    dialog.showModal();
-    input.focus();
-  });
-  return auth.pending;
-}
-
-// ───────────────────────── 3. Notices, panel errors, confirmation ─────────────────────────
-
-function notify(text, kind = 'info') {
-  const close = h('button', { type: 'button', class: 'notice-close', 'aria-label': 'Dismiss' }, '×');
-  const el = h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status', 'data-testid': `notice-${kind}` },
-    h('strong', {}, kind === 'error' ? 'Error: ' : kind === 'ok' ? 'Done: ' : ''), text, close);
-  close.addEventListener('click', () => el.remove());
-  $('notices').append(el);
-  // Errors stay until dismissed: they may explain why something did not happen.
-  if (kind !== 'error') setTimeout(() => el.remove(), 8000);
-}
-
-function showPanelError(id, err) {
-  const el = $(id);
-  if (!err) {
-    el.hidden = true;
-    el.textContent = '';
-    return;
-  }
-  el.hidden = false;
-  el.textContent = err.message || String(err);
-}
-
-/**
- * A modal confirmation; resolves to true only for the confirm button.
- * `body` is a list of nodes or strings. Focus starts on Cancel, the safe choice.
- */
-function confirmAction({ title, body, ok = 'Confirm', danger = true }) {
-  return new Promise((resolve) => {
-    const dialog = $('confirm-dialog');
-    $('confirm-title').textContent = title;
-    $('confirm-body').replaceChildren(...body.map((b) => (b instanceof Node ? b : h('p', {}, b))));
-    const okBtn = $('confirm-ok');
-    okBtn.textContent = ok;
-    okBtn.className = danger ? 'btn danger' : 'btn primary';
-    dialog.returnValue = '';
-    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
-    dialog.showModal();
-    $('confirm-cancel').focus();
-  });
-}
-
-/** Runs an action from a button: disables it meanwhile and reports failures. */
-async function runAction(button, what, fn) {
-  if (button) button.disabled = true;
-  try {
-    return await fn();
-  } catch (e) {
-    notify(`${what}: ${e.message}`, 'error');
-    return undefined;
-  } finally {
-    if (button) button.disabled = false;
-  }
-}
-
-// ───────────────────────── 4. Throttled refreshers ─────────────────────────
-
-// A busy cluster sends many stream messages a second (every host poll says
-// "hosts"). Each panel has one Refresher: at most one fetch in flight, at most
-// one start per `gapMs`, and requests made meanwhile collapse into one rerun.
-class Refresher {
-  constructor(name, load, gapMs) {
-    this.name = name;
-    this.load = load;
-    this.gapMs = gapMs;
-    this.last = 0;
-    this.running = null;
-    this.again = false;
-    this.timer = null;
-  }
-
-  /** Refresh soon, respecting the gap. */
-  request() {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) return;
-    const wait = Math.max(0, this.last + this.gap() - Date.now());
-    this.timer = setTimeout(() => this.run(), wait);
-  }
-
-  /** Refresh right away (after a user action); resolves when that data is shown. */
-  async now() {
-    clearTimeout(this.timer);
-    this.timer = null;
-    if (this.running) {
-      await this.running;
-      // The finished fetch may have started before the action: fetch again.
-      return this.now();
-    }
-    return this.run();
-  }
-
-  gap() {
-    return typeof this.gapMs === 'function' ? this.gapMs() : this.gapMs;
-  }
-
-  async run() {
-    this.timer = null;
-    this.last = Date.now();
-    this.running = (async () => {
-      try {
-        await this.load();
-      } catch (e) {
-        console.warn(`refresh ${this.name}:`, e);
-      }
-    })();
-    await this.running;
-    this.running = null;
-    if (this.again) {
-      this.again = false;
-      this.request();
-    }
-  }
-}
-
-// ───────────────────────── 5. Live stream (fetch + ReadableStream) ─────────────────────────
+// ───────────────────────── 1. Live stream (fetch + ReadableStream) ─────────────────────────
 
 // EventSource cannot send the Authorization header, so the stream is read
 // with fetch. While it is down the panels are polled and it reconnects with
@@ -402,6 +41,9 @@ function setLiveStatus(state, detail) {
 function distrustStream() {
   if (live.controller && $('live-status').dataset.state === 'live') live.controller.abort(new Error('the daemon stopped answering'));
 }
+
+apiHooks.unreachable = distrustStream;
+apiHooks.tokenEntered = reconnectStreamNow;
 
 function reconnectStreamNow() {
   if (live.controller) live.controller.abort();
@@ -512,19 +154,25 @@ function onStreamMessage(type, data) {
         return;
       }
       addEvents([ev]);
+      onEventKind(ev);
       break;
     }
     case 'removals':
       refreshers.removals.request();
-      refreshers.osds.request();
+      refreshers.summary.request();
+      refreshOsdPicker(namedInMessage(data, 'osds'));
       break;
-    case 'hosts':
-      refreshers.hosts.request();
-      refreshers.held.request();
-      refreshers.hostSummary.request();
+    case 'hosts': {
+      // Every poll of every host says so: at 2000 hosts, many a second.
+      // Only a named host on the page shown makes it refetch.
+      const names = namedInMessage(data, 'hosts');
+      if (names === null || hosts.rows.some((row) => names.includes(row.host))) refreshers.hosts.request();
+      refreshers.summary.request();
       break;
+    }
     case 'specs':
       refreshers.specs.request();
+      refreshers.summary.request();
       break;
     case 'resync':
       refreshAll();
@@ -534,33 +182,71 @@ function onStreamMessage(type, data) {
   }
 }
 
-// ───────────────────────── 6. Header summary ─────────────────────────
+/** The list a `hosts` or `removals` message names, or null when it names none (refetch anyway). */
+function namedInMessage(data, key) {
+  try {
+    const list = JSON.parse(data)[key];
+    return Array.isArray(list) && list.length ? list : null;
+  } catch {
+    return null;
+  }
+}
 
-const summary = { hosts: null, unreachable: null, osds: null, osdsUp: null, activeRemovals: null, specs: null };
+/** Hosts added or removed are announced by their event, not by a `hosts` message. */
+function onEventKind(ev) {
+  if (ev.kind === 'host-added' || ev.kind === 'host-removed') {
+    refreshers.summary.request();
+    refreshers.hosts.request();
+  }
+}
+
+// ───────────────────────── 2. Header summary ─────────────────────────
+
+// One call (/api/v1/summary) for the counts, however many hosts there are.
+const summary = { data: null };
+
+async function loadSummary() {
+  const { data } = await api('GET', '/api/v1/summary');
+  const before = summary.data;
+  summary.data = data;
+  renderSummary();
+  // What else the counts say is out of date: the unreachable hosts' list
+  // (a rare change, shown at once), held devices (a zap holds one, a
+  // release frees one), the pager's total (hosts added or removed).
+  if (data.unreachable_hosts.join('\n') !== unreachable.names) refreshers.unreachable.now();
+  if (before && before.held_devices !== data.held_devices) {
+    refreshers.held.request();
+    refreshers.hosts.request();
+  }
+  if (!hosts.q && hosts.loaded && data.hosts !== hosts.total) refreshers.hosts.request();
+}
 
 function renderSummary() {
+  const d = summary.data;
+  const osdsUp = d && d.osds !== null ? `${d.osds_up}/${d.osds}` : d ? '—' : null;
   const items = [
-    ['Hosts', summary.hosts, 'summary-hosts'],
-    ['Unreachable', summary.unreachable, 'summary-unreachable'],
-    ['OSDs up', summary.osds === null ? null : `${summary.osdsUp}/${summary.osds}`, 'summary-osds'],
-    ['Removing', summary.activeRemovals, 'summary-removals'],
-    ['Specs', summary.specs, 'summary-specs'],
+    ['Hosts', d && d.hosts, 'summary-hosts'],
+    ['Unreachable', d && d.unreachable_hosts.length, 'summary-unreachable'],
+    ['Free disks', d && d.available_devices, 'summary-devices', d && `${d.available_devices} of ${d.devices} devices available to specs, ${d.held_devices} held`],
+    ['OSDs up', osdsUp, 'summary-osds', d && (d.cluster_error || `${d.osds_in} of ${d.osds} in`)],
+    ['Removing', d && d.active_removals, 'summary-removals'],
+    ['Specs', d && d.specs, 'summary-specs'],
   ];
   const nodes = [];
-  for (const [label, value, testid] of items) {
+  for (const [label, value, testid, title] of items) {
     const warn = label === 'Unreachable' && value > 0;
-    nodes.push(h('div', { class: `summary-item${warn ? ' warn' : ''}`, 'data-testid': testid },
+    nodes.push(h('div', { class: `summary-item${warn ? ' warn' : ''}`, 'data-testid': testid, title },
       h('dt', {}, label), h('dd', {}, value === null ? '…' : String(value))));
   }
   $('summary').replaceChildren(...nodes);
 }
 
-// ───────────────────────── 7. Hosts and devices (paged on the server) ─────────────────────────
+// ───────────────────────── 3. Hosts and devices (paged on the server) ─────────────────────────
 
 // At 2000 hosts and 20000 devices only one page of hosts is ever fetched
 // and rendered; the search runs on the server (`q`).
-const hosts = { q: '', offset: 0, limit: 20, total: 0, rows: [], sig: '', seq: 0 };
-const allHosts = { rows: [] };
+const hosts = { q: '', offset: 0, limit: 20, total: 0, rows: [], sig: '', seq: 0, loaded: false };
+const unreachable = { names: '', shown: 12 };
 const held = { rows: [], sig: '' };
 
 async function loadHostPage() {
@@ -572,6 +258,7 @@ async function loadHostPage() {
     if (seq !== hosts.seq) return;
     showPanelError('hosts-error', null);
     hosts.total = Number(headers.get('x-total-count') || data.length);
+    hosts.loaded = true;
     if (hosts.offset > 0 && hosts.offset >= hosts.total) {
       // The page we were on is gone (fewer hosts now): show the last one.
       hosts.offset = Math.max(0, Math.floor((hosts.total - 1) / hosts.limit) * hosts.limit);
@@ -702,35 +389,39 @@ function deviceRow(host, dev) {
     h('td', { class: 'right' }, actions));
 }
 
-/** All hosts (names and reachability only), for the header and the unreachable list. */
-async function loadHostSummary() {
-  try {
-    const { data } = await api('GET', '/api/v1/hosts');
-    allHosts.rows = data;
-    summary.hosts = data.length;
-    const down = data.filter((hst) => hst.unreachable_since);
-    summary.unreachable = down.length;
-    renderSummary();
-    renderUnreachable(down);
-  } catch (e) {
-    showPanelError('hosts-error', new Error(`Could not load hosts: ${e.message}`));
+/** The unreachable hosts (a few, with since when and why), when the summary counts any. */
+async function loadUnreachable() {
+  if (!summary.data) return; // the summary asks again once it has loaded
+  const names = summary.data.unreachable_hosts.join('\n');
+  let rows = [];
+  let total = 0;
+  if (names) {
+    try {
+      const { data, headers } = await api('GET', `/api/v1/hosts?unreachable=true&limit=${unreachable.shown}`);
+      rows = data;
+      total = Number(headers.get('x-total-count') || data.length);
+    } catch (e) {
+      showPanelError('hosts-error', new Error(`Could not load the unreachable hosts: ${e.message}`));
+      return;
+    }
   }
+  unreachable.names = names;
+  renderUnreachable(rows, total);
 }
 
-function renderUnreachable(down) {
+function renderUnreachable(rows, total) {
   const box = $('unreachable');
-  if (!down.length) {
+  if (!rows.length) {
     box.hidden = true;
     box.replaceChildren();
     return;
   }
   box.hidden = false;
-  const shown = down.slice(0, 12);
   box.replaceChildren(
-    h('strong', {}, `${plural(down.length, 'host')} unreachable: `),
-    ...shown.map((hst) => h('button', { type: 'button', class: 'link', title: hst.last_error || '',
+    h('strong', {}, `${plural(total, 'host')} unreachable: `),
+    ...rows.map((hst) => h('button', { type: 'button', class: 'link', title: hst.last_error || '', 'data-testid': 'unreachable-host',
       onclick: () => searchHosts(hst.name) }, `${hst.name} (since ${fmtClock(hst.unreachable_since)})`)),
-    down.length > shown.length ? h('span', { class: 'muted' }, ` and ${down.length - shown.length} more`) : '');
+    total > rows.length ? h('span', { class: 'muted' }, ` and ${total - rows.length} more`) : '');
 }
 
 function searchHosts(text) {
@@ -785,49 +476,61 @@ async function releaseDevice(button, host, path, reason) {
   await runAction(button, `Releasing ${path} on ${host}`, async () => {
     await api('POST', '/api/v1/devices/release', { json: { host, path } });
     notify(`Released ${path} on ${host}`, 'ok');
-    await Promise.all([refreshers.held.now(), refreshers.hosts.now()]);
+    await Promise.all([refreshers.held.now(), refreshers.hosts.now(), refreshers.summary.now()]);
   });
 }
 
-// ───────────────────────── 8. OSDs and scheduling removals ─────────────────────────
+// ───────────────────────── 4. OSDs and scheduling removals ─────────────────────────
 
-const osds = { rows: [], sig: '', selected: new Set(), filter: '' };
-const OSD_ROWS_SHOWN = 200;
+// The picker shows one page of OSDs, filtered on the server (`q`): at 2000
+// hosts the cluster has about 9000, and the page never asks for them all.
+// Selected OSDs are remembered with their rows, so that a selection survives
+// a change of filter.
+const osds = { rows: [], total: 0, sig: '', selected: new Map(), filter: '', seq: 0 };
+const OSD_PAGE = 100;
+// OSDs not named by a `removals` message still change (a drain moves PGs
+// onto them): the page shown is refetched at least this often meanwhile.
+const OSD_STALE_MS = 30000;
 
 async function loadOsds() {
+  const seq = ++osds.seq;
+  const params = new URLSearchParams({ limit: String(OSD_PAGE) });
+  if (osds.filter) params.set('q', osds.filter);
   try {
-    const { data } = await api('GET', '/api/v1/osds');
+    const { data, headers } = await api('GET', `/api/v1/osds?${params}`);
+    if (seq !== osds.seq) return;
     showPanelError('osds-error', null);
-    summary.osds = data.filter((o) => !o.destroyed).length;
-    summary.osdsUp = data.filter((o) => o.up && !o.destroyed).length;
-    renderSummary();
-    const sig = signature(data);
+    osds.total = Number(headers.get('x-total-count') || data.length);
+    // Keep the selected rows current; forget selections the cluster no
+    // longer allows (removed, or being removed).
+    for (const o of data) {
+      if (!osds.selected.has(o.id)) continue;
+      if (isRemovable(o)) osds.selected.set(o.id, o);
+      else osds.selected.delete(o.id);
+    }
+    const sig = signature([osds.filter, osds.total, data]);
     if (sig === osds.sig) return;
     osds.sig = sig;
     osds.rows = data;
-    // Forget selections the cluster no longer allows (removed, or being removed).
-    const removable = new Set(data.filter(isRemovable).map((o) => o.id));
-    for (const id of [...osds.selected]) if (!removable.has(id)) osds.selected.delete(id);
     rerender($('osd-table'), renderOsds);
   } catch (e) {
     showPanelError('osds-error', new Error(`Could not load the OSDs: ${e.message}`));
   }
 }
 
+/** After a `removals` message: refetch the picker if it shows (or holds) a named OSD, or is stale. */
+function refreshOsdPicker(named) {
+  const r = refreshers.osds;
+  const shown = named === null || named.some((id) => osds.selected.has(id) || osds.rows.some((o) => o.id === id));
+  if (shown || Date.now() - r.last > OSD_STALE_MS) r.request();
+}
+
 function isRemovable(o) {
   return !o.removal && !o.destroyed;
 }
 
-function osdMatches(o, filter) {
-  if (!filter) return true;
-  const f = filter.toLowerCase().replace(/^osd\./, '');
-  if (/^\d+$/.test(f)) return String(o.id) === f;
-  return (o.host || '').toLowerCase().includes(f) || o.devices.some((d) => d.toLowerCase().includes(f));
-}
-
 function renderOsds() {
-  const matching = osds.rows.filter((o) => osdMatches(o, osds.filter));
-  const shown = matching.slice(0, OSD_ROWS_SHOWN);
+  const shown = osds.rows;
   const table = h('table', { class: 'data osds' },
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col', class: 'select' }, h('span', { class: 'sr-only' }, 'Select')),
@@ -835,10 +538,10 @@ function renderOsds() {
       h('th', { scope: 'col', class: 'num' }, 'Weight'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col', class: 'num' }, 'PGs'),
       h('th', { scope: 'col' }, 'Removal'))),
     h('tbody', {}, shown.map(osdRow)));
-  $('osd-table').replaceChildren(shown.length ? table : emptyState(osds.rows.length ? 'No OSD matches this filter.' : 'No OSDs in the cluster.'));
-  $('osd-count').textContent = matching.length > shown.length
-    ? `Showing ${shown.length} of ${matching.length} matching OSDs: narrow the filter to see the others.`
-    : `${plural(matching.length, 'OSD')}${osds.filter ? ' match' : ''}.`;
+  $('osd-table').replaceChildren(shown.length ? table : emptyState(osds.filter ? 'No OSD matches this filter.' : 'No OSDs in the cluster.'));
+  $('osd-count').textContent = osds.total > shown.length
+    ? `Showing ${shown.length} of ${osds.total} matching OSDs: narrow the filter to see the others.`
+    : `${plural(osds.total, 'OSD')}${osds.filter ? ' match' : ''}.`;
   updateScheduleButton();
 }
 
@@ -850,7 +553,7 @@ function osdRow(o) {
     disabled: !removable, checked: osds.selected.has(o.id),
   });
   checkbox.addEventListener('change', () => {
-    if (checkbox.checked) osds.selected.add(o.id);
+    if (checkbox.checked) osds.selected.set(o.id, o);
     else osds.selected.delete(o.id);
     updateScheduleButton();
   });
@@ -897,7 +600,7 @@ function describeRemoval(o, { replace, force, zap }) {
 
 async function scheduleRemoval() {
   const options = { replace: $('rm-replace').checked, force: $('rm-force').checked, zap: $('rm-zap').checked };
-  const chosen = osds.rows.filter((o) => osds.selected.has(o.id));
+  const chosen = [...osds.selected.values()].sort((a, b) => a.id - b.id);
   if (!chosen.length) return;
   const body = [h('ul', { class: 'plan', 'data-testid': 'removal-plan' }, chosen.map((o) => h('li', {}, describeRemoval(o, options))))];
   if (options.zap) body.push('Wiping erases all data on those disks. Afterwards they are held: no spec uses them until you release them.');
@@ -915,19 +618,18 @@ async function scheduleRemoval() {
     notify(`Scheduled the removal of ${joinAnd(ids.map(osdName))}`, 'ok');
     osds.selected.clear();
     for (const id of ['rm-replace', 'rm-force', 'rm-zap']) $(id).checked = false;
-    await Promise.all([refreshers.removals.now(), refreshers.osds.now()]);
+    await Promise.all([refreshers.removals.now(), refreshers.osds.now(), refreshers.summary.now()]);
   });
   updateScheduleButton();
 }
 
-// ───────────────────────── 9. Removals: progress and chart ─────────────────────────
+// ───────────────────────── 5. Removals: progress and chart ─────────────────────────
 
 const removals = { rows: [], details: new Map(), sig: '' };
 const TERMINAL = new Set(['done', 'cancelled']);
 const STOPPABLE = new Set(['queued', 'draining', 'waiting-safe']);
 const CHART_SERIES_MAX = 6;
-// A removal's detail holds all its samples (hours of them on a real drain):
-// a running one's is refetched at most this often, not on every update.
+// A running removal's new samples are fetched at most this often.
 const DETAIL_REFRESH_MS = 2000;
 
 function stateKind(state) {
@@ -942,8 +644,6 @@ async function loadRemovals() {
     const { data } = await api('GET', '/api/v1/osds/removals?history=20');
     showPanelError('removals-error', null);
     removals.rows = sortRemovals(data);
-    summary.activeRemovals = data.filter((r) => !TERMINAL.has(r.state)).length;
-    renderSummary();
     await loadChartDetails();
     // pgs_per_min and eta_s move on every read: always re-render; it is a small table.
     rerender($('removals-table'), renderRemovals);
@@ -965,15 +665,22 @@ function chartedRemovals() {
   return removals.rows.filter((r) => r.drain_started_at).slice(0, CHART_SERIES_MAX);
 }
 
-/** Samples for the charted removals; a finished removal's are fetched once more, then kept. */
+/**
+ * Samples for the charted removals: all of them once, then only those taken
+ * since the last one held (`samples_after`). A finished removal's are
+ * fetched once more, then kept.
+ */
 async function loadChartDetails() {
   const wanted = chartedRemovals();
   await Promise.all(wanted.map(async (r) => {
     const cached = removals.details.get(r.removal_id);
-    if (cached && cached.state === r.state && (TERMINAL.has(r.state) || Date.now() - cached.fetchedAt < DETAIL_REFRESH_MS)) return;
+    if (cached && (cached.final || Date.now() - cached.fetchedAt < DETAIL_REFRESH_MS)) return;
+    const last = cached && cached.samples[cached.samples.length - 1];
+    const query = last ? `?samples_after=${encodeURIComponent(last.at)}` : '';
     try {
-      const { data } = await api('GET', `/api/v1/osds/removals/${encodeURIComponent(r.removal_id)}`);
-      removals.details.set(r.removal_id, { ...data, fetchedAt: Date.now() });
+      const { data } = await api('GET', `/api/v1/osds/removals/${encodeURIComponent(r.removal_id)}${query}`);
+      const samples = last ? cached.samples.concat(data.samples) : data.samples;
+      removals.details.set(r.removal_id, { samples, final: TERMINAL.has(data.state), fetchedAt: Date.now() });
     } catch (e) {
       console.warn(`removal ${r.removal_id}:`, e);
     }
@@ -1067,7 +774,7 @@ async function stopRemoval(button, r) {
   await runAction(button, `Stopping the removal of ${osdName(r.osd_id)}`, async () => {
     await api('POST', '/api/v1/osds/removals/stop', { json: { ids: [r.osd_id] } });
     notify(`Asked to stop the removal of ${osdName(r.osd_id)}`, 'ok');
-    await Promise.all([refreshers.removals.now(), refreshers.osds.now()]);
+    await Promise.all([refreshers.removals.now(), refreshers.osds.now(), refreshers.summary.now()]);
   });
 }
 
@@ -1168,7 +875,7 @@ function renderChart() {
   }));
 }
 
-// ───────────────────────── 10. Specs: list, dry-run preview, editor ─────────────────────────
+// ───────────────────────── 6. Specs: list, dry-run preview, editor ─────────────────────────
 
 const PREFILLED_SPEC = `service_type: osd
 service_id: osd_spec_F5-422_SSDs
@@ -1185,8 +892,6 @@ async function loadSpecs() {
   try {
     const { data } = await api('GET', '/api/v1/specs');
     showPanelError('specs-error', null);
-    summary.specs = data.length;
-    renderSummary();
     const sig = signature(data);
     if (sig === specs.sig) return;
     specs.sig = sig;
@@ -1434,7 +1139,7 @@ async function applyEditor() {
   onEditorInput();
 }
 
-// ───────────────────────── 11. Event log ─────────────────────────
+// ───────────────────────── 7. Event log ─────────────────────────
 
 const events = { lastId: 0, seen: new Set() };
 const EVENTS_KEPT = 300;
@@ -1485,15 +1190,16 @@ function eventItem(ev, isNew) {
       meta ? h('span', { class: 'meta' }, ` ${meta}`) : ''));
 }
 
-// ───────────────────────── 12. Wiring ─────────────────────────
+// ───────────────────────── 8. Wiring ─────────────────────────
 
-// Gaps grow with the cluster: listing 9000 OSDs is not free, so a big
-// cluster's OSD list is refreshed less often than a small one's.
+// Every fetch is bounded (a page of hosts, of OSDs, a summary); at 2000
+// hosts the summary, which every host poll asks for, is fetched less often.
 const refreshers = {
   removals: new Refresher('removals', loadRemovals, 1000),
-  osds: new Refresher('osds', loadOsds, () => (osds.rows.length > 2000 ? 15000 : 2000)),
+  osds: new Refresher('osds', loadOsds, 2000),
   hosts: new Refresher('hosts', loadHostPage, 2000),
-  hostSummary: new Refresher('host summary', loadHostSummary, () => (allHosts.rows.length > 500 ? 15000 : 3000)),
+  summary: new Refresher('summary', loadSummary, () => (summary.data && summary.data.hosts > 500 ? 5000 : 2000)),
+  unreachable: new Refresher('unreachable hosts', loadUnreachable, 3000),
   held: new Refresher('held devices', loadHeld, 2000),
   specs: new Refresher('specs', loadSpecs, 1000),
   events: new Refresher('events', loadEvents, 1000),
@@ -1532,8 +1238,8 @@ function bindControls() {
 
   $('osd-filter').addEventListener('input', debounce((e) => {
     osds.filter = e.target.value.trim();
-    renderOsds();
-  }, 150));
+    refreshers.osds.now();
+  }, 250));
   $('rm-schedule').addEventListener('click', scheduleRemoval);
   $('rm-clear').addEventListener('click', () => {
     osds.selected.clear();

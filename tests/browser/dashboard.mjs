@@ -113,6 +113,34 @@ async function openBrowser() {
   return { context, page, problems, close };
 }
 
+/** Records the API requests the page makes (path and query), to check how it asks. */
+function recordApiRequests(page) {
+  const seen = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith('/api/')) seen.push({ path: u.pathname, params: u.searchParams, at: Date.now() });
+  });
+  return seen;
+}
+
+/** Every request for a list that can be long (OSDs, hosts) must be bounded. */
+function checkListRequestsBounded(seen, osdLimitMax) {
+  const osdLists = seen.filter((r) => r.path === '/api/v1/osds');
+  for (const r of osdLists) {
+    const limit = r.params.get('limit');
+    check(limit !== null && Number(limit) > 0 && Number(limit) <= osdLimitMax,
+      `the OSD list must be asked for a bounded page (limit ≤ ${osdLimitMax}), not ?${r.params}`);
+  }
+  for (const r of seen.filter((x) => x.path === '/api/v1/hosts')) {
+    check(r.params.get('unreachable') === 'true' && r.params.get('limit') !== null, `the page must not fetch every host: /api/v1/hosts?${r.params}`);
+  }
+  return osdLists;
+}
+
+async function summaryValue(page, testid) {
+  return (await page.locator(`[data-testid="${testid}"] dd`).innerText()).trim();
+}
+
 // ───────────── page probes (read what is shown, not the API) ─────────────
 
 const hostGroup = (page, host) => page.locator(`tbody[data-testid="host"][data-host="${host}"]`);
@@ -150,6 +178,7 @@ async function confirmDialog(page, { expect = [], cancel = false } = {}) {
 const HOSTS = ['f5-422-01', 'f5-422-02', 'f5-422-03', 'f5-422-04'];
 
 async function fieldReport(page) {
+  const seen = recordApiRequests(page);
   await step('the page loads and the live stream connects', async () => {
     const res = await page.goto(baseUrl, { waitUntil: 'load' });
     check(res && res.ok(), `GET / answered ${res && res.status()}`);
@@ -181,6 +210,31 @@ async function fieldReport(page) {
     }
   });
 
+  await step('the header shows the counts from /api/v1/summary', async () => {
+    await until('the summary to count 4 hosts', async () => (await summaryValue(page, 'summary-hosts')) === '4');
+    check((await summaryValue(page, 'summary-unreachable')) === '0', 'no host is unreachable');
+    await until('the summary to count the OSDs up', async () => /^\d+\/\d+$/.test(await summaryValue(page, 'summary-osds')));
+    const [up, total] = (await summaryValue(page, 'summary-osds')).split('/').map(Number);
+    check(up === total && total >= 8, `every OSD of the demo is up: ${up}/${total}`);
+    check((await summaryValue(page, 'summary-removals')) === '0' && (await summaryValue(page, 'summary-specs')) === '0', 'nothing removed or applied yet');
+    check(Number(await summaryValue(page, 'summary-devices')) > 0, 'free disks are counted');
+    check(seen.some((r) => r.path === '/api/v1/summary'), 'the header should come from /api/v1/summary');
+  });
+
+  await step('the OSD filter asks the server', async () => {
+    await until('the OSD list', async () => (await page.locator('tr[data-testid="osd-row"]').count()) > 0);
+    const before = seen.length;
+    await page.fill('#osd-filter', 'F5-422-03');
+    await until('only f5-422-03\'s OSDs (8 and 15)', async () => {
+      const ids = await page.locator('tr[data-testid="osd-row"]').evaluateAll((els) => els.map((e) => e.dataset.osdId));
+      return ids.join(',') === '8,15';
+    });
+    const asked = seen.slice(before).filter((r) => r.path === '/api/v1/osds');
+    check(asked.some((r) => r.params.get('q') === 'F5-422-03' && r.params.get('limit')), `the filter should be sent as q with a limit: ${asked.map((r) => r.params).join(' ')}`);
+    await page.fill('#osd-filter', '');
+    await until('all OSDs back', async () => (await page.locator('tr[data-testid="osd-row"]').count()) > 2);
+  });
+
   await step('the host search asks the server and shows only matching hosts', async () => {
     await page.fill('#host-search', '422-03');
     await until('only f5-422-03 to be listed', async () => {
@@ -206,6 +260,7 @@ async function fieldReport(page) {
   });
 
   await step('its progress bar appears and moves', async () => {
+    await until('the header to count one removal', async () => (await summaryValue(page, 'summary-removals')) === '1');
     firstReading = await until('osd.8 draining with a PG count', async () => {
       const r = await removalState(page, 8);
       return r && r.state === 'draining' && r.left !== '' && Number(r.left) > 0 ? r : null;
@@ -229,6 +284,17 @@ async function fieldReport(page) {
       return Number(await series.getAttribute('data-points')) >= 2 && points.length >= 2;
     });
     check(/osd\.8/.test(await page.textContent('#removal-chart-legend')), 'the legend should name osd.8');
+    // The first fetch takes every sample; later ones only the new ones.
+    const details = await until('a fetch of only the new samples', async () => {
+      const d = seen.filter((r) => /^\/api\/v1\/osds\/removals\/\d+$/.test(r.path));
+      return d.length >= 2 && d.slice(1).some((r) => r.params.has('samples_after')) ? d : null;
+    });
+    check(!details[0].params.has('samples_after'), 'the first fetch of a removal takes all its samples');
+    const grown = await until('the chart line to grow from the new samples', async () => {
+      const n = Number(await page.locator('#removal-chart [data-testid="chart-series"][data-osd-id="8"]').getAttribute('data-points'));
+      return n >= 4 ? n : null;
+    });
+    log(`chart: ${grown} points after ${details.length} fetches, ${details.filter((r) => r.params.has('samples_after')).length} of them incremental`);
   });
 
   await step('the event log shows the scheduling, then the purge, without a reload', async () => {
@@ -246,6 +312,7 @@ async function fieldReport(page) {
       return r && r.state === 'done' ? r : null;
     });
     check(done.progress === '100', `a done removal's bar should be full, it is at ${done.progress}%`);
+    await until('the header to count no removal', async () => (await summaryValue(page, 'summary-removals')) === '0');
     check((await removalRow(page, 8).locator('[data-testid="removal-stop"]').count()) === 0, 'a finished removal must not offer Stop');
     await until('the wiped disk to be listed as held', async () => (await page.locator('[data-testid="held-device"][data-host="f5-422-03"][data-path="/dev/sdd"]').count()) === 1);
     await until('/dev/sdd on f5-422-03 to show as held in its host', async () => /Held/.test(await deviceRow(page, 'f5-422-03', '/dev/sdd').innerText()));
@@ -298,8 +365,10 @@ async function fieldReport(page) {
     await until('"Scheduled osd.osd_spec_F5-422_SSDs update" in the event log', async () => (await eventTexts(page)).some((t) => t.includes('osd.osd_spec_F5-422_SSDs update')));
   });
 
-  await step('still the same document (no reload happened)', async () => {
+  await step('still the same document (no reload happened), and every list asked for was bounded', async () => {
     check((await page.evaluate(() => window.__sameDocument)) === 'yes', 'the page was reloaded');
+    await until('the header to count the applied spec', async () => (await summaryValue(page, 'summary-specs')) === '1');
+    checkListRequestsBounded(seen, 100);
   });
 }
 
@@ -334,9 +403,44 @@ async function tokenForm(context, base) {
   await page.close();
 }
 
+// ───────────── unreachable hosts (emulated: the demo's agents always answer) ─────────────
+
+async function unreachableHosts(context, base) {
+  const page = await context.newPage();
+  const since = Date.now() - 90_000;
+  const asked = [];
+  await page.route('**/api/v1/summary', async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    await route.fulfill({ response: res, json: { ...body, unreachable_hosts: ['f5-422-02', 'f5-422-04'] } });
+  });
+  await page.route('**/api/v1/hosts?*', async (route) => {
+    const u = new URL(route.request().url());
+    asked.push(u.search);
+    const rows = ['f5-422-02', 'f5-422-04'].map((name) => ({
+      name, addr: `${name}.sim:8741`, labels: [], added_at: since, unreachable_since: since,
+      last_error: 'connection refused', consecutive_failures: 3, next_poll_at: Date.now() + 5000,
+    }));
+    await route.fulfill({ json: rows, headers: { 'x-total-count': '2' } });
+  });
+  await step('unreachable hosts: counted from the summary, listed from ?unreachable=true', async () => {
+    await page.goto(base);
+    const box = page.locator('[data-testid="unreachable-hosts"]');
+    await until('the unreachable hosts to be listed', async () => (await box.locator('[data-testid="unreachable-host"]').count()) === 2);
+    const text = (await box.innerText()).replace(/\s+/g, ' ');
+    check(/2 hosts unreachable/.test(text) && /f5-422-02 \(since/.test(text), `the callout should name them: ${text}`);
+    check((await summaryValue(page, 'summary-unreachable')) === '2', 'the header should count them');
+    check(asked.length > 0 && asked.every((q) => /unreachable=true/.test(q) && /limit=\d+/.test(q)), `only unreachable hosts, a few: ${asked.join(' ')}`);
+    await box.locator('[data-testid="unreachable-host"]').first().click();
+    await until('the host search to show f5-422-02', async () => (await page.inputValue('#host-search')) === 'f5-422-02');
+  });
+  await page.close();
+}
+
 // ───────────── 2000 hosts ─────────────
 
 async function scaleRun(page) {
+  const seen = recordApiRequests(page);
   const deviceQueries = [];
   page.on('request', (r) => {
     const u = new URL(r.url());
@@ -355,6 +459,7 @@ async function scaleRun(page) {
     const rows = await page.locator('tr[data-testid="device"]').count();
     check(rows <= 20 * 26, `only the page's devices should be rendered, not ${rows}`);
     check(deviceQueries.length > 0 && deviceQueries.every((q) => /[?&]limit=\d+/.test(q)), `every device query should be paged: ${deviceQueries.join(' ')}`);
+    await until('the header to count 2000 hosts', async () => (await summaryValue(page, 'summary-hosts')) === '2000');
   });
   await step('2000 hosts: paging and searching go through the server', async () => {
     const firstHost = await page.locator('tbody[data-testid="host"]').first().getAttribute('data-host');
@@ -368,15 +473,32 @@ async function scaleRun(page) {
     });
     check(/Hosts 1–1 of 1/.test(await page.textContent('#host-range')), 'the search should reset to the first page');
   });
+  await step('2000 hosts: a host poll refetches the page only when it names a host shown', async () => {
+    // Every host is polled every 5 s, so the stream names many hosts a
+    // second; only sim-1999's polls concern the page now.
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, 10_000));
+    const fetched = seen.filter((r) => r.path === '/api/v1/devices' && r.at >= t0).length;
+    const summaries = seen.filter((r) => r.path === '/api/v1/summary' && r.at >= t0).length;
+    log(`in 10 s: ${fetched} host page fetches, ${summaries} summary fetches`);
+    check(fetched <= 3, `the host page was fetched ${fetched} times in 10 s although only sim-1999 is shown`);
+    check(summaries >= 1 && summaries <= 3, `the summary should be refreshed, throttled: ${summaries} fetches in 10 s`);
+  });
   await step('2000 hosts: the OSD list shows a bounded number of rows', async () => {
     await until('the OSD list', async () => (await page.locator('tr[data-testid="osd-row"]').count()) > 0);
     const rows = await page.locator('tr[data-testid="osd-row"]').count();
     check(rows <= 200, `at most 200 OSD rows should be rendered, not ${rows}`);
+    check(/Showing \d+ of \d{4} matching OSDs/.test(await page.textContent('#osd-count')), `the count should say how many OSDs match: ${await page.textContent('#osd-count')}`);
     await page.fill('#osd-filter', 'sim-0007');
     await until('only sim-0007\'s OSDs', async () => {
       const texts = await page.locator('tr[data-testid="osd-row"] td:nth-child(3)').allTextContents();
       return texts.length > 0 && texts.every((t) => t === 'sim-0007');
     });
+    const osdLists = checkListRequestsBounded(seen, 100);
+    check(osdLists.some((r) => r.params.get('q') === 'sim-0007'), 'the OSD filter should be sent to the server');
+    log(`OSD list requests: ${osdLists.map((r) => `?${r.params}`).join(' ')}`);
+    const [up, total] = (await summaryValue(page, 'summary-osds')).split('/').map(Number);
+    check(total > 5000 && up === total, `the header should count every OSD from the summary: ${up}/${total}`);
   });
 }
 
@@ -390,6 +512,7 @@ try {
   } else {
     await fieldReport(browser.page);
     await tokenForm(browser.context, baseUrl);
+    await unreachableHosts(browser.context, baseUrl);
   }
   check(browser.problems.length === 0, `the page reported errors:\n  ${browser.problems.join('\n  ')}`);
 } catch (e) {
