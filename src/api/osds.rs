@@ -108,7 +108,7 @@ pub struct StatusQuery {
 const RATE_WINDOW_MS: i64 = 15 * 60 * 1000;
 
 pub async fn status_of(d: &Daemon, rec: &RemovalRecord) -> Result<RemovalStatus, ApiError> {
-    let samples = d.store.samples(rec.id).await?;
+    let samples = d.store.recent_samples(rec.id, RATE_WINDOW_MS).await?;
     let points: Vec<(i64, i64, Option<i64>)> = samples.iter().map(|s| (s.at, s.pgs, s.kb_used)).collect();
     let p = progress(rec.removal.pgs_at_start, &points, RATE_WINDOW_MS);
     let r = &rec.removal;

@@ -6,8 +6,9 @@
 //! * `event`, an event-log entry as `/api/v1/events` lists it.
 //! * `hosts`, `{"hosts": ["f5-422-03"]}`: these hosts were polled; their
 //!   inventory (its age at least), reachability or last error may have
-//!   changed. One message per poll; at 2000 hosts that is many a second, so
-//!   a client refetches only what shows one of the named hosts. A host
+//!   changed. The hosts polled within a quarter second share one message,
+//!   so thousands of hosts do not flood the stream; a client refetches only
+//!   what shows one of the named hosts. A host
 //!   added or removed shows as an `event` (`host-added`, `host-removed`);
 //!   the added one is named here once its first poll ends.
 //! * `removals`, `{"osds": [8, 15]}`: the removals of these OSDs may have

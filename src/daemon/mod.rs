@@ -35,6 +35,8 @@ pub struct Daemon {
     pub removals_now: Notify,
     /// Live updates for dashboards.
     pub live: live::LiveSender,
+    /// Hosts polled since the last `Hosts` message (sent in batches).
+    pub polled: live::PolledHosts,
     /// Cancelled when the daemon shuts down: ends the open live streams,
     /// which would otherwise keep the HTTP server from finishing.
     pub shutting_down: tokio_util::sync::CancellationToken,
@@ -55,6 +57,7 @@ impl Daemon {
             reconcile_now: Notify::new(),
             removals_now: Notify::new(),
             live: live::channel(),
+            polled: live::PolledHosts::default(),
             shutting_down: tokio_util::sync::CancellationToken::new(),
             poll_errors: Default::default(),
             poll_locks: Default::default(),

@@ -83,7 +83,7 @@ impl Daemon {
                     .await;
                 }
                 self.note_inventory_change(host, previous, &parsed, &inv).await;
-                let _ = self.live.send(super::live::Live::Hosts { hosts: vec![host.name.clone()] });
+                self.polled.note(&host.name);
                 Ok(())
             }
             Err(error) => {
@@ -95,7 +95,7 @@ impl Daemon {
                 };
                 let became_unreachable = self.store.record_poll_failure(&host.name, &failure).await;
                 // Announced once stored, so that a client refetching at once sees it.
-                let _ = self.live.send(super::live::Live::Hosts { hosts: vec![host.name.clone()] });
+                self.polled.note(&host.name);
                 if let Ok(true) = became_unreachable {
                     self.event(
                         Level::Warning,

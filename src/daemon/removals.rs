@@ -361,7 +361,7 @@ impl Daemon {
         let changed = before.pgs_now != Some(pgs);
         let stale = self
             .store
-            .samples(after.id)
+            .recent_samples(after.id, 0)
             .await
             .ok()
             .and_then(|s| s.last().map(|x| after.updated_at - x.at > 30_000))

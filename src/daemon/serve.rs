@@ -61,6 +61,7 @@ pub async fn serve_with(
         None
     };
     let remover = tokio::spawn(removals::run(daemon.clone(), cancel.clone()));
+    let announcer = tokio::spawn(super::live::announce_polled_hosts(daemon.clone(), cancel.clone()));
     tracing::info!(%local, db = %daemon.config.db.display(), "osdkeeper daemon listening");
     // Tests and scripts read the bound address (port 0) from this line.
     println!("listening on {local}");
@@ -79,6 +80,7 @@ pub async fn serve_with(
         let _ = r.await;
     }
     let _ = remover.await;
+    let _ = announcer.await;
     store.close().await;
     served.map_err(ServeError::Http)
 }

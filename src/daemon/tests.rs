@@ -95,6 +95,30 @@ async fn with_cluster() -> (tempfile::TempDir, Arc<Daemon>, Arc<FakeAgents>) {
     (dir, d, agents)
 }
 
+#[tokio::test]
+async fn polled_hosts_go_out_together_in_one_message() {
+    let (_dir, d, _agents) = with_cluster().await;
+    d.polled.take();
+    let mut rx = d.live.subscribe();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let announcer = tokio::spawn(super::live::announce_polled_hosts(d.clone(), cancel.clone()));
+    for h in d.store.hosts().await.unwrap() {
+        d.poll_host(&h).await.unwrap();
+    }
+    cancel.cancel();
+    announcer.await.unwrap();
+    let mut messages = vec![];
+    while let Ok(m) = rx.try_recv() {
+        if let super::live::Live::Hosts { hosts } = m {
+            messages.push(hosts);
+        }
+    }
+    let all: Vec<String> = messages.concat();
+    assert_eq!(all.len(), 4, "each polled host is named once: {messages:?}");
+    assert!(messages.len() < 4, "polls close together share a message: {messages:?}");
+    assert!(d.polled.take().is_empty(), "nothing is left unsent at shutdown");
+}
+
 const SPEC: &str = "service_type: osd\nservice_id: osd_spec_F5-422_SSDs\nplacement:\n  host_pattern: 'f5-422-*'\nencrypted: true\ndata_devices:\n  rotational: 0\n";
 
 #[tokio::test]

@@ -219,6 +219,20 @@ impl Store {
         rows.iter().map(|r| Ok(Sample { at: r.try_get(0)?, pgs: r.try_get(1)?, kb_used: r.try_get(2)? })).collect()
     }
 
+    /// The samples no older than `window_ms` before the newest one: all the
+    /// drain rate looks at, without reading hours of history per status.
+    pub async fn recent_samples(&self, removal_id: i64, window_ms: i64) -> Result<Vec<Sample>> {
+        let rows = sqlx::query(
+            "SELECT at, pgs, kb_used FROM removal_samples WHERE removal_id = ?1
+             AND at >= (SELECT MAX(at) FROM removal_samples WHERE removal_id = ?1) - ?2 ORDER BY at",
+        )
+        .bind(removal_id)
+        .bind(window_ms)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| Ok(Sample { at: r.try_get(0)?, pgs: r.try_get(1)?, kb_used: r.try_get(2)? })).collect()
+    }
+
     /// The samples taken after `after` (ms, exclusive), oldest first: what a
     /// client holding the samples up to `after` is missing.
     pub async fn samples_after(&self, removal_id: i64, after: i64) -> Result<Vec<Sample>> {

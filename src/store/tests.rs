@@ -77,3 +77,20 @@ async fn events_page_forward() {
     let after = s.events(Some(last2[0].id), 10).await.unwrap();
     assert_eq!(after.len(), 1);
 }
+
+#[tokio::test]
+async fn recent_samples_are_the_window_before_the_newest() {
+    let (_dir, store) = fresh().await;
+    let rec = &store
+        .add_removals(&[crate::domain::removal::Removal::new(8, "h".into(), false, false, false, vec![])], 0)
+        .await
+        .unwrap()[0];
+    assert!(store.recent_samples(rec.id, 1000).await.unwrap().is_empty());
+    for (at, pgs) in [(0, 90), (500, 80), (1500, 60), (2000, 50), (2500, 40)] {
+        store.add_sample(rec.id, at, pgs, None).await.unwrap();
+    }
+    let at = |v: Vec<Sample>| v.iter().map(|s| s.at).collect::<Vec<_>>();
+    assert_eq!(at(store.recent_samples(rec.id, 1000).await.unwrap()), vec![1500, 2000, 2500]);
+    assert_eq!(at(store.recent_samples(rec.id, 0).await.unwrap()), vec![2500]);
+    assert_eq!(at(store.recent_samples(rec.id, 10_000).await.unwrap()), at(store.samples(rec.id).await.unwrap()));
+}
