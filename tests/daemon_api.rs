@@ -19,9 +19,19 @@ fn fixture() -> Value {
 }
 
 fn write_host_inventory(dir: &Path, host: &str, devices: &Value) -> std::path::PathBuf {
+    // Written aside and renamed, so that the agent never reads half a file.
     let p = dir.join(format!("{host}.json"));
-    std::fs::write(&p, serde_json::to_string_pretty(devices).unwrap()).unwrap();
+    let tmp = dir.join(format!("{host}.json.new"));
+    std::fs::write(&tmp, serde_json::to_string_pretty(devices).unwrap()).unwrap();
+    std::fs::rename(&tmp, &p).unwrap();
     p
+}
+
+/// What a timed-out wait prints: the daemon's log and its events.
+fn explain(log: &Path, url: &str) -> String {
+    let log = std::fs::read_to_string(log).unwrap_or_default();
+    let (_, events, _) = cli(url, Some(TOKEN), &["events", "--limit", "100"]);
+    format!("the daemon's log:\n{log}\nits events:\n{events}")
 }
 
 fn start_agent(dir: &Path, host: &str, inventory: &Path) -> (Proc, String) {
@@ -68,15 +78,21 @@ fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart()
     let (_a2, addr2) = start_agent(dir.path(), "f5-422-02", &f2);
     let mut daemon = start_daemon(dir.path(), CONFIG, &env());
     let url = daemon.url.clone();
+    let daemon_log = daemon.log.clone();
 
     let (code, out, err) = cli(&url, Some(TOKEN), &["host", "add", "f5-422-01", &addr1, "--labels", "osd,mon"]);
     assert_eq!(code, 0, "{out}{err}");
     let (code, _, err) = cli(&url, Some(TOKEN), &["host", "add", "f5-422-02", &addr2]);
     assert_eq!(code, 0, "{err}");
-    wait_for("both inventories", Duration::from_secs(30), || {
-        let d = devices(&url);
-        d.as_array().unwrap().iter().all(|h| !h["inventory"].is_null()).then_some(())
-    });
+    wait_for_or(
+        "both inventories",
+        Duration::from_secs(30),
+        || {
+            let d = devices(&url);
+            d.as_array().unwrap().iter().all(|h| !h["inventory"].is_null()).then_some(())
+        },
+        || explain(&daemon_log, &url),
+    );
 
     // device ls: cephadm's columns, a row per device, the age of the inventory.
     let (code, table, _) = cli(&url, Some(TOKEN), &["device", "ls"]);
@@ -130,22 +146,32 @@ fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart()
     let (code, out, err) = cli(&url, Some(TOKEN), &["apply", "-i", repo().join(SPEC).to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Scheduled osd.osd_spec_F5-422_SSDs update..."), "{out}");
-    let refused = wait_for("the reconciler's refusal event", Duration::from_secs(30), || {
-        let (_, ev, _) = cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "100"]);
-        let ev: Value = serde_json::from_str(&ev).ok()?;
-        ev.as_array()?.iter().find(|e| e["kind"] == "osd-create-refused").cloned()
-    });
+    let refused = wait_for_or(
+        "the reconciler's refusal event",
+        Duration::from_secs(30),
+        || {
+            let (_, ev, _) = cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "100"]);
+            let ev: Value = serde_json::from_str(&ev).ok()?;
+            ev.as_array()?.iter().find(|e| e["kind"] == "osd-create-refused").cloned()
+        },
+        || explain(&daemon_log, &url),
+    );
     assert!(refused["message"].as_str().unwrap().contains("inventory"), "{refused}");
 
     // A disk swap on f5-422-02: the agent's file changes, an event names it.
     let mut changed = inv["hosts"]["f5-422-02"].clone();
     changed.as_array_mut().unwrap().retain(|d| d["path"] != "/dev/sde");
     write_host_inventory(dir.path(), "f5-422-02", &changed);
-    let ev = wait_for("a devices-changed event", Duration::from_secs(30), || {
-        let (_, ev, _) = cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "200"]);
-        let ev: Value = serde_json::from_str(&ev).ok()?;
-        ev.as_array()?.iter().find(|e| e["kind"] == "devices-changed").cloned()
-    });
+    let ev = wait_for_or(
+        "a devices-changed event",
+        Duration::from_secs(30),
+        || {
+            let (_, ev, _) = cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "200"]);
+            let ev: Value = serde_json::from_str(&ev).ok()?;
+            ev.as_array()?.iter().find(|e| e["kind"] == "devices-changed").cloned()
+        },
+        || explain(&daemon_log, &url),
+    );
     assert_eq!(ev["message"], "Detected new or changed devices on f5-422-02: removed /dev/sde");
 
     // Restart on the same database: hosts, specs, inventories and events stay.

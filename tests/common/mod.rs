@@ -88,6 +88,7 @@ pub struct TestDaemon {
     pub proc: Proc,
     pub url: String,
     pub db: PathBuf,
+    pub log: PathBuf,
 }
 
 /// Starts `osdkeeper serve` on port 0 with a config file and environment.
@@ -102,8 +103,9 @@ pub fn start_daemon(dir: &Path, config_yaml: &str, env: &[(&str, &str)]) -> Test
         cmd.env(k, v);
     }
     let n = std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0);
-    let (proc, addr) = spawn_listening(cmd, "daemon", &dir.join(format!("daemon-{n}.log")));
-    TestDaemon { proc, url: format!("http://{addr}"), db }
+    let log = dir.join(format!("daemon-{n}.log"));
+    let (proc, addr) = spawn_listening(cmd, "daemon", &log);
+    TestDaemon { proc, url: format!("http://{addr}"), db, log }
 }
 
 /// Runs the CLI against a daemon; returns (exit code, stdout, stderr).
