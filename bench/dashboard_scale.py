@@ -6,7 +6,8 @@ Usage: bench/dashboard_scale.py [--hosts 2000] [--devices-per-host 10] [--runs 1
 
 Starts `osdkeeper demo --hosts N`, waits until every host has an inventory,
 then times each call (wall time of the HTTP request, median and max of the
-runs) and the daemon's resident memory. Prints a Markdown table.
+runs) and the daemon's resident memory, and counts what the live stream
+sends in 10 s. Prints a Markdown table.
 """
 import argparse
 import json
@@ -35,6 +36,26 @@ def call(url, method='GET', body=None):
     with urllib.request.urlopen(req, timeout=120) as r:
         data = r.read()
     return time.perf_counter() - t0, data
+
+
+def stream_for(base, seconds):
+    """Reads the live stream for `seconds`: (`hosts` messages, hosts named, bytes)."""
+    messages = names = size = 0
+    end = time.time() + seconds
+    event = None
+    with urllib.request.urlopen(base + '/api/v1/stream', timeout=seconds + 5) as r:
+        while time.time() < end:
+            line = r.readline()
+            if not line:
+                break
+            size += len(line)
+            line = line.decode().strip()
+            if line.startswith('event:'):
+                event = line[6:].strip()
+            elif line.startswith('data:') and event == 'hosts':
+                messages += 1
+                names += len(json.loads(line[5:])['hosts'])
+    return messages, names, size
 
 
 def rss_mib(pid):
@@ -77,7 +98,11 @@ def main():
             ('hosts + devices, first page of 50', 'GET', '/api/v1/devices?offset=0&limit=50', None),
             ('hosts + devices, last page of 50', 'GET', '/api/v1/devices?offset={}&limit=50'.format(a.hosts - 50), None),
             ('host search (q=sim-19)', 'GET', '/api/v1/devices?q=sim-19&limit=50', None),
+            ('summary (page header)', 'GET', '/api/v1/summary', None),
+            ('unreachable hosts, first 12', 'GET', '/api/v1/hosts?unreachable=true&limit=12', None),
             ('hosts (all)', 'GET', '/api/v1/hosts', None),
+            ('OSDs, first page of 100 (picker)', 'GET', '/api/v1/osds?limit=100', None),
+            ('OSD search (q=sim-0007)', 'GET', '/api/v1/osds?q=sim-0007&limit=100', None),
             ('OSDs (all)', 'GET', '/api/v1/osds', None),
             ('removal status', 'GET', '/api/v1/osds/removals', None),
             ('events (latest 100)', 'GET', '/api/v1/events?limit=100', None),
@@ -95,6 +120,10 @@ def main():
             rows.append((name, statistics.median(times), max(times), size))
         print('{} hosts x {} devices ({} devices); all inventories stored {:.0f} s after start; daemon RSS {:.0f} MiB'.format(
             a.hosts, a.devices_per_host, a.hosts * a.devices_per_host, filled, rss_mib(proc.pid)))
+        print()
+        messages, names, size = stream_for(base, 10.0)
+        print('live stream over 10 s: {} `hosts` messages naming {} hosts, {:.0f} KiB in all'.format(
+            messages, names, size / 1024))
         print()
         print('| call | median ms | max ms | response KiB |')
         print('|---|---:|---:|---:|')
