@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
-use crate::client::with_causes;
-use crate::store::Host;
+use crate::error_chain::with_causes;
 use crate::wire::agent::{
     AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport, OsdDaemonStatus, ZapRequest, ZapResult,
 };
+use crate::wire::api::hosts::Host;
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum AgentError {

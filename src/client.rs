@@ -1,26 +1,44 @@
-//! The CLI's client for the daemon's API. The CLI never touches the
+//! The CLI's client for the daemon's API, typed: every answer is read into
+//! the `wire::api` type the daemon sent. The CLI never touches the
 //! database: everything goes through `/api/v1/`.
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error_chain::with_causes;
+use crate::wire::api::devices::{DeviceQuery, DeviceRef, Hold, HostDevices, ZapBody};
+use crate::wire::api::encode;
+use crate::wire::api::error::ErrorBody;
+use crate::wire::api::events::{Event, EventQuery};
+use crate::wire::api::hosts::{AddHost, Host, HostQuery, LabelBody};
+use crate::wire::api::osds::{IdsBody, OsdQuery, OsdRow, RemovalStatus, RemoveBody, StatusQuery};
+use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecRecord};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     #[error("cannot reach the osdkeeper daemon at {url}: {message} (is `osdkeeper serve` running? set --url or OSDKEEPER_URL)")]
     Unreachable { url: String, message: String },
-    /// The daemon answered with an error; `body` is its JSON.
-    #[error("{message}")]
-    Api { status: u16, message: String, body: Value },
+    /// The daemon answered with an error.
+    #[error("{}", .body.error)]
+    Api { status: u16, body: ErrorBody },
     #[error("the daemon sent something unreadable: {0}")]
     Decode(String),
+    /// The command line itself is wrong (checked before asking the daemon).
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl ClientError {
-    /// 4xx: the request was wrong (exit 1); otherwise the daemon or the
-    /// network failed (exit 2).
+    /// 4xx or a bad command line: the request was wrong (exit 1); otherwise
+    /// the daemon or the network failed (exit 2).
     pub fn is_client_error(&self) -> bool {
-        matches!(self, ClientError::Api { status, .. } if (400..500).contains(status))
+        match self {
+            ClientError::Api { status, .. } => (400..500).contains(status),
+            ClientError::Usage(_) => true,
+            _ => false,
+        }
     }
 }
 
@@ -36,7 +54,12 @@ impl Client {
         Client { base: base.trim_end_matches('/').to_string(), token: token.filter(|t| !t.is_empty()), http }
     }
 
-    async fn send(&self, req: reqwest::RequestBuilder) -> Result<Value, ClientError> {
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Sends; the body of a success, or the daemon's error.
+    async fn send(&self, req: reqwest::RequestBuilder) -> Result<Vec<u8>, ClientError> {
         let req = match &self.token {
             Some(t) => req.bearer_auth(t),
             None => req,
@@ -46,60 +69,101 @@ impl Client {
             .await
             .map_err(|e| ClientError::Unreachable { url: self.base.clone(), message: with_causes(&e) })?;
         let status = resp.status();
-        let bytes = resp.bytes().await.map_err(|e| ClientError::Decode(e.to_string()))?;
-        let body: Value = if bytes.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&bytes)
-                .map_err(|e| ClientError::Decode(format!("{e}: {}", String::from_utf8_lossy(&bytes))))?
-        };
+        let bytes = resp.bytes().await.map_err(|e| ClientError::Decode(with_causes(&e)))?;
         if status.is_success() {
-            Ok(body)
-        } else {
-            let message =
-                body.get("error").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| status.to_string());
-            Err(ClientError::Api { status: status.as_u16(), message, body })
+            return Ok(bytes.to_vec());
         }
+        let body = serde_json::from_slice::<ErrorBody>(&bytes)
+            .unwrap_or_else(|_| ErrorBody { error: status.to_string(), errors: Vec::new() });
+        Err(ClientError::Api { status: status.as_u16(), body })
     }
 
-    pub async fn get(&self, path: &str) -> Result<Value, ClientError> {
-        self.send(self.http.get(format!("{}{path}", self.base))).await
+    async fn read<T: DeserializeOwned>(&self, req: reqwest::RequestBuilder) -> Result<T, ClientError> {
+        let bytes = self.send(req).await?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| ClientError::Decode(format!("{e}: {}", String::from_utf8_lossy(&bytes))))
     }
 
-    pub async fn delete(&self, path: &str) -> Result<Value, ClientError> {
-        self.send(self.http.delete(format!("{}{path}", self.base))).await
+    async fn get<T: DeserializeOwned>(&self, path: &str, query: &impl Serialize) -> Result<T, ClientError> {
+        self.read(self.http.get(self.url(path)).query(query)).await
     }
 
-    pub async fn post_json(&self, path: &str, body: &Value) -> Result<Value, ClientError> {
-        self.send(self.http.post(format!("{}{path}", self.base)).json(body)).await
+    async fn post<T: DeserializeOwned>(&self, path: &str, body: &impl Serialize) -> Result<T, ClientError> {
+        self.read(self.http.post(self.url(path)).json(body)).await
     }
 
-    pub async fn post_text(&self, path: &str, body: String, content_type: &str) -> Result<Value, ClientError> {
-        self.send(self.http.post(format!("{}{path}", self.base)).header("content-type", content_type).body(body)).await
+    pub async fn hosts(&self, q: &HostQuery) -> Result<Vec<Host>, ClientError> {
+        self.get("/api/v1/hosts", q).await
     }
-}
 
-/// An error with its causes: reqwest's own message stops at "error
-/// sending request", the cause says why (refused, timed out, ...).
-pub fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut msg = e.to_string();
-    let mut s = e.source();
-    while let Some(x) = s {
-        msg = format!("{msg}: {x}");
-        s = x.source();
+    pub async fn add_host(&self, body: &AddHost) -> Result<Host, ClientError> {
+        self.post("/api/v1/hosts", body).await
     }
-    msg
-}
 
-/// Percent-encodes a path segment or query value.
-pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
+    pub async fn remove_host(&self, name: &str) -> Result<(), ClientError> {
+        self.send(self.http.delete(self.url(&format!("/api/v1/hosts/{}", encode(name))))).await.map(|_| ())
     }
-    out
+
+    pub async fn add_label(&self, host: &str, label: &str) -> Result<Host, ClientError> {
+        self.post(&format!("/api/v1/hosts/{}/labels", encode(host)), &LabelBody { label: label.into() }).await
+    }
+
+    pub async fn remove_label(&self, host: &str, label: &str) -> Result<Host, ClientError> {
+        self.read(self.http.delete(self.url(&format!("/api/v1/hosts/{}/labels/{}", encode(host), encode(label))))).await
+    }
+
+    pub async fn devices(&self, q: &DeviceQuery) -> Result<Vec<HostDevices>, ClientError> {
+        self.get("/api/v1/devices", q).await
+    }
+
+    pub async fn held(&self) -> Result<Vec<Hold>, ClientError> {
+        self.get("/api/v1/devices/held", &()).await
+    }
+
+    pub async fn release(&self, body: &DeviceRef) -> Result<Hold, ClientError> {
+        self.post("/api/v1/devices/release", body).await
+    }
+
+    pub async fn zap(&self, body: &ZapBody) -> Result<Vec<String>, ClientError> {
+        self.post("/api/v1/devices/zap", body).await
+    }
+
+    /// Posts a spec file (YAML) for a dry-run or an apply.
+    pub async fn apply(&self, q: &ApplyQuery, yaml: String) -> Result<ApplyResponse, ClientError> {
+        let req =
+            self.http.post(self.url("/api/v1/specs")).query(q).header("content-type", "application/yaml").body(yaml);
+        self.read(req).await
+    }
+
+    pub async fn specs(&self) -> Result<Vec<SpecRecord>, ClientError> {
+        self.get("/api/v1/specs", &()).await
+    }
+
+    pub async fn spec(&self, service_name: &str) -> Result<SpecDetail, ClientError> {
+        self.get(&format!("/api/v1/specs/{}", encode(service_name)), &()).await
+    }
+
+    pub async fn remove_spec(&self, service_name: &str) -> Result<SpecRecord, ClientError> {
+        self.read(self.http.delete(self.url(&format!("/api/v1/specs/{}", encode(service_name))))).await
+    }
+
+    pub async fn osds(&self, q: &OsdQuery) -> Result<Vec<OsdRow>, ClientError> {
+        self.get("/api/v1/osds", q).await
+    }
+
+    pub async fn schedule_removals(&self, body: &RemoveBody) -> Result<Vec<RemovalStatus>, ClientError> {
+        self.post("/api/v1/osds/removals", body).await
+    }
+
+    pub async fn removals(&self, q: &StatusQuery) -> Result<Vec<RemovalStatus>, ClientError> {
+        self.get("/api/v1/osds/removals", q).await
+    }
+
+    pub async fn stop_removals(&self, ids: &[u32]) -> Result<Vec<RemovalStatus>, ClientError> {
+        self.post("/api/v1/osds/removals/stop", &IdsBody { ids: ids.to_vec() }).await
+    }
+
+    pub async fn events(&self, q: &EventQuery) -> Result<Vec<Event>, ClientError> {
+        self.get("/api/v1/events", q).await
+    }
 }

@@ -8,6 +8,8 @@ pub mod agent_client;
 pub mod agent_server;
 /// The HTTP API of the daemon.
 pub mod api;
+/// The composition root: wires store, adapters, daemon and API together.
+pub mod app;
 /// The Ceph cluster adapter (the `ceph` CLI).
 pub mod ceph;
 /// The command line.
@@ -22,6 +24,8 @@ pub mod config;
 pub mod daemon;
 /// The pure core: spec parsing, device selection, planning. No I/O, no async.
 pub mod domain;
+/// An error with its causes, as one message.
+pub mod error_chain;
 /// Tables and JSON documents for operators.
 pub mod render;
 /// A simulated cluster and agents (demo, tests, scale runs).

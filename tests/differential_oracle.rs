@@ -110,7 +110,8 @@ fn check_case(dir: &Path, tally: &mut Tally) -> Option<String> {
         Some(Value::Object(picked).to_string())
     };
     let mut theirs_rows: Vec<String> = expected["preview"].as_array().unwrap().iter().filter_map(project).collect();
-    let rendered = serde_json::to_value(osdkeeper::render::preview::PreviewReport::new(&got, &docs, &view)).unwrap();
+    let rendered =
+        serde_json::to_value(osdkeeper::wire::preview_json::PreviewReport::new(&got, &docs, &view).doc()).unwrap();
     let mut ours_rows: Vec<String> = rendered["preview"].as_array().unwrap().iter().filter_map(project).collect();
     theirs_rows.sort();
     ours_rows.sort();

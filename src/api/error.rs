@@ -4,23 +4,17 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::{json, Value};
 
-use crate::daemon::apply::{ApplyError, InvalidSpecs};
-use crate::daemon::DaemonError;
+use crate::daemon::{invalid_specs_message, DaemonError};
+use crate::domain::spec::SpecError;
+use crate::wire::api::error::ErrorBody;
+use crate::wire::api::preview::SpecErrorJson;
 
 #[derive(Debug)]
 pub enum ApiError {
     Status(StatusCode, String),
     /// Invalid spec documents: 422 with each error.
-    InvalidSpecs(InvalidSpecs),
-}
-
-/// The error body, for the OpenAPI document.
-#[derive(serde::Serialize, utoipa::ToSchema)]
-pub struct ErrorBody {
-    /// What was wrong, naming the field and value where there is one.
-    pub error: String,
+    InvalidSpecs(String, Vec<SpecError>),
 }
 
 impl ApiError {
@@ -32,10 +26,11 @@ impl ApiError {
 impl From<DaemonError> for ApiError {
     fn from(e: DaemonError) -> Self {
         match e {
-            DaemonError::BadRequest(m) => ApiError::Status(StatusCode::BAD_REQUEST, m),
+            DaemonError::Invalid(m) => ApiError::Status(StatusCode::BAD_REQUEST, m),
             DaemonError::NotFound(m) => ApiError::Status(StatusCode::NOT_FOUND, m),
-            DaemonError::Conflict(m) => ApiError::Status(StatusCode::CONFLICT, m),
-            DaemonError::Unprocessable(m) => ApiError::Status(StatusCode::UNPROCESSABLE_ENTITY, m),
+            DaemonError::Conflict(m) | DaemonError::RefusedUnsafe(m) => ApiError::Status(StatusCode::CONFLICT, m),
+            DaemonError::CannotAct(m) => ApiError::Status(StatusCode::UNPROCESSABLE_ENTITY, m),
+            DaemonError::InvalidSpecs(errors) => ApiError::InvalidSpecs(invalid_specs_message(&errors), errors),
             DaemonError::Internal(m) => {
                 tracing::error!("internal error: {m}");
                 ApiError::Status(StatusCode::INTERNAL_SERVER_ERROR, "internal error; see the daemon's log".into())
@@ -54,20 +49,14 @@ impl From<crate::store::StoreError> for ApiError {
     }
 }
 
-impl From<ApplyError> for ApiError {
-    fn from(e: ApplyError) -> Self {
-        match e {
-            ApplyError::Invalid(i) => ApiError::InvalidSpecs(i),
-            ApplyError::Other(d) => d.into(),
-        }
-    }
-}
-
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let (status, body): (StatusCode, Value) = match self {
-            ApiError::Status(s, m) => (s, json!({ "error": m })),
-            ApiError::InvalidSpecs(i) => (StatusCode::UNPROCESSABLE_ENTITY, i.body()),
+        let (status, body) = match self {
+            ApiError::Status(s, error) => (s, ErrorBody { error, errors: Vec::new() }),
+            ApiError::InvalidSpecs(error, errors) => {
+                let errors = errors.iter().map(SpecErrorJson::from).collect();
+                (StatusCode::UNPROCESSABLE_ENTITY, ErrorBody { error, errors })
+            }
         };
         (status, Json(body)).into_response()
     }

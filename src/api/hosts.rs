@@ -5,39 +5,13 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
-use serde::Deserialize;
 
-use super::error::{ApiError, ErrorBody};
+use super::error::ApiError;
 use super::json_body::{JsonBody, QueryParams};
+use super::{paged, Paged};
 use crate::daemon::Daemon;
-use crate::store::Host;
-
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AddHost {
-    /// Host name (letters, digits, '-' and '.').
-    pub name: String,
-    /// HOST:PORT of the host's agent.
-    pub addr: String,
-    #[serde(default)]
-    pub labels: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LabelBody {
-    pub label: String,
-}
-
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-pub struct HostQuery {
-    /// true: only the hosts whose agent does not answer; false: only the others.
-    pub unreachable: Option<bool>,
-    /// Page through the hosts (in the order they were added): skip this many...
-    pub offset: Option<usize>,
-    /// ...and return at most this many (default: all).
-    pub limit: Option<usize>,
-}
+use crate::wire::api::error::ErrorBody;
+use crate::wire::api::hosts::{AddHost, Host, HostQuery, LabelBody};
 
 #[utoipa::path(get, path = "/api/v1/hosts", tag = "hosts", params(HostQuery),
     responses((status = 200, body = [Host],
@@ -45,14 +19,8 @@ pub struct HostQuery {
 pub async fn list(
     State(d): State<Arc<Daemon>>,
     QueryParams(q): QueryParams<HostQuery>,
-) -> Result<([(&'static str, String); 1], Json<Vec<Host>>), ApiError> {
-    let mut hosts = d.store.hosts().await?;
-    if let Some(down) = q.unreachable {
-        hosts.retain(|h| h.unreachable_since.is_some() == down);
-    }
-    let total = hosts.len();
-    let hosts = hosts.into_iter().skip(q.offset.unwrap_or(0)).take(q.limit.unwrap_or(usize::MAX)).collect();
-    Ok(([("x-total-count", total.to_string())], Json(hosts)))
+) -> Result<Paged<Host>, ApiError> {
+    Ok(paged(d.hosts(&q).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/hosts", tag = "hosts", request_body = AddHost,
@@ -61,14 +29,7 @@ pub async fn add(
     State(d): State<Arc<Daemon>>,
     JsonBody(body): JsonBody<AddHost>,
 ) -> Result<(StatusCode, Json<Host>), ApiError> {
-    let host = d.add_host(&body.name, &body.addr, &body.labels).await?;
-    // Fetch its inventory right away rather than at the next poll.
-    let daemon = d.clone();
-    let h = host.clone();
-    tokio::spawn(async move {
-        let _ = daemon.poll_host(&h).await;
-    });
-    Ok((StatusCode::CREATED, Json(host)))
+    Ok((StatusCode::CREATED, Json(d.add_host(&body.name, &body.addr, &body.labels).await?)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/hosts/{name}", tag = "hosts", params(("name" = String, Path)),

@@ -13,8 +13,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 
-use super::osds::status_of;
-use crate::clock::now_ms;
 use crate::daemon::Daemon;
 
 const BUCKETS: [f64; 11] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
@@ -71,79 +69,85 @@ pub async fn metrics(State(d): State<Arc<Daemon>>, Extension(http): Extension<Ar
     }
 }
 
+/// Appends to a `String`, which takes any text (its `fmt::Write` cannot fail).
+macro_rules! put {
+    ($out:expr, $($arg:tt)*) => {
+        $out.write_fmt(format_args!($($arg)*)).expect("a String takes any text")
+    };
+}
+
 async fn render(d: &Daemon, http: &HttpMetrics) -> Result<String, String> {
+    let view = d.metrics_view().await.map_err(|e| e.to_string())?;
     let mut out = String::new();
-    let now = now_ms();
-    let removals = d.store.removals(0).await.map_err(|e| e.to_string())?;
-    let _ = writeln!(out, "# HELP osdkeeper_removals Active OSD removals by state.\n# TYPE osdkeeper_removals gauge");
+    put!(out, "# HELP osdkeeper_removals Active OSD removals by state.\n# TYPE osdkeeper_removals gauge\n");
     let mut by_state: BTreeMap<&str, u64> = BTreeMap::new();
-    for r in &removals {
-        *by_state.entry(r.removal.phase.as_str()).or_default() += 1;
+    for r in &view.removals {
+        *by_state.entry(r.state.as_str()).or_default() += 1;
     }
     for state in ["queued", "draining", "waiting-safe", "stopping", "destroying", "zapping", "restoring"] {
-        let _ = writeln!(out, "osdkeeper_removals{{state=\"{state}\"}} {}", by_state.get(state).copied().unwrap_or(0));
+        put!(out, "osdkeeper_removals{{state=\"{state}\"}} {}\n", by_state.get(state).copied().unwrap_or(0));
     }
     let mut pgs = String::new();
     let mut rate = String::new();
     let mut eta = String::new();
-    for r in &removals {
-        let Ok(st) = status_of(d, r).await else { continue };
-        let labels = format!("osd=\"{}\",host=\"{}\",state=\"{}\"", st.osd_id, esc(&st.host), st.state);
+    for st in &view.removals {
+        let labels = format!("osd=\"{}\",host=\"{}\",state=\"{}\"", st.osd_id, esc(&st.host), st.state.as_str());
         if let Some(p) = st.pgs_now {
-            let _ = writeln!(pgs, "osdkeeper_removal_pgs_left{{{labels}}} {p}");
+            put!(pgs, "osdkeeper_removal_pgs_left{{{labels}}} {p}\n");
         }
         if let Some(x) = st.pgs_per_min {
-            let _ = writeln!(rate, "osdkeeper_removal_drain_rate_pgs_per_minute{{{labels}}} {x}");
+            put!(rate, "osdkeeper_removal_drain_rate_pgs_per_minute{{{labels}}} {x}\n");
         }
         if let Some(x) = st.eta_s {
-            let _ = writeln!(eta, "osdkeeper_removal_eta_seconds{{{labels}}} {x}");
+            put!(eta, "osdkeeper_removal_eta_seconds{{{labels}}} {x}\n");
         }
     }
-    let _ = write!(out, "# HELP osdkeeper_removal_pgs_left Placement groups left on each OSD being removed.\n# TYPE osdkeeper_removal_pgs_left gauge\n{pgs}");
-    let _ = write!(out, "# HELP osdkeeper_removal_drain_rate_pgs_per_minute PGs moved off per minute, recent window.\n# TYPE osdkeeper_removal_drain_rate_pgs_per_minute gauge\n{rate}");
-    let _ = write!(out, "# HELP osdkeeper_removal_eta_seconds Time left for the drain at the current rate.\n# TYPE osdkeeper_removal_eta_seconds gauge\n{eta}");
+    put!(out, "# HELP osdkeeper_removal_pgs_left Placement groups left on each OSD being removed.\n# TYPE osdkeeper_removal_pgs_left gauge\n{pgs}");
+    put!(out, "# HELP osdkeeper_removal_drain_rate_pgs_per_minute PGs moved off per minute, recent window.\n# TYPE osdkeeper_removal_drain_rate_pgs_per_minute gauge\n{rate}");
+    put!(out, "# HELP osdkeeper_removal_eta_seconds Time left for the drain at the current rate.\n# TYPE osdkeeper_removal_eta_seconds gauge\n{eta}");
 
-    let hosts = d.store.hosts().await.map_err(|e| e.to_string())?;
-    let inventories = d.store.inventories().await.map_err(|e| e.to_string())?;
-    let errors = d.poll_errors.lock().expect("counter lock").clone();
-    let _ = writeln!(out, "# HELP osdkeeper_inventory_age_seconds Age of each host's latest inventory.\n# TYPE osdkeeper_inventory_age_seconds gauge");
-    for h in &hosts {
-        if let Some(i) = inventories.iter().find(|i| i.host == h.name) {
-            let _ = writeln!(
+    put!(out, "# HELP osdkeeper_inventory_age_seconds Age of each host's latest inventory.\n# TYPE osdkeeper_inventory_age_seconds gauge\n");
+    for h in &view.hosts {
+        if let Some(age) = h.inventory_age_s {
+            put!(out, "osdkeeper_inventory_age_seconds{{host=\"{}\"}} {age}\n", esc(&h.name));
+        }
+    }
+    put!(out, "# HELP osdkeeper_host_unreachable 1 while polls of the host's agent fail.\n# TYPE osdkeeper_host_unreachable gauge\n");
+    for h in &view.hosts {
+        put!(out, "osdkeeper_host_unreachable{{host=\"{}\"}} {}\n", esc(&h.name), u8::from(h.unreachable));
+    }
+    put!(out, "# HELP osdkeeper_poll_errors_total Failed inventory polls per host since the daemon started.\n# TYPE osdkeeper_poll_errors_total counter\n");
+    for h in &view.hosts {
+        put!(out, "osdkeeper_poll_errors_total{{host=\"{}\"}} {}\n", esc(&h.name), h.poll_errors);
+    }
+    put!(out, "# HELP osdkeeper_worker_steps_total Steps each background worker ran since the daemon started.\n# TYPE osdkeeper_worker_steps_total counter\n");
+    for w in &view.workers {
+        put!(out, "osdkeeper_worker_steps_total{{worker=\"{}\"}} {}\n", w.name, w.steps);
+    }
+    put!(out, "# HELP osdkeeper_worker_consecutive_errors Failed steps in a row of each background worker.\n# TYPE osdkeeper_worker_consecutive_errors gauge\n");
+    for w in &view.workers {
+        put!(out, "osdkeeper_worker_consecutive_errors{{worker=\"{}\"}} {}\n", w.name, w.consecutive_errors);
+    }
+    put!(out, "# HELP osdkeeper_worker_last_success_timestamp_seconds When each worker last finished a step without error.\n# TYPE osdkeeper_worker_last_success_timestamp_seconds gauge\n");
+    for w in &view.workers {
+        if let Some(at) = w.last_success_at {
+            put!(
                 out,
-                "osdkeeper_inventory_age_seconds{{host=\"{}\"}} {}",
-                esc(&h.name),
-                (now - i.taken_at) as f64 / 1000.0
+                "osdkeeper_worker_last_success_timestamp_seconds{{worker=\"{}\"}} {}\n",
+                w.name,
+                at as f64 / 1000.0
             );
         }
     }
-    let _ = writeln!(out, "# HELP osdkeeper_host_unreachable 1 while polls of the host's agent fail.\n# TYPE osdkeeper_host_unreachable gauge");
-    for h in &hosts {
-        let _ = writeln!(
-            out,
-            "osdkeeper_host_unreachable{{host=\"{}\"}} {}",
-            esc(&h.name),
-            u8::from(h.unreachable_since.is_some())
-        );
-    }
-    let _ = writeln!(out, "# HELP osdkeeper_poll_errors_total Failed inventory polls per host since the daemon started.\n# TYPE osdkeeper_poll_errors_total counter");
-    for h in &hosts {
-        let _ = writeln!(
-            out,
-            "osdkeeper_poll_errors_total{{host=\"{}\"}} {}",
-            esc(&h.name),
-            errors.get(&h.name).copied().unwrap_or(0)
-        );
-    }
-    let _ = writeln!(out, "# HELP osdkeeper_http_request_duration_seconds API request latency.\n# TYPE osdkeeper_http_request_duration_seconds histogram");
+    put!(out, "# HELP osdkeeper_http_request_duration_seconds API request latency.\n# TYPE osdkeeper_http_request_duration_seconds histogram\n");
     for ((method, route), h) in http.by_route.lock().expect("metrics lock").iter() {
         let l = format!("method=\"{method}\",route=\"{}\"", esc(route));
         for (i, b) in BUCKETS.iter().enumerate() {
-            let _ = writeln!(out, "osdkeeper_http_request_duration_seconds_bucket{{{l},le=\"{b}\"}} {}", h.counts[i]);
+            put!(out, "osdkeeper_http_request_duration_seconds_bucket{{{l},le=\"{b}\"}} {}\n", h.counts[i]);
         }
-        let _ = writeln!(out, "osdkeeper_http_request_duration_seconds_bucket{{{l},le=\"+Inf\"}} {}", h.count);
-        let _ = writeln!(out, "osdkeeper_http_request_duration_seconds_sum{{{l}}} {}", h.sum);
-        let _ = writeln!(out, "osdkeeper_http_request_duration_seconds_count{{{l}}} {}", h.count);
+        put!(out, "osdkeeper_http_request_duration_seconds_bucket{{{l},le=\"+Inf\"}} {}\n", h.count);
+        put!(out, "osdkeeper_http_request_duration_seconds_sum{{{l}}} {}\n", h.sum);
+        put!(out, "osdkeeper_http_request_duration_seconds_count{{{l}}} {}\n", h.count);
     }
     Ok(out)
 }

@@ -1,7 +1,8 @@
-//! The daemon's HTTP API: JSON under `/api/v1/`, `/healthz`, the OpenAPI
-//! document at `/api/v1/openapi.json` (generated from the handlers'
-//! annotations). Handlers are thin: they parse, call `daemon`, answer.
-//! Only this module knows HTTP status codes and API shapes.
+//! The daemon's HTTP API: JSON under `/api/v1/`, `/healthz`, `/metrics`,
+//! the dashboard, and the OpenAPI document at `/api/v1/openapi.json`
+//! (generated from the handlers' annotations). Handlers are thin: they
+//! parse, call one daemon operation or query, and send what it returns
+//! (the types of `wire::api`). Only this module knows HTTP status codes.
 
 pub mod devices;
 pub mod error;
@@ -26,7 +27,23 @@ use axum::{Json, Router};
 use utoipa::OpenApi;
 
 use crate::daemon::Daemon;
+use crate::wire::api::Page;
 use error::ApiError;
+
+/// What the API needs to know besides the daemon: set by the composition root.
+#[derive(Debug, Clone)]
+pub struct ApiSettings {
+    /// Every request but `/healthz`, `/metrics` and the page's assets needs it, when set.
+    pub token: Option<String>,
+    pub max_body_bytes: usize,
+}
+
+/// A page of a list: the items as the body, the total before paging in `x-total-count`.
+pub type Paged<T> = ([(&'static str, String); 1], Json<Vec<T>>);
+
+pub fn paged<T>(page: Page<T>) -> Paged<T> {
+    ([("x-total-count", page.total.to_string())], Json(page.items))
+}
 
 #[derive(OpenApi)]
 #[openapi(
@@ -35,10 +52,10 @@ use error::ApiError;
         hosts::list, hosts::add, hosts::remove, hosts::add_label, hosts::remove_label,
         devices::list, devices::held, devices::release,
         specs::apply, specs::list, specs::get, specs::remove,
-        osds::list, osds::remove, osds::status, osds::detail, osds::stop, osds::zap,
-        events::list, stream::stream, summary::summary, healthz,
+        osds::list, osds::remove, osds::status, osds::detail, osds::stop, devices::zap,
+        events::list, events::workers, stream::stream, summary::summary, healthz,
     ),
-    components(schemas(error::ErrorBody)),
+    components(schemas(crate::wire::api::error::ErrorBody)),
     modifiers(&BearerAuth),
 )]
 pub struct ApiDoc;
@@ -73,8 +90,8 @@ async fn not_found() -> ApiError {
 
 /// With a token configured, everything but /healthz and /metrics needs
 /// `Authorization: Bearer <token>`.
-async fn require_token(State(d): State<Arc<Daemon>>, req: Request, next: Next) -> Response {
-    let Some(token) = d.config.token.as_deref() else {
+async fn require_token(State(settings): State<Arc<ApiSettings>>, req: Request, next: Next) -> Response {
+    let Some(token) = settings.token.as_deref() else {
         return next.run(req).await;
     };
     let path = req.uri().path();
@@ -99,7 +116,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-pub fn router(daemon: Arc<Daemon>) -> Router {
+pub fn router(daemon: Arc<Daemon>, settings: ApiSettings) -> Router {
     let api = Router::new()
         .route("/api/v1/hosts", get(hosts::list).post(hosts::add))
         .route("/api/v1/hosts/{name}", delete(hosts::remove))
@@ -115,7 +132,8 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
         .route("/api/v1/osds/removals", get(osds::status).post(osds::remove))
         .route("/api/v1/osds/removals/stop", post(osds::stop))
         .route("/api/v1/osds/removals/{removal_id}", get(osds::detail))
-        .route("/api/v1/devices/zap", post(osds::zap))
+        .route("/api/v1/devices/zap", post(devices::zap))
+        .route("/api/v1/workers", get(events::workers))
         .route("/api/v1/openapi.json", get(openapi))
         .route("/api/v1/stream", get(stream::stream))
         .route("/api/v1/summary", get(summary::summary))
@@ -128,11 +146,11 @@ pub fn router(daemon: Arc<Daemon>) -> Router {
             ApiError::Status(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here".into())
         });
     let http_metrics = Arc::new(metrics::HttpMetrics::default());
-    api.layer(middleware::from_fn_with_state(daemon.clone(), require_token))
+    let max_body = settings.max_body_bytes;
+    api.layer(middleware::from_fn_with_state(Arc::new(settings), require_token))
         .layer(middleware::from_fn_with_state(http_metrics.clone(), metrics::track))
         .layer(axum::Extension(http_metrics))
-        .layer(axum::Extension(Arc::new(summary::ClusterCounts::default())))
-        .layer(axum::extract::DefaultBodyLimit::max(daemon.config.max_body_bytes))
+        .layer(axum::extract::DefaultBodyLimit::max(max_body))
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(daemon)
 }

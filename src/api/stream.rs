@@ -32,16 +32,24 @@ use futures::stream::Stream;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::daemon::live::Live;
+
+/// The `event:` name of each kind of message, as the dashboard matches them.
+pub const HELLO: &str = "hello";
+pub const EVENT: &str = "event";
+pub const REMOVALS: &str = "removals";
+pub const HOSTS: &str = "hosts";
+pub const SPECS: &str = "specs";
+pub const RESYNC: &str = "resync";
+pub const MESSAGES: [&str; 6] = [HELLO, EVENT, REMOVALS, HOSTS, SPECS, RESYNC];
 use crate::daemon::Daemon;
 
 #[utoipa::path(get, path = "/api/v1/stream", tag = "live",
     responses((status = 200, description = "text/event-stream: hello {}, event (an event-log entry), \
         hosts {\"hosts\": [names]}, removals {\"osds\": [ids]}, specs {}, resync {}")))]
 pub async fn stream(State(d): State<Arc<Daemon>>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let mut rx = d.live.subscribe();
-    let closing = d.shutting_down.clone();
+    let (mut rx, closing) = d.subscribe();
     let s = async_stream(move |tx| async move {
-        if tx.send(Event::default().event("hello").data("{}")).await.is_err() {
+        if tx.send(Event::default().event(HELLO).data("{}")).await.is_err() {
             return;
         }
         loop {
@@ -52,7 +60,7 @@ pub async fn stream(State(d): State<Arc<Daemon>>) -> Sse<impl Stream<Item = Resu
             let msg = match next {
                 Ok(m) => m,
                 Err(RecvError::Lagged(_)) => {
-                    if tx.send(Event::default().event("resync").data("{}")).await.is_err() {
+                    if tx.send(Event::default().event(RESYNC).data("{}")).await.is_err() {
                         return;
                     }
                     continue;
@@ -60,10 +68,10 @@ pub async fn stream(State(d): State<Arc<Daemon>>) -> Sse<impl Stream<Item = Resu
                 Err(RecvError::Closed) => return,
             };
             let (name, data) = match &msg {
-                Live::Event { event } => ("event", serde_json::to_string(event).unwrap_or_default()),
-                Live::Removals { osds } => ("removals", serde_json::json!({ "osds": osds }).to_string()),
-                Live::Hosts { hosts } => ("hosts", serde_json::json!({ "hosts": hosts }).to_string()),
-                Live::Specs => ("specs", "{}".into()),
+                Live::Event { event } => (EVENT, serde_json::json!(event).to_string()),
+                Live::Removals { osds } => (REMOVALS, serde_json::json!({ "osds": osds }).to_string()),
+                Live::Hosts { hosts } => (HOSTS, serde_json::json!({ "hosts": hosts }).to_string()),
+                Live::Specs => (SPECS, "{}".into()),
             };
             if tx.send(Event::default().event(name).data(data)).await.is_err() {
                 return;

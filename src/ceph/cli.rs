@@ -18,7 +18,7 @@ use futures::future::BoxFuture;
 use tokio::process::Command;
 
 use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat};
-use super::{Answer, CephCluster, CephError, ClusterState, OsdDevices, OsdState};
+use super::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, Verdict};
 
 pub struct CephCli {
     pub bin: String,
@@ -80,11 +80,11 @@ impl CephCli {
     }
 
     /// A yes/no command: exit 0 is yes, EBUSY (16) or EAGAIN (11) is no with a reason.
-    async fn answer(&self, args: &[&str]) -> Result<Answer, CephError> {
+    async fn answer(&self, args: &[&str]) -> Result<Verdict, CephError> {
         let out = self.run(args).await?;
         match out.code {
-            0 => Ok(Answer { ok: true, message: out.stdout.trim().lines().last().unwrap_or("ok").to_string() }),
-            11 | 16 => Ok(Answer { ok: false, message: clean(&out.stderr) }),
+            0 => Ok(Verdict { ok: true, message: out.stdout.trim().lines().last().unwrap_or("ok").to_string() }),
+            11 | 16 => Ok(Verdict { ok: false, message: clean(&out.stderr) }),
             code => Err(CephError::Command { command: args.join(" "), code, message: clean(&out.stderr) }),
         }
     }
@@ -142,7 +142,7 @@ impl CephCluster for CephCli {
         })
     }
 
-    fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
+    fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Verdict, CephError>> {
         let ids = ids_arg(ids);
         Box::pin(async move {
             let mut args = vec!["osd", "ok-to-stop"];
@@ -151,7 +151,7 @@ impl CephCluster for CephCli {
         })
     }
 
-    fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
+    fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Verdict, CephError>> {
         let ids = ids_arg(ids);
         Box::pin(async move {
             let mut args = vec!["osd", "safe-to-destroy"];

@@ -44,7 +44,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
             return ExitCode::from(exit::UNREADABLE);
         }
     };
-    match rt.block_on(crate::daemon::demo::demo(
+    match rt.block_on(crate::app::demo(
         args.listen,
         db,
         args.pace,

@@ -1,10 +1,16 @@
 //! The `osdkeeper` command line: argument definitions and dispatch.
 
 mod agent;
+mod apply;
 mod demo;
+mod device;
+mod events;
+mod host;
+mod osd;
 mod preview;
 mod remote;
 mod serve;
+mod spec;
 
 use std::process::ExitCode;
 
@@ -36,42 +42,42 @@ pub enum Command {
     /// Hosts and their agents.
     Host {
         #[command(subcommand)]
-        cmd: remote::HostCmd,
+        cmd: host::HostCmd,
         #[command(flatten)]
         remote: remote::Remote,
     },
     /// Devices of every host, as their agents report them.
     Device {
         #[command(subcommand)]
-        cmd: remote::DeviceCmd,
+        cmd: device::DeviceCmd,
         #[command(flatten)]
         remote: remote::Remote,
     },
     /// Apply OSD specs (or preview them with --dry-run) on the daemon.
     Apply {
         #[command(flatten)]
-        args: remote::ApplyArgs,
+        args: apply::ApplyArgs,
         #[command(flatten)]
         remote: remote::Remote,
     },
     /// OSDs: list them, remove them (drain, stop, purge or destroy, zap), follow removals.
     Osd {
         #[command(subcommand)]
-        cmd: remote::OsdCmd,
+        cmd: osd::OsdCmd,
         #[command(flatten)]
         remote: remote::Remote,
     },
     /// Applied specs.
     Spec {
         #[command(subcommand)]
-        cmd: remote::SpecCmd,
+        cmd: spec::SpecCmd,
         #[command(flatten)]
         remote: remote::Remote,
     },
     /// The daemon's event log.
     Events {
         #[command(flatten)]
-        args: remote::EventsArgs,
+        args: events::EventsArgs,
         #[command(flatten)]
         remote: remote::Remote,
     },
@@ -95,12 +101,12 @@ pub fn run() -> ExitCode {
         Command::Preview(args) => preview::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
-        Command::Host { cmd, remote } => remote::run(|| async move { remote::host(&remote, cmd).await }),
-        Command::Device { cmd, remote } => remote::run(|| async move { remote::device(&remote, cmd).await }),
-        Command::Apply { args, remote } => remote::run(|| async move { remote::apply(&remote, args).await }),
-        Command::Osd { cmd, remote } => remote::run(|| async move { remote::osd(&remote, cmd).await }),
-        Command::Spec { cmd, remote } => remote::run(|| async move { remote::spec(&remote, cmd).await }),
-        Command::Events { args, remote } => remote::run(|| async move { remote::events(&remote, args).await }),
+        Command::Host { cmd, remote } => remote::run(|| async move { host::run(&remote, cmd).await }),
+        Command::Device { cmd, remote } => remote::run(|| async move { device::run(&remote, cmd).await }),
+        Command::Apply { args, remote } => remote::run(|| async move { apply::run(&remote, args).await }),
+        Command::Osd { cmd, remote } => remote::run(|| async move { osd::run(&remote, cmd).await }),
+        Command::Spec { cmd, remote } => remote::run(|| async move { spec::run(&remote, cmd).await }),
+        Command::Events { args, remote } => remote::run(|| async move { events::run(&remote, args).await }),
         Command::Agent(args) => agent::run(args),
     }
 }

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 use super::{exit, Format};
 use crate::domain::plan::preview;
 use crate::domain::spec::parse_spec_file;
-use crate::render::preview::{preview_table, write_json, PreviewReport};
+use crate::render::preview::preview_table;
 use crate::wire::inventory_file::read_inventory;
+use crate::wire::preview_json::{write_json, PreviewReport};
 
 #[derive(clap::Args, Debug)]
 pub struct PreviewArgs {
@@ -59,10 +60,7 @@ pub fn run(args: PreviewArgs) -> ExitCode {
             let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
             write_json(&report, &mut out, threads).and_then(|_| out.write_all(b"\n"))
         }
-        Format::Table => match serde_json::to_value(&report) {
-            Ok(v) => out.write_all(preview_table(&v).as_bytes()),
-            Err(e) => Err(std::io::Error::other(e)),
-        },
+        Format::Table => out.write_all(preview_table(&report.doc()).as_bytes()),
     };
     if let Err(e) = written.and_then(|_| out.flush()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {

@@ -50,7 +50,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
     };
-    match rt.block_on(crate::daemon::serve::serve(config)) {
+    match rt.block_on(crate::app::serve(config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e.to_string()),
     }

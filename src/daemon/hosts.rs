@@ -2,13 +2,14 @@
 
 use super::{Daemon, DaemonError};
 use crate::clock::now_ms;
+use crate::domain::event::{EventKind, Level};
 use crate::domain::spec::valid_host_name;
-use crate::store::{Host, Level};
+use crate::wire::api::hosts::Host;
 
 /// Host names become part of commands, paths and messages: only letters,
 /// digits, '-' and '.' (cephadm's rule), and at most 250 characters.
 pub fn check_host_name(name: &str) -> Result<(), DaemonError> {
-    valid_host_name(name).map_err(|why| DaemonError::BadRequest(format!("invalid host name {name:?}: {why}")))
+    valid_host_name(name).map_err(|why| DaemonError::Invalid(format!("invalid host name {name:?}: {why}")))
 }
 
 /// An agent address: host:port (or an http:// URL), without spaces.
@@ -20,7 +21,7 @@ pub fn check_addr(addr: &str) -> Result<(), DaemonError> {
     if ok {
         Ok(())
     } else {
-        Err(DaemonError::BadRequest(format!("invalid agent address {addr:?}: expected HOST:PORT, e.g. 10.0.0.5:8741")))
+        Err(DaemonError::Invalid(format!("invalid agent address {addr:?}: expected HOST:PORT, e.g. 10.0.0.5:8741")))
     }
 }
 
@@ -30,7 +31,7 @@ pub fn check_label(label: &str) -> Result<(), DaemonError> {
     if ok {
         Ok(())
     } else {
-        Err(DaemonError::BadRequest(format!("invalid label {label:?}: use letters, digits, '_', '-' and '.'")))
+        Err(DaemonError::Invalid(format!("invalid label {label:?}: use letters, digits, '_', '-' and '.'")))
     }
 }
 
@@ -48,14 +49,17 @@ impl Daemon {
             }
         }
         let host = self.store.add_host(name, addr, &unique, now_ms()).await?;
-        self.event(Level::Info, "host-added", Some(name), None, format!("Added host {name} (agent {addr})")).await;
+        // Its inventory now rather than at the next round.
+        self.poller.wake();
+        self.event(Level::Info, EventKind::HostAdded, Some(name), None, format!("Added host {name} (agent {addr})"))
+            .await;
         Ok(host)
     }
 
     pub async fn remove_host(&self, name: &str) -> Result<(), DaemonError> {
         self.store.remove_host(name).await?;
         self.cache.forget(name);
-        self.event(Level::Info, "host-removed", Some(name), None, format!("Removed host {name}")).await;
+        self.event(Level::Info, EventKind::HostRemoved, Some(name), None, format!("Removed host {name}")).await;
         Ok(())
     }
 
@@ -76,7 +80,7 @@ impl Daemon {
             }
         }
         let host = self.store.set_labels(name, &labels).await?;
-        self.reconcile_now.notify_one();
+        self.reconciler.wake();
         Ok(host)
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::store::Event;
+use crate::wire::api::events::Event;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -61,7 +61,7 @@ pub async fn announce_polled_hosts(daemon: Arc<super::Daemon>, cancel: Cancellat
         };
         let hosts = daemon.polled.take();
         if !hosts.is_empty() {
-            let _ = daemon.live.send(Live::Hosts { hosts });
+            daemon.notify(Live::Hosts { hosts });
         }
         if stop {
             return;

@@ -1,90 +1,153 @@
-//! The long-running daemon: shared state, the background loops (inventory
-//! poller, reconciler) and the operations the HTTP API exposes. Handlers in
-//! `api/` stay thin and call into here.
+//! The long-running daemon: its state (private), the operations the API
+//! asks for (`hosts`, `apply`, `devices`, `removal/`), the read model the
+//! API and dashboard show (`queries/`), and the background workers
+//! (`poller`, `reconciler`, `removal::worker`) on one loop (`worker`).
+//! Decisions live in `domain`; this module observes, persists and acts.
+//! It knows nothing of HTTP: `app` wires it to `api`.
 
 pub mod apply;
-pub mod demo;
+mod devices;
+mod error;
 pub mod hosts;
 pub mod live;
 pub mod poller;
+pub mod queries;
 pub mod reconciler;
-pub mod removals;
-pub mod serve;
+pub mod removal;
 pub mod view;
+mod worker;
 
-use std::sync::Arc;
+pub use error::{invalid_specs_message, DaemonError};
+pub use worker::Worker;
 
-use tokio::sync::Notify;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
 
 use crate::agent_client::HostAgents;
 use crate::ceph::CephCluster;
 use crate::clock::now_ms;
 use crate::config::Config;
-use crate::store::{Level, NewEvent, Store};
+use crate::domain::event::{EventKind, Level};
+use crate::store::{NewEvent, Store};
+use crate::wire::api::workers::WorkerStatus;
 
 /// Everything the daemon's tasks share.
 pub struct Daemon {
-    pub store: Store,
-    pub agents: Arc<dyn HostAgents>,
-    pub ceph: Arc<dyn CephCluster>,
-    pub config: Config,
-    pub cache: view::InventoryCache,
-    /// Wakes the reconciler early (after an apply or a changed inventory).
-    pub reconcile_now: Notify,
-    /// Wakes the removal worker (a new removal, a stop request).
-    pub removals_now: Notify,
+    store: Store,
+    agents: Arc<dyn HostAgents>,
+    ceph: Arc<dyn CephCluster>,
+    config: Config,
+    cache: view::InventoryCache,
+    poller: Worker,
+    /// Woken after an apply, a release or a changed inventory.
+    reconciler: Worker,
+    /// Woken by a new removal or a stop request.
+    remover: Worker,
     /// Live updates for dashboards.
-    pub live: live::LiveSender,
+    live: live::LiveSender,
     /// Hosts polled since the last `Hosts` message (sent in batches).
-    pub polled: live::PolledHosts,
+    polled: live::PolledHosts,
     /// Cancelled when the daemon shuts down: ends the open live streams,
     /// which would otherwise keep the HTTP server from finishing.
-    pub shutting_down: tokio_util::sync::CancellationToken,
+    shutting_down: CancellationToken,
     /// Failed polls per host since start (for /metrics).
-    pub poll_errors: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+    poll_errors: Mutex<HashMap<String, u64>>,
     /// Serializes polls of one host (a refresh and the poller must not race).
-    poll_locks: tokio::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    poll_locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// The summary's shared read of the cluster.
+    counts: queries::ClusterCounts,
 }
+
+/// How often the poller looks for hosts whose poll is due (each host has
+/// its own interval and backoff).
+const POLL_TICK: Duration = Duration::from_secs(1);
 
 impl Daemon {
     pub fn new(store: Store, agents: Arc<dyn HostAgents>, ceph: Arc<dyn CephCluster>, config: Config) -> Arc<Daemon> {
         Arc::new(Daemon {
+            poller: Worker::new("poller", POLL_TICK, config.max_backoff),
+            reconciler: Worker::new("reconciler", config.reconcile_interval, config.max_backoff),
+            remover: Worker::new("removals", config.removal_interval, config.max_backoff),
             store,
             agents,
             ceph,
             config,
             cache: view::InventoryCache::default(),
-            reconcile_now: Notify::new(),
-            removals_now: Notify::new(),
             live: live::channel(),
             polled: live::PolledHosts::default(),
-            shutting_down: tokio_util::sync::CancellationToken::new(),
+            shutting_down: CancellationToken::new(),
             poll_errors: Default::default(),
             poll_locks: Default::default(),
+            counts: Default::default(),
         })
+    }
+
+    /// Starts the background workers; they stop when `cancel` fires.
+    pub fn spawn_workers(self: &Arc<Self>, cancel: &CancellationToken) -> Vec<tokio::task::JoinHandle<()>> {
+        let mut tasks = Vec::new();
+        let d = self.clone();
+        let c = cancel.clone();
+        tasks.push(tokio::spawn(async move { d.poller.run(c, || d.poll_due()).await }));
+        if self.config.reconcile {
+            let d = self.clone();
+            let c = cancel.clone();
+            tasks.push(tokio::spawn(async move { d.reconciler.run(c, || d.reconcile_once()).await }));
+        }
+        let d = self.clone();
+        let c = cancel.clone();
+        tasks.push(tokio::spawn(async move { d.remover.run(c, || d.removal_round()).await }));
+        tasks.push(tokio::spawn(live::announce_polled_hosts(self.clone(), cancel.clone())));
+        tasks
+    }
+
+    /// How each background worker fares.
+    pub fn workers(&self) -> Vec<WorkerStatus> {
+        [&self.poller, &self.reconciler, &self.remover].iter().map(|w| w.status()).collect()
+    }
+
+    /// Ends the open live streams (the HTTP server waits for them).
+    pub fn close_streams(&self) {
+        self.shutting_down.cancel();
+    }
+
+    /// A receiver of live updates, and the token that ends it at shutdown.
+    pub fn subscribe(&self) -> (tokio::sync::broadcast::Receiver<live::Live>, CancellationToken) {
+        (self.live.subscribe(), self.shutting_down.clone())
+    }
+
+    /// How long `--refresh` waits for the agents.
+    fn refresh_timeout(&self) -> Duration {
+        self.config.poll_timeout + Duration::from_secs(5)
     }
 
     /// Records an event and logs it; a failure to record is logged, not fatal.
     pub async fn event(
         &self,
         level: Level,
-        kind: &'static str,
+        kind: EventKind,
         host: Option<&str>,
         subject: Option<&str>,
         message: String,
     ) {
         match level {
-            Level::Info => tracing::info!(kind, host, "{message}"),
-            Level::Warning => tracing::warn!(kind, host, "{message}"),
-            Level::Error => tracing::error!(kind, host, "{message}"),
+            Level::Info => tracing::info!(kind = kind.as_str(), host, "{message}"),
+            Level::Warning => tracing::warn!(kind = kind.as_str(), host, "{message}"),
+            Level::Error => tracing::error!(kind = kind.as_str(), host, "{message}"),
         }
         let e = NewEvent { level, kind, host: host.map(str::to_string), subject: subject.map(str::to_string), message };
         match self.store.add_event(e, now_ms()).await {
-            Ok(event) => {
-                let _ = self.live.send(live::Live::Event { event });
-            }
+            Ok(event) => self.notify(live::Live::Event { event }),
             Err(err) => tracing::error!("cannot record an event: {err}"),
         }
+    }
+
+    /// Tells the open live streams. Nobody listening is normal (no
+    /// dashboard open), so a send to no one is not an error.
+    pub fn notify(&self, message: live::Live) {
+        let _no_listener_is_fine = self.live.send(message);
     }
 
     async fn poll_lock(&self, host: &str) -> Arc<tokio::sync::Mutex<()>> {
@@ -97,34 +160,6 @@ impl Daemon {
         let inventories = self.store.inventories().await?;
         let holds = self.store.holds().await?;
         view::build(&self.cache, hosts, inventories, &holds).map_err(DaemonError::Internal)
-    }
-}
-
-/// Errors of daemon operations, mapped to HTTP statuses by `api::error`.
-#[derive(Debug, thiserror::Error)]
-pub enum DaemonError {
-    #[error("{0}")]
-    BadRequest(String),
-    #[error("{0}")]
-    NotFound(String),
-    #[error("{0}")]
-    Conflict(String),
-    #[error("{0}")]
-    Unprocessable(String),
-    #[error("{0}")]
-    Internal(String),
-    #[error(transparent)]
-    Store(crate::store::StoreError),
-}
-
-impl From<crate::store::StoreError> for DaemonError {
-    fn from(e: crate::store::StoreError) -> Self {
-        use crate::store::StoreError as S;
-        match e {
-            S::NotFound(m) => DaemonError::NotFound(m),
-            S::Conflict(m) => DaemonError::Conflict(m),
-            other => DaemonError::Store(other),
-        }
     }
 }
 

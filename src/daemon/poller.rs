@@ -3,16 +3,17 @@
 //! stores what it gets with its time, and records an event when devices
 //! appear, disappear or change, or when a host becomes unreachable.
 
-use std::sync::Arc;
+use crate::domain::event::{EventKind, Level};
 use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
-use tokio_util::sync::CancellationToken;
 
 use super::{Daemon, DaemonError};
 use crate::clock::now_ms;
+use crate::domain::backoff::backoff;
 use crate::domain::inventory_diff::diff;
-use crate::store::{Host, Level, PollFailure, StoredInventory};
+use crate::store::{PollFailure, StoredInventory};
+use crate::wire::api::hosts::Host;
 use crate::wire::ceph_volume::parse_device_list;
 
 /// FNV-1a of the device list: stable across runs and versions.
@@ -27,9 +28,7 @@ pub fn fingerprint(text: &str) -> String {
 
 impl Daemon {
     fn backoff(&self, failures: i64) -> Duration {
-        let base = self.config.poll_interval;
-        let factor = 1u32 << failures.clamp(0, 10);
-        (base * factor).min(self.config.max_backoff)
+        backoff(self.config.poll_interval, self.config.max_backoff, failures.clamp(0, 64) as u32)
     }
 
     /// Polls one host now. Returns the error text when the poll failed.
@@ -67,22 +66,23 @@ impl Daemon {
                     devices,
                 };
                 let previous = self.store.put_inventory(&inv).await.map_err(|e| e.to_string())?;
-                let was_unreachable = self
-                    .store
-                    .record_poll_success(&host.name, now + self.config.poll_interval.as_millis() as i64)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                if was_unreachable {
-                    self.event(
-                        Level::Info,
-                        "host-reachable",
-                        Some(&host.name),
-                        None,
-                        format!("Host {} is reachable again", host.name),
-                    )
-                    .await;
-                }
+                // The change is stored: say so whatever happens next.
                 self.note_inventory_change(host, previous, &parsed, &inv).await;
+                let next_poll = now + self.config.poll_interval.as_millis() as i64;
+                match self.store.record_poll_success(&host.name, next_poll).await {
+                    Ok(true) => {
+                        self.event(
+                            Level::Info,
+                            EventKind::HostReachable,
+                            Some(&host.name),
+                            None,
+                            format!("Host {} is reachable again", host.name),
+                        )
+                        .await
+                    }
+                    Ok(false) => {}
+                    Err(e) => tracing::error!(host = %host.name, "cannot record a successful poll: {e}"),
+                }
                 self.polled.note(&host.name);
                 Ok(())
             }
@@ -96,10 +96,13 @@ impl Daemon {
                 let became_unreachable = self.store.record_poll_failure(&host.name, &failure).await;
                 // Announced once stored, so that a client refetching at once sees it.
                 self.polled.note(&host.name);
+                if let Err(e) = &became_unreachable {
+                    tracing::error!(host = %host.name, "cannot record a failed poll: {e}");
+                }
                 if let Ok(true) = became_unreachable {
                     self.event(
                         Level::Warning,
-                        "host-unreachable",
+                        EventKind::HostUnreachable,
                         Some(&host.name),
                         None,
                         format!("Host {} is unreachable: {error}", host.name),
@@ -123,13 +126,13 @@ impl Daemon {
                 let available = parsed.iter().filter(|d| d.available).count();
                 self.event(
                     Level::Info,
-                    "inventory-first",
+                    EventKind::InventoryFirst,
                     Some(&host.name),
                     None,
                     format!("Found {} devices on {} ({available} available)", parsed.len(), host.name),
                 )
                 .await;
-                self.reconcile_now.notify_one();
+                self.reconciler.wake();
             }
             Some(prev) if prev.fingerprint != inv.fingerprint => {
                 let before = parse_device_list(prev.devices.as_bytes()).unwrap_or_default();
@@ -137,14 +140,14 @@ impl Daemon {
                 if !d.is_empty() {
                     self.event(
                         Level::Info,
-                        "devices-changed",
+                        EventKind::DevicesChanged,
                         Some(&host.name),
                         None,
                         format!("Detected new or changed devices on {}: {}", host.name, d.summary()),
                     )
                     .await;
                 }
-                self.reconcile_now.notify_one();
+                self.reconciler.wake();
             }
             Some(_) => {}
         }
@@ -155,8 +158,12 @@ impl Daemon {
         let now = now_ms();
         let due: Vec<Host> = self.store.hosts().await?.into_iter().filter(|h| h.next_poll_at <= now).collect();
         stream::iter(due)
+            // A failed poll is recorded on the host (and as an event once it
+            // becomes unreachable); the round goes on with the others.
             .for_each_concurrent(self.config.poll_concurrency, |h| async move {
-                let _ = self.poll_host(&h).await;
+                if let Err(e) = self.poll_host(&h).await {
+                    tracing::debug!(host = %h.name, "poll failed: {e}");
+                }
             })
             .await;
         Ok(())
@@ -178,18 +185,5 @@ impl Daemon {
             .collect()
             .await;
         Ok(results.into_iter().filter_map(|(h, e)| e.map(|e| (h, e))).collect())
-    }
-}
-
-/// The poller loop: checks for due hosts every second until cancelled.
-pub async fn run(daemon: Arc<Daemon>, cancel: CancellationToken) {
-    loop {
-        if let Err(e) = daemon.poll_due().await {
-            tracing::error!("inventory poll round failed: {e}");
-        }
-        tokio::select! {
-            _ = cancel.cancelled() => return,
-            _ = tokio::time::sleep(Duration::from_secs(1)) => {}
-        }
     }
 }

@@ -5,15 +5,14 @@
 //! or the host's inventory changed since the last run (cephadm's
 //! `osdspec_needs_apply`), so a failing command is not retried in a loop.
 
-use std::sync::Arc;
-
-use tokio_util::sync::CancellationToken;
+use crate::domain::event::{EventKind, Level};
 
 use super::apply::stored_document;
 use super::{Daemon, DaemonError};
 use crate::clock::now_ms;
 use crate::domain::plan::preview;
-use crate::store::{Level, SpecHostRun};
+use crate::domain::reconcile::{creates_osds, run_key, should_run, LastRun};
+use crate::store::SpecHostRun;
 use crate::wire::agent::CephVolumeRequest;
 
 impl Daemon {
@@ -44,35 +43,25 @@ impl Daemon {
             let host_view = &snapshot.view.hosts[row.host];
             let Some(state) = snapshot.hosts.iter().find(|h| h.host.name == host_view.name) else { continue };
             let Some(inv) = &state.inventory else { continue };
-            let creates = matches!(&row.osds, Ok(osds) if !osds.is_empty());
-            if row.commands.is_empty() || !creates {
+            if !creates_osds(row) {
                 continue;
             }
-            // What this run would do: the commands and the identity of the
-            // disks they name. The same plan on the same disks already ran
-            // (our own OSD creation changes the inventory, which must not
-            // trigger it again); a new disk in the same bay has another id.
-            let ids: Vec<&str> = row
-                .selection
-                .data
-                .iter()
-                .chain(&row.selection.db)
-                .chain(&row.selection.wal)
-                .filter_map(|p| host_view.devices.iter().find(|d| d.path == *p).map(|d| &*d.device_id))
-                .collect();
-            let command = format!("{} [disks: {}]", row.commands.join(" && "), ids.join(","));
-            if let Some(last) = self.store.spec_host_run(&record.service_name, &host_view.name).await? {
-                let same_inventory = last.inventory_fingerprint == inv.fingerprint;
-                let same_plan_done = last.command == command && last.outcome == "ok";
-                if last.spec_version == record.version && (same_inventory || same_plan_done) {
-                    continue;
-                }
+            let key = run_key(row, host_view);
+            let last = self.store.spec_host_run(&record.service_name, &host_view.name).await?;
+            let last = last.as_ref().map(|l| LastRun {
+                spec_version: l.spec_version,
+                inventory_fingerprint: &l.inventory_fingerprint,
+                key: &l.command,
+                succeeded: l.outcome == "ok",
+            });
+            if !should_run(last, record.version, &inv.fingerprint, &key) {
+                continue;
             }
             let outcome = if !inv.can_create_osds {
                 let why = inv.note.clone().unwrap_or_else(|| "the agent cannot create OSDs".into());
                 self.event(
                     Level::Warning,
-                    "osd-create-refused",
+                    EventKind::OsdCreateRefused,
                     Some(&host_view.name),
                     Some(&record.service_name),
                     format!("Cannot create OSDs of {} on {}: {why}", record.service_name, host_view.name),
@@ -93,7 +82,7 @@ impl Daemon {
                     host: host_view.name.clone(),
                     spec_version: record.version,
                     inventory_fingerprint: inv.fingerprint.clone(),
-                    command,
+                    command: key,
                     outcome,
                     at: now_ms(),
                 })
@@ -106,7 +95,7 @@ impl Daemon {
     /// Runs the commands; Err when the agent could not be reached at all.
     async fn create_osds(
         &self,
-        host: &crate::store::Host,
+        host: &crate::wire::api::hosts::Host,
         service: &str,
         service_id: Option<String>,
         commands: &[String],
@@ -114,7 +103,7 @@ impl Daemon {
         for cmd in commands {
             self.event(
                 Level::Info,
-                "osd-create",
+                EventKind::OsdCreate,
                 Some(&host.name),
                 Some(service),
                 format!("Deploying OSDs of {service} on {}: ceph-volume {cmd}", host.name),
@@ -128,7 +117,7 @@ impl Daemon {
                 Ok(r) if r.exit_code == 0 || r.stderr.contains(", it is already prepared") => {
                     self.event(
                         Level::Info,
-                        "osd-created",
+                        EventKind::OsdCreated,
                         Some(&host.name),
                         Some(service),
                         format!("Created OSDs of {service} on {}", host.name),
@@ -147,18 +136,20 @@ impl Daemon {
                         .collect::<Vec<_>>()
                         .join(" / ");
                     let msg = format!("ceph-volume failed on {} (exit {}): {tail}", host.name, r.exit_code);
-                    self.event(Level::Error, "osd-create-failed", Some(&host.name), Some(service), msg.clone()).await;
+                    self.event(Level::Error, EventKind::OsdCreateFailed, Some(&host.name), Some(service), msg.clone())
+                        .await;
                     return Ok(format!("failed: {msg}"));
                 }
                 Err(e @ crate::agent_client::AgentError::Refused { .. }) => {
                     let msg = format!("The agent on {} refused to run ceph-volume: {e}", host.name);
-                    self.event(Level::Error, "osd-create-failed", Some(&host.name), Some(service), msg.clone()).await;
+                    self.event(Level::Error, EventKind::OsdCreateFailed, Some(&host.name), Some(service), msg.clone())
+                        .await;
                     return Ok(format!("failed: {msg}"));
                 }
                 Err(e) => {
                     self.event(
                         Level::Warning,
-                        "osd-create-deferred",
+                        EventKind::OsdCreateDeferred,
                         Some(&host.name),
                         Some(service),
                         format!("Cannot run ceph-volume on {} now, will retry: {e}", host.name),
@@ -169,19 +160,5 @@ impl Daemon {
             }
         }
         Ok("ok".into())
-    }
-}
-
-/// The reconciler loop: runs on its interval, or when woken.
-pub async fn run(daemon: Arc<Daemon>, cancel: CancellationToken) {
-    loop {
-        if let Err(e) = daemon.reconcile_once().await {
-            tracing::error!("reconcile pass failed: {e}");
-        }
-        tokio::select! {
-            _ = cancel.cancelled() => return,
-            _ = daemon.reconcile_now.notified() => {}
-            _ = tokio::time::sleep(daemon.config.reconcile_interval) => {}
-        }
     }
 }

@@ -8,10 +8,11 @@ use futures::future::BoxFuture;
 use super::*;
 use crate::agent_client::AgentError;
 use crate::config::{Config, FileConfig, Overrides};
-use crate::store::Host;
+use crate::domain::event::EventKind;
 use crate::wire::agent::{
     CephVolumeRequest, CommandResult, InventoryReport, InventorySource, OsdDaemonStatus, ZapRequest, ZapResult,
 };
+use crate::wire::api::hosts::Host;
 
 /// Serves one fixed device list per host and records ceph-volume calls.
 #[derive(Default)]
@@ -125,7 +126,7 @@ const SPEC: &str = "service_type: osd\nservice_id: osd_spec_F5-422_SSDs\nplaceme
 async fn reconcile_runs_each_planned_command_once_per_inventory() {
     let (_dir, d, agents) = with_cluster().await;
     match d.apply(SPEC, false, false).await {
-        Ok(o) => assert_eq!(o.stored.len(), 1),
+        Ok(o) => assert_eq!(o.stored.map(|s| s.len()), Some(1)),
         Err(_) => panic!("valid spec refused"),
     }
     d.reconcile_once().await.unwrap();
@@ -145,7 +146,7 @@ async fn held_devices_are_not_planned_until_released() {
     let (_dir, d, agents) = with_cluster().await;
     d.store.hold("f5-422-01", "/dev/sdf", None, "zapped by osdkeeper", 1).await.unwrap();
     let out = match d.apply(SPEC, true, false).await {
-        Ok(o) => o.body,
+        Ok(o) => serde_json::to_value(o).unwrap(),
         Err(_) => panic!("dry-run failed"),
     };
     let row = out["preview"].as_array().unwrap().iter().find(|r| r["host"] == "f5-422-01").unwrap();
@@ -154,7 +155,7 @@ async fn held_devices_are_not_planned_until_released() {
     assert!(skipped["reasons"][0].as_str().unwrap().contains("held by osdkeeper"), "{skipped}");
     assert!(agents.calls.lock().unwrap().is_empty(), "a dry-run runs nothing");
     d.store.release("f5-422-01", "/dev/sdf").await.unwrap();
-    let out = d.apply(SPEC, true, false).await.ok().unwrap().body;
+    let out = serde_json::to_value(d.apply(SPEC, true, false).await.ok().unwrap()).unwrap();
     let row = out["preview"].as_array().unwrap().iter().find(|r| r["host"] == "f5-422-01").unwrap();
     assert!(row["data"].as_array().unwrap().iter().any(|p| p == "/dev/sdf"));
 }
@@ -171,7 +172,7 @@ async fn changed_devices_raise_an_event_and_unreachable_hosts_are_marked() {
     agents.devices.lock().unwrap().insert("f5-422-04".into(), devs);
     d.poll_host(&host).await.unwrap();
     let events = d.store.events(None, 50).await.unwrap();
-    let changed = events.iter().find(|e| e.kind == "devices-changed").expect("a devices-changed event");
+    let changed = events.iter().find(|e| e.kind == EventKind::DevicesChanged).expect("a devices-changed event");
     assert!(changed.message.contains("Detected new or changed devices on f5-422-04"), "{}", changed.message);
     assert!(changed.message.contains("added /dev/sdc"), "{}", changed.message);
 
@@ -179,7 +180,7 @@ async fn changed_devices_raise_an_event_and_unreachable_hosts_are_marked() {
     assert!(d.poll_host(&host).await.is_err());
     let h = d.store.host("f5-422-04").await.unwrap();
     assert!(h.unreachable_since.is_some() && h.last_error.unwrap().contains("connection refused"));
-    assert!(d.store.events(None, 50).await.unwrap().iter().any(|e| e.kind == "host-unreachable"));
+    assert!(d.store.events(None, 50).await.unwrap().iter().any(|e| e.kind == EventKind::HostUnreachable));
 }
 
 #[tokio::test]
@@ -187,7 +188,7 @@ async fn invalid_documents_store_nothing() {
     let (_dir, d, _agents) = with_cluster().await;
     let bad = format!("{SPEC}---\nservice_type: osd\nservice_id: x\nplacement: {{host_pattern: '*'}}\ndata_devices: {{rotational: '0'}}\n");
     match d.apply(&bad, false, false).await {
-        Err(apply::ApplyError::Invalid(i)) => assert_eq!(i.0[0].doc, 1),
+        Err(DaemonError::InvalidSpecs(errors)) => assert_eq!(errors[0].doc, 1),
         _ => panic!("an invalid document must refuse the whole apply"),
     }
     assert!(d.store.specs().await.unwrap().is_empty());
@@ -211,8 +212,8 @@ async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::S
 async fn rounds_until(
     d: &Daemon,
     osd: u32,
-    done: impl Fn(&crate::store::RemovalRecord) -> bool,
-) -> crate::store::RemovalRecord {
+    done: impl Fn(&crate::domain::removal::RemovalRecord) -> bool,
+) -> crate::domain::removal::RemovalRecord {
     for _ in 0..200 {
         d.removal_round().await.unwrap();
         let all = d.store.removals(50).await.unwrap();
@@ -228,7 +229,7 @@ async fn rounds_until(
 #[tokio::test]
 async fn removal_drains_purges_zaps_and_holds_the_disk() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
-    let req = removals::RemoveRequest { ids: vec![8, 15], replace: false, force: false, zap: true };
+    let req = removal::RemoveRequest { ids: vec![8, 15], replace: false, force: false, zap: true };
     let recs = d.schedule_removals(&req).await.unwrap();
     assert_eq!(recs[0].removal.host, "f5-422-03");
     assert_eq!(recs[0].removal.devices, ["/dev/sdd"]);
@@ -252,19 +253,19 @@ async fn removal_drains_purges_zaps_and_holds_the_disk() {
 async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
     let (_dir, d, sim) = sim_daemon(0.01).await;
     let before = sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight;
-    d.schedule_removals(&removals::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false })
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false })
         .await
         .unwrap();
     rounds_until(&d, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
     assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, 0.0);
     // Errors: unknown, duplicate, already queued; none of them queues anything.
     assert!(matches!(
-        d.schedule_removals(&removals::RemoveRequest { ids: vec![2, 99], replace: false, force: false, zap: false })
+        d.schedule_removals(&removal::RemoveRequest { ids: vec![2, 99], replace: false, force: false, zap: false })
             .await,
         Err(DaemonError::NotFound(_))
     ));
     assert!(matches!(
-        d.schedule_removals(&removals::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false }).await,
+        d.schedule_removals(&removal::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false }).await,
         Err(DaemonError::Conflict(_))
     ));
     assert!(d.store.active_removal_of(2).await.unwrap().is_none());
@@ -277,7 +278,7 @@ async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
 #[tokio::test]
 async fn replace_keeps_the_id_as_destroyed() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
-    d.schedule_removals(&removals::RemoveRequest { ids: vec![11], replace: true, force: false, zap: false })
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![11], replace: true, force: false, zap: false })
         .await
         .unwrap();
     rounds_until(&d, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::domain::inventory::{ClusterView, Device, HostInventory};
-use crate::store::{Hold, Host, StoredInventory};
+use crate::store::StoredInventory;
+use crate::wire::api::devices::Hold;
+use crate::wire::api::hosts::Host;
 use crate::wire::ceph_volume::parse_device_list;
 
 /// Parsed inventories by host, keyed by fingerprint.

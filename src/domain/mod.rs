@@ -2,13 +2,17 @@
 //! every function is a value-in, value-out computation, so the CLI preview,
 //! the daemon's dry-run and the reconciler all share one implementation.
 
+pub mod backoff;
+pub mod cluster;
 pub mod command;
+pub mod event;
 pub mod fnmatch;
 pub mod inventory;
 pub mod inventory_diff;
 pub mod osd_layout;
 pub mod plan;
 pub mod progress;
+pub mod reconcile;
 pub mod removal;
 pub mod selection;
 pub mod spec;

@@ -1,5 +1,10 @@
-//! Turning results into what operators read: tables and JSON documents.
+//! What operators read: tables in cephadm's styles, one file per noun, over
+//! the API's types (the CLI renders the daemon's answers with them).
 
+pub mod devices;
+pub mod hosts;
+pub mod osds;
 pub mod preview;
+pub mod specs;
 pub mod table;
 pub mod units;

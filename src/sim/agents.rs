@@ -7,10 +7,10 @@ use serde_json::{json, Value};
 
 use super::cluster::{SimCluster, SimOsd, SimState};
 use crate::agent_client::{AgentError, HostAgents};
-use crate::store::Host;
 use crate::wire::agent::{
     CephVolumeRequest, CommandResult, InventoryReport, InventorySource, OsdDaemonStatus, ZapRequest, ZapResult,
 };
+use crate::wire::api::hosts::Host;
 
 fn unreachable(s: &SimState, host: &Host) -> Result<(), AgentError> {
     if s.unreachable.contains(&host.name) {

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use futures::future::BoxFuture;
 
-use crate::ceph::{Answer, CephCluster, CephError, ClusterState, OsdDevices, OsdState};
+use crate::ceph::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, Verdict};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimOsd {
@@ -185,23 +185,23 @@ impl CephCluster for SimCluster {
         Box::pin(async move { Ok(r) })
     }
 
-    fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
+    fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Verdict, CephError>> {
         let ids = ids.to_vec();
         let r = self.with(|s| {
             let down_elsewhere = s.osds.iter().filter(|o| !o.up && !ids.contains(&o.id) && !o.destroyed).count();
             if down_elsewhere > 0 {
-                Answer {
+                Verdict {
                     ok: false,
                     message: format!("unsafe to stop osd(s) at this time ({down_elsewhere} OSDs already down)"),
                 }
             } else {
-                Answer { ok: true, message: format!("OSD(s) {ids:?} are ok to stop without reducing availability") }
+                Verdict { ok: true, message: format!("OSD(s) {ids:?} are ok to stop without reducing availability") }
             }
         });
         Box::pin(async move { Ok(r) })
     }
 
-    fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Answer, CephError>> {
+    fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Verdict, CephError>> {
         let ids = ids.to_vec();
         let r = self.with(|s| {
             let busy: Vec<(u32, i64)> = s
@@ -211,9 +211,9 @@ impl CephCluster for SimCluster {
                 .map(|o| (o.id, o.pgs.ceil() as i64))
                 .collect();
             match busy.first() {
-                None => Answer { ok: true, message: "safe to destroy without reducing data durability".into() },
+                None => Verdict { ok: true, message: "safe to destroy without reducing data durability".into() },
                 Some((id, n)) => {
-                    Answer { ok: false, message: format!("OSD(s) {id} have {n} pgs currently mapped to them.") }
+                    Verdict { ok: false, message: format!("OSD(s) {id} have {n} pgs currently mapped to them.") }
                 }
             }
         });

@@ -1,55 +1,21 @@
 //! The event log: what osdkeeper noticed and did, in cephadm's wording where
 //! cephadm has one ("Detected new or changed devices on HOST").
 
-use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
 use super::{Result, Store, StoreError};
+use crate::domain::event::{EventKind, Level};
+use crate::wire::api::events::Event;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Level {
-    fn as_str(self) -> &'static str {
-        match self {
-            Level::Info => "info",
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
-    }
-
-    fn parse(s: &str) -> Result<Level> {
-        match s {
-            "info" => Ok(Level::Info),
-            "warning" => Ok(Level::Warning),
-            "error" => Ok(Level::Error),
-            other => Err(StoreError::Corrupt(format!("event level {other:?}"))),
-        }
-    }
+fn parse<T>(text: &str, parse: fn(&str) -> Option<T>, what: &str) -> Result<T> {
+    parse(text).ok_or_else(|| StoreError::Corrupt(format!("event {what} {text:?}")))
 }
 
 /// An event to record.
 #[derive(Debug, Clone)]
 pub struct NewEvent {
     pub level: Level,
-    /// A stable machine-readable kind, e.g. `devices-changed`, `host-unreachable`.
-    pub kind: &'static str,
-    pub host: Option<String>,
-    pub subject: Option<String>,
-    pub message: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct Event {
-    pub id: i64,
-    pub at: i64,
-    pub level: Level,
-    pub kind: String,
+    pub kind: EventKind,
     pub host: Option<String>,
     pub subject: Option<String>,
     pub message: String,
@@ -62,21 +28,13 @@ impl Store {
         )
         .bind(now)
         .bind(e.level.as_str())
-        .bind(e.kind)
+        .bind(e.kind.as_str())
         .bind(&e.host)
         .bind(&e.subject)
         .bind(&e.message)
         .fetch_one(&self.pool)
         .await?;
-        Ok(Event {
-            id,
-            at: now,
-            level: e.level,
-            kind: e.kind.to_string(),
-            host: e.host,
-            subject: e.subject,
-            message: e.message,
-        })
+        Ok(Event { id, at: now, level: e.level, kind: e.kind, host: e.host, subject: e.subject, message: e.message })
     }
 
     /// Events with an id above `after`, oldest first, at most `limit`; with
@@ -105,8 +63,8 @@ impl Store {
                 Ok(Event {
                     id: r.try_get(0)?,
                     at: r.try_get(1)?,
-                    level: Level::parse(&r.try_get::<String, _>(2)?)?,
-                    kind: r.try_get(3)?,
+                    level: parse(&r.try_get::<String, _>(2)?, Level::parse, "level")?,
+                    kind: parse(&r.try_get::<String, _>(3)?, EventKind::parse, "kind")?,
                     host: r.try_get(4)?,
                     subject: r.try_get(5)?,
                     message: r.try_get(6)?,

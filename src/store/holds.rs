@@ -1,31 +1,9 @@
 //! Devices held back from every spec until an operator releases them.
 
-use serde::Serialize;
 use sqlx::Row;
 
 use super::{Result, Store, StoreError};
-
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct Hold {
-    pub host: String,
-    pub path: String,
-    pub reason: String,
-    pub since: i64,
-    /// The held disk's id (serial/WWN), when known; another disk at the same path is not held.
-    pub device_id: Option<String>,
-}
-
-impl Hold {
-    /// Whether this hold applies to the device at `path` with `device_id`.
-    pub fn covers(&self, host: &str, path: &str, device_id: &str) -> bool {
-        self.host == host
-            && self.path == path
-            && match self.device_id.as_deref() {
-                None | Some("") => true,
-                Some(id) => id == device_id,
-            }
-    }
-}
+use crate::wire::api::devices::Hold;
 
 impl Store {
     /// Holds a device; holding it again keeps the first reason and time.

@@ -1,23 +1,9 @@
 //! Hosts and their polling state.
 
-use serde::Serialize;
 use sqlx::Row;
 
 use super::{json_list, Result, Store, StoreError};
-
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct Host {
-    pub name: String,
-    /// host:port of its agent.
-    pub addr: String,
-    pub labels: Vec<String>,
-    pub added_at: i64,
-    /// Since when polls fail (ms since the epoch), if they do.
-    pub unreachable_since: Option<i64>,
-    pub last_error: Option<String>,
-    pub consecutive_failures: i64,
-    pub next_poll_at: i64,
-}
+use crate::wire::api::hosts::Host;
 
 /// A failed poll, as the poller saw it.
 #[derive(Debug, Clone)]
@@ -121,7 +107,7 @@ impl Store {
 
     /// Marks a poll as successful; returns true if the host was unreachable.
     pub async fn record_poll_success(&self, name: &str, next_poll_at: i64) -> Result<bool> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let was: Option<i64> = sqlx::query_scalar("SELECT consecutive_failures FROM hosts WHERE name = ?")
             .bind(name)
             .fetch_optional(&mut *tx)

@@ -35,7 +35,7 @@ const COLUMNS: &str = "host, taken_at, received_at, source, can_create_osds, not
 impl Store {
     /// Stores a host's inventory and returns the one it replaces.
     pub async fn put_inventory(&self, inv: &StoredInventory) -> Result<Option<StoredInventory>> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let previous = sqlx::query(&format!("SELECT {COLUMNS} FROM inventories WHERE host = ?"))
             .bind(&inv.host)
             .fetch_optional(&mut *tx)

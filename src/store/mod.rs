@@ -21,13 +21,11 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
 
-pub use events::{Event, Level, NewEvent};
-pub use holds::Hold;
-pub use hosts::{Host, PollFailure};
+pub use events::NewEvent;
+pub use hosts::PollFailure;
 pub use inventories::StoredInventory;
-pub use removals::{ActionRecord, RemovalRecord, Sample};
 pub use runs::SpecHostRun;
-pub use specs::{SpecRecord, StoredSpec};
+pub use specs::StoredSpec;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -67,6 +65,15 @@ impl Store {
 
     pub async fn close(&self) {
         self.pool.close().await;
+    }
+
+    /// A transaction that takes the write lock at once. Each of ours reads,
+    /// then writes: begun deferred, its first write fails with "database is
+    /// locked" when another connection wrote in between (SQLite will not
+    /// upgrade a stale read snapshot), whatever the busy timeout. Begun
+    /// immediate, it waits for the lock instead.
+    async fn write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
 }
 

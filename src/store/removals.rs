@@ -3,47 +3,11 @@
 //! each action is logged before it is issued, so a crash at any point
 //! leaves a record of what may have happened.
 
-use serde::Serialize;
 use sqlx::Row;
 
 use super::{Result, Store, StoreError};
-use crate::domain::removal::{Effect, Removal};
-
-/// A removal with its bookkeeping.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RemovalRecord {
-    pub id: i64,
-    pub removal: Removal,
-    pub waiting_on: Option<String>,
-    pub last_error: Option<String>,
-    pub pgs_now: Option<i64>,
-    pub kb_used_now: Option<i64>,
-    pub requested_at: i64,
-    pub drain_started_at: Option<i64>,
-    pub finished_at: Option<i64>,
-    pub updated_at: i64,
-    pub version: i64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct Sample {
-    pub at: i64,
-    pub pgs: i64,
-    pub kb_used: Option<i64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct ActionRecord {
-    pub id: i64,
-    pub removal_id: i64,
-    pub osd_id: i64,
-    /// The effect as JSON, e.g. {"effect": "purge"}.
-    pub effect: String,
-    pub destructive: bool,
-    pub issued_at: i64,
-    pub finished_at: Option<i64>,
-    pub outcome: Option<String>,
-}
+use crate::domain::removal::{Effect, Removal, RemovalRecord};
+use crate::wire::api::osds::{ActionRecord, Sample};
 
 const COLUMNS: &str = "id, state, waiting_on, last_error, pgs_now, kb_used_now, requested_at, drain_started_at, \
                        finished_at, updated_at, version";
@@ -75,7 +39,7 @@ impl Store {
     /// Queues removals, all or none: an OSD already being removed makes the
     /// whole request fail.
     pub async fn add_removals(&self, removals: &[Removal], now: i64) -> Result<Vec<RemovalRecord>> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let mut ids = Vec::new();
         for r in removals {
             let inserted = sqlx::query(
@@ -176,7 +140,7 @@ impl Store {
 
     /// Sets the stop flag of an active removal that can still be stopped.
     pub async fn request_removal_stop(&self, osd_id: u32, now: i64) -> Result<RemovalRecord> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM removals WHERE osd_id = ? AND active = 1"))
             .bind(i64::from(osd_id))
             .fetch_optional(&mut *tx)

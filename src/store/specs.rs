@@ -1,9 +1,9 @@
 //! Applied specs and their history.
 
-use serde::Serialize;
 use sqlx::Row;
 
 use super::{Result, Store, StoreError};
+use crate::wire::api::specs::SpecRecord;
 
 /// A spec to store.
 #[derive(Debug, Clone)]
@@ -15,20 +15,6 @@ pub struct StoredSpec {
     /// The document as canonical JSON, which the daemon re-reads.
     pub spec_json: String,
     pub unmanaged: bool,
-}
-
-/// A stored spec with its version and times.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct SpecRecord {
-    pub service_name: String,
-    pub service_id: Option<String>,
-    pub source: String,
-    #[serde(skip)]
-    pub spec_json: String,
-    pub unmanaged: bool,
-    pub version: i64,
-    pub created_at: i64,
-    pub updated_at: i64,
 }
 
 fn record_from(row: &sqlx::sqlite::SqliteRow) -> Result<SpecRecord> {
@@ -50,7 +36,7 @@ impl Store {
     /// Stores all specs of one apply at once (all or nothing), each as a new
     /// version with a history entry.
     pub async fn put_specs(&self, specs: &[StoredSpec], now: i64) -> Result<Vec<SpecRecord>> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         for s in specs {
             sqlx::query(
                 "INSERT INTO specs (service_name, service_id, source, spec_json, unmanaged, version, created_at, updated_at)
@@ -100,7 +86,7 @@ impl Store {
     }
 
     pub async fn remove_spec(&self, service_name: &str, now: i64) -> Result<SpecRecord> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write().await?;
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM specs WHERE service_name = ?"))
             .bind(service_name)
             .fetch_optional(&mut *tx)

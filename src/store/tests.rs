@@ -1,4 +1,6 @@
 use super::*;
+use crate::domain::event::{EventKind, Level};
+use crate::wire::api::osds::Sample;
 
 async fn fresh() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -68,9 +70,18 @@ async fn holds_and_cascades() {
 async fn events_page_forward() {
     let (_d, s) = fresh().await;
     for i in 0..5 {
-        s.add_event(NewEvent { level: Level::Info, kind: "t", host: None, subject: None, message: format!("e{i}") }, i)
-            .await
-            .unwrap();
+        s.add_event(
+            NewEvent {
+                level: Level::Info,
+                kind: EventKind::HostAdded,
+                host: None,
+                subject: None,
+                message: format!("e{i}"),
+            },
+            i,
+        )
+        .await
+        .unwrap();
     }
     let last2 = s.events(None, 2).await.unwrap();
     assert_eq!(last2.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["e3", "e4"]);

@@ -1,7 +1,11 @@
-//! External data formats, read into domain types. Only this module knows the
-//! shape of ceph-volume's JSON and of inventory files.
+//! External data formats: the JSON of ceph-volume, inventory files, the
+//! agent's and the daemon's HTTP APIs. Only this module knows the shape of
+//! ceph-volume's JSON.
 
 pub mod agent;
+pub mod api;
 pub mod ceph_volume;
+pub mod device_listing;
 pub mod inventory_file;
 pub mod json_stream;
+pub mod preview_json;

@@ -21,9 +21,22 @@
 //! or purge only once the OSD is down. Documented in
 //! docs/design/removal-state-machine.md.
 
+mod advance;
+mod devices;
+mod ending;
+mod pacing;
+mod record;
+
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub use super::cluster::Verdict;
+pub use advance::advance;
+pub use devices::{clean_devices, identify, Identified, IdentifyError};
+pub use ending::Ending;
+pub use pacing::may_start_drain;
+pub use record::{after_step, observe_cluster, questions, sample_due, Questions, RecordedStep, RemovalRecord};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     Queued,
@@ -38,6 +51,18 @@ pub enum Phase {
 }
 
 impl Phase {
+    pub const ALL: [Phase; 9] = [
+        Phase::Queued,
+        Phase::Draining,
+        Phase::WaitingSafe,
+        Phase::Stopping,
+        Phase::Destroying,
+        Phase::Zapping,
+        Phase::Done,
+        Phase::Restoring,
+        Phase::Cancelled,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Phase::Queued => "queued",
@@ -53,19 +78,7 @@ impl Phase {
     }
 
     pub fn parse(s: &str) -> Option<Phase> {
-        [
-            Phase::Queued,
-            Phase::Draining,
-            Phase::WaitingSafe,
-            Phase::Stopping,
-            Phase::Destroying,
-            Phase::Zapping,
-            Phase::Done,
-            Phase::Restoring,
-            Phase::Cancelled,
-        ]
-        .into_iter()
-        .find(|p| p.as_str() == s)
+        Phase::ALL.iter().copied().find(|p| p.as_str() == s)
     }
 
     pub fn is_finished(self) -> bool {
@@ -109,7 +122,12 @@ pub struct Removal {
     pub stop_sent: bool,
     pub pgs_at_start: Option<i64>,
     /// How it ended, when not plainly.
-    pub note: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ending: Option<Ending>,
+    /// How it ended, as text, in records written before `ending` existed:
+    /// read, never written.
+    #[serde(default, rename = "note", skip_serializing)]
+    legacy_note: Option<String>,
 }
 
 impl Removal {
@@ -129,16 +147,25 @@ impl Removal {
             stop_requested: false,
             stop_sent: false,
             pgs_at_start: None,
-            note: None,
+            ending: None,
+            legacy_note: None,
         }
     }
-}
 
-/// A yes/no answer from the cluster with its own words.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    pub ok: bool,
-    pub message: String,
+    /// How it ended, in words, when not plainly.
+    pub fn note(&self) -> Option<String> {
+        match &self.ending {
+            Some(e) => Some(e.describe(self)),
+            None => self.legacy_note.clone(),
+        }
+    }
+
+    /// Whether its devices are free now and should be held back from specs.
+    /// Not when the OSD vanished before osdkeeper drained it: whoever
+    /// removed it decides about its disks.
+    pub fn frees_devices(&self) -> bool {
+        !(self.ending == Some(Ending::RemovedOutside) && self.pgs_at_start.is_none())
+    }
 }
 
 /// What the worker saw just now.
@@ -191,6 +218,20 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// The effect's name, as in its JSON (`OSDKEEPER_CRASH_AFTER=purge`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Effect::Reweight { .. } => "reweight",
+            Effect::MarkOut => "mark-out",
+            Effect::MarkIn => "mark-in",
+            Effect::MarkDown => "mark-down",
+            Effect::StopDaemon => "stop-daemon",
+            Effect::Destroy => "destroy",
+            Effect::Purge => "purge",
+            Effect::Zap { .. } => "zap",
+        }
+    }
+
     /// Purge, destroy and zap cannot be undone.
     pub fn is_destructive(&self) -> bool {
         matches!(self, Effect::Destroy | Effect::Purge | Effect::Zap { .. })
@@ -227,190 +268,6 @@ pub fn pgs_left(obs: &Observation) -> Option<i64> {
         Some(n) => Some(n),
         None if !obs.up && !obs.is_in => Some(0),
         None => None,
-    }
-}
-
-/// Decides the next step. Pure: the same removal and observation always
-/// give the same step.
-pub fn advance(r: &Removal, obs: &Observation) -> Step {
-    let mut next = r.clone();
-    let id = r.osd_id;
-    match r.phase {
-        Phase::Done | Phase::Cancelled => Step::go(next),
-        Phase::Queued => {
-            if r.stop_requested {
-                next.phase = Phase::Cancelled;
-                next.note = Some("stopped before the drain began; nothing was changed".into());
-                return Step::go(next);
-            }
-            if !obs.exists {
-                next.phase = Phase::Done;
-                next.note = Some(format!("osd.{id} no longer exists (removed outside osdkeeper)"));
-                return Step::go(next);
-            }
-            if !obs.may_start_drain.ok {
-                return Step::wait(next, format!("pacing: {}", obs.may_start_drain.message));
-            }
-            match &obs.ok_to_stop {
-                None => Step::wait(next, "ok-to-stop: not asked yet"),
-                Some(v) if !v.ok => Step::wait(next, format!("ok-to-stop: {}", v.message)),
-                Some(_) => {
-                    next.phase = Phase::Draining;
-                    next.original_weight = obs.crush_weight;
-                    next.was_in = Some(obs.is_in);
-                    next.pgs_at_start = pgs_left(obs);
-                    if r.replace {
-                        Step::act(next, Effect::MarkOut)
-                    } else {
-                        Step::act(next, Effect::Reweight { weight: 0.0 })
-                    }
-                }
-            }
-        }
-        Phase::Draining | Phase::WaitingSafe if r.stop_requested => {
-            next.phase = Phase::Restoring;
-            advance(&next, obs)
-        }
-        Phase::Draining => {
-            if !obs.exists {
-                next.phase = Phase::Done;
-                next.note = Some(format!("osd.{id} no longer exists (removed outside osdkeeper)"));
-                return Step::go(next);
-            }
-            // Re-apply the drain if it did not take (crash, or someone undid it).
-            if r.replace && obs.is_in {
-                return Step::act(next, Effect::MarkOut);
-            }
-            if !r.replace && obs.crush_weight.is_some_and(|w| w != 0.0) {
-                return Step::act(next, Effect::Reweight { weight: 0.0 });
-            }
-            match pgs_left(obs) {
-                Some(0) => {
-                    next.phase = Phase::WaitingSafe;
-                    advance(&next, obs)
-                }
-                _ if r.force => {
-                    next.phase = Phase::WaitingSafe;
-                    advance(&next, obs)
-                }
-                Some(n) => Step::wait(next, format!("draining: {n} PGs left")),
-                None => Step::wait(next, "draining: Ceph does not report the OSD's PGs yet"),
-            }
-        }
-        Phase::WaitingSafe => match &obs.safe_to_destroy {
-            None => Step::wait(next, "safe-to-destroy: not asked yet"),
-            Some(v) if !v.ok => Step::wait(next, format!("safe-to-destroy: {}", v.message)),
-            Some(_) => {
-                next.phase = Phase::Stopping;
-                advance(&next, obs)
-            }
-        },
-        Phase::Stopping => {
-            if !obs.exists {
-                next.phase = Phase::Zapping;
-                return advance(&next, obs);
-            }
-            if !obs.up {
-                next.phase = Phase::Destroying;
-                return advance(&next, obs);
-            }
-            if !obs.host_reachable {
-                return Step::wait(
-                    next,
-                    format!(
-                        "stop: host {} is unreachable and osd.{id} is still up; it continues once the host is back \
-                         or once Ceph marks osd.{id} down",
-                        r.host
-                    ),
-                );
-            }
-            if !r.stop_sent {
-                next.stop_sent = true;
-                return Step::act(next, Effect::StopDaemon);
-            }
-            if obs.daemon_running == Some(false) {
-                return Step::act(next, Effect::MarkDown);
-            }
-            Step::wait(next, format!("stop: waiting for osd.{id} to be marked down"))
-        }
-        Phase::Destroying => {
-            let gone = if r.replace { obs.destroyed || !obs.exists } else { !obs.exists };
-            if gone {
-                next.phase = Phase::Zapping;
-                return advance(&next, obs);
-            }
-            if obs.up {
-                // The daemon came back (someone restarted it): stop it again.
-                next.phase = Phase::Stopping;
-                next.stop_sent = false;
-                return advance(&next, obs);
-            }
-            // Ceph 16.2's `--yes-i-really-mean-it` skips the safety check, so
-            // the check is made here, immediately before.
-            match &obs.safe_to_destroy {
-                None => Step::wait(next, "safe-to-destroy: not asked yet"),
-                Some(v) if !v.ok => Step::wait(next, format!("safe-to-destroy: {}", v.message)),
-                Some(_) if r.replace => Step::act(next, Effect::Destroy),
-                Some(_) => Step::act(next, Effect::Purge),
-            }
-        }
-        Phase::Zapping => {
-            if !r.zap {
-                next.phase = Phase::Done;
-                return Step::go(next);
-            }
-            for path in &r.devices {
-                if r.zapped.contains(path) {
-                    continue;
-                }
-                if obs.clean_devices.contains(path) {
-                    next.zapped.push(path.clone());
-                    continue;
-                }
-                if !obs.host_reachable {
-                    if r.force {
-                        next.phase = Phase::Done;
-                        next.note = Some(format!(
-                            "host {} unreachable: {} not zapped; run `osdkeeper device zap {} <path> --force` when it is back",
-                            r.host,
-                            r.devices.iter().filter(|p| !next.zapped.contains(p)).cloned().collect::<Vec<_>>().join(", "),
-                            r.host
-                        ));
-                        return Step::go(next);
-                    }
-                    return Step::wait(next, format!("zap: host {} is unreachable", r.host));
-                }
-                return Step::act(next, Effect::Zap { path: path.clone() });
-            }
-            next.phase = Phase::Done;
-            Step::go(next)
-        }
-        Phase::Restoring => {
-            if !obs.exists {
-                next.phase = Phase::Cancelled;
-                next.note = Some(format!("osd.{id} no longer exists"));
-                return Step::go(next);
-            }
-            if r.replace {
-                if r.was_in == Some(true) && !obs.is_in {
-                    return Step::act(next, Effect::MarkIn);
-                }
-            } else if let Some(w) = r.original_weight {
-                if obs.crush_weight.is_some_and(|now| now != w) {
-                    return Step::act(next, Effect::Reweight { weight: w });
-                }
-            }
-            next.phase = Phase::Cancelled;
-            next.note = Some(if r.replace {
-                "stopped; the OSD was marked in again".into()
-            } else {
-                format!(
-                    "stopped; CRUSH weight restored to {}",
-                    r.original_weight.map(|w| w.to_string()).unwrap_or_else(|| "its value".into())
-                )
-            });
-            Step::go(next)
-        }
     }
 }
 

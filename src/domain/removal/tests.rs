@@ -203,7 +203,7 @@ fn dead_osd_and_gone_host_can_finish() {
     zapping.force = true;
     let s = run(&zapping, &o);
     assert_eq!(s.removal.phase, Phase::Done);
-    assert!(s.removal.note.unwrap().contains("not zapped"));
+    assert!(s.removal.note().unwrap().contains("not zapped"));
 }
 
 #[test]

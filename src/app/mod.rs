@@ -1,18 +1,25 @@
-//! `osdkeeper serve`: opens the database, starts the poller and the
-//! reconciler, serves the API, and shuts everything down in order on
-//! SIGTERM or Ctrl-C.
+//! The composition root: opens the store, builds the adapters (agents over
+//! HTTP, the `ceph` CLI) or the simulator, the daemon and its workers, and
+//! the HTTP API, and shuts them down in order on SIGTERM or Ctrl-C. The
+//! only place that knows every layer; the layers do not know each other
+//! upward.
+
+mod demo;
 
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::{poller, reconciler, removals, Daemon};
 use crate::agent_client::{HostAgents, HttpAgents};
+use crate::api::ApiSettings;
 use crate::ceph::cli::CephCli;
 use crate::ceph::CephCluster;
 use crate::config::Config;
+use crate::daemon::Daemon;
 use crate::store::Store;
+
+pub use demo::demo;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -26,7 +33,7 @@ pub enum ServeError {
     Demo(String),
 }
 
-/// Runs the daemon until a shutdown signal arrives.
+/// `osdkeeper serve`: runs the daemon until a shutdown signal arrives.
 pub async fn serve(config: Config) -> Result<(), ServeError> {
     let agents: Arc<dyn HostAgents> =
         Arc::new(HttpAgents::new(config.agent_token.clone(), config.poll_timeout, config.command_timeout));
@@ -38,7 +45,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     serve_with(config, agents, ceph, shutdown_signal()).await
 }
 
-/// The same with injectable agents and shutdown (tests, demo).
+/// The same with injectable agents, Ceph and shutdown (tests, demo).
 pub async fn serve_with(
     config: Config,
     agents: Arc<dyn HostAgents>,
@@ -52,42 +59,40 @@ pub async fn serve_with(
         .await
         .map_err(|source| ServeError::Listen { addr: config.listen.to_string(), source })?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
+    let settings = ApiSettings { token: config.token.clone(), max_body_bytes: config.max_body_bytes };
+    let db = config.db.display().to_string();
     let daemon = Daemon::new(store.clone(), agents, ceph, config);
     let cancel = CancellationToken::new();
-    let poller = tokio::spawn(poller::run(daemon.clone(), cancel.clone()));
-    let reconciler = if daemon.config.reconcile {
-        Some(tokio::spawn(reconciler::run(daemon.clone(), cancel.clone())))
-    } else {
-        None
-    };
-    let remover = tokio::spawn(removals::run(daemon.clone(), cancel.clone()));
-    let announcer = tokio::spawn(super::live::announce_polled_hosts(daemon.clone(), cancel.clone()));
-    tracing::info!(%local, db = %daemon.config.db.display(), "osdkeeper daemon listening");
+    let workers = daemon.spawn_workers(&cancel);
+    tracing::info!(%local, db, "osdkeeper daemon listening");
     // Tests and scripts read the bound address (port 0) from this line.
     println!("listening on {local}");
     eprintln!("osdkeeper: dashboard at http://{local}/");
-    let app = crate::api::router(daemon.clone());
-    let streams = daemon.shutting_down.clone();
+    let app = crate::api::router(daemon.clone(), settings);
+    let streams = daemon.clone();
     let shutdown = async move {
         shutdown.await;
-        streams.cancel();
+        streams.close_streams();
     };
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     tracing::info!("shutting down");
     cancel.cancel();
-    let _ = poller.await;
-    if let Some(r) = reconciler {
-        let _ = r.await;
+    for task in workers {
+        if let Err(e) = task.await {
+            tracing::error!("a background worker ended abnormally: {e}");
+        }
     }
-    let _ = remover.await;
-    let _ = announcer.await;
     store.close().await;
     served.map_err(ServeError::Http)
 }
 
+/// SIGTERM or Ctrl-C.
 pub async fn shutdown_signal() {
     let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!("cannot listen for Ctrl-C: {e}");
+            std::future::pending::<()>().await
+        }
     };
     #[cfg(unix)]
     let term = async {
@@ -95,7 +100,10 @@ pub async fn shutdown_signal() {
             Ok(mut s) => {
                 s.recv().await;
             }
-            Err(_) => std::future::pending::<()>().await,
+            Err(e) => {
+                tracing::error!("cannot listen for SIGTERM: {e}");
+                std::future::pending::<()>().await
+            }
         }
     };
     #[cfg(not(unix))]

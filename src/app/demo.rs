@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::serve::{serve_with, ServeError};
+use super::{serve_with, shutdown_signal, ServeError};
 use crate::agent_client::HostAgents;
 use crate::ceph::CephCluster;
 use crate::clock::now_ms;
@@ -51,5 +51,5 @@ pub async fn demo(listen: SocketAddr, db: PathBuf, pace: f64, scale: Option<(usi
     store.close().await;
     let agents: Arc<dyn HostAgents> = Arc::new(sim.clone());
     let ceph: Arc<dyn CephCluster> = Arc::new(sim);
-    serve_with(config, agents, ceph, super::serve::shutdown_signal()).await
+    serve_with(config, agents, ceph, shutdown_signal()).await
 }

@@ -1,0 +1,63 @@
+//! `osdkeeper apply -i FILE [--dry-run] [--refresh]`: the daemon's dry-run
+//! of a spec file, or its apply.
+
+use std::process::ExitCode;
+
+use super::remote::{print_json, Remote};
+use super::{exit, Format};
+use crate::client::ClientError;
+use crate::render::preview::preview_table;
+use crate::wire::api::specs::ApplyQuery;
+
+#[derive(clap::Args, Debug)]
+pub struct ApplyArgs {
+    /// The spec file (cephadm's YAML, one or more documents).
+    #[arg(short = 'i', long = "in-file")]
+    pub file: std::path::PathBuf,
+    /// Show what would happen; store nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Ask the matching hosts' agents for fresh inventories first.
+    #[arg(long)]
+    pub refresh: bool,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
+    let text = match std::fs::read_to_string(&args.file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("osdkeeper: cannot read {}: {e}", args.file.display());
+            return Ok(ExitCode::from(exit::UNREADABLE));
+        }
+    };
+    let q = ApplyQuery { dry_run: args.dry_run, refresh: args.refresh };
+    let answer = match r.client().apply(&q, text).await {
+        Ok(a) => a,
+        Err(ClientError::Api { status: 422, body }) if args.format == Format::Json => {
+            print_json(&body);
+            eprintln!("osdkeeper: {}", body.error);
+            return Ok(ExitCode::from(exit::INVALID));
+        }
+        Err(e) => return Err(e),
+    };
+    if args.format == Format::Json {
+        print_json(&answer);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.dry_run {
+        println!("Dry run: nothing was changed. Inventories as of the REFRESHED age shown below.");
+    }
+    print!("{}", preview_table(&answer.preview));
+    for h in &answer.hosts_without_inventory {
+        println!("note: {h} has no inventory yet and was not planned");
+    }
+    for f in &answer.refresh_failures {
+        println!("note: could not refresh {}: {}", f.host, f.error);
+    }
+    for st in answer.stored.iter().flatten() {
+        println!("Scheduled {} update... (version {})", st.service_name, st.version);
+    }
+    Ok(ExitCode::SUCCESS)
+}

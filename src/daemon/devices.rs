@@ -1,0 +1,114 @@
+//! Devices as the operator acts on them: wiping one (`device zap`), and the
+//! holds that keep freed devices away from every spec until released
+//! (cephadm would re-consume a disk just zapped).
+
+use super::{Daemon, DaemonError};
+use crate::agent_client::AgentError;
+use crate::clock::now_ms;
+use crate::domain::event::{EventKind, Level};
+use crate::domain::removal::Removal;
+use crate::wire::agent::ZapRequest;
+use crate::wire::api::devices::Hold;
+
+impl Daemon {
+    /// `device zap HOST PATH --force`: refused without force, for an
+    /// unknown host or device, and for a device backing an OSD the cluster
+    /// still has; the agent refuses a busy device on its own.
+    pub async fn zap_device(&self, host_name: &str, path: &str, force: bool) -> Result<Vec<String>, DaemonError> {
+        if !force {
+            return Err(DaemonError::Invalid("must pass --force to PERMANENTLY ERASE DEVICE DATA".into()));
+        }
+        let host = self.store.host(host_name).await?;
+        let inv = self
+            .store
+            .inventory(host_name)
+            .await?
+            .ok_or_else(|| DaemonError::Conflict(format!("host {host_name} has not reported an inventory yet")))?;
+        let devices = self.cache.devices(&inv).map_err(DaemonError::Internal)?;
+        let Some(device) = devices.iter().find(|d| &*d.path == path) else {
+            return Err(DaemonError::NotFound(format!("device path '{path}' not found on host '{host_name}'")));
+        };
+        // The OSDs on this device, from its LVs and from the cluster's own
+        // metadata (a raw BlueStore OSD has no LVs).
+        let mut ids: Vec<u32> = device.osd_ids().filter_map(|i| i.parse().ok()).collect();
+        match self.ceph.all_osd_devices().await {
+            Ok(all) => {
+                for (id, m) in all {
+                    if m.is_on(host_name) && m.dev_nodes.iter().any(|n| n == path) && !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+            }
+            // The agent's own check (the device is not open) still guards the disk.
+            Err(e) => tracing::warn!("cannot read OSD metadata before zapping {path} on {host_name}: {e}"),
+        }
+        if !ids.is_empty() {
+            let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
+            let active: Vec<String> = ids
+                .iter()
+                .filter(|id| state.osd(**id).is_some_and(|o| !o.destroyed))
+                .map(|id| format!("osd.{id}"))
+                .collect();
+            if !active.is_empty() {
+                return Err(DaemonError::RefusedUnsafe(format!(
+                    "unable to zap: device '{path}' on {host_name} has {} active OSD(s) ({}); use `osdkeeper osd rm` first",
+                    active.len(),
+                    active.join(", ")
+                )));
+            }
+        }
+        let req = ZapRequest { path: path.to_string(), force: true, reason: Some("requested by an operator".into()) };
+        let result = self.agents.zap(&host, &req).await.map_err(|e| match e {
+            AgentError::Refused { message, .. } => {
+                DaemonError::RefusedUnsafe(format!("the agent on {host_name} refused: {message}"))
+            }
+            other => DaemonError::CannotAct(other.to_string()),
+        })?;
+        self.store.hold(host_name, path, Some(&device.device_id), "zapped by an operator", now_ms()).await?;
+        self.event(
+            Level::Info,
+            EventKind::Zapped,
+            Some(host_name),
+            Some(path),
+            format!("zap successful for {path} on {host_name}"),
+        )
+        .await;
+        if let Err(e) = self.poll_host(&host).await {
+            tracing::warn!("cannot refresh the inventory of {host_name} after the zap: {e}");
+        }
+        Ok(result.steps)
+    }
+
+    /// `device release HOST PATH`: specs may use the device again.
+    pub async fn release_device(&self, host: &str, path: &str) -> Result<Hold, DaemonError> {
+        let hold = self.store.release(host, path).await?;
+        self.event(
+            Level::Info,
+            EventKind::DeviceReleased,
+            Some(host),
+            Some(path),
+            format!("Released {path} on {host}: specs may use it again"),
+        )
+        .await;
+        self.reconciler.wake();
+        Ok(hold)
+    }
+
+    /// Holds the devices a finished removal freed.
+    pub(super) async fn hold_freed_devices(&self, r: &Removal) {
+        if !r.frees_devices() {
+            return;
+        }
+        let reason = if r.zap {
+            format!("zapped after removing osd.{}", r.osd_id)
+        } else {
+            format!("freed by removing osd.{}", r.osd_id)
+        };
+        for (i, path) in r.devices.iter().enumerate() {
+            let id = r.device_ids.get(i).map(String::as_str);
+            if let Err(e) = self.store.hold(&r.host, path, id, &reason, now_ms()).await {
+                tracing::error!("cannot hold {path} on {}: {e}", r.host);
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Every host's devices as its agent last reported them, with the
+//! inventory's age and the holds; optionally polled first.
+
+use crate::clock::now_ms;
+use crate::daemon::{Daemon, DaemonError};
+use crate::wire::api::devices::{DeviceQuery, Hold, HostDevices, InventoryInfo};
+use crate::wire::api::Page;
+use crate::wire::device_listing::device_rows;
+
+impl Daemon {
+    pub async fn devices(&self, q: &DeviceQuery) -> Result<Page<HostDevices>, DaemonError> {
+        let mut hosts = self.store.hosts().await?;
+        if let Some(only) = &q.host {
+            hosts.retain(|h| h.name == *only);
+            if hosts.is_empty() {
+                return Err(DaemonError::NotFound(format!("unknown host {only}")));
+            }
+        }
+        if let Some(text) = &q.q {
+            hosts.retain(|h| h.name.contains(text.as_str()));
+        }
+        let Page { items: mut hosts, total } = Page::of(hosts, q.offset, q.limit);
+        let mut failures = Vec::new();
+        if q.refresh {
+            let names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
+            failures = self.refresh(&names, self.refresh_timeout()).await?;
+            let fresh = self.store.hosts().await?;
+            hosts = fresh.into_iter().filter(|h| names.contains(&h.name)).collect();
+        }
+        let holds = self.store.holds().await?;
+        let now = now_ms();
+        let mut out = Vec::with_capacity(hosts.len());
+        for h in hosts {
+            let inv = self.store.inventory(&h.name).await?;
+            let mut devices = match &inv {
+                Some(i) => device_rows(&i.devices)
+                    .map_err(|e| DaemonError::Internal(format!("stored inventory of {}: {e}", h.name)))?,
+                None => Vec::new(),
+            };
+            for d in &mut devices {
+                d.held = holds.iter().find(|x| x.covers(&h.name, &d.path, &d.device_id)).map(|x| x.reason.clone());
+            }
+            devices.sort_by(|a, b| a.path.cmp(&b.path));
+            out.push(HostDevices {
+                refresh_error: failures.iter().find(|(n, _)| *n == h.name).map(|(_, e)| e.clone()),
+                host: h.name,
+                addr: h.addr,
+                unreachable_since: h.unreachable_since,
+                last_error: h.last_error,
+                inventory: inv.map(|i| InventoryInfo {
+                    taken_at: i.taken_at,
+                    age_s: (now - i.taken_at) as f64 / 1000.0,
+                    source: i.source,
+                    can_create_osds: i.can_create_osds,
+                    note: i.note,
+                }),
+                devices,
+            });
+        }
+        Ok(Page { items: out, total })
+    }
+
+    pub async fn held_devices(&self) -> Result<Vec<Hold>, DaemonError> {
+        Ok(self.store.holds().await?)
+    }
+}

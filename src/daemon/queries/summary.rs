@@ -1,0 +1,102 @@
+//! The counts a dashboard's header shows, in one cheap call at thousands
+//! of hosts. Devices are counted from the parsed inventories the daemon
+//! caches (by fingerprint); an inventory is read and parsed only when it
+//! changed since it was last parsed. The OSD counts come from one read of
+//! the cluster (four `ceph` commands on a real one), shared by every
+//! request for `CLUSTER_TTL`: dashboards ask for the summary after every
+//! host poll, and the monitors should not answer each of them.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use crate::daemon::{Daemon, DaemonError};
+use crate::wire::api::devices::Hold;
+use crate::wire::api::summary::Summary;
+
+/// How long one read of the cluster answers every summary.
+pub const CLUSTER_TTL: Duration = Duration::from_secs(5);
+
+/// (OSDs, up, in) of the last read of the cluster, or why it failed.
+type OsdCounts = Result<(usize, usize, usize), String>;
+
+/// The last read of the cluster's OSD counts, shared by all summary requests.
+#[derive(Default)]
+pub struct ClusterCounts {
+    last: tokio::sync::Mutex<Option<(Instant, OsdCounts)>>,
+}
+
+impl Daemon {
+    pub async fn summary(&self) -> Result<Summary, DaemonError> {
+        let (counts, summary) = tokio::join!(self.osd_counts(), self.store_counts());
+        let mut s = summary?;
+        match counts {
+            Ok((n, up, is_in)) => (s.osds, s.osds_up, s.osds_in) = (Some(n), Some(up), Some(is_in)),
+            Err(e) => s.cluster_error = Some(e),
+        }
+        Ok(s)
+    }
+
+    /// The counts, read again when older than `CLUSTER_TTL`. Requests that
+    /// arrive during a read wait for it instead of starting their own.
+    async fn osd_counts(&self) -> OsdCounts {
+        let mut last = self.counts.last.lock().await;
+        if let Some((at, counts)) = last.as_ref() {
+            if at.elapsed() < CLUSTER_TTL {
+                return counts.clone();
+            }
+        }
+        let counts =
+            self.ceph.state().await.map(|s| s.osd_counts()).map_err(|e| format!("cannot read the cluster: {e}"));
+        *last = Some((Instant::now(), counts.clone()));
+        counts
+    }
+
+    /// Everything but the OSD counts.
+    async fn store_counts(&self) -> Result<Summary, DaemonError> {
+        // Independent reads: side by side, each on its own pooled connection.
+        let (hosts, fingerprints, holds, active, specs) = tokio::try_join!(
+            self.store.hosts(),
+            self.store.inventory_fingerprints(),
+            self.store.holds(),
+            self.store.active_removals(),
+            self.store.specs(),
+        )?;
+        let fingerprints: HashMap<String, String> = fingerprints.into_iter().collect();
+        let mut holds_by_host: HashMap<&str, Vec<&Hold>> = HashMap::new();
+        for h in &holds {
+            holds_by_host.entry(h.host.as_str()).or_default().push(h);
+        }
+        let mut s = Summary {
+            hosts: hosts.len(),
+            unreachable_hosts: hosts.iter().filter(|h| h.unreachable_since.is_some()).map(|h| h.name.clone()).collect(),
+            held_devices: holds.len(),
+            active_removals: active.len(),
+            specs: specs.len(),
+            ..Summary::default()
+        };
+        for host in &hosts {
+            let Some(fp) = fingerprints.get(&host.name) else {
+                s.hosts_without_inventory += 1;
+                continue;
+            };
+            let devices = match self.cache.cached(&host.name, fp) {
+                Some(devices) => devices,
+                // Changed since it was last parsed (or never parsed): read it once.
+                None => match self.store.inventory(&host.name).await? {
+                    Some(inv) => self.cache.devices(&inv).map_err(DaemonError::Internal)?,
+                    None => {
+                        s.hosts_without_inventory += 1;
+                        continue;
+                    }
+                },
+            };
+            let held = holds_by_host.get(host.name.as_str()).map(Vec::as_slice).unwrap_or_default();
+            s.devices += devices.len();
+            s.available_devices += devices
+                .iter()
+                .filter(|dev| dev.available && !held.iter().any(|h| h.covers(&host.name, &dev.path, &dev.device_id)))
+                .count();
+        }
+        Ok(s)
+    }
+}

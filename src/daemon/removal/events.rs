@@ -1,0 +1,104 @@
+//! The events a removal's phase changes record, in cephadm's words where it
+//! has them ("Successfully purged osd.15 on f5-422-03").
+
+use crate::daemon::Daemon;
+use crate::domain::event::{EventKind, Level};
+use crate::domain::removal::{Phase, RemovalRecord};
+
+/// The event for entering `rec`'s phase from `before`, if that change has one.
+pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, String)> {
+    let r = &rec.removal;
+    let id = r.osd_id;
+    let host = r.host.as_str();
+    Some(match r.phase {
+        Phase::Draining => (
+            EventKind::RemovalDraining,
+            format!(
+                "Draining osd.{id} on {host} ({} PGs){}",
+                rec.pgs_now.map(|p| p.to_string()).unwrap_or_else(|| "?".into()),
+                if r.replace { ", marked out for replacement" } else { "" }
+            ),
+        ),
+        Phase::WaitingSafe => (
+            EventKind::RemovalDrained,
+            format!(
+                "osd.{id} on {host} is drained{}",
+                if r.force && rec.pgs_now != Some(0) { " (forced)" } else { "" }
+            ),
+        ),
+        Phase::Stopping => (EventKind::RemovalStopping, format!("Removing daemon osd.{id} from {host}")),
+        Phase::Destroying => (
+            EventKind::RemovalDestroying,
+            format!("osd.{id} is down; {} it", if r.replace { "destroying" } else { "purging" }),
+        ),
+        Phase::Zapping if before == Phase::Destroying || before == Phase::Stopping => (
+            EventKind::RemovalPurged,
+            if r.replace {
+                format!("Successfully destroyed old osd.{id} on {host}; ready for replacement")
+            } else {
+                format!("Successfully purged osd.{id} on {host}")
+            },
+        ),
+        Phase::Done => (
+            EventKind::RemovalDone,
+            match r.note() {
+                Some(n) => format!("Removal of osd.{id} on {host} finished: {n}"),
+                None => format!("Successfully removed osd.{id} on {host}"),
+            },
+        ),
+        Phase::Restoring => (EventKind::RemovalRestoring, format!("Restoring osd.{id} on {host}")),
+        Phase::Cancelled => {
+            (EventKind::RemovalCancelled, format!("Removal of osd.{id} stopped: {}", r.note().unwrap_or_default()))
+        }
+        Phase::Queued | Phase::Zapping => return None,
+    })
+}
+
+impl Daemon {
+    /// Records the phase change, and holds the freed devices once a removal is done.
+    pub(super) async fn announce(&self, rec: &RemovalRecord, before: Phase) {
+        if rec.removal.phase == Phase::Done {
+            self.hold_freed_devices(&rec.removal).await;
+        }
+        if let Some((kind, message)) = announcement(rec, before) {
+            let subject = format!("osd.{}", rec.removal.osd_id);
+            self.event(Level::Info, kind, Some(&rec.removal.host), Some(&subject), message).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::removal::{Ending, Removal};
+
+    fn rec(phase: Phase, replace: bool) -> RemovalRecord {
+        let mut removal = Removal::new(15, "f5-422-03".into(), replace, false, true, vec!["/dev/sde".into()]);
+        removal.phase = phase;
+        RemovalRecord { pgs_now: Some(186), ..RemovalRecord::queued(1, removal, 0) }
+    }
+
+    #[test]
+    fn cephadm_words_for_each_change() {
+        let said = announcement;
+        assert_eq!(
+            said(&rec(Phase::Draining, false), Phase::Queued),
+            Some((EventKind::RemovalDraining, "Draining osd.15 on f5-422-03 (186 PGs)".into()))
+        );
+        assert_eq!(
+            said(&rec(Phase::Zapping, false), Phase::Destroying),
+            Some((EventKind::RemovalPurged, "Successfully purged osd.15 on f5-422-03".into()))
+        );
+        assert_eq!(
+            said(&rec(Phase::Zapping, true), Phase::Destroying).unwrap().1,
+            "Successfully destroyed old osd.15 on f5-422-03; ready for replacement"
+        );
+        let mut outside = rec(Phase::Done, false);
+        outside.removal.ending = Some(Ending::RemovedOutside);
+        assert_eq!(
+            said(&outside, Phase::Queued).unwrap().1,
+            "Removal of osd.15 on f5-422-03 finished: osd.15 no longer exists (removed outside osdkeeper)"
+        );
+        assert_eq!(said(&rec(Phase::Queued, false), Phase::Queued), None);
+    }
+}

@@ -1,0 +1,11 @@
+//! OSD removal in the daemon: scheduling (`osd rm`) and stopping
+//! (`osd rm stop`) in `schedule`, the worker that drives every removal
+//! through `domain::removal::advance` in `worker`, and the events it
+//! records in `events`. The decisions themselves (gates, pacing, which
+//! devices, when a disk counts as wiped) are in `domain::removal`.
+
+mod events;
+mod schedule;
+mod worker;
+
+pub use schedule::RemoveRequest;

@@ -1,0 +1,132 @@
+//! `osd rm ID...` and `osd rm stop ID...`: checked in full before anything
+//! is stored, so a request is queued (or stopped) all or none.
+
+use super::super::{Daemon, DaemonError};
+use crate::clock::now_ms;
+use crate::domain::cluster::same_host;
+use crate::domain::event::{EventKind, Level};
+use crate::domain::removal::{identify, Removal, RemovalRecord};
+use crate::wire::ceph_volume::parse_device_list;
+
+/// What `osd rm` asks for.
+#[derive(Debug, Clone)]
+pub struct RemoveRequest {
+    pub ids: Vec<u32>,
+    pub replace: bool,
+    pub force: bool,
+    pub zap: bool,
+}
+
+impl Daemon {
+    /// `osd rm ID... [--replace] [--force] [--zap]`: checks every id, finds
+    /// each OSD's host and devices, and queues them all or none.
+    pub async fn schedule_removals(&self, req: &RemoveRequest) -> Result<Vec<RemovalRecord>, DaemonError> {
+        if req.ids.is_empty() {
+            return Err(DaemonError::Invalid("give at least one OSD id".into()));
+        }
+        for (i, id) in req.ids.iter().enumerate() {
+            if req.ids[..i].contains(id) {
+                return Err(DaemonError::Invalid(format!("osd.{id} is listed twice")));
+            }
+        }
+        let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
+        let hosts = self.store.hosts().await?;
+        let mut removals = Vec::new();
+        for &id in &req.ids {
+            let Some(osd) = state.osd(id) else {
+                return Err(DaemonError::NotFound(format!("osd.{id} does not exist in the cluster")));
+            };
+            if osd.destroyed {
+                return Err(DaemonError::Conflict(format!(
+                    "osd.{id} is already destroyed (waiting for a replacement disk)"
+                )));
+            }
+            if let Some(active) = self.store.active_removal_of(id).await? {
+                return Err(DaemonError::Conflict(format!(
+                    "osd.{id} is already being removed ({}); `osdkeeper osd rm stop {id}` stops that removal",
+                    active.removal.phase.as_str()
+                )));
+            }
+            let meta = match self.ceph.osd_devices(id).await {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    // Without metadata the host comes from CRUSH and no device is known.
+                    tracing::warn!(osd = id, "no metadata for osd.{id}: {e}");
+                    None
+                }
+            };
+            let host_name = meta
+                .as_ref()
+                .map(|m| m.hostname.clone())
+                .filter(|h| !h.is_empty())
+                .or_else(|| osd.crush_host.clone())
+                .ok_or_else(|| DaemonError::CannotAct(format!("Ceph does not say which host osd.{id} is on")))?;
+            let Some(host) = hosts.iter().find(|h| same_host(&h.name, &host_name)) else {
+                return Err(DaemonError::CannotAct(format!(
+                    "osd.{id} is on host {host_name}, which osdkeeper does not manage: add it with \
+                     `osdkeeper host add {host_name} ADDR` (its agent stops the daemon and wipes the disk)"
+                )));
+            };
+            let inventory = match self.store.inventory(&host.name).await? {
+                Some(i) => parse_device_list(i.devices.as_bytes()).map_err(|e| {
+                    DaemonError::Internal(format!("the stored inventory of {} is unreadable: {e}", host.name))
+                })?,
+                None => Vec::new(),
+            };
+            let found = identify(id, &host.name, meta.as_ref(), &inventory, req.zap)
+                .map_err(|e| DaemonError::CannotAct(e.to_string()))?;
+            let mut r = Removal::new(id, host.name.clone(), req.replace, req.force, req.zap, found.paths);
+            r.device_ids = found.device_ids;
+            removals.push(r);
+        }
+        let records = self.store.add_removals(&removals, now_ms()).await?;
+        let names: Vec<String> = req.ids.iter().map(|i| format!("osd.{i}")).collect();
+        let flags: Vec<&str> = [(req.replace, "replace"), (req.force, "force"), (req.zap, "zap")]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, n)| *n)
+            .collect();
+        let flags = if flags.is_empty() { String::new() } else { format!(" ({})", flags.join(", ")) };
+        self.event(
+            Level::Info,
+            EventKind::RemovalScheduled,
+            None,
+            None,
+            format!("Scheduled OSD(s) for removal: {}{flags}", names.join(", ")),
+        )
+        .await;
+        self.remover.wake();
+        self.notify(crate::daemon::live::Live::Removals { osds: req.ids.clone() });
+        Ok(records)
+    }
+
+    /// `osd rm stop ID...`: each must be stoppable, or nothing changes.
+    pub async fn stop_removals(&self, ids: &[u32]) -> Result<Vec<RemovalRecord>, DaemonError> {
+        for &id in ids {
+            match self.store.active_removal_of(id).await? {
+                None => return Err(DaemonError::NotFound(format!("osd.{id} is not being removed"))),
+                Some(r) if !r.removal.phase.can_stop() => {
+                    return Err(DaemonError::Conflict(format!(
+                        "osd.{id} is past the point of no return ({}); it can no longer be stopped",
+                        r.removal.phase.as_str()
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        let mut out = Vec::new();
+        for &id in ids {
+            out.push(self.store.request_removal_stop(id, now_ms()).await?);
+            self.event(
+                Level::Info,
+                EventKind::RemovalStop,
+                None,
+                Some(&format!("osd.{id}")),
+                format!("Stopping the removal of osd.{id}; its weight will be restored"),
+            )
+            .await;
+        }
+        self.remover.wake();
+        Ok(out)
+    }
+}

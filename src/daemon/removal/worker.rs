@@ -1,0 +1,264 @@
+//! The removal worker. Each round reads the cluster once (`osd dump`,
+//! `osd df`, `osd tree`, `pg stat`), then for each active removal: asks
+//! what its phase needs (ok-to-stop, safe-to-destroy, the daemon on its
+//! host, its devices), asks `advance` for the next step, **writes that step
+//! to SQLite**, and only then performs the step's effect, logging the
+//! action before issuing it. After a crash the worker simply observes again.
+
+use crate::agent_client::AgentError;
+use crate::ceph::ClusterState;
+use crate::clock::now_ms;
+use crate::daemon::live::Live;
+use crate::daemon::{Daemon, DaemonError};
+use crate::domain::event::{EventKind, Level};
+use crate::domain::removal::{
+    advance, after_step, clean_devices, may_start_drain, observe_cluster, questions, sample_due, Effect, Observation,
+    Removal, RemovalRecord, Verdict,
+};
+use crate::wire::agent::ZapRequest;
+
+/// A phase change without an effect leads straight to the next phase; this
+/// bounds how many one round may walk through (there are fewer phases).
+const MAX_STEPS_PER_ROUND: usize = 8;
+
+impl Daemon {
+    /// One round over all active removals.
+    #[tracing::instrument(skip_all)]
+    pub async fn removal_round(&self) -> Result<(), DaemonError> {
+        let active = self.store.active_removals().await?;
+        if active.is_empty() {
+            return Ok(());
+        }
+        let osds: Vec<u32> = active.iter().map(|r| r.removal.osd_id).collect();
+        let state = match self.ceph.state().await {
+            Ok(s) => s,
+            Err(e) => {
+                let error = format!("cannot read the cluster: {e}");
+                for mut rec in active {
+                    rec.last_error = Some(error.clone());
+                    rec.updated_at = now_ms();
+                    let v = rec.version;
+                    if let Err(e) = self.store.save_removal(&rec, v).await {
+                        tracing::error!(osd = rec.removal.osd_id, "cannot record the error of a removal: {e}");
+                    }
+                }
+                self.notify(Live::Removals { osds });
+                return Err(DaemonError::CannotAct(error));
+            }
+        };
+        let mut draining = active.iter().filter(|r| r.removal.phase.is_draining()).count();
+        for rec in active {
+            let osd = rec.removal.osd_id;
+            let host = rec.removal.host.clone();
+            let span = tracing::info_span!("removal", osd, host = %host);
+            if let Err(e) = tracing::Instrument::instrument(self.drive(rec, &state, &mut draining), span).await {
+                tracing::error!(osd, host = %host, "removal step failed: {e}");
+            }
+        }
+        self.notify(Live::Removals { osds });
+        Ok(())
+    }
+
+    /// What the removal's phase needs to know, beyond the round's cluster state.
+    async fn observe(&self, rec: &RemovalRecord, state: &ClusterState, draining: usize) -> Observation {
+        let r = &rec.removal;
+        let mut obs = observe_cluster(r, state, may_start_drain(draining, self.config.max_draining, state));
+        let ask = questions(r, &obs);
+        if ask.ok_to_stop {
+            obs.ok_to_stop =
+                Some(self.ceph.ok_to_stop(&[r.osd_id]).await.unwrap_or_else(|e| Verdict::no(e.to_string())));
+        }
+        if ask.safe_to_destroy {
+            obs.safe_to_destroy =
+                Some(self.ceph.safe_to_destroy(&[r.osd_id]).await.unwrap_or_else(|e| Verdict::no(e.to_string())));
+        }
+        if ask.daemon || ask.devices {
+            self.observe_host(rec, ask.devices, &mut obs).await;
+        }
+        obs
+    }
+
+    async fn observe_host(&self, rec: &RemovalRecord, devices: bool, obs: &mut Observation) {
+        let r = &rec.removal;
+        let host = match self.store.host(&r.host).await {
+            Ok(h) => h,
+            Err(e) => {
+                tracing::warn!("host {} of osd.{} is not known: {e}", r.host, r.osd_id);
+                obs.host_reachable = false;
+                return;
+            }
+        };
+        match self.agents.osd_status(&host, r.osd_id).await {
+            Ok(s) => obs.daemon_running = Some(s.running),
+            Err(AgentError::Unreachable { .. } | AgentError::Timeout { .. }) => obs.host_reachable = false,
+            // The agent answered but could not tell: the stop gate waits for Ceph instead.
+            Err(e) => tracing::warn!("cannot ask {} about osd.{}: {e}", r.host, r.osd_id),
+        }
+        if devices && obs.host_reachable {
+            if let Err(e) = self.poll_host(&host).await {
+                tracing::warn!("cannot refresh the inventory of {}: {e}", r.host);
+            }
+            match self.store.inventory(&r.host).await {
+                Ok(Some(inv)) => match self.cache.devices(&inv) {
+                    Ok(devices) => obs.clean_devices = clean_devices(r, &devices),
+                    Err(e) => tracing::error!("{e}"),
+                },
+                Ok(None) => {}
+                Err(e) => tracing::error!("cannot read the inventory of {}: {e}", r.host),
+            }
+        }
+    }
+
+    /// Advances one removal as far as it goes this round: phase changes
+    /// without an effect follow each other at once; an effect ends the round.
+    async fn drive(
+        &self,
+        mut rec: RemovalRecord,
+        state: &ClusterState,
+        draining: &mut usize,
+    ) -> Result<(), DaemonError> {
+        for _ in 0..MAX_STEPS_PER_ROUND {
+            let obs = self.observe(&rec, state, *draining).await;
+            let step = advance(&rec.removal, &obs);
+            let kb_used = state.osd(rec.removal.osd_id).and_then(|o| o.kb_used);
+            let mut recorded = after_step(&rec, &step, &obs, kb_used, now_ms());
+            if recorded.began_drain {
+                *draining += 1;
+            }
+            if recorded.save {
+                recorded.next.version = self.store.save_removal(&recorded.next, rec.version).await?;
+            }
+            self.record_sample(&rec, &recorded.next).await;
+            let before = rec.removal.phase;
+            if before != recorded.next.removal.phase {
+                self.announce(&recorded.next, before).await;
+            }
+            rec = recorded.next;
+            if let Some(effect) = step.effect {
+                return self.perform(&mut rec, &effect).await;
+            }
+            if !recorded.go_on {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    async fn record_sample(&self, before: &RemovalRecord, after: &RemovalRecord) {
+        if !(after.removal.phase.is_draining() || before.removal.phase.is_draining()) {
+            return;
+        }
+        let last = match self.store.recent_samples(after.id, 0).await {
+            Ok(s) => s.last().map(|x| x.at),
+            Err(e) => {
+                tracing::error!("cannot read the samples of removal {}: {e}", after.id);
+                return;
+            }
+        };
+        if let Some(pgs) = sample_due(before, after, last) {
+            if let Err(e) = self.store.add_sample(after.id, after.updated_at, pgs, after.kb_used_now).await {
+                tracing::error!("cannot record a progress sample of removal {}: {e}", after.id);
+            }
+        }
+    }
+
+    /// Logs the action, performs it, records the outcome.
+    #[tracing::instrument(skip_all, fields(effect = effect.name()))]
+    async fn perform(&self, rec: &mut RemovalRecord, effect: &Effect) -> Result<(), DaemonError> {
+        let r = rec.removal.clone();
+        let id = r.osd_id;
+        let action = self.store.log_action(rec.id, id, effect, now_ms()).await?;
+        let outcome = self.carry_out(&r, effect).await;
+        if outcome.is_ok() {
+            crash_point(effect);
+        }
+        let now = now_ms();
+        match outcome {
+            Ok(text) => {
+                self.store.finish_action(action, &format!("ok: {text}"), now).await?;
+                if let Effect::Zap { path } = effect {
+                    rec.removal.zapped.push(path.clone());
+                    self.event(
+                        Level::Info,
+                        EventKind::Zapped,
+                        Some(&r.host),
+                        Some(&format!("osd.{id}")),
+                        format!("Successfully zapped {path} for osd.{id} on {}", r.host),
+                    )
+                    .await;
+                }
+                rec.last_error = None;
+            }
+            Err(text) => {
+                self.store.finish_action(action, &format!("failed: {text}"), now).await?;
+                self.event(
+                    Level::Error,
+                    EventKind::RemovalActionFailed,
+                    Some(&r.host),
+                    Some(&format!("osd.{id}")),
+                    format!("osd.{id}: {text}"),
+                )
+                .await;
+                rec.last_error = Some(text);
+            }
+        }
+        rec.updated_at = now;
+        let v = rec.version;
+        rec.version = self.store.save_removal(rec, v).await?;
+        Ok(())
+    }
+
+    /// The effect itself; Ok with what was done, Err with why it failed.
+    async fn carry_out(&self, r: &Removal, effect: &Effect) -> Result<String, String> {
+        let id = r.osd_id;
+        let on_cluster = match effect {
+            Effect::Reweight { weight } => {
+                self.ceph.reweight(id, *weight).await.map(|_| format!("reweighted osd.{id} to {weight}"))
+            }
+            Effect::MarkOut => self.ceph.mark_out(id).await.map(|_| format!("marked osd.{id} out")),
+            Effect::MarkIn => self.ceph.mark_in(id).await.map(|_| format!("marked osd.{id} in")),
+            Effect::MarkDown => self.ceph.mark_down(id).await.map(|_| format!("marked osd.{id} down")),
+            Effect::Destroy => self.ceph.destroy(id).await.map(|_| format!("destroyed osd.{id}")),
+            Effect::Purge => self.ceph.purge(id).await.map(|_| format!("purged osd.{id}")),
+            Effect::StopDaemon | Effect::Zap { .. } => return self.carry_out_on_host(r, effect).await,
+        };
+        on_cluster.map_err(|e| e.to_string())
+    }
+
+    async fn carry_out_on_host(&self, r: &Removal, effect: &Effect) -> Result<String, String> {
+        let id = r.osd_id;
+        let host = self.store.host(&r.host).await.map_err(|e| e.to_string())?;
+        let done = match effect {
+            Effect::Zap { path } => {
+                self.event(
+                    Level::Info,
+                    EventKind::Zap,
+                    Some(&r.host),
+                    Some(&format!("osd.{id}")),
+                    format!("Zapping devices for osd.{id} on {}", r.host),
+                )
+                .await;
+                let req = ZapRequest { path: path.clone(), force: true, reason: Some(format!("removal of osd.{id}")) };
+                self.agents.zap(&host, &req).await.map(|z| z.steps.join("; "))
+            }
+            _ => self.agents.stop_osd(&host, id).await.map(|s| s.detail),
+        };
+        done.map_err(|e| e.to_string())
+    }
+}
+
+/// Fault injection for the crash tests: with `OSDKEEPER_CRASH_AFTER=purge`
+/// (or any effect's name) the daemon aborts right after that effect
+/// succeeded and before it recorded the outcome, as a power cut would.
+fn crash_point(effect: &Effect) {
+    static CRASH_AFTER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let name = CRASH_AFTER.get_or_init(|| std::env::var("OSDKEEPER_CRASH_AFTER").ok().filter(|v| !v.is_empty()));
+    if name.as_deref() == Some(effect.name()) {
+        eprintln!(
+            "OSDKEEPER_CRASH_AFTER={}: aborting after the {} step, as a crash would",
+            effect.name(),
+            effect.name()
+        );
+        std::process::abort();
+    }
+}

@@ -1,0 +1,121 @@
+//! What the event log can say: a closed list of kinds, each with its level
+//! of concern. The daemon records them, the API and CLI show them, and the
+//! dashboard reads the same names (served from this list, not retyped).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Info => "info",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Level> {
+        [Level::Info, Level::Warning, Level::Error].into_iter().find(|l| l.as_str() == s)
+    }
+}
+
+macro_rules! event_kinds {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal,)*) => {
+        /// A stable, machine-readable kind of event.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+        pub enum EventKind {
+            $($(#[doc = $doc])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl EventKind {
+            /// Every kind, in the order they are declared.
+            pub const ALL: &'static [EventKind] = &[$(EventKind::$variant,)*];
+
+            /// The name stored, sent and matched on.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(EventKind::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+event_kinds! {
+    /// A host was added with its agent's address.
+    HostAdded = "host-added",
+    HostRemoved = "host-removed",
+    /// A host's agent answers again after failed polls.
+    HostReachable = "host-reachable",
+    HostUnreachable = "host-unreachable",
+    /// A host's first inventory arrived.
+    InventoryFirst = "inventory-first",
+    /// Devices appeared, disappeared or changed (cephadm's "Detected new or changed devices").
+    DevicesChanged = "devices-changed",
+    /// A device held back from specs was released.
+    DeviceReleased = "device-released",
+    SpecApplied = "spec-applied",
+    SpecRemoved = "spec-removed",
+    /// ceph-volume is about to run for a spec on a host.
+    OsdCreate = "osd-create",
+    OsdCreated = "osd-created",
+    OsdCreateFailed = "osd-create-failed",
+    /// The agent could not be asked; the creation is tried again later.
+    OsdCreateDeferred = "osd-create-deferred",
+    /// The host's agent cannot create OSDs (e.g. it serves a fixed inventory file).
+    OsdCreateRefused = "osd-create-refused",
+    RemovalScheduled = "removal-scheduled",
+    /// `osd rm stop` was asked for.
+    RemovalStop = "removal-stop",
+    RemovalDraining = "removal-draining",
+    RemovalDrained = "removal-drained",
+    RemovalStopping = "removal-stopping",
+    RemovalDestroying = "removal-destroying",
+    /// Purged, or destroyed for a replacement.
+    RemovalPurged = "removal-purged",
+    RemovalDone = "removal-done",
+    RemovalRestoring = "removal-restoring",
+    RemovalCancelled = "removal-cancelled",
+    /// A step of a removal failed; it is tried again.
+    RemovalActionFailed = "removal-action-failed",
+    /// A device is about to be wiped.
+    Zap = "zap",
+    Zapped = "zapped",
+}
+
+impl EventKind {
+    pub fn parse(s: &str) -> Option<EventKind> {
+        EventKind::ALL.iter().copied().find(|k| k.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips_by_name_and_json() {
+        let mut names = std::collections::HashSet::new();
+        for k in EventKind::ALL {
+            assert!(names.insert(k.as_str()), "{} is listed twice", k.as_str());
+            assert_eq!(EventKind::parse(k.as_str()), Some(*k));
+            let json = serde_json::to_string(k).unwrap();
+            assert_eq!(json, format!("\"{}\"", k.as_str()));
+            assert_eq!(serde_json::from_str::<EventKind>(&json).unwrap(), *k);
+        }
+        assert_eq!(EventKind::parse("no-such-kind"), None);
+    }
+}

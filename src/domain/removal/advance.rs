@@ -1,0 +1,182 @@
+//! `advance`: the next step of one removal, from its state and what the
+//! worker just saw. Pure; the table tests in `tests.rs` pin every gate.
+
+use super::{pgs_left, Effect, Ending, Observation, Phase, Removal, Step};
+
+/// Decides the next step. Pure: the same removal and observation always
+/// give the same step.
+pub fn advance(r: &Removal, obs: &Observation) -> Step {
+    let mut next = r.clone();
+    let id = r.osd_id;
+    match r.phase {
+        Phase::Done | Phase::Cancelled => Step::go(next),
+        Phase::Queued => {
+            if r.stop_requested {
+                next.phase = Phase::Cancelled;
+                next.ending = Some(Ending::StoppedBeforeDrain);
+                return Step::go(next);
+            }
+            if !obs.exists {
+                next.phase = Phase::Done;
+                next.ending = Some(Ending::RemovedOutside);
+                return Step::go(next);
+            }
+            if !obs.may_start_drain.ok {
+                return Step::wait(next, format!("pacing: {}", obs.may_start_drain.message));
+            }
+            match &obs.ok_to_stop {
+                None => Step::wait(next, "ok-to-stop: not asked yet"),
+                Some(v) if !v.ok => Step::wait(next, format!("ok-to-stop: {}", v.message)),
+                Some(_) => {
+                    next.phase = Phase::Draining;
+                    next.original_weight = obs.crush_weight;
+                    next.was_in = Some(obs.is_in);
+                    next.pgs_at_start = pgs_left(obs);
+                    if r.replace {
+                        Step::act(next, Effect::MarkOut)
+                    } else {
+                        Step::act(next, Effect::Reweight { weight: 0.0 })
+                    }
+                }
+            }
+        }
+        Phase::Draining | Phase::WaitingSafe if r.stop_requested => {
+            next.phase = Phase::Restoring;
+            advance(&next, obs)
+        }
+        Phase::Draining => {
+            if !obs.exists {
+                next.phase = Phase::Done;
+                next.ending = Some(Ending::RemovedOutside);
+                return Step::go(next);
+            }
+            // Re-apply the drain if it did not take (crash, or someone undid it).
+            if r.replace && obs.is_in {
+                return Step::act(next, Effect::MarkOut);
+            }
+            if !r.replace && obs.crush_weight.is_some_and(|w| w != 0.0) {
+                return Step::act(next, Effect::Reweight { weight: 0.0 });
+            }
+            match pgs_left(obs) {
+                Some(0) => {
+                    next.phase = Phase::WaitingSafe;
+                    advance(&next, obs)
+                }
+                _ if r.force => {
+                    next.phase = Phase::WaitingSafe;
+                    advance(&next, obs)
+                }
+                Some(n) => Step::wait(next, format!("draining: {n} PGs left")),
+                None => Step::wait(next, "draining: Ceph does not report the OSD's PGs yet"),
+            }
+        }
+        Phase::WaitingSafe => match &obs.safe_to_destroy {
+            None => Step::wait(next, "safe-to-destroy: not asked yet"),
+            Some(v) if !v.ok => Step::wait(next, format!("safe-to-destroy: {}", v.message)),
+            Some(_) => {
+                next.phase = Phase::Stopping;
+                advance(&next, obs)
+            }
+        },
+        Phase::Stopping => {
+            if !obs.exists {
+                next.phase = Phase::Zapping;
+                return advance(&next, obs);
+            }
+            if !obs.up {
+                next.phase = Phase::Destroying;
+                return advance(&next, obs);
+            }
+            if !obs.host_reachable {
+                return Step::wait(
+                    next,
+                    format!(
+                        "stop: host {} is unreachable and osd.{id} is still up; it continues once the host is back \
+                         or once Ceph marks osd.{id} down",
+                        r.host
+                    ),
+                );
+            }
+            if !r.stop_sent {
+                next.stop_sent = true;
+                return Step::act(next, Effect::StopDaemon);
+            }
+            if obs.daemon_running == Some(false) {
+                return Step::act(next, Effect::MarkDown);
+            }
+            Step::wait(next, format!("stop: waiting for osd.{id} to be marked down"))
+        }
+        Phase::Destroying => {
+            let gone = if r.replace { obs.destroyed || !obs.exists } else { !obs.exists };
+            if gone {
+                next.phase = Phase::Zapping;
+                return advance(&next, obs);
+            }
+            if obs.up {
+                // The daemon came back (someone restarted it): stop it again.
+                next.phase = Phase::Stopping;
+                next.stop_sent = false;
+                return advance(&next, obs);
+            }
+            // Ceph 16.2's `--yes-i-really-mean-it` skips the safety check, so
+            // the check is made here, immediately before.
+            match &obs.safe_to_destroy {
+                None => Step::wait(next, "safe-to-destroy: not asked yet"),
+                Some(v) if !v.ok => Step::wait(next, format!("safe-to-destroy: {}", v.message)),
+                Some(_) if r.replace => Step::act(next, Effect::Destroy),
+                Some(_) => Step::act(next, Effect::Purge),
+            }
+        }
+        Phase::Zapping => {
+            if !r.zap {
+                next.phase = Phase::Done;
+                return Step::go(next);
+            }
+            for path in &r.devices {
+                if r.zapped.contains(path) {
+                    continue;
+                }
+                if obs.clean_devices.contains(path) {
+                    next.zapped.push(path.clone());
+                    continue;
+                }
+                if !obs.host_reachable {
+                    if r.force {
+                        next.phase = Phase::Done;
+                        next.ending = Some(Ending::NotZapped {
+                            devices: r.devices.iter().filter(|p| !next.zapped.contains(p)).cloned().collect(),
+                        });
+                        return Step::go(next);
+                    }
+                    return Step::wait(next, format!("zap: host {} is unreachable", r.host));
+                }
+                return Step::act(next, Effect::Zap { path: path.clone() });
+            }
+            next.phase = Phase::Done;
+            Step::go(next)
+        }
+        Phase::Restoring => {
+            if !obs.exists {
+                next.phase = Phase::Cancelled;
+                next.ending = Some(Ending::GoneWhileRestoring);
+                return Step::go(next);
+            }
+            if r.replace {
+                if r.was_in == Some(true) && !obs.is_in {
+                    return Step::act(next, Effect::MarkIn);
+                }
+            } else if let Some(w) = r.original_weight {
+                if obs.crush_weight.is_some_and(|now| now != w) {
+                    return Step::act(next, Effect::Reweight { weight: w });
+                }
+            }
+            next.phase = Phase::Cancelled;
+            next.ending = Some(if r.replace {
+                Ending::MarkedInAgain
+            } else {
+                Ending::WeightRestored { weight: r.original_weight }
+            });
+            Step::go(next)
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! The worker's bookkeeping around `advance`, as rules: what to observe
+//! beyond the cluster state read once per round, what a step changes in the
+//! stored record, whether it must be written, when to take a progress
+//! sample, and whether the removal may go on within the same round.
+
+use super::{pgs_left, Observation, Phase, Removal, Step, Verdict};
+use crate::domain::cluster::ClusterState;
+
+/// A removal with its bookkeeping, as stored. `version` guards every write
+/// (optimistic concurrency with `rm stop`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemovalRecord {
+    pub id: i64,
+    pub removal: Removal,
+    pub waiting_on: Option<String>,
+    pub last_error: Option<String>,
+    pub pgs_now: Option<i64>,
+    pub kb_used_now: Option<i64>,
+    pub requested_at: i64,
+    pub drain_started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub updated_at: i64,
+    pub version: i64,
+}
+
+impl RemovalRecord {
+    /// A removal just queued, before anything was observed.
+    pub fn queued(id: i64, removal: Removal, at: i64) -> RemovalRecord {
+        RemovalRecord {
+            id,
+            removal,
+            waiting_on: None,
+            last_error: None,
+            pgs_now: None,
+            kb_used_now: None,
+            requested_at: at,
+            drain_started_at: None,
+            finished_at: None,
+            updated_at: at,
+            version: 1,
+        }
+    }
+}
+
+/// The part of an observation the round's one read of the cluster gives.
+/// The verdicts and the host's view are filled in afterwards, as
+/// `questions` says.
+pub fn observe_cluster(r: &Removal, cluster: &ClusterState, may_start_drain: Verdict) -> Observation {
+    let osd = cluster.osd(r.osd_id);
+    Observation {
+        exists: osd.is_some(),
+        destroyed: osd.is_some_and(|o| o.destroyed),
+        up: osd.is_some_and(|o| o.up),
+        is_in: osd.is_some_and(|o| o.is_in),
+        crush_weight: osd.and_then(|o| o.crush_weight),
+        pgs: osd.and_then(|o| o.pgs),
+        ok_to_stop: None,
+        safe_to_destroy: None,
+        may_start_drain,
+        host_reachable: true,
+        daemon_running: None,
+        clean_devices: Vec::new(),
+    }
+}
+
+/// What else the worker must ask before `advance` can decide. Each question
+/// costs a call to the monitors or to the host, so only what the phase needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Questions {
+    pub ok_to_stop: bool,
+    pub safe_to_destroy: bool,
+    /// Whether the OSD daemon runs (asks the host's agent).
+    pub daemon: bool,
+    /// A fresh inventory of the host, to see which devices are wiped.
+    pub devices: bool,
+}
+
+pub fn questions(r: &Removal, obs: &Observation) -> Questions {
+    if !obs.exists {
+        return Questions::default();
+    }
+    let safe_to_destroy = match r.phase {
+        Phase::WaitingSafe | Phase::Stopping | Phase::Destroying => true,
+        Phase::Draining => r.force || pgs_left(obs) == Some(0),
+        _ => false,
+    };
+    let on_host = matches!(r.phase, Phase::Stopping | Phase::Destroying | Phase::Zapping);
+    Questions {
+        ok_to_stop: r.phase == Phase::Queued && obs.may_start_drain.ok && !r.stop_requested,
+        safe_to_destroy,
+        daemon: on_host,
+        devices: r.phase == Phase::Zapping && r.zap,
+    }
+}
+
+/// A step applied to the stored record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedStep {
+    pub next: RemovalRecord,
+    /// Something a reader would see changed: write it (before any effect).
+    pub save: bool,
+    /// The drain began with this step (it counts toward the pacing limit now).
+    pub began_drain: bool,
+    /// No effect to perform and nothing to wait for: the next phase can be
+    /// looked at at once, within the same round.
+    pub go_on: bool,
+}
+
+/// Applies `step` to `rec`: its new state, what it waits on, the PGs and
+/// space the observation shows, and the times a drain began and ended.
+pub fn after_step(rec: &RemovalRecord, step: &Step, obs: &Observation, kb_used: Option<u64>, now: i64) -> RecordedStep {
+    let before = rec.removal.phase;
+    let mut next = rec.clone();
+    next.removal = step.removal.clone();
+    next.waiting_on = step.waiting_on.clone();
+    next.pgs_now = pgs_left(obs);
+    next.kb_used_now = kb_used.map(|k| k as i64);
+    next.updated_at = now;
+    let began_drain = before == Phase::Queued && next.removal.phase == Phase::Draining;
+    if began_drain {
+        next.drain_started_at = Some(now);
+    }
+    if next.removal.phase.is_finished() && next.finished_at.is_none() {
+        next.finished_at = Some(now);
+    }
+    let unchanged = next.removal == rec.removal && next.waiting_on == rec.waiting_on && step.effect.is_none();
+    let save = !unchanged || next.pgs_now != rec.pgs_now;
+    let phase = next.removal.phase;
+    let go_on = step.effect.is_none() && phase != before && step.waiting_on.is_none() && !phase.is_finished();
+    RecordedStep { next, save, began_drain, go_on }
+}
+
+/// How long a drain may go without a progress sample when its PG count
+/// stands still: the chart and the rate need a point now and then.
+pub const SAMPLE_EVERY_MS: i64 = 30_000;
+
+/// The PG count to sample after a step, if one is due: while (or as soon
+/// as) the OSD drained, whenever the count changed or the last sample is old.
+pub fn sample_due(before: &RemovalRecord, after: &RemovalRecord, last_sample_at: Option<i64>) -> Option<i64> {
+    let pgs = after.pgs_now?;
+    if !(after.removal.phase.is_draining() || before.removal.phase.is_draining()) {
+        return None;
+    }
+    let changed = before.pgs_now != Some(pgs);
+    let stale = last_sample_at.is_none_or(|at| after.updated_at - at > SAMPLE_EVERY_MS);
+    (changed || stale).then_some(pgs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::cluster::OsdState;
+    use crate::domain::removal::advance;
+
+    fn record(phase: Phase) -> RemovalRecord {
+        let mut removal = Removal::new(4, "f5-422-03".into(), false, false, true, vec!["/dev/loop4".into()]);
+        removal.phase = phase;
+        RemovalRecord::queued(1, removal, 0)
+    }
+
+    fn cluster(pgs: i64, up: bool) -> ClusterState {
+        ClusterState {
+            osds: vec![OsdState {
+                id: 4,
+                up,
+                is_in: true,
+                destroyed: false,
+                crush_weight: Some(0.0),
+                pgs: Some(pgs),
+                kb_used: Some(2048),
+                crush_host: Some("f5-422-03".into()),
+            }],
+            pg_states: vec![],
+        }
+    }
+
+    #[test]
+    fn questions_follow_the_phase() {
+        let obs = observe_cluster(&record(Phase::Queued).removal, &cluster(20, true), Verdict::yes());
+        let q = questions(&record(Phase::Queued).removal, &obs);
+        assert!(q.ok_to_stop && !q.safe_to_destroy && !q.daemon);
+        let paced = observe_cluster(&record(Phase::Queued).removal, &cluster(20, true), Verdict::no("limit"));
+        assert!(!questions(&record(Phase::Queued).removal, &paced).ok_to_stop, "no ok-to-stop while paced");
+        // A drain asks safe-to-destroy only once the PGs are gone (or when forced).
+        let draining = record(Phase::Draining);
+        assert!(
+            !questions(&draining.removal, &observe_cluster(&draining.removal, &cluster(5, true), Verdict::yes()))
+                .safe_to_destroy
+        );
+        assert!(
+            questions(&draining.removal, &observe_cluster(&draining.removal, &cluster(0, true), Verdict::yes()))
+                .safe_to_destroy
+        );
+        let zapping = record(Phase::Zapping);
+        let q = questions(&zapping.removal, &observe_cluster(&zapping.removal, &cluster(0, false), Verdict::yes()));
+        assert!(q.daemon && q.devices && !q.safe_to_destroy);
+        let gone = observe_cluster(&zapping.removal, &ClusterState::default(), Verdict::yes());
+        assert_eq!(questions(&zapping.removal, &gone), Questions::default(), "nothing to ask about a purged OSD");
+    }
+
+    #[test]
+    fn a_step_records_the_drain_start_and_is_written_before_its_effect() {
+        let rec = record(Phase::Queued);
+        let mut obs = observe_cluster(&rec.removal, &cluster(20, true), Verdict::yes());
+        obs.ok_to_stop = Some(Verdict::yes());
+        let step = advance(&rec.removal, &obs);
+        let r = after_step(&rec, &step, &obs, Some(2048), 1000);
+        assert!(r.save && r.began_drain && !r.go_on, "an effect ends the round");
+        assert_eq!((r.next.drain_started_at, r.next.pgs_now, r.next.kb_used_now), (Some(1000), Some(20), Some(2048)));
+        assert_eq!(r.next.removal.phase, Phase::Draining);
+        // The same wait again with the same count: nothing to write.
+        let draining = RemovalRecord { waiting_on: Some("draining: 20 PGs left".into()), ..r.next.clone() };
+        let obs = observe_cluster(&draining.removal, &cluster(20, true), Verdict::yes());
+        let again = after_step(&draining, &advance(&draining.removal, &obs), &obs, Some(2048), 2000);
+        assert!(!again.save && !again.go_on);
+        let obs = observe_cluster(&draining.removal, &cluster(12, true), Verdict::yes());
+        assert!(after_step(&draining, &advance(&draining.removal, &obs), &obs, None, 3000).save, "fewer PGs are shown");
+    }
+
+    #[test]
+    fn a_finished_removal_gets_its_end_time_once() {
+        let mut rec = record(Phase::Zapping);
+        rec.removal.zap = false;
+        let obs = observe_cluster(&rec.removal, &ClusterState::default(), Verdict::yes());
+        let r = after_step(&rec, &advance(&rec.removal, &obs), &obs, None, 5000);
+        assert_eq!((r.next.removal.phase, r.next.finished_at), (Phase::Done, Some(5000)));
+        assert!(!r.go_on, "a finished removal stops");
+        let later = after_step(&r.next, &advance(&r.next.removal, &obs), &obs, None, 9000);
+        assert_eq!(later.next.finished_at, Some(5000));
+    }
+
+    #[test]
+    fn samples_when_the_count_moves_or_every_half_minute() {
+        let mut before = record(Phase::Draining);
+        before.pgs_now = Some(20);
+        let mut after = before.clone();
+        after.updated_at = 40_000;
+        assert_eq!(sample_due(&before, &after, Some(20_000)), None, "same count, recent sample");
+        assert_eq!(sample_due(&before, &after, Some(5_000)), Some(20), "same count, old sample");
+        assert_eq!(sample_due(&before, &after, None), Some(20), "the first sample");
+        after.pgs_now = Some(18);
+        assert_eq!(sample_due(&before, &after, Some(39_000)), Some(18));
+        let done = record(Phase::Done);
+        assert_eq!(sample_due(&done, &done, None), None, "not outside a drain");
+    }
+}

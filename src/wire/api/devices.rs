@@ -1,0 +1,106 @@
+//! `/api/v1/devices`: every host's devices as its agent last reported them,
+//! devices held back from specs, and wiping one.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct DeviceQuery {
+    /// Only this host.
+    pub host: Option<String>,
+    /// Poll the host(s) first (waits for their agents, within the poll timeout).
+    #[serde(default)]
+    pub refresh: bool,
+    /// Only hosts whose name contains this text.
+    pub q: Option<String>,
+    /// Page through hosts (in the order they were added): skip this many...
+    pub offset: Option<usize>,
+    /// ...and return at most this many (default: all).
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct InventoryInfo {
+    pub taken_at: i64,
+    pub age_s: f64,
+    /// ceph-volume, kernel or file.
+    pub source: String,
+    pub can_create_osds: bool,
+    pub note: Option<String>,
+}
+
+/// One device as `device ls` shows it (cephadm's columns and more).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DeviceRow {
+    pub path: String,
+    /// hdd, ssd or unknown (cephadm's human_readable_type).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub device_id: String,
+    pub size_bytes: Option<f64>,
+    pub human_readable_size: Option<String>,
+    pub model: Option<String>,
+    pub vendor: Option<String>,
+    pub available: bool,
+    pub rejected_reasons: Vec<String>,
+    /// Why osdkeeper holds this device back from every spec, if it does.
+    pub held: Option<String>,
+    pub transport: Option<String>,
+    pub rpm: Option<String>,
+    pub health: Option<String>,
+    pub ident: Option<String>,
+    pub fault: Option<String>,
+    /// OSD ids with volumes on this device.
+    pub osd_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct HostDevices {
+    pub host: String,
+    pub addr: String,
+    pub unreachable_since: Option<i64>,
+    pub last_error: Option<String>,
+    pub inventory: Option<InventoryInfo>,
+    pub devices: Vec<DeviceRow>,
+    /// Set when --refresh could not reach the host.
+    pub refresh_error: Option<String>,
+}
+
+/// A device held back from every spec until an operator releases it. Stored as is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Hold {
+    pub host: String,
+    pub path: String,
+    pub reason: String,
+    pub since: i64,
+    /// The held disk's id (serial/WWN), when known; another disk at the same path is not held.
+    pub device_id: Option<String>,
+}
+
+impl Hold {
+    /// Whether this hold applies to the device at `path` with `device_id`.
+    pub fn covers(&self, host: &str, path: &str, device_id: &str) -> bool {
+        self.host == host
+            && self.path == path
+            && match self.device_id.as_deref() {
+                None | Some("") => true,
+                Some(id) => id == device_id,
+            }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceRef {
+    pub host: String,
+    pub path: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ZapBody {
+    pub host: String,
+    pub path: String,
+    /// Required.
+    #[serde(default)]
+    pub force: bool,
+}

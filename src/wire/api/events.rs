@@ -1,0 +1,25 @@
+//! `/api/v1/events`: the event log.
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::domain::event::{EventKind, Level};
+
+/// One entry of the event log. Stored as is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Event {
+    pub id: i64,
+    pub at: i64,
+    pub level: Level,
+    pub kind: EventKind,
+    pub host: Option<String>,
+    pub subject: Option<String>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct EventQuery {
+    /// Only events with a larger id (for following the log).
+    pub after: Option<i64>,
+    /// At most this many (default 100, at most 1000).
+    pub limit: Option<i64>,
+}

@@ -1,0 +1,45 @@
+//! `/api/v1/hosts`.
+
+use serde::{Deserialize, Serialize};
+
+/// A managed host and the state of its agent's polls. Stored as is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Host {
+    pub name: String,
+    /// host:port of its agent.
+    pub addr: String,
+    pub labels: Vec<String>,
+    pub added_at: i64,
+    /// Since when polls fail (ms since the epoch), if they do.
+    pub unreachable_since: Option<i64>,
+    pub last_error: Option<String>,
+    pub consecutive_failures: i64,
+    pub next_poll_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddHost {
+    /// Host name (letters, digits, '-' and '.').
+    pub name: String,
+    /// HOST:PORT of the host's agent.
+    pub addr: String,
+    #[serde(default)]
+    pub labels: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LabelBody {
+    pub label: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct HostQuery {
+    /// true: only the hosts whose agent does not answer; false: only the others.
+    pub unreachable: Option<bool>,
+    /// Page through the hosts (in the order they were added): skip this many...
+    pub offset: Option<usize>,
+    /// ...and return at most this many (default: all).
+    pub limit: Option<usize>,
+}

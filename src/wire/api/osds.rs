@@ -1,0 +1,125 @@
+//! `/api/v1/osds`: OSDs, their removal, and its progress.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::removal::Phase;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OsdRow {
+    pub id: u32,
+    pub host: Option<String>,
+    pub crush_weight: Option<f64>,
+    pub up: bool,
+    #[serde(rename = "in")]
+    pub is_in: bool,
+    pub destroyed: bool,
+    pub pgs: Option<i64>,
+    pub devices: Vec<String>,
+    /// The state of its removal, if one is under way.
+    pub removal: Option<Phase>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct OsdQuery {
+    /// Only OSDs matching this text (case-insensitive): `osd.N` or `N` is that
+    /// OSD; any other text is part of its host name or of one of its device paths.
+    pub q: Option<String>,
+    /// Only the OSDs on this host (exact name).
+    pub host: Option<String>,
+    /// Page through the OSDs (by id): skip this many...
+    pub offset: Option<usize>,
+    /// ...and return at most this many (default: all).
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RemoveBody {
+    pub ids: Vec<u32>,
+    /// Destroy instead of purge: the id is kept for the replacement disk.
+    #[serde(default)]
+    pub replace: bool,
+    /// Do not wait for the OSD to hold no placement groups (safe-to-destroy is still required).
+    #[serde(default)]
+    pub force: bool,
+    /// Wipe the OSD's devices afterwards.
+    #[serde(default)]
+    pub zap: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdsBody {
+    pub ids: Vec<u32>,
+}
+
+/// One removal as `osd rm status` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RemovalStatus {
+    pub removal_id: i64,
+    pub osd_id: u32,
+    pub host: String,
+    pub state: Phase,
+    /// The gate it waits on and why, in the cluster's words.
+    pub waiting_on: Option<String>,
+    pub last_error: Option<String>,
+    pub replace: bool,
+    pub force: bool,
+    pub zap: bool,
+    pub stop_requested: bool,
+    pub devices: Vec<String>,
+    pub pgs_at_start: Option<i64>,
+    pub pgs_now: Option<i64>,
+    pub pgs_per_min: Option<f64>,
+    pub eta_s: Option<f64>,
+    pub bytes_now: Option<f64>,
+    pub bytes_per_s: Option<f64>,
+    pub requested_at: i64,
+    pub drain_started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub note: Option<String>,
+}
+
+/// A progress sample of a drain. Stored as is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Sample {
+    pub at: i64,
+    pub pgs: i64,
+    pub kb_used: Option<i64>,
+}
+
+/// One action of a removal, logged before it was issued. Stored as is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ActionRecord {
+    pub id: i64,
+    pub removal_id: i64,
+    pub osd_id: i64,
+    /// The effect as JSON, e.g. {"effect": "purge"}.
+    pub effect: String,
+    pub destructive: bool,
+    pub issued_at: i64,
+    pub finished_at: Option<i64>,
+    pub outcome: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RemovalDetail {
+    #[serde(flatten)]
+    pub status: RemovalStatus,
+    /// (time, PGs left, KiB used), oldest first; with `samples_after`, only the newer ones.
+    pub samples: Vec<Sample>,
+    pub actions: Vec<ActionRecord>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct StatusQuery {
+    /// How many finished removals to include (default 20).
+    pub history: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct DetailQuery {
+    /// Only the samples taken after this time (ms since the epoch, exclusive):
+    /// the `at` of the last sample a client holds.
+    pub samples_after: Option<i64>,
+}

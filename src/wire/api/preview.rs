@@ -1,0 +1,97 @@
+//! The dry-run as JSON: the shape of the cephadm oracle's
+//! `preview.py --no-simulate` output with more fields (`skipped` with a
+//! reason per role, `warnings`, `planned_osds`). Written by `preview
+//! --format json` and by the daemon's apply, read by the CLI.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PreviewDoc {
+    pub errors: Vec<SpecErrorJson>,
+    /// Sorted by (service_id, host) like cephadm's preview.
+    pub preview: Vec<PreviewRow>,
+    pub notes: Vec<SpecNote>,
+}
+
+/// A spec document's error, naming where it is and what is wrong.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SpecErrorJson {
+    /// Index of the document in the file (0-based).
+    pub doc: usize,
+    pub line: usize,
+    pub service_id: Option<String>,
+    pub error: String,
+    pub field: String,
+    pub value: Option<String>,
+    /// cephadm would accept it; osdkeeper refuses it on purpose
+    /// (docs/differences-from-cephadm.md).
+    pub stricter_than_cephadm: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SpecNote {
+    pub doc: usize,
+    pub service_id: Option<String>,
+    pub note: String,
+}
+
+/// The plan of one spec on one host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PreviewRow {
+    pub service_id: Option<String>,
+    pub service_name: String,
+    pub host: String,
+    pub data: Vec<String>,
+    pub db: Vec<String>,
+    pub wal: Vec<String>,
+    pub journal: Vec<String>,
+    /// The ceph-volume arguments, without the `ceph-volume` prefix.
+    pub commands: Vec<String>,
+    /// The same with cephadm's `--report --format json`.
+    pub preview_commands: Vec<String>,
+    pub planned_osds: PlannedOsds,
+    /// Every device no role took, with why.
+    pub skipped: Vec<SkippedDevice>,
+    pub warnings: Vec<String>,
+    /// Seconds since the host's inventory was taken (daemon only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inventory_age_s: Option<f64>,
+}
+
+/// The OSDs ceph-volume's batch would make, or why it would refuse.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum PlannedOsds {
+    Osds(Vec<PlannedOsdRow>),
+    Refused { error: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PlannedOsdRow {
+    pub data: String,
+    pub db: Option<String>,
+    pub wal: Option<String>,
+    /// The id it claims (a destroyed OSD's, for a replacement).
+    pub osd_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SkippedDevice {
+    pub path: String,
+    /// One reason per role that looked at it; empty when none did.
+    pub reasons: Vec<String>,
+}
+
+impl From<&crate::domain::spec::SpecError> for SpecErrorJson {
+    fn from(e: &crate::domain::spec::SpecError) -> Self {
+        SpecErrorJson {
+            doc: e.doc,
+            line: e.line,
+            service_id: e.service_id.clone(),
+            error: e.to_string(),
+            field: e.field.clone(),
+            value: e.value.clone(),
+            stricter_than_cephadm: e.stricter_than_cephadm,
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! `/api/v1/specs`: applying (or dry-running) OSD specs, and the stored ones.
+
+use serde::{Deserialize, Serialize};
+
+use super::preview::PreviewDoc;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct ApplyQuery {
+    /// Only show what would happen; store nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Poll the hosts the specs match before planning.
+    #[serde(default)]
+    pub refresh: bool,
+}
+
+/// A stored spec with its version and times. Stored as is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SpecRecord {
+    pub service_name: String,
+    pub service_id: Option<String>,
+    /// The YAML document as the operator wrote it.
+    pub source: String,
+    /// The document as canonical JSON, which the daemon re-reads (not sent).
+    #[serde(skip)]
+    pub spec_json: String,
+    pub unmanaged: bool,
+    pub version: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SpecDetail {
+    #[serde(flatten)]
+    pub spec: SpecRecord,
+    /// (version, action, at) of every change.
+    pub history: Vec<(i64, String, i64)>,
+}
+
+/// What the daemon knows about a host a dry-run planned (or could not).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct HostFacts {
+    pub name: String,
+    pub inventory_age_s: Option<f64>,
+    pub unreachable_since: Option<i64>,
+    pub last_error: Option<String>,
+    pub can_create_osds: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RefreshFailure {
+    pub host: String,
+    pub error: String,
+}
+
+/// The answer to an apply or a dry-run: the preview (the shape of
+/// `osdkeeper preview --format json`, each row with its inventory age),
+/// what the daemon knows about the hosts, and what it stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ApplyResponse {
+    #[serde(flatten)]
+    pub preview: PreviewDoc,
+    pub dry_run: bool,
+    pub hosts: Vec<HostFacts>,
+    /// Known hosts without an inventory yet: left out of planning.
+    pub hosts_without_inventory: Vec<String>,
+    pub refresh_failures: Vec<RefreshFailure>,
+    /// The specs stored, when applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored: Option<Vec<SpecRecord>>,
+}

@@ -1,0 +1,149 @@
+//! A plan as the dry-run's JSON document (`wire::api::preview`), built for
+//! the daemon's answer and written straight out by `preview --format json`;
+//! a plan over thousands of hosts has a reason for every disk, so large
+//! documents are written a batch of rows at a time, on a few threads.
+
+use crate::domain::inventory::ClusterView;
+use crate::domain::plan::{PlanRow, Preview, PREVIEW_SUFFIX};
+use crate::domain::selection::describe;
+use crate::domain::spec::{DriveSpec, SpecDocument};
+use crate::wire::api::preview::{
+    PlannedOsdRow, PlannedOsds, PreviewDoc, PreviewRow, SkippedDevice, SpecErrorJson, SpecNote,
+};
+
+/// A preview with what it needs to be shown.
+pub struct PreviewReport<'a> {
+    pub preview: &'a Preview,
+    pub docs: &'a [SpecDocument],
+    pub view: &'a ClusterView,
+    /// Seconds since each host's inventory was taken, where known.
+    pub inventory_age: &'a (dyn Fn(&str) -> Option<f64> + Sync),
+}
+
+impl<'a> PreviewReport<'a> {
+    pub fn new(preview: &'a Preview, docs: &'a [SpecDocument], view: &'a ClusterView) -> Self {
+        PreviewReport { preview, docs, view, inventory_age: &|_| None }
+    }
+
+    fn spec(&self, row: &PlanRow) -> &'a DriveSpec {
+        self.docs[row.spec].spec.as_ref().expect("rows come from valid specs")
+    }
+
+    fn notes(&self) -> impl Iterator<Item = (&'a SpecDocument, &'a DriveSpec, &'a String)> + 'a {
+        self.docs
+            .iter()
+            .filter_map(|d| d.spec.as_ref().ok().map(|s| (d, s)))
+            .flat_map(|(d, s)| s.notes.iter().map(move |n| (d, s, n)))
+    }
+}
+
+impl PreviewReport<'_> {
+    /// The report as the API's typed document.
+    pub fn doc(&self) -> PreviewDoc {
+        PreviewDoc {
+            errors: self.preview.errors.iter().map(SpecErrorJson::from).collect(),
+            preview: self.preview.rows.iter().map(|r| self.row(r)).collect(),
+            notes: self.note_list(),
+        }
+    }
+
+    fn note_list(&self) -> Vec<SpecNote> {
+        self.notes()
+            .map(|(d, s, n)| SpecNote { doc: d.doc, service_id: s.service_id.clone(), note: n.clone() })
+            .collect()
+    }
+
+    fn row(&self, row: &PlanRow) -> PreviewRow {
+        let spec = self.spec(row);
+        let host = &self.view.hosts[row.host];
+        let sel = &row.selection;
+        let paths = |list: &[std::sync::Arc<str>]| list.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        PreviewRow {
+            service_id: spec.service_id.clone(),
+            service_name: spec.service_name(),
+            host: host.name.clone(),
+            data: paths(&sel.data),
+            db: paths(&sel.db),
+            wal: paths(&sel.wal),
+            journal: paths(&sel.journal),
+            commands: row.commands.clone(),
+            preview_commands: row.commands.iter().map(|c| format!("{c}{PREVIEW_SUFFIX}")).collect(),
+            planned_osds: match &row.osds {
+                Ok(osds) => PlannedOsds::Osds(
+                    osds.iter()
+                        .map(|o| PlannedOsdRow {
+                            data: o.data.to_string(),
+                            db: o.db.as_deref().map(str::to_string),
+                            wal: o.wal.as_deref().map(str::to_string),
+                            osd_id: o.osd_id.clone(),
+                        })
+                        .collect(),
+                ),
+                Err(e) => PlannedOsds::Refused { error: e.clone() },
+            },
+            skipped: sel
+                .skipped
+                .iter()
+                .map(|sk| {
+                    let device = &host.devices[sk.device];
+                    SkippedDevice {
+                        path: device.path.to_string(),
+                        reasons: sk
+                            .passes
+                            .iter()
+                            .map(|(role, pass)| describe(spec, *role, device, *pass).to_string())
+                            .collect(),
+                    }
+                })
+                .collect(),
+            warnings: sel.warnings.clone(),
+            inventory_age_s: (self.inventory_age)(&host.name),
+        }
+    }
+}
+
+/// Writes the report as JSON. Rows are independent, so large reports are
+/// serialized on a few threads, a batch at a time (memory stays bounded),
+/// and written in order; the bytes are those of `serde_json::to_writer` of
+/// `report.doc()`.
+pub fn write_json<W: std::io::Write>(report: &PreviewReport<'_>, out: &mut W, threads: usize) -> std::io::Result<()> {
+    const BATCH: usize = 256;
+    let rows = &report.preview.rows;
+    let threads = threads.min(rows.len() / BATCH).max(1);
+    let errors: Vec<SpecErrorJson> = report.preview.errors.iter().map(SpecErrorJson::from).collect();
+    let notes = report.note_list();
+    out.write_all(b"{\"errors\":")?;
+    serde_json::to_writer(&mut *out, &errors)?;
+    out.write_all(b",\"preview\":[")?;
+    let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); threads];
+    for (round, rows) in rows.chunks(BATCH * threads).enumerate() {
+        std::thread::scope(|scope| -> std::io::Result<()> {
+            let handles: Vec<_> = rows
+                .chunks(BATCH)
+                .zip(buffers.iter_mut())
+                .map(|(part, buf)| {
+                    scope.spawn(move || -> Result<(), serde_json::Error> {
+                        buf.clear();
+                        for row in part {
+                            buf.push(b',');
+                            serde_json::to_writer(&mut *buf, &report.row(row))?;
+                        }
+                        Ok(())
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().expect("serializer thread")?;
+            }
+            Ok(())
+        })?;
+        for (i, buf) in buffers.iter().enumerate().take(rows.len().div_ceil(BATCH)) {
+            // Every row was written with a leading comma; drop the very first.
+            let skip = usize::from(round == 0 && i == 0);
+            out.write_all(&buf[skip..])?;
+        }
+    }
+    out.write_all(b"],\"notes\":")?;
+    serde_json::to_writer(&mut *out, &notes)?;
+    out.write_all(b"}")
+}
