@@ -34,5 +34,7 @@ pub mod sim;
 pub mod store;
 /// Logging setup.
 pub mod telemetry;
+/// Appending formatted text to a String.
+mod text;
 /// External formats (ceph-volume inventory JSON, inventory files) into domain types.
 pub mod wire;

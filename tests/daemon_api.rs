@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use common::client::Api;
 use common::*;
 use serde_json::Value;
 
@@ -205,66 +206,52 @@ fn bad_requests_get_a_clear_4xx_and_change_nothing() {
     let url = daemon.url.as_str();
     assert_eq!(cli(url, Some(TOKEN), &["host", "add", "f5-422-03", &addr]).0, 0);
     let spec = std::fs::read_to_string(repo().join(SPEC)).unwrap();
-    assert_eq!(api("POST", &format!("{url}/api/v1/specs"), Some(TOKEN), Some(("application/yaml", &spec))).0, 201);
+    let api = Api::new(url, Some(TOKEN));
+    assert_eq!(api.apply(&spec, "").status, 201);
     let state = || {
-        let hosts = api("GET", &format!("{url}/api/v1/hosts"), Some(TOKEN), None).1;
-        let specs = api("GET", &format!("{url}/api/v1/specs"), Some(TOKEN), None).1;
+        let hosts = api.hosts("").body;
+        let specs = api.specs().body;
         (hosts.as_array().unwrap().iter().map(|h| (h["name"].clone(), h["labels"].clone())).collect::<Vec<_>>(), specs)
     };
     let before = state();
 
-    let (code, body) = api(
-        "POST",
-        &format!("{url}/api/v1/specs"),
-        Some(TOKEN),
-        Some(("application/yaml", "service_type: osd\n  bad: [indent\n")),
-    );
-    assert_eq!(code, 400);
-    assert!(body["error"].as_str().unwrap().contains("not valid YAML"), "{body}");
+    let a = api.apply("service_type: osd\n  bad: [indent\n", "");
+    assert_eq!(a.status, 400);
+    assert!(a.error().contains("not valid YAML"), "{}", a.body);
 
     let invalid = "service_type: osd\nservice_id: osd_spec_F5-422_SSDs\nplacement: {host_pattern: '*'}\ndata_devices: {rotational: '0'}\n";
-    let (code, body) = api("POST", &format!("{url}/api/v1/specs"), Some(TOKEN), Some(("application/yaml", invalid)));
-    assert_eq!(code, 422);
-    assert_eq!(body["errors"][0]["field"], "data_devices.rotational", "{body}");
-    assert!(body["error"].as_str().unwrap().contains("nothing was applied"));
+    let a = api.apply(invalid, "");
+    assert_eq!(a.status, 422);
+    assert_eq!(a.body["errors"][0]["field"], "data_devices.rotational", "{}", a.body);
+    assert!(a.error().contains("nothing was applied"));
 
-    let (code, body) = api(
-        "POST",
-        &format!("{url}/api/v1/hosts/nohost/labels"),
-        Some(TOKEN),
-        Some(("application/json", r#"{"label": "x"}"#)),
-    );
-    assert_eq!(code, 404);
-    assert!(body["error"].as_str().unwrap().contains("unknown host nohost"), "{body}");
-    let (code, _) = api("GET", &format!("{url}/api/v1/devices?host=nohost"), Some(TOKEN), None);
-    assert_eq!(code, 404);
+    let a = api.add_label("nohost", r#"{"label": "x"}"#);
+    assert_eq!(a.status, 404);
+    assert!(a.error().contains("unknown host nohost"), "{}", a.body);
+    assert_eq!(api.devices("host=nohost").status, 404);
 
-    let (code, body) = api(
-        "POST",
-        &format!("{url}/api/v1/hosts"),
-        Some(TOKEN),
-        Some(("application/json", r#"{"name": "bad host;rm -rf", "addr": "1.2.3.4:1"}"#)),
-    );
-    assert_eq!(code, 400);
-    assert!(body["error"].as_str().unwrap().contains("invalid host name"), "{body}");
+    let a = api.add_host(r#"{"name": "bad host;rm -rf", "addr": "1.2.3.4:1"}"#);
+    assert_eq!(a.status, 400);
+    assert!(a.error().contains("invalid host name"), "{}", a.body);
 
     let huge = format!("{spec}# {}\n", "x".repeat(2 << 20));
-    let (code, body) = api("POST", &format!("{url}/api/v1/specs"), Some(TOKEN), Some(("application/yaml", &huge)));
-    assert_eq!(code, 413, "{body}");
-    assert!(body["error"].is_string(), "{body}");
+    let a = api.apply(&huge, "");
+    assert_eq!(a.status, 413, "{}", a.body);
+    assert!(a.body["error"].is_string(), "{}", a.body);
 
-    let (code, body) = api("GET", &format!("{url}/api/v1/hosts"), None, None);
-    assert_eq!(code, 401);
-    assert!(body["error"].as_str().unwrap().contains("token"), "{body}");
-    assert_eq!(api("GET", &format!("{url}/api/v1/hosts"), Some("wrong"), None).0, 401);
-    let (code, body) = api("POST", &format!("{url}/api/v1/specs"), None, Some(("application/yaml", &spec)));
-    assert_eq!((code, body["error"].is_string()), (401, true));
-    assert_eq!(api("GET", &format!("{url}/healthz"), None, None).0, 200, "health needs no token");
+    let anonymous = api.with_token(None);
+    let a = anonymous.hosts("");
+    assert_eq!(a.status, 401);
+    assert!(a.error().contains("token"), "{}", a.body);
+    assert_eq!(api.with_token(Some("wrong")).hosts("").status, 401);
+    let a = anonymous.apply(&spec, "");
+    assert_eq!((a.status, a.body["error"].is_string()), (401, true));
+    assert_eq!(anonymous.healthz().status, 200, "health needs no token");
 
     assert_eq!(state(), before, "no bad request changed anything");
-    let (code, doc) = api("GET", &format!("{url}/api/v1/openapi.json"), Some(TOKEN), None);
-    assert_eq!(code, 200);
-    assert!(doc["paths"]["/api/v1/specs"]["post"].is_object(), "the OpenAPI document lists the routes");
+    let doc = api.openapi();
+    assert_eq!(doc.status, 200);
+    assert!(doc.body["paths"]["/api/v1/specs"]["post"].is_object(), "the OpenAPI document lists the routes");
 }
 
 #[test]

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use common::client::Api;
 use common::*;
 use serde_json::Value;
 
@@ -219,13 +220,15 @@ fn removal_lifecycle_on_a_real_cluster() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("active OSD") && err.contains("osd.0"), "{err}");
     let agent01 = &agents[0].1 .1;
-    let (code, body) = api_with_token(
-        &format!("http://{agent01}/v1/zap"),
-        AGENT_TOKEN,
-        &format!(r#"{{"path": "{}", "force": true}}"#, dev(0)),
+    // The agent's own API, asked directly: it refuses too.
+    let agent = Api::new(&format!("http://{agent01}"), Some(AGENT_TOKEN));
+    let refused = agent.request(
+        "POST",
+        "/v1/zap",
+        Some(("application/json", &format!(r#"{{"path": "{}", "force": true}}"#, dev(0)))),
     );
-    assert_eq!(code, 409, "{body}");
-    assert!(body["error"].as_str().unwrap().contains("busy"), "{body}");
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert!(refused.error().contains("busy"), "{}", refused.body);
     assert_eq!(blkid_type(&dev(0)).as_deref(), Some("ceph_bluestore"), "the running OSD's disk is intact");
 
     // 2. A forced removal still waits for safe-to-destroy, in the cluster's
@@ -314,13 +317,8 @@ fn removal_lifecycle_on_a_real_cluster() {
     assert_eq!(count_lines(&ceph_log, "osd purge 4"), 1);
     assert_eq!(count_lines(&ceph_log, "osd destroy 1"), 1);
     assert_eq!(blkid_type(&dev(5)), None, "osd.5's disk was wiped after the restarts");
-    let detail_url = format!("{}/api/v1/osds/removals/{}", daemon.url, done["removal_id"]);
-    let (_, detail) = api("GET", &detail_url, Some(TOKEN), None);
+    let detail = Api::new(&daemon.url, Some(TOKEN)).removal(&done["removal_id"], "").body;
     let zaps =
         detail["actions"].as_array().unwrap().iter().filter(|a| a["effect"].as_str().unwrap().contains("zap")).count();
     assert_eq!(zaps, 1, "{detail}");
-}
-
-fn api_with_token(url: &str, token: &str, body: &str) -> (u16, Value) {
-    api("POST", url, Some(token), Some(("application/json", body)))
 }

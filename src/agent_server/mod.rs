@@ -71,7 +71,8 @@ pub async fn serve(
         if busy.try_lock().is_err() {
             tracing::info!("waiting for the running disk command to finish before exiting");
         }
-        let _ = busy.lock().await;
+        // Holding the lock for a moment is the point: it waits for the command.
+        drop(busy.lock().await);
     };
     tokio::select! {
         _ = waiting => {}
@@ -90,12 +91,14 @@ pub fn shutdown_signals() -> std::io::Result<(impl Future<Output = ()> + Send + 
     tokio::spawn(async move {
         let name = tokio::select! { _ = term.recv() => "SIGTERM", _ = int.recv() => "SIGINT" };
         tracing::info!("{name}: shutting down");
-        let _ = first_tx.send(());
+        // A receiver that is gone has stopped waiting: nothing to tell.
+        first_tx.send(()).ok();
         tokio::select! { _ = term.recv() => {}, _ = int.recv() => {} }
-        let _ = second_tx.send(());
+        second_tx.send(()).ok();
     });
     let first = async move {
-        let _ = first_rx.await;
+        // A dropped sender (the signal task ended) also means: stop.
+        first_rx.await.ok();
     };
     let second = async move {
         // A dropped sender (no second signal) must not count as one.

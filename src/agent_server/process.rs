@@ -135,8 +135,11 @@ pub async fn run(mut cmd: tokio::process::Command, limits: Limits) -> Result<Fin
         Ok(Err(source)) => Err(RunError::Io { program, source }),
         Err(_) => {
             kill_group(pid).await;
-            // Reap the leader so no zombie is left.
-            let _ = child.kill().await;
+            // Reap the leader so no zombie is left; it is normally gone already
+            // (its group was killed), which is what an error here means.
+            if let Err(e) = child.kill().await {
+                tracing::debug!("reaping {program}: {e}");
+            }
             Err(RunError::TimedOut { program, after: limits.timeout, stderr_tail: take(stderr).last_line() })
         }
     }

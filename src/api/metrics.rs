@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Extension;
 
 use crate::daemon::Daemon;
+use crate::text::put;
 
 const BUCKETS: [f64; 11] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 
@@ -67,13 +68,6 @@ pub async fn metrics(State(d): State<Arc<Daemon>>, Extension(http): Extension<Ar
             (axum::http::StatusCode::INTERNAL_SERVER_ERROR, format!("# cannot render metrics: {e}\n")).into_response()
         }
     }
-}
-
-/// Appends to a `String`, which takes any text (its `fmt::Write` cannot fail).
-macro_rules! put {
-    ($out:expr, $($arg:tt)*) => {
-        $out.write_fmt(format_args!($($arg)*)).expect("a String takes any text")
-    };
 }
 
 async fn render(d: &Daemon, http: &HttpMetrics) -> Result<String, String> {

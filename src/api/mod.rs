@@ -27,6 +27,7 @@ use axum::{Json, Router};
 use utoipa::OpenApi;
 
 use crate::daemon::Daemon;
+use crate::wire::api::error::Health;
 use crate::wire::api::Page;
 use error::ApiError;
 
@@ -75,9 +76,9 @@ impl utoipa::Modify for BearerAuth {
 }
 
 /// Liveness: answers without a token.
-#[utoipa::path(get, path = "/healthz", tag = "health", security(()), responses((status = 200, description = "the daemon runs")))]
-pub async fn healthz() -> Json<serde_json::Value> {
-    Json(serde_json::json!({"status": "ok"}))
+#[utoipa::path(get, path = "/healthz", tag = "health", security(()), responses((status = 200, description = "the daemon runs", body = Health)))]
+pub async fn healthz() -> Json<Health> {
+    Json(Health { status: "ok".into() })
 }
 
 async fn openapi() -> Json<utoipa::openapi::OpenApi> {

@@ -32,6 +32,7 @@ impl Daemon {
     }
 
     /// Polls one host now. Returns the error text when the poll failed.
+    #[tracing::instrument(skip_all, fields(host = %host.name))]
     pub async fn poll_host(&self, host: &Host) -> Result<(), String> {
         let lock = self.poll_lock(&host.name).await;
         let _guard = lock.lock().await;

@@ -87,12 +87,16 @@ impl Daemon {
                     at: now_ms(),
                 })
                 .await?;
-            let _ = self.poll_host(&state.host).await;
+            // The next poll would see the new OSDs too; a failure here is the poller's to report.
+            if let Err(e) = self.poll_host(&state.host).await {
+                tracing::warn!(host = %host_view.name, "cannot refresh the inventory after creating OSDs: {e}");
+            }
         }
         Ok(())
     }
 
     /// Runs the commands; Err when the agent could not be reached at all.
+    #[tracing::instrument(skip_all, fields(host = %host.name, service))]
     async fn create_osds(
         &self,
         host: &crate::wire::api::hosts::Host,

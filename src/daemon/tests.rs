@@ -197,7 +197,7 @@ async fn invalid_documents_store_nothing() {
 // Removals on the simulated cluster (the same object serves as Ceph and as the agents).
 
 async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster) {
-    let sim = crate::sim::field_report_cluster(20.0, 10.0, pace);
+    let sim = crate::sim::field_report_cluster(20.0, 10.0, pace).manual_clock();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("d.db")).await.unwrap();
     let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
@@ -209,8 +209,10 @@ async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::S
     (dir, d, sim)
 }
 
+/// Removal rounds, with 20 ms of the simulated cluster's time between them.
 async fn rounds_until(
     d: &Daemon,
+    sim: &crate::sim::SimCluster,
     osd: u32,
     done: impl Fn(&crate::domain::removal::RemovalRecord) -> bool,
 ) -> crate::domain::removal::RemovalRecord {
@@ -221,7 +223,7 @@ async fn rounds_until(
         if done(&rec) {
             return rec;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        sim.advance(std::time::Duration::from_millis(20));
     }
     panic!("removal of osd.{osd} did not get there");
 }
@@ -233,7 +235,7 @@ async fn removal_drains_purges_zaps_and_holds_the_disk() {
     let recs = d.schedule_removals(&req).await.unwrap();
     assert_eq!(recs[0].removal.host, "f5-422-03");
     assert_eq!(recs[0].removal.devices, ["/dev/sdd"]);
-    let rec = rounds_until(&d, 15, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
+    let rec = rounds_until(&d, &sim, 15, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
     assert_eq!(rec.removal.zapped, ["/dev/sde"]);
     assert!(sim.osds().iter().all(|o| o.id != 15), "purged");
     let actions = d.store.actions(rec.id).await.unwrap();
@@ -256,7 +258,7 @@ async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
     d.schedule_removals(&removal::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false })
         .await
         .unwrap();
-    rounds_until(&d, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
+    rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
     assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, 0.0);
     // Errors: unknown, duplicate, already queued; none of them queues anything.
     assert!(matches!(
@@ -270,7 +272,7 @@ async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
     ));
     assert!(d.store.active_removal_of(2).await.unwrap().is_none());
     d.stop_removals(&[3]).await.unwrap();
-    let rec = rounds_until(&d, 3, |r| r.removal.phase == crate::domain::removal::Phase::Cancelled).await;
+    let rec = rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Cancelled).await;
     assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, before, "{rec:?}");
     assert!(matches!(d.stop_removals(&[3]).await, Err(DaemonError::NotFound(_))));
 }
@@ -281,7 +283,7 @@ async fn replace_keeps_the_id_as_destroyed() {
     d.schedule_removals(&removal::RemoveRequest { ids: vec![11], replace: true, force: false, zap: false })
         .await
         .unwrap();
-    rounds_until(&d, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
+    rounds_until(&d, &sim, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
     let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
     assert!(osd.destroyed);
 }

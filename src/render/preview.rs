@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::table::Table;
+use crate::text::{put, putln};
 use crate::wire::api::preview::{PlannedOsds, PreviewDoc};
 
 /// The human-readable dry-run (the CLI renders the daemon's answer with it
@@ -50,32 +51,32 @@ pub fn preview_table(p: &PreviewDoc) -> String {
             .map(|a| format!(" (inventory {})", crate::clock::format_age((a * 1000.0) as i64)))
             .unwrap_or_default();
         if !row.skipped.is_empty() {
-            let _ = writeln!(not_chosen, "  {name} on {host}{age}:");
+            putln!(not_chosen, "  {name} on {host}{age}:");
             let w = row.skipped.iter().map(|s| s.path.len()).max().unwrap_or(0);
             for sk in &row.skipped {
                 let why = if sk.reasons.is_empty() { "not looked at".to_string() } else { sk.reasons.join("; ") };
-                let _ = writeln!(not_chosen, "    {:w$}  {why}", sk.path);
+                putln!(not_chosen, "    {:w$}  {why}", sk.path);
             }
         }
         for w in &row.warnings {
-            let _ = writeln!(warnings, "  {name} on {host}: {w}");
+            putln!(warnings, "  {name} on {host}: {w}");
         }
         for c in &row.commands {
-            let _ = writeln!(cmds, "  {host}: ceph-volume {c}");
+            putln!(cmds, "  {host}: ceph-volume {c}");
         }
     }
     for n in &p.notes {
-        let _ = writeln!(warnings, "  {}: {}", n.service_id.as_deref().unwrap_or("<unnamed>"), n.note);
+        putln!(warnings, "  {}: {}", n.service_id.as_deref().unwrap_or("<unnamed>"), n.note);
     }
     for (title, text) in [("Not chosen", &not_chosen), ("Warnings", &warnings), ("Commands", &cmds)] {
         if !text.is_empty() {
-            let _ = write!(out, "\n{title}:\n{text}");
+            put!(out, "\n{title}:\n{text}");
         }
     }
     if !p.errors.is_empty() {
         out.push_str("\nInvalid documents:\n");
         for e in &p.errors {
-            let _ = writeln!(out, "  {}", e.error);
+            putln!(out, "  {}", e.error);
         }
     }
     out

@@ -1,7 +1,7 @@
 //! The simulated Ceph side.
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 
@@ -23,11 +23,35 @@ pub struct SimOsd {
     pub affinity: String,
 }
 
+/// How time passes for the simulated cluster: with the wall clock (demos),
+/// or only when a test says so (`advance`), so tests wait for nothing.
+/// (tokio's paused clock would do the second, but sqlx's pool times out
+/// the moment a paused runtime idles while SQLite works on its thread.)
+pub(super) enum SimClock {
+    Real { last_tick: Instant },
+    Manual { pending: Duration },
+}
+
+impl SimClock {
+    /// Seconds passed since the last call.
+    fn elapsed(&mut self) -> f64 {
+        match self {
+            SimClock::Real { last_tick } => {
+                let now = Instant::now();
+                let dt = now.duration_since(*last_tick);
+                *last_tick = now;
+                dt.as_secs_f64()
+            }
+            SimClock::Manual { pending } => std::mem::take(pending).as_secs_f64(),
+        }
+    }
+}
+
 pub(super) struct SimState {
     pub osds: Vec<SimOsd>,
     /// Devices per host as ceph-volume JSON (kept in step with the OSDs).
     pub devices: Vec<(String, Vec<serde_json::Value>)>,
-    pub last_tick: Instant,
+    pub clock: SimClock,
     /// PGs per second one draining OSD sheds at pace 1.
     pub drain_rate: f64,
     pub pace: f64,
@@ -59,7 +83,7 @@ impl SimCluster {
             inner: Arc::new(Mutex::new(SimState {
                 osds,
                 devices,
-                last_tick: Instant::now(),
+                clock: SimClock::Real { last_tick: Instant::now() },
                 drain_rate,
                 pace,
                 next_id,
@@ -67,6 +91,20 @@ impl SimCluster {
                 dirty: Vec::new(),
                 db_disks: Vec::new(),
             })),
+        }
+    }
+
+    /// Stops the wall clock: from now on time passes only by `advance`.
+    pub fn manual_clock(self) -> SimCluster {
+        self.inner.lock().expect("sim lock").clock = SimClock::Manual { pending: Duration::ZERO };
+        self
+    }
+
+    /// Lets `by` pass for a cluster on the manual clock.
+    pub fn advance(&self, by: Duration) {
+        let mut s = self.inner.lock().expect("sim lock");
+        if let SimClock::Manual { pending } = &mut s.clock {
+            *pending += by;
         }
     }
 
@@ -91,9 +129,7 @@ impl SimCluster {
     /// Moves placement groups off draining OSDs onto the others, for the
     /// time passed since the last look.
     pub(super) fn tick(s: &mut SimState) {
-        let now = Instant::now();
-        let dt = now.duration_since(s.last_tick).as_secs_f64() * s.pace;
-        s.last_tick = now;
+        let dt = s.clock.elapsed() * s.pace;
         let receivers: Vec<usize> = (0..s.osds.len())
             .filter(|&i| s.osds[i].up && s.osds[i].is_in && s.osds[i].crush_weight > 0.0 && !s.osds[i].destroyed)
             .collect();

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod client;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -154,29 +156,4 @@ pub fn wait_for<T>(what: &str, timeout: Duration, mut check: impl FnMut() -> Opt
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-}
-
-/// A blocking JSON request to the daemon's API.
-pub fn api(method: &str, url: &str, token: Option<&str>, body: Option<(&str, &str)>) -> (u16, serde_json::Value) {
-    let mut cmd = Command::new("curl");
-    cmd.args(["-s", "-o", "-", "-w", "\n%{http_code}", "-X", method, url]);
-    if let Some(t) = token {
-        cmd.args(["-H", &format!("Authorization: Bearer {t}")]);
-    }
-    // Bodies go through a file: a large one does not fit on a command line.
-    let body_file = tempfile::NamedTempFile::new().expect("temp file");
-    if let Some((ctype, data)) = body {
-        std::fs::write(body_file.path(), data).expect("write the body");
-        cmd.args(["-H", &format!("Content-Type: {ctype}"), "--data-binary"])
-            .arg(format!("@{}", body_file.path().display()));
-    }
-    let out = cmd.output().expect("curl");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
-    let json = if body.trim().is_empty() {
-        serde_json::Value::Null
-    } else {
-        serde_json::from_str(body).unwrap_or(serde_json::Value::String(body.to_string()))
-    };
-    (code.trim().parse().unwrap_or(0), json)
 }

@@ -1,5 +1,5 @@
-//! Error answers: every failure is `{"error": "..."}`; invalid spec
-//! documents add one entry per error.
+//! Error answers (every failure is `{"error": "..."}`; invalid spec
+//! documents add one entry per error), and `/healthz`.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,4 +12,10 @@ pub struct ErrorBody {
     /// For invalid spec documents (422): each error with its document and line.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<SpecErrorJson>,
+}
+
+/// `/healthz`: `{"status": "ok"}` while the daemon runs.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Health {
+    pub status: String,
 }
