@@ -8,7 +8,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::osd_stop::{StopMethod, TemplateError, DEFAULT_UNIT_TEMPLATE};
+use super::osd_stop::{ControlMethod, TemplateError, DEFAULT_UNIT_TEMPLATE};
 
 /// The bearer token clients must present. Debug output hides it.
 #[derive(Clone)]
@@ -46,8 +46,12 @@ pub struct AgentConfig {
     pub ceph_volume: String,
     pub ceph_volume_timeout: Duration,
     pub inventory_timeout: Duration,
-    pub osd_stop: StopMethod,
+    pub osd_stop: ControlMethod,
     pub osd_stop_timeout: Duration,
+    /// How OSDs are started: systemd's unit (the same as for stopping), or
+    /// `--osd-start-command`.
+    pub osd_start: ControlMethod,
+    pub osd_start_timeout: Duration,
 }
 
 /// The settings as given on the command line and in the environment.
@@ -68,6 +72,9 @@ pub struct RawSettings {
     /// `--osd-stop-command`, which wins over the unit template.
     pub osd_stop_command: Option<String>,
     pub osd_stop_timeout_s: u64,
+    /// `--osd-start-command`, which wins over the unit template.
+    pub osd_start_command: Option<String>,
+    pub osd_start_timeout_s: u64,
 }
 
 /// The default address is loopback: a token is needed for anything else.
@@ -99,6 +106,8 @@ pub enum ConfigError {
     UnitTemplate { template: String, source: TemplateError },
     #[error("--osd-stop-command {template:?} {source}")]
     StopCommand { template: String, source: TemplateError },
+    #[error("--osd-start-command {template:?} {source}")]
+    StartCommand { template: String, source: TemplateError },
 }
 
 impl AgentConfig {
@@ -131,17 +140,24 @@ impl AgentConfig {
             ("ceph-volume-timeout-s", raw.ceph_volume_timeout_s),
             ("inventory-timeout-s", raw.inventory_timeout_s),
             ("osd-stop-timeout-s", raw.osd_stop_timeout_s),
+            ("osd-start-timeout-s", raw.osd_start_timeout_s),
         ] {
             if secs == 0 {
                 return Err(ConfigError::ZeroTimeout { name });
             }
         }
         let unit_template = raw.osd_unit_template.as_deref().unwrap_or(DEFAULT_UNIT_TEMPLATE);
-        let by_unit = StopMethod::systemd(unit_template)
+        let by_unit = ControlMethod::systemd(unit_template)
             .map_err(|source| ConfigError::UnitTemplate { template: unit_template.to_string(), source })?;
         let osd_stop = match &raw.osd_stop_command {
             Some(t) => {
-                StopMethod::command(t).map_err(|source| ConfigError::StopCommand { template: t.clone(), source })?
+                ControlMethod::command(t).map_err(|source| ConfigError::StopCommand { template: t.clone(), source })?
+            }
+            None => by_unit.clone(),
+        };
+        let osd_start = match &raw.osd_start_command {
+            Some(t) => {
+                ControlMethod::command(t).map_err(|source| ConfigError::StartCommand { template: t.clone(), source })?
             }
             None => by_unit,
         };
@@ -156,6 +172,8 @@ impl AgentConfig {
             inventory_timeout: Duration::from_secs(raw.inventory_timeout_s),
             osd_stop,
             osd_stop_timeout: Duration::from_secs(raw.osd_stop_timeout_s),
+            osd_start,
+            osd_start_timeout: Duration::from_secs(raw.osd_start_timeout_s),
         })
     }
 
@@ -221,6 +239,7 @@ mod tests {
             ceph_volume_timeout_s: 1800,
             inventory_timeout_s: 120,
             osd_stop_timeout_s: 60,
+            osd_start_timeout_s: 60,
             ..Default::default()
         }
     }

@@ -18,12 +18,15 @@ use super::ceph_volume_args::{self, Refusal};
 use super::config::is_loop_device;
 use super::inventory::{device_paths, InventoryError, View};
 use super::osd_argv::parse_id;
+use super::osd_list::{self, ListError};
+use super::osd_start::StartError;
 use super::osd_stop::{nothing_to_stop, StopError};
 use super::process::RunError;
 use super::state::{AgentState, BUSY};
 use super::zap::{check_request, ZapError};
 use crate::wire::agent::{
-    AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport, OsdDaemonStatus, ZapRequest, ZapResult,
+    ActivateRequest, AgentErrorBody, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, OsdDaemonStatus,
+    ZapRequest, ZapResult,
 };
 
 /// Requests are small JSON documents; anything bigger is a mistake.
@@ -36,6 +39,9 @@ pub fn build_router(state: AgentState) -> Router {
         .route("/v1/ceph-volume", post(ceph_volume))
         .route("/v1/osd/{id}", get(osd_status))
         .route("/v1/osd/{id}/stop", post(osd_stop))
+        .route("/v1/osd/{id}/start", post(osd_start))
+        .route("/v1/osd/{id}/activate", post(osd_activate))
+        .route("/v1/osds", get(osds))
         .route("/v1/zap", post(zap))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -104,6 +110,24 @@ impl From<StopError> for ApiError {
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         ApiError::new(status, e.to_string())
+    }
+}
+
+impl From<StartError> for ApiError {
+    fn from(e: StartError) -> Self {
+        let status = match &e {
+            StartError::NotRunning { .. } | StartError::Run { source: RunError::TimedOut { .. }, .. } => {
+                StatusCode::GATEWAY_TIMEOUT
+            }
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+impl From<ListError> for ApiError {
+    fn from(e: ListError) -> Self {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
     }
 }
 
@@ -278,5 +302,83 @@ async fn ceph_volume(
         Ok(Err(e @ RunError::TimedOut { .. })) => Err(ApiError::new(StatusCode::GATEWAY_TIMEOUT, e.to_string())),
         Ok(Err(e)) => Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
         Err(e) => Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the ceph-volume run stopped: {e}"))),
+    }
+}
+
+/// The devices this agent may list and touch: `--devices`, else the inventory's.
+async fn own_devices(s: &AgentState) -> Result<std::collections::BTreeSet<String>, ApiError> {
+    match &s.inventory.allowed {
+        Some(allowed) => Ok(allowed.clone()),
+        None => Ok(device_paths(&s.inventory.take().await?)),
+    }
+}
+
+async fn osds(State(s): State<AgentState>) -> Result<Json<HostOsds>, ApiError> {
+    if let Some(why) = s.inventory.refusal() {
+        return Err(ApiError::conflict(why));
+    }
+    let devices = own_devices(&s).await?;
+    let listed = osd_list::list(&s.ceph_volume, &devices).await?;
+    for note in &listed.notes {
+        tracing::debug!("{note}");
+    }
+    Ok(Json(listed))
+}
+
+async fn osd_activate(
+    State(s): State<AgentState>,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Json<ActivateRequest>, JsonRejection>,
+) -> Result<Json<CommandResult>, ApiError> {
+    let id = osd_id(id)?;
+    let Json(req) = body?;
+    if let Some(why) = s.inventory.refusal() {
+        return Err(ApiError::conflict(why));
+    }
+    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
+    // A fresh listing: only an OSD that is on this host's devices, with
+    // this id and fsid, is activated.
+    let devices = own_devices(&s).await?;
+    let listed = osd_list::list(&s.ceph_volume, &devices).await?;
+    let osd = osd_list::check_activation(&req, id, &listed).map_err(ApiError::conflict)?;
+    let with_systemd = matches!(s.starter.method, super::osd_stop::ControlMethod::Systemd { .. });
+    let cv = s.ceph_volume.clone();
+    let job = tokio::spawn(async move {
+        let _busy = busy;
+        osd_list::activate(&cv, &osd, with_systemd, &devices).await
+    });
+    match job.await {
+        Ok(Ok(result)) => Ok(Json(result)),
+        Ok(Err(e @ RunError::TimedOut { .. })) => Err(ApiError::new(StatusCode::GATEWAY_TIMEOUT, e.to_string())),
+        Ok(Err(e)) => Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())),
+        Err(e) => Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the activation stopped: {e}"))),
+    }
+}
+
+async fn osd_start(
+    State(s): State<AgentState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<OsdDaemonStatus>, ApiError> {
+    let id = osd_id(id)?;
+    if let Some(why) = s.inventory.refusal() {
+        return Err(ApiError::conflict(why));
+    }
+    // Only an OSD ceph-volume made on this host's own devices is started.
+    let devices = own_devices(&s).await?;
+    let listed = osd_list::list(&s.ceph_volume, &devices).await?;
+    if !listed.osds.iter().any(|o| o.osd_id == id) {
+        return Err(ApiError::conflict(format!("ceph-volume lists no osd.{id} on this host's devices")));
+    }
+    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
+    let starter = s.starter.clone();
+    let job = tokio::spawn(async move {
+        let _busy = busy;
+        starter.start(id).await
+    });
+    match job.await {
+        Ok(result) => Ok(Json(result?)),
+        Err(e) => {
+            Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the start task ended unexpectedly: {e}")))
+        }
     }
 }

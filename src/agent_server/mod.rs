@@ -35,6 +35,8 @@ pub mod kernel_inventory;
 pub mod mounts;
 pub mod osd_argv;
 pub mod osd_label;
+pub mod osd_list;
+pub mod osd_start;
 pub mod osd_status;
 pub mod osd_stop;
 pub mod proc_scan;

@@ -16,14 +16,14 @@ use super::process::{self, Keep, Limits, RunError};
 use crate::wire::agent::OsdDaemonStatus;
 
 pub const DEFAULT_UNIT_TEMPLATE: &str = "ceph-osd@{id}";
-const PLACEHOLDER: &str = "{id}";
+pub(super) const PLACEHOLDER: &str = "{id}";
 /// How often the processes are looked at while waiting for them to exit.
-const POLL: Duration = Duration::from_millis(100);
+pub(super) const POLL: Duration = Duration::from_millis(100);
 
-/// How a daemon is stopped.
+/// How a daemon is stopped (or started, `osd_start`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StopMethod {
-    /// `systemctl stop <unit>`.
+pub enum ControlMethod {
+    /// `systemctl stop|start <unit>`.
     Systemd { unit_template: String },
     /// A program and its arguments, `{id}` in any of them.
     Command { words: Vec<String> },
@@ -41,8 +41,8 @@ pub enum TemplateError {
     BadUnit,
 }
 
-impl StopMethod {
-    pub fn systemd(template: &str) -> Result<StopMethod, TemplateError> {
+impl ControlMethod {
+    pub fn systemd(template: &str) -> Result<ControlMethod, TemplateError> {
         let t = template.trim();
         check_placeholders(t)?;
         // Checked with a sample id: the result must be one unit name, not
@@ -52,31 +52,36 @@ impl StopMethod {
         if sample.starts_with('-') || !sample.chars().all(unit_char) {
             return Err(TemplateError::BadUnit);
         }
-        Ok(StopMethod::Systemd { unit_template: t.to_string() })
+        Ok(ControlMethod::Systemd { unit_template: t.to_string() })
     }
 
-    pub fn command(template: &str) -> Result<StopMethod, TemplateError> {
+    pub fn command(template: &str) -> Result<ControlMethod, TemplateError> {
         let words: Vec<String> = template.split_whitespace().map(str::to_string).collect();
         if words.is_empty() {
             return Err(TemplateError::Empty);
         }
         check_placeholders(&words.join(" "))?;
-        Ok(StopMethod::Command { words })
+        Ok(ControlMethod::Command { words })
     }
 
     /// The command line that stops `osd_id`.
     pub fn argv(&self, osd_id: u32) -> Vec<String> {
+        self.argv_for("stop", osd_id)
+    }
+
+    /// The command line for systemd's `verb` (`stop`, `start`), or the command.
+    pub fn argv_for(&self, verb: &str, osd_id: u32) -> Vec<String> {
         let id = osd_id.to_string();
         match self {
-            StopMethod::Systemd { unit_template } => {
-                vec!["systemctl".into(), "stop".into(), unit_template.replace(PLACEHOLDER, &id)]
+            ControlMethod::Systemd { unit_template } => {
+                vec!["systemctl".into(), verb.into(), unit_template.replace(PLACEHOLDER, &id)]
             }
-            StopMethod::Command { words } => words.iter().map(|w| w.replace(PLACEHOLDER, &id)).collect(),
+            ControlMethod::Command { words } => words.iter().map(|w| w.replace(PLACEHOLDER, &id)).collect(),
         }
     }
 }
 
-fn check_placeholders(template: &str) -> Result<(), TemplateError> {
+pub(super) fn check_placeholders(template: &str) -> Result<(), TemplateError> {
     if template.is_empty() {
         return Err(TemplateError::Empty);
     }
@@ -122,7 +127,7 @@ pub enum StopError {
 /// Everything a stop needs.
 #[derive(Debug, Clone)]
 pub struct OsdControl {
-    pub method: StopMethod,
+    pub method: ControlMethod,
     /// How long the daemon may take to exit, the command included.
     pub timeout: Duration,
     pub proc_root: PathBuf,
@@ -216,42 +221,42 @@ mod tests {
 
     #[test]
     fn unit_templates() {
-        let m = StopMethod::systemd(DEFAULT_UNIT_TEMPLATE).unwrap();
+        let m = ControlMethod::systemd(DEFAULT_UNIT_TEMPLATE).unwrap();
         assert_eq!(m.argv(4), ["systemctl", "stop", "ceph-osd@4"]);
         let fsid = "ceph-6f2c1a9e-0d4b-4b8e-9c3a-7e5f1d2c3b4a@osd.{id}";
         assert_eq!(
-            StopMethod::systemd(fsid).unwrap().argv(12),
+            ControlMethod::systemd(fsid).unwrap().argv(12),
             ["systemctl", "stop", "ceph-6f2c1a9e-0d4b-4b8e-9c3a-7e5f1d2c3b4a@osd.12"]
         );
-        assert_eq!(StopMethod::systemd("ceph-osd.target"), Err(TemplateError::NoId));
-        assert_eq!(StopMethod::systemd(""), Err(TemplateError::Empty));
-        assert!(matches!(StopMethod::systemd("ceph-osd@{id} other"), Err(TemplateError::BadUnit)));
-        assert!(matches!(StopMethod::systemd("--all{id}"), Err(TemplateError::BadUnit)));
-        assert!(matches!(StopMethod::systemd("x@{id};reboot"), Err(TemplateError::BadUnit)));
-        let e = StopMethod::systemd("ceph-{fsid}@osd.{id}").unwrap_err();
+        assert_eq!(ControlMethod::systemd("ceph-osd.target"), Err(TemplateError::NoId));
+        assert_eq!(ControlMethod::systemd(""), Err(TemplateError::Empty));
+        assert!(matches!(ControlMethod::systemd("ceph-osd@{id} other"), Err(TemplateError::BadUnit)));
+        assert!(matches!(ControlMethod::systemd("--all{id}"), Err(TemplateError::BadUnit)));
+        assert!(matches!(ControlMethod::systemd("x@{id};reboot"), Err(TemplateError::BadUnit)));
+        let e = ControlMethod::systemd("ceph-{fsid}@osd.{id}").unwrap_err();
         assert_eq!(e.to_string(), "has an unknown placeholder in `ceph-{fsid}@osd.{id}`: only {id} is replaced");
     }
 
     #[test]
     fn command_templates_are_split_not_shelled() {
-        let m = StopMethod::command("/work/shared/ceph-sandbox/stop.sh /tmp/sb  osd.{id}").unwrap();
+        let m = ControlMethod::command("/work/shared/ceph-sandbox/stop.sh /tmp/sb  osd.{id}").unwrap();
         assert_eq!(m.argv(4), ["/work/shared/ceph-sandbox/stop.sh", "/tmp/sb", "osd.4"]);
         // Shell syntax is passed on as plain words, never interpreted.
-        let m = StopMethod::command("kill-osd {id};reboot $(x) '{id}'").unwrap();
+        let m = ControlMethod::command("kill-osd {id};reboot $(x) '{id}'").unwrap();
         assert_eq!(m.argv(7), ["kill-osd", "7;reboot", "$(x)", "'7'"]);
-        let m = StopMethod::command("stop {id} {id}").unwrap();
+        let m = ControlMethod::command("stop {id} {id}").unwrap();
         assert_eq!(m.argv(0), ["stop", "0", "0"]);
-        assert_eq!(StopMethod::command("   "), Err(TemplateError::Empty));
-        assert_eq!(StopMethod::command("systemctl stop ceph-osd.target"), Err(TemplateError::NoId));
-        let e = StopMethod::command("/bin/kill {pid} {id}").unwrap_err();
+        assert_eq!(ControlMethod::command("   "), Err(TemplateError::Empty));
+        assert_eq!(ControlMethod::command("systemctl stop ceph-osd.target"), Err(TemplateError::NoId));
+        let e = ControlMethod::command("/bin/kill {pid} {id}").unwrap_err();
         assert_eq!(e, TemplateError::UnknownPlaceholder("{pid}".into()));
-        assert!(matches!(StopMethod::command("stop {id"), Err(TemplateError::NoId)));
-        assert!(matches!(StopMethod::command("stop {id}}"), Err(TemplateError::UnknownPlaceholder(_))));
+        assert!(matches!(ControlMethod::command("stop {id"), Err(TemplateError::NoId)));
+        assert!(matches!(ControlMethod::command("stop {id}}"), Err(TemplateError::UnknownPlaceholder(_))));
     }
 
     fn control(p: &FakeProc, words: &[&str], timeout_ms: u64) -> OsdControl {
         OsdControl {
-            method: StopMethod::Command { words: words.iter().map(|w| w.to_string()).collect() },
+            method: ControlMethod::Command { words: words.iter().map(|w| w.to_string()).collect() },
             timeout: Duration::from_millis(timeout_ms),
             proc_root: p.root(),
         }

@@ -8,6 +8,7 @@ use super::host_roots::HostRoots;
 use super::inventory::{read_inventory_file, HostScanner, Inventory, InventoryError, Source};
 use super::kernel_inventory::gather::Tools;
 use super::kernel_inventory::KernelPaths;
+use super::osd_start::OsdStarter;
 use super::osd_stop::OsdControl;
 use super::zap::Zapper;
 
@@ -27,6 +28,7 @@ pub struct AgentState {
     /// `None`: no token configured (the agent then listens on loopback only).
     pub token: Option<Arc<Token>>,
     pub osd: Arc<OsdControl>,
+    pub starter: Arc<OsdStarter>,
     pub zapper: Arc<Zapper>,
 }
 
@@ -60,6 +62,11 @@ impl AgentState {
             timeout: config.osd_stop_timeout,
             proc_root: roots.proc.clone(),
         });
+        let starter = Arc::new(OsdStarter {
+            method: config.osd_start.clone(),
+            timeout: config.osd_start_timeout,
+            proc_root: roots.proc.clone(),
+        });
         let zapper = Arc::new(Zapper { inventory: inventory.clone(), ceph_volume: ceph_volume.clone(), roots });
         Ok(AgentState {
             inventory,
@@ -67,6 +74,7 @@ impl AgentState {
             busy: Arc::new(tokio::sync::Mutex::new(())),
             token: config.token.clone().map(Arc::new),
             osd,
+            starter,
             zapper,
         })
     }

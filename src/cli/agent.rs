@@ -47,6 +47,15 @@ pub struct AgentArgs {
     /// How long a stopped OSD's processes may take to exit.
     #[arg(long, default_value_t = 60, value_name = "SECONDS")]
     osd_stop_timeout_s: u64,
+    /// Start OSDs with this command instead of `systemctl start` of the unit
+    /// (split on whitespace, no shell; `{id}` replaced by the OSD id), for
+    /// hosts without systemd units, e.g.
+    /// `/work/shared/ceph-sandbox/osd-start.sh DIR {id} HOST`.
+    #[arg(long, value_name = "TEMPLATE")]
+    osd_start_command: Option<String>,
+    /// How long a started OSD may take until a ceph-osd process serves it.
+    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+    osd_start_timeout_s: u64,
     /// The ceph-volume program.
     #[arg(long, env = "OSDKEEPER_CEPH_VOLUME", default_value = "ceph-volume", value_name = "PATH")]
     ceph_volume: String,
@@ -69,6 +78,8 @@ pub fn run(args: AgentArgs) -> ExitCode {
         osd_unit_template: args.osd_unit_template,
         osd_stop_command: args.osd_stop_command,
         osd_stop_timeout_s: args.osd_stop_timeout_s,
+        osd_start_command: args.osd_start_command,
+        osd_start_timeout_s: args.osd_start_timeout_s,
     };
     let config = match AgentConfig::resolve(raw) {
         Ok(c) => c,

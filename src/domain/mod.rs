@@ -5,6 +5,7 @@
 pub mod backoff;
 pub mod cluster;
 pub mod command;
+pub mod deploy;
 pub mod event;
 pub mod fnmatch;
 pub mod inventory;

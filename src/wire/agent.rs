@@ -10,6 +10,9 @@
 //! | `GET /v1/osd/{id}` | | `OsdDaemonStatus` |
 //! | `POST /v1/osd/{id}/stop` | | `OsdDaemonStatus` after stopping (idempotent: a stopped daemon stays stopped) |
 //! | `POST /v1/zap` | `ZapRequest` | `ZapResult`, or 4xx `AgentErrorBody` when refused (busy device, not in inventory or `--devices`, no force) |
+//! | `GET /v1/osds` | | `HostOsds`: the OSDs ceph-volume finds on this host's devices (`raw list`, `lvm list`) |
+//! | `POST /v1/osd/{id}/activate` | `ActivateRequest` | `CommandResult` of `ceph-volume raw activate` / `lvm activate` (also when it failed) |
+//! | `POST /v1/osd/{id}/start` | | `OsdDaemonStatus` once a process serves the id (idempotent: a running daemon is left alone) |
 
 use serde::{Deserialize, Serialize};
 
@@ -101,4 +104,45 @@ pub struct ZapResult {
     pub path: String,
     /// What was done, in order ("held /dev/loop4 exclusively", "zeroed 10 MiB at 0", ...).
     pub steps: Vec<String>,
+}
+
+/// How ceph-volume made an OSD: `raw` (BlueStore straight on the device)
+/// or `lvm` (on a logical volume).
+pub use crate::domain::deploy::OsdKind;
+
+/// One OSD ceph-volume lists on a host, from its on-disk label or LV tags.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListedOsd {
+    pub osd_id: u32,
+    pub osd_fsid: String,
+    /// The cluster it belongs to (`ceph fsid`).
+    pub cluster_fsid: String,
+    pub kind: OsdKind,
+    /// The device holding its data (for LVM: the physical device under the LV).
+    pub device: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_device: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wal_device: Option<String>,
+    /// The spec that made it (LVM tag `ceph.osdspec_affinity`), where recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub osdspec_affinity: Option<String>,
+}
+
+/// `GET /v1/osds`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostOsds {
+    pub osds: Vec<ListedOsd>,
+    /// Listings that could not be read (e.g. `lvm list` on a host without LVM), for the log.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// `POST /v1/osd/{id}/activate`: which OSD (id and fsid must agree with the disk).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ActivateRequest {
+    pub osd_fsid: String,
+    pub kind: OsdKind,
+    /// The data device, for raw OSDs.
+    pub device: String,
 }

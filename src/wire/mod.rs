@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod api;
 pub mod ceph_volume;
+pub mod ceph_volume_list;
 pub mod device_listing;
 pub mod inventory_file;
 pub mod json_stream;

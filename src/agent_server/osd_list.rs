@@ -1,0 +1,183 @@
+//! The OSDs ceph-volume finds on this host's devices: `ceph-volume raw list`
+//! (BlueStore labels) and `ceph-volume lvm list` (LV tags), limited to the
+//! devices this agent reports, and activating one of them. On one machine
+//! that plays several hosts (the Ceph sandbox) every device is visible to
+//! every agent; each lists and touches only its own.
+
+use std::collections::BTreeSet;
+
+use super::ceph_volume::CephVolume;
+use super::config::is_loop_device;
+use super::process::RunError;
+use crate::wire::agent::{ActivateRequest, CommandResult, HostOsds, ListedOsd, OsdKind};
+use crate::wire::ceph_volume_list::{parse_lvm_list, parse_raw_list};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error("`ceph-volume {what} list` exited with status {code}: {stderr}")]
+    Exit { what: &'static str, code: i32, stderr: String },
+    #[error("`ceph-volume {what} list` printed something unreadable: {message}")]
+    Output { what: &'static str, message: String },
+}
+
+/// Whether an OSD uses only devices this agent may touch.
+fn ours(osd: &ListedOsd, devices: &BTreeSet<String>) -> bool {
+    [Some(&osd.device), osd.db_device.as_ref(), osd.wal_device.as_ref()]
+        .into_iter()
+        .flatten()
+        .all(|d| devices.contains(d))
+}
+
+fn loop_env(devices: &BTreeSet<String>) -> Vec<(String, String)> {
+    if devices.iter().any(|d| is_loop_device(d)) {
+        vec![("CEPH_VOLUME_ALLOW_LOOP_DEVICES".to_string(), "1".to_string())]
+    } else {
+        Vec::new()
+    }
+}
+
+/// `raw list` on the agent's devices and `lvm list`. A host without LVM
+/// (or without any LV) makes `lvm list` fail: that is a note, not an error;
+/// a `raw list` that fails is an error (no OSD could be seen).
+pub async fn list(cv: &CephVolume, devices: &BTreeSet<String>) -> Result<HostOsds, ListError> {
+    let env = loop_env(devices);
+    let mut args: Vec<String> = ["raw", "list", "--format", "json"].map(String::from).to_vec();
+    args.extend(devices.iter().cloned());
+    let raw = cv.run(&args, &env).await?;
+    if raw.exit_code != 0 {
+        return Err(ListError::Exit { what: "raw", code: raw.exit_code, stderr: last_line(&raw) });
+    }
+    let mut osds =
+        parse_raw_list(raw.stdout.as_bytes()).map_err(|e| ListError::Output { what: "raw", message: e.to_string() })?;
+    let mut notes = Vec::new();
+    let lvm = cv.run(&["lvm", "list", "--format", "json"].map(String::from), &env).await?;
+    if lvm.exit_code == 0 {
+        match parse_lvm_list(lvm.stdout.as_bytes()) {
+            Ok(found) => osds.extend(found),
+            Err(e) => notes.push(format!("`ceph-volume lvm list` printed something unreadable: {e}")),
+        }
+    } else {
+        notes.push(format!("`ceph-volume lvm list` exited with status {}: {}", lvm.exit_code, last_line(&lvm)));
+    }
+    osds.retain(|o| ours(o, devices));
+    osds.sort_by_key(|o| o.osd_id);
+    Ok(HostOsds { osds, notes })
+}
+
+fn last_line(r: &CommandResult) -> String {
+    r.stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_string()
+}
+
+/// The activation command for an OSD the listing shows. Raw OSDs have no
+/// systemd units in ceph-volume 16.2 (`raw activate` refuses without
+/// `--no-systemd`); LVM OSDs get them unless the host starts OSDs some other way.
+pub fn activate_args(osd: &ListedOsd, with_systemd: bool) -> Vec<String> {
+    let id = osd.osd_id.to_string();
+    let mut args: Vec<String> = match osd.kind {
+        OsdKind::Raw => ["raw", "activate", "--device", &osd.device, "--osd-id", &id, "--osd-uuid", &osd.osd_fsid]
+            .map(String::from)
+            .to_vec(),
+        OsdKind::Lvm => ["lvm", "activate", &id, &osd.osd_fsid].map(String::from).to_vec(),
+    };
+    if osd.kind == OsdKind::Raw || !with_systemd {
+        args.push("--no-systemd".into());
+    }
+    args
+}
+
+/// Why an activation request is refused before anything runs.
+pub fn check_activation(req: &ActivateRequest, osd_id: u32, listed: &HostOsds) -> Result<ListedOsd, String> {
+    let Some(osd) = listed.osds.iter().find(|o| o.osd_id == osd_id) else {
+        return Err(format!("ceph-volume lists no osd.{osd_id} on this host's devices"));
+    };
+    if osd.osd_fsid != req.osd_fsid || osd.kind != req.kind || (req.kind == OsdKind::Raw && osd.device != req.device) {
+        return Err(format!(
+            "osd.{osd_id} on this host is {} {} on {}, not {} {} on {}",
+            kind_name(osd.kind),
+            osd.osd_fsid,
+            osd.device,
+            kind_name(req.kind),
+            req.osd_fsid,
+            req.device
+        ));
+    }
+    Ok(osd.clone())
+}
+
+fn kind_name(k: OsdKind) -> &'static str {
+    match k {
+        OsdKind::Raw => "raw",
+        OsdKind::Lvm => "lvm",
+    }
+}
+
+/// Activates one OSD (idempotent: ceph-volume re-primes an activated one).
+pub async fn activate(
+    cv: &CephVolume,
+    osd: &ListedOsd,
+    with_systemd: bool,
+    devices: &BTreeSet<String>,
+) -> Result<CommandResult, RunError> {
+    cv.run(&activate_args(osd, with_systemd), &loop_env(devices)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn osd(id: u32, kind: OsdKind, device: &str) -> ListedOsd {
+        ListedOsd {
+            osd_id: id,
+            osd_fsid: format!("uuid-{id}"),
+            cluster_fsid: "fsid".into(),
+            kind,
+            device: device.into(),
+            db_device: None,
+            wal_device: None,
+            osdspec_affinity: None,
+        }
+    }
+
+    #[test]
+    fn activation_commands() {
+        assert_eq!(
+            activate_args(&osd(6, OsdKind::Raw, "/dev/loop6"), true).join(" "),
+            "raw activate --device /dev/loop6 --osd-id 6 --osd-uuid uuid-6 --no-systemd"
+        );
+        assert_eq!(activate_args(&osd(3, OsdKind::Lvm, "/dev/sdb"), true).join(" "), "lvm activate 3 uuid-3");
+        assert_eq!(
+            activate_args(&osd(3, OsdKind::Lvm, "/dev/sdb"), false).join(" "),
+            "lvm activate 3 uuid-3 --no-systemd"
+        );
+    }
+
+    #[test]
+    fn only_the_listed_osd_with_its_fsid_is_activated() {
+        let listed = HostOsds { osds: vec![osd(6, OsdKind::Raw, "/dev/loop6")], notes: vec![] };
+        let req = |fsid: &str, device: &str| ActivateRequest {
+            osd_fsid: fsid.into(),
+            kind: OsdKind::Raw,
+            device: device.into(),
+        };
+        assert!(check_activation(&req("uuid-6", "/dev/loop6"), 6, &listed).is_ok());
+        assert_eq!(
+            check_activation(&req("uuid-6", "/dev/loop6"), 7, &listed).unwrap_err(),
+            "ceph-volume lists no osd.7 on this host's devices"
+        );
+        let e = check_activation(&req("other", "/dev/loop6"), 6, &listed).unwrap_err();
+        assert_eq!(e, "osd.6 on this host is raw uuid-6 on /dev/loop6, not raw other on /dev/loop6");
+        assert!(check_activation(&req("uuid-6", "/dev/loop7"), 6, &listed).is_err());
+    }
+
+    #[test]
+    fn other_hosts_osds_are_not_ours() {
+        let mine: BTreeSet<String> = ["/dev/loop6".to_string(), "/dev/loop0".to_string()].into();
+        assert!(ours(&osd(6, OsdKind::Raw, "/dev/loop6"), &mine));
+        assert!(!ours(&osd(7, OsdKind::Raw, "/dev/loop7"), &mine));
+        let mut with_db = osd(0, OsdKind::Raw, "/dev/loop0");
+        with_db.db_device = Some("/dev/loop9".into());
+        assert!(!ours(&with_db, &mine), "a DB on another host's device is not ours to touch");
+    }
+}

@@ -1,0 +1,190 @@
+//! What `ceph-volume raw list --format json` and `ceph-volume lvm list
+//! --format json` print (16.2), read into `ListedOsd`s.
+//!
+//! `raw list`: a map from OSD uuid to what `ceph-bluestore-tool show-label`
+//! says of each device: the main device carries `osd_id`, `ceph_fsid` and
+//! `device`; a separate DB or WAL device adds `device_db` / `device_wal`.
+//! `lvm list`: a map from OSD id to its logical volumes, each with `type`
+//! (`block`, `db`, `wal`), its physical `devices` and the `ceph.*` tags
+//! ceph-volume wrote (`ceph.osd_fsid`, `ceph.cluster_fsid`, ...).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::wire::agent::{ListedOsd, OsdKind};
+
+#[derive(Debug, Deserialize)]
+struct RawEntry {
+    osd_uuid: String,
+    osd_id: Option<u32>,
+    ceph_fsid: Option<String>,
+    device: Option<String>,
+    device_db: Option<String>,
+    device_wal: Option<String>,
+}
+
+/// `raw list`. An entry without a main device (a DB label whose OSD's main
+/// device is not among the devices listed) is not an OSD here.
+pub fn parse_raw_list(json: &[u8]) -> Result<Vec<ListedOsd>, serde_json::Error> {
+    let map: BTreeMap<String, RawEntry> = serde_json::from_slice(json)?;
+    let mut out: Vec<ListedOsd> = map
+        .into_values()
+        .filter_map(|e| {
+            Some(ListedOsd {
+                osd_id: e.osd_id?,
+                osd_fsid: e.osd_uuid,
+                cluster_fsid: e.ceph_fsid?,
+                kind: OsdKind::Raw,
+                device: e.device?,
+                db_device: e.device_db,
+                wal_device: e.device_wal,
+                osdspec_affinity: None,
+            })
+        })
+        .collect();
+    out.sort_by_key(|o| o.osd_id);
+    Ok(out)
+}
+
+#[derive(Debug, Deserialize)]
+struct LvmEntry {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    devices: Vec<String>,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    tags: BTreeMap<String, Value>,
+}
+
+impl LvmEntry {
+    fn tag(&self, name: &str) -> Option<String> {
+        match self.tags.get(name)? {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    /// The physical device: the PV under the LV, or the partition a
+    /// non-LV db/wal entry names as its `path`.
+    fn device(&self) -> Option<String> {
+        self.devices.first().cloned().or_else(|| self.path.clone())
+    }
+}
+
+/// `lvm list`. Each OSD's `block` LV carries the ids; its `db` and `wal`
+/// entries (LVs or partitions) give the other devices.
+pub fn parse_lvm_list(json: &[u8]) -> Result<Vec<ListedOsd>, serde_json::Error> {
+    let map: BTreeMap<String, Vec<LvmEntry>> = serde_json::from_slice(json)?;
+    let mut out = Vec::new();
+    for (id, entries) in map {
+        let Ok(osd_id) = id.parse::<u32>() else { continue };
+        let Some(block) = entries.iter().find(|e| e.kind == "block") else { continue };
+        let (Some(osd_fsid), Some(cluster_fsid), Some(device)) =
+            (block.tag("ceph.osd_fsid"), block.tag("ceph.cluster_fsid"), block.device())
+        else {
+            continue;
+        };
+        let other = |kind: &str| entries.iter().find(|e| e.kind == kind).and_then(LvmEntry::device);
+        out.push(ListedOsd {
+            osd_id,
+            osd_fsid,
+            cluster_fsid,
+            kind: OsdKind::Lvm,
+            device,
+            db_device: other("db"),
+            wal_device: other("wal"),
+            osdspec_affinity: block.tag("ceph.osdspec_affinity"),
+        });
+    }
+    out.sort_by_key(|o| o.osd_id);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ceph-volume raw list --format json` on the ceph-volume sandbox (16.2.15): two OSDs,
+    /// one with its DB on another device.
+    const RAW: &str = r#"{
+        "5b3e1b0a-5f1c-4c1e-9d53-6f3e2a9e3c11": {
+            "ceph_fsid": "1f2c0d6e-0000-4000-8000-000000000001",
+            "device": "/dev/loop6",
+            "osd_id": 6,
+            "osd_uuid": "5b3e1b0a-5f1c-4c1e-9d53-6f3e2a9e3c11",
+            "type": "bluestore"
+        },
+        "9a8b7c6d-1111-4222-8333-444455556666": {
+            "ceph_fsid": "1f2c0d6e-0000-4000-8000-000000000001",
+            "device": "/dev/loop2",
+            "device_db": "/dev/loop9",
+            "osd_id": 2,
+            "osd_uuid": "9a8b7c6d-1111-4222-8333-444455556666",
+            "type": "bluestore"
+        },
+        "0000aaaa-bbbb-4ccc-8ddd-eeeeffff0000": {
+            "device_db": "/dev/loop10",
+            "osd_uuid": "0000aaaa-bbbb-4ccc-8ddd-eeeeffff0000"
+        }
+    }"#;
+
+    #[test]
+    fn raw_list_gives_each_osd_with_its_devices() {
+        let osds = parse_raw_list(RAW.as_bytes()).unwrap();
+        assert_eq!(osds.len(), 2, "a lone DB label is not an OSD: {osds:?}");
+        assert_eq!(
+            (osds[0].osd_id, osds[0].device.as_str(), osds[0].db_device.as_deref()),
+            (2, "/dev/loop2", Some("/dev/loop9"))
+        );
+        assert_eq!(osds[1].osd_fsid, "5b3e1b0a-5f1c-4c1e-9d53-6f3e2a9e3c11");
+        assert_eq!(
+            (osds[1].kind, osds[1].cluster_fsid.as_str()),
+            (OsdKind::Raw, "1f2c0d6e-0000-4000-8000-000000000001")
+        );
+        assert_eq!(parse_raw_list(b"{}").unwrap(), vec![]);
+        assert!(parse_raw_list(b"[]").is_err());
+    }
+
+    /// The shape `ceph-volume lvm list --format json` prints in 16.2 (`Volume.as_dict` plus
+    /// `devices`; a non-LV DB partition is reported with `path` and a PARTUUID tag). It cannot
+    /// run on this machine (no device-mapper): the shape is taken from ceph-volume's
+    /// `devices/lvm/listing.py` and `api/lvm.py`.
+    const LVM: &str = r#"{
+        "3": [
+            {"devices": ["/dev/sdb"], "lv_name": "osd-block-3c2f", "lv_path": "/dev/ceph-a1/osd-block-3c2f",
+             "lv_size": "1.82t", "lv_tags": "ceph.osd_id=3,...", "lv_uuid": "x", "name": "osd-block-3c2f",
+             "path": "/dev/ceph-a1/osd-block-3c2f", "type": "block", "vg_name": "ceph-a1",
+             "tags": {"ceph.block_device": "/dev/ceph-a1/osd-block-3c2f", "ceph.cluster_fsid": "fsid-1",
+                      "ceph.osd_fsid": "3c2f-uuid", "ceph.osd_id": "3", "ceph.osdspec_affinity": "osd_spec_hdd",
+                      "ceph.type": "block", "ceph.db_device": "/dev/ceph-db/osd-db-3"}},
+            {"devices": ["/dev/nvme0n1"], "lv_name": "osd-db-3", "lv_path": "/dev/ceph-db/osd-db-3",
+             "name": "osd-db-3", "path": "/dev/ceph-db/osd-db-3", "type": "db",
+             "tags": {"ceph.osd_id": "3", "ceph.type": "db", "ceph.osd_fsid": "3c2f-uuid"}}
+        ],
+        "8": [
+            {"devices": ["/dev/sdd"], "path": "/dev/ceph-b2/osd-block-88", "type": "block",
+             "tags": {"ceph.cluster_fsid": "fsid-1", "ceph.osd_fsid": "88-uuid", "ceph.osd_id": "8",
+                      "ceph.osdspec_affinity": "", "ceph.type": "block"}},
+            {"path": "/dev/sdq1", "type": "wal", "tags": {"PARTUUID": "p-1"}}
+        ]
+    }"#;
+
+    #[test]
+    fn lvm_list_shape_from_the_ceph_volume_source() {
+        let osds = parse_lvm_list(LVM.as_bytes()).unwrap();
+        assert_eq!(osds.len(), 2);
+        let o3 = &osds[0];
+        assert_eq!((o3.osd_id, o3.kind, o3.device.as_str()), (3, OsdKind::Lvm, "/dev/sdb"));
+        assert_eq!(
+            (o3.db_device.as_deref(), o3.osdspec_affinity.as_deref()),
+            (Some("/dev/nvme0n1"), Some("osd_spec_hdd"))
+        );
+        assert_eq!((o3.osd_fsid.as_str(), o3.cluster_fsid.as_str()), ("3c2f-uuid", "fsid-1"));
+        let o8 = &osds[1];
+        assert_eq!((o8.wal_device.as_deref(), o8.osdspec_affinity.as_deref()), (Some("/dev/sdq1"), None));
+    }
+}
