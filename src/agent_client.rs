@@ -8,7 +8,8 @@ use futures::future::BoxFuture;
 
 use crate::error_chain::with_causes;
 use crate::wire::agent::{
-    AgentErrorBody, CephVolumeRequest, CommandResult, InventoryReport, OsdDaemonStatus, ZapRequest, ZapResult,
+    ActivateRequest, AgentErrorBody, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, OsdDaemonStatus,
+    ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
 
@@ -36,6 +37,27 @@ pub trait HostAgents: Send + Sync {
     fn osd_status<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
     fn stop_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
     fn zap<'a>(&'a self, host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>>;
+    /// The OSDs ceph-volume finds on the host's devices.
+    fn list_osds<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<HostOsds, AgentError>>;
+    fn activate_osd<'a>(
+        &'a self,
+        host: &'a Host,
+        osd_id: u32,
+        request: &'a ActivateRequest,
+    ) -> BoxFuture<'a, Result<CommandResult, AgentError>>;
+    fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+}
+
+impl AgentError {
+    /// The agent runs another disk command now: the request may be repeated later.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, AgentError::Refused { status: 409, message, .. } if message.contains("still running on this host"))
+    }
+
+    /// The request may have been carried out, or not: no answer came.
+    pub fn outcome_unknown(&self) -> bool {
+        matches!(self, AgentError::Unreachable { .. } | AgentError::Timeout { .. })
+    }
 }
 
 /// Agents over HTTP with a bearer token.
@@ -128,6 +150,32 @@ impl HostAgents for HttpAgents {
     fn zap<'a>(&'a self, host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
         Box::pin(async move {
             let req = self.client.post(Self::url(&host.addr, "/v1/zap")).json(request);
+            self.send(&host.addr, req, self.command_timeout).await
+        })
+    }
+
+    fn list_osds<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.get(Self::url(&host.addr, "/v1/osds"));
+            self.send(&host.addr, req, self.inventory_timeout).await
+        })
+    }
+
+    fn activate_osd<'a>(
+        &'a self,
+        host: &'a Host,
+        osd_id: u32,
+        request: &'a ActivateRequest,
+    ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/activate"))).json(request);
+            self.send(&host.addr, req, self.command_timeout).await
+        })
+    }
+
+    fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/start")));
             self.send(&host.addr, req, self.command_timeout).await
         })
     }

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error_chain::with_causes;
+use crate::wire::api::deployments::{DeploymentQuery, DeploymentStatus};
 use crate::wire::api::devices::{DeviceQuery, DeviceRef, Hold, HostDevices, ZapBody};
 use crate::wire::api::encode;
 use crate::wire::api::error::ErrorBody;
@@ -161,6 +162,10 @@ impl Client {
 
     pub async fn stop_removals(&self, ids: &[u32]) -> Result<Vec<RemovalStatus>, ClientError> {
         self.post("/api/v1/osds/removals/stop", &IdsBody { ids: ids.to_vec() }).await
+    }
+
+    pub async fn deployments(&self, q: &DeploymentQuery) -> Result<Vec<DeploymentStatus>, ClientError> {
+        self.get("/api/v1/deployments", q).await
     }
 
     pub async fn events(&self, q: &EventQuery) -> Result<Vec<Event>, ClientError> {

@@ -191,6 +191,7 @@ cases! {
     method_raw,
     method_raw_ratio_error,
     model_substring_case_sensitive,
+    osd_id_claims_raw,
     osd_id_claims_replace,
     osds_per_device_with_db,
     paths_data_also_selected_as_db,

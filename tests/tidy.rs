@@ -239,7 +239,7 @@ fn dashboard_names_kinds_only_through_the_generated_module() {
         .map(|k| k.as_str())
         .chain(osdkeeper::domain::removal::Phase::ALL.iter().map(|p| p.as_str()))
         // ("event" is also the SSE protocol's own field name, which the stream reader matches.)
-        .chain(["hello", "removals", "hosts", "specs", "resync"])
+        .chain(["hello", "removals", "hosts", "specs", "deployments", "resync"])
         .collect();
     let comparisons: Vec<String> =
         names.iter().flat_map(|n| ["=== ", "!== ", "== ", "!= ", "case "].map(|op| format!("{op}'{n}'"))).collect();

@@ -4,6 +4,7 @@
 //! parse, call one daemon operation or query, and send what it returns
 //! (the types of `wire::api`). Only this module knows HTTP status codes.
 
+pub mod deployments;
 pub mod devices;
 pub mod error;
 pub mod events;
@@ -54,6 +55,7 @@ pub fn paged<T>(page: Page<T>) -> Paged<T> {
         devices::list, devices::held, devices::release,
         specs::apply, specs::list, specs::get, specs::remove,
         osds::list, osds::remove, osds::status, osds::detail, osds::stop, devices::zap,
+        deployments::list, deployments::detail,
         events::list, events::workers, stream::stream, summary::summary, healthz,
     ),
     components(schemas(crate::wire::api::error::ErrorBody)),
@@ -135,6 +137,8 @@ pub fn router(daemon: Arc<Daemon>, settings: ApiSettings) -> Router {
         .route("/api/v1/osds/removals/{removal_id}", get(osds::detail))
         .route("/api/v1/devices/zap", post(devices::zap))
         .route("/api/v1/workers", get(events::workers))
+        .route("/api/v1/deployments", get(deployments::list))
+        .route("/api/v1/deployments/{deployment_id}", get(deployments::detail))
         .route("/api/v1/openapi.json", get(openapi))
         .route("/api/v1/stream", get(stream::stream))
         .route("/api/v1/summary", get(summary::summary))

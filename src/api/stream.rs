@@ -17,6 +17,8 @@
 //!   empty list means any removal may have changed. A drain also moves PGs
 //!   onto other OSDs, which are not named.
 //! * `specs`, `{}`: specs were applied or removed.
+//! * `deployments`, `{}`: OSD deployments moved (after each round of the
+//!   deployment worker).
 //! * `resync`, `{}`: this client fell behind and messages were dropped;
 //!   refetch everything.
 //!
@@ -39,8 +41,9 @@ pub const EVENT: &str = "event";
 pub const REMOVALS: &str = "removals";
 pub const HOSTS: &str = "hosts";
 pub const SPECS: &str = "specs";
+pub const DEPLOYMENTS: &str = "deployments";
 pub const RESYNC: &str = "resync";
-pub const MESSAGES: [&str; 6] = [HELLO, EVENT, REMOVALS, HOSTS, SPECS, RESYNC];
+pub const MESSAGES: [&str; 7] = [HELLO, EVENT, REMOVALS, HOSTS, SPECS, DEPLOYMENTS, RESYNC];
 use crate::daemon::Daemon;
 
 #[utoipa::path(get, path = "/api/v1/stream", tag = "live",
@@ -72,6 +75,7 @@ pub async fn stream(State(d): State<Arc<Daemon>>) -> Sse<impl Stream<Item = Resu
                 Live::Removals { osds } => (REMOVALS, serde_json::json!({ "osds": osds }).to_string()),
                 Live::Hosts { hosts } => (HOSTS, serde_json::json!({ "hosts": hosts }).to_string()),
                 Live::Specs => (SPECS, "{}".into()),
+                Live::Deployments => (DEPLOYMENTS, "{}".into()),
             };
             if tx.send(Event::default().event(name).data(data)).await.is_err() {
                 return;

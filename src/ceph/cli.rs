@@ -120,11 +120,12 @@ impl CephCluster for CephCli {
                         pgs: usage.map(|u| u.pgs),
                         kb_used: usage.map(|u| u.kb_used),
                         crush_host: host_of(id),
+                        device_class: node.and_then(|n| n.device_class.clone()),
                     }
                 })
                 .collect();
             let pg_states = pg.pg_summary.num_pg_by_state.into_iter().map(|s| (s.name, s.num)).collect();
-            Ok(ClusterState { osds, pg_states })
+            Ok(ClusterState { fsid: dump.fsid, osds, pg_states })
         })
     }
 

@@ -5,6 +5,9 @@ use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
 pub struct OsdDump {
+    /// The cluster's fsid (what ceph-volume writes into every OSD it makes).
+    #[serde(default)]
+    pub fsid: String,
     pub osds: Vec<OsdDumpEntry>,
 }
 
@@ -53,6 +56,8 @@ pub struct TreeNode {
     pub crush_weight: Option<f64>,
     #[serde(default)]
     pub status: Option<String>,
+    #[serde(default)]
+    pub device_class: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use super::remote::{parse_ids, print_json, Remote};
 use super::Format;
 use crate::client::ClientError;
+use crate::render::deployments::deployment_table;
 use crate::render::osds::{osd_table, removal_table};
+use crate::wire::api::deployments::DeploymentQuery;
 use crate::wire::api::osds::{OsdQuery, RemoveBody, StatusQuery};
 
 #[derive(clap::Subcommand, Debug)]
@@ -36,6 +38,23 @@ pub enum OsdCmd {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
+    /// `osd deploy status`: OSDs being made from applied specs, disk by disk.
+    Deploy {
+        #[command(subcommand)]
+        cmd: DeployCmd,
+    },
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum DeployCmd {
+    /// Each deployment: its state, OSDs, and what it waits on or why it failed.
+    Status {
+        /// How many finished deployments to show.
+        #[arg(long, default_value_t = 20)]
+        history: i64,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
 }
 
 pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
@@ -46,6 +65,13 @@ pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
             match format {
                 Format::Json => print_json(&osds),
                 Format::Table => print!("{}", osd_table(&osds)),
+            }
+        }
+        OsdCmd::Deploy { cmd: DeployCmd::Status { history, format } } => {
+            let rows = c.deployments(&DeploymentQuery { history: Some(history) }).await?;
+            match format {
+                Format::Json => print_json(&rows),
+                Format::Table => print!("{}", deployment_table(&rows)),
             }
         }
         OsdCmd::Rm { args, replace, force, zap, history, format } => match args[0].as_str() {

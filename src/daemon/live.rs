@@ -24,6 +24,8 @@ pub enum Live {
     Hosts { hosts: Vec<String> },
     /// Specs were applied or removed.
     Specs,
+    /// Deployments changed (a step, a new one, one finished).
+    Deployments,
 }
 
 pub type LiveSender = tokio::sync::broadcast::Sender<Live>;

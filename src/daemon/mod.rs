@@ -1,11 +1,14 @@
 //! The long-running daemon: its state (private), the operations the API
 //! asks for (`hosts`, `apply`, `devices`, `removal/`), the read model the
 //! API and dashboard show (`queries/`), and the background workers
-//! (`poller`, `reconciler`, `removal::worker`) on one loop (`worker`).
+//! (`poller`, `reconciler`, `removal::worker`, `deploy::worker`) on one
+//! loop (`worker`).
 //! Decisions live in `domain`; this module observes, persists and acts.
 //! It knows nothing of HTTP: `app` wires it to `api`.
 
 pub mod apply;
+mod crash;
+mod deploy;
 mod devices;
 mod error;
 pub mod hosts;
@@ -46,6 +49,8 @@ pub struct Daemon {
     reconciler: Worker,
     /// Woken by a new removal or a stop request.
     remover: Worker,
+    /// Woken by a new deployment.
+    deployer: Worker,
     /// Live updates for dashboards.
     live: live::LiveSender,
     /// Hosts polled since the last `Hosts` message (sent in batches).
@@ -57,8 +62,8 @@ pub struct Daemon {
     poll_errors: Mutex<HashMap<String, u64>>,
     /// Serializes polls of one host (a refresh and the poller must not race).
     poll_locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    /// The summary's shared read of the cluster.
-    counts: queries::ClusterCounts,
+    /// A recent read of the cluster, shared by the summary and the dry-run.
+    cluster: queries::ClusterCache,
 }
 
 /// How often the poller looks for hosts whose poll is due (each host has
@@ -71,6 +76,7 @@ impl Daemon {
             poller: Worker::new("poller", POLL_TICK, config.max_backoff),
             reconciler: Worker::new("reconciler", config.reconcile_interval, config.max_backoff),
             remover: Worker::new("removals", config.removal_interval, config.max_backoff),
+            deployer: Worker::new("deployments", config.removal_interval, config.max_backoff),
             store,
             agents,
             ceph,
@@ -81,7 +87,7 @@ impl Daemon {
             shutting_down: CancellationToken::new(),
             poll_errors: Default::default(),
             poll_locks: Default::default(),
-            counts: Default::default(),
+            cluster: Default::default(),
         })
     }
 
@@ -99,13 +105,16 @@ impl Daemon {
         let d = self.clone();
         let c = cancel.clone();
         tasks.push(tokio::spawn(async move { d.remover.run(c, || d.removal_round()).await }));
+        let d = self.clone();
+        let c = cancel.clone();
+        tasks.push(tokio::spawn(async move { d.deployer.run(c, || d.deployment_round()).await }));
         tasks.push(tokio::spawn(live::announce_polled_hosts(self.clone(), cancel.clone())));
         tasks
     }
 
     /// How each background worker fares.
     pub fn workers(&self) -> Vec<WorkerStatus> {
-        [&self.poller, &self.reconciler, &self.remover].iter().map(|w| w.status()).collect()
+        [&self.poller, &self.reconciler, &self.remover, &self.deployer].iter().map(|w| w.status()).collect()
     }
 
     /// Ends the open live streams (the HTTP server waits for them).
@@ -154,12 +163,19 @@ impl Daemon {
         self.poll_locks.lock().await.entry(host.to_string()).or_default().clone()
     }
 
-    /// The current planning view.
+    /// The current planning view, with the ids of destroyed OSDs that the
+    /// next OSDs on their hosts claim (cephadm's OsdIdClaims).
     pub async fn snapshot(&self) -> Result<view::Snapshot, DaemonError> {
         let hosts = self.store.hosts().await?;
         let inventories = self.store.inventories().await?;
         let holds = self.store.holds().await?;
-        view::build(&self.cache, hosts, inventories, &holds).map_err(DaemonError::Internal)
+        let mut snapshot = view::build(&self.cache, hosts, inventories, &holds).map_err(DaemonError::Internal)?;
+        match self.cluster_recently().await {
+            Ok(cluster) => snapshot.view.osd_id_claims = crate::domain::cluster::destroyed_by_host(&cluster),
+            // Planned without claims; a replaced OSD's id would not come back.
+            Err(e) => tracing::warn!("planning without the cluster's destroyed OSD ids: {e}"),
+        }
+        Ok(snapshot)
     }
 }
 

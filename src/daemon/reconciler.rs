@@ -1,19 +1,19 @@
 //! Creates OSDs for applied specs: for each managed spec and each host where
-//! the plan would create OSDs, asks the host's agent to run the planned
-//! ceph-volume command, records the outcome as events and refreshes the
-//! host's inventory. It acts again for a spec on a host only when the spec
-//! or the host's inventory changed since the last run (cephadm's
-//! `osdspec_needs_apply`), so a failing command is not retried in a loop.
+//! the plan would create OSDs, starts a deployment (`daemon::deploy`) of
+//! the planned ceph-volume commands. It acts again for a spec on a host
+//! only when the spec or the host's inventory changed since the last run
+//! (`domain::reconcile::should_run`, cephadm's `osdspec_needs_apply`), and
+//! never while a deployment of that spec on that host is under way.
 
 use crate::domain::event::{EventKind, Level};
 
 use super::apply::stored_document;
 use super::{Daemon, DaemonError};
 use crate::clock::now_ms;
+use crate::domain::deploy::{DeployPhase, Deployment, DeploymentRecord};
 use crate::domain::plan::preview;
-use crate::domain::reconcile::{creates_osds, run_key, should_run, LastRun};
+use crate::domain::reconcile::{creates_osds, deploy_steps, run_key, should_run, LastRun};
 use crate::store::SpecHostRun;
-use crate::wire::agent::CephVolumeRequest;
 
 impl Daemon {
     /// One pass over every managed spec.
@@ -57,7 +57,16 @@ impl Daemon {
             if !should_run(last, record.version, &inv.fingerprint, &key) {
                 continue;
             }
-            let outcome = if !inv.can_create_osds {
+            let run = |outcome: String| SpecHostRun {
+                service_name: record.service_name.clone(),
+                host: host_view.name.clone(),
+                spec_version: record.version,
+                inventory_fingerprint: inv.fingerprint.clone(),
+                command: key.clone(),
+                outcome,
+                at: now_ms(),
+            };
+            if !inv.can_create_osds {
                 let why = inv.note.clone().unwrap_or_else(|| "the agent cannot create OSDs".into());
                 self.event(
                     Level::Warning,
@@ -67,102 +76,56 @@ impl Daemon {
                     format!("Cannot create OSDs of {} on {}: {why}", record.service_name, host_view.name),
                 )
                 .await;
-                format!("refused: {why}")
-            } else {
-                let service_id = docs[row.spec].spec.as_ref().ok().and_then(|s| s.service_id.clone());
-                match self.create_osds(&state.host, &record.service_name, service_id, &row.commands).await {
-                    Ok(outcome) => outcome,
-                    // The agent could not be asked: try again on the next pass.
-                    Err(()) => continue,
+                self.store.put_spec_host_run(&run(format!("refused: {why}"))).await?;
+                continue;
+            }
+            if let Some(active) = self.store.latest_deployment(&record.service_name, &host_view.name).await? {
+                if !active.deployment.phase.is_finished() {
+                    // One at a time per spec and host; this one's end wakes us.
+                    continue;
                 }
-            };
-            self.store
-                .put_spec_host_run(&SpecHostRun {
-                    service_name: record.service_name.clone(),
-                    host: host_view.name.clone(),
-                    spec_version: record.version,
-                    inventory_fingerprint: inv.fingerprint.clone(),
-                    command: key,
-                    outcome,
-                    at: now_ms(),
-                })
-                .await?;
-            // The next poll would see the new OSDs too; a failure here is the poller's to report.
-            if let Err(e) = self.poll_host(&state.host).await {
-                tracing::warn!(host = %host_view.name, "cannot refresh the inventory after creating OSDs: {e}");
+            }
+            let Ok(spec) = &docs[row.spec].spec else { continue };
+            let deployment = Deployment::new(
+                host_view.name.clone(),
+                record.service_name.clone(),
+                spec.service_id.clone(),
+                record.version,
+                key.clone(),
+                spec.crush_device_class.clone(),
+                deploy_steps(spec, row),
+            );
+            match self.store.add_deployment(&deployment, now_ms()).await {
+                Ok(rec) => {
+                    self.store.put_spec_host_run(&run(format!("deploying #{}", rec.id))).await?;
+                    self.deployer.wake();
+                }
+                // Started meanwhile by another pass: it will carry on.
+                Err(crate::store::StoreError::Conflict(m)) => tracing::debug!("{m}"),
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(())
     }
 
-    /// Runs the commands; Err when the agent could not be reached at all.
-    #[tracing::instrument(skip_all, fields(host = %host.name, service))]
-    async fn create_osds(
-        &self,
-        host: &crate::wire::api::hosts::Host,
-        service: &str,
-        service_id: Option<String>,
-        commands: &[String],
-    ) -> Result<String, ()> {
-        for cmd in commands {
-            self.event(
-                Level::Info,
-                EventKind::OsdCreate,
-                Some(&host.name),
-                Some(service),
-                format!("Deploying OSDs of {service} on {}: ceph-volume {cmd}", host.name),
-            )
-            .await;
-            let request = CephVolumeRequest {
-                args: cmd.split(' ').map(str::to_string).collect(),
-                osdspec_affinity: service_id.clone().filter(|s| !s.is_empty()),
-            };
-            match self.agents.ceph_volume(host, &request).await {
-                Ok(r) if r.exit_code == 0 || r.stderr.contains(", it is already prepared") => {
-                    self.event(
-                        Level::Info,
-                        EventKind::OsdCreated,
-                        Some(&host.name),
-                        Some(service),
-                        format!("Created OSDs of {service} on {}", host.name),
-                    )
-                    .await;
-                }
-                Ok(r) => {
-                    let tail: String = r
-                        .stderr
-                        .lines()
-                        .rev()
-                        .take(3)
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .rev()
-                        .collect::<Vec<_>>()
-                        .join(" / ");
-                    let msg = format!("ceph-volume failed on {} (exit {}): {tail}", host.name, r.exit_code);
-                    self.event(Level::Error, EventKind::OsdCreateFailed, Some(&host.name), Some(service), msg.clone())
-                        .await;
-                    return Ok(format!("failed: {msg}"));
-                }
-                Err(e @ crate::agent_client::AgentError::Refused { .. }) => {
-                    let msg = format!("The agent on {} refused to run ceph-volume: {e}", host.name);
-                    self.event(Level::Error, EventKind::OsdCreateFailed, Some(&host.name), Some(service), msg.clone())
-                        .await;
-                    return Ok(format!("failed: {msg}"));
-                }
-                Err(e) => {
-                    self.event(
-                        Level::Warning,
-                        EventKind::OsdCreateDeferred,
-                        Some(&host.name),
-                        Some(service),
-                        format!("Cannot run ceph-volume on {} now, will retry: {e}", host.name),
-                    )
-                    .await;
-                    return Err(());
+    /// A deployment ended: the reconciler's record says how, and it looks again.
+    pub(super) async fn deployment_finished(&self, rec: &DeploymentRecord) {
+        let d = &rec.deployment;
+        let outcome = match d.phase {
+            DeployPhase::Done => "ok".to_string(),
+            _ => format!("failed: {}", d.failure.clone().unwrap_or_default()),
+        };
+        match self.store.spec_host_run(&d.service_name, &d.host).await {
+            Ok(Some(mut run)) if run.command == d.run_key => {
+                run.outcome = outcome;
+                run.at = now_ms();
+                if let Err(e) = self.store.put_spec_host_run(&run).await {
+                    tracing::error!("cannot record the end of deployment {}: {e}", rec.id);
                 }
             }
+            Ok(_) => {}
+            Err(e) => tracing::error!("cannot read the run of deployment {}: {e}", rec.id),
         }
-        Ok("ok".into())
+        self.reconciler.wake();
     }
 }

@@ -10,7 +10,8 @@ use crate::agent_client::AgentError;
 use crate::config::{Config, FileConfig, Overrides};
 use crate::domain::event::EventKind;
 use crate::wire::agent::{
-    CephVolumeRequest, CommandResult, InventoryReport, InventorySource, OsdDaemonStatus, ZapRequest, ZapResult,
+    ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, OsdDaemonStatus,
+    ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
 
@@ -66,6 +67,30 @@ impl HostAgents for FakeAgents {
 
     fn zap<'a>(&'a self, _host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
         Box::pin(async move { Ok(ZapResult { path: request.path.clone(), steps: vec![] }) })
+    }
+
+    fn list_osds<'a>(&'a self, _host: &'a Host) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
+        Box::pin(async move { Ok(HostOsds { osds: vec![], notes: vec![] }) })
+    }
+
+    fn activate_osd<'a>(
+        &'a self,
+        _host: &'a Host,
+        osd_id: u32,
+        _request: &'a ActivateRequest,
+    ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
+        Box::pin(async move {
+            Ok(CommandResult {
+                command: format!("activate {osd_id}"),
+                exit_code: 0,
+                stdout: String::new(),
+                stderr: String::new(),
+            })
+        })
+    }
+
+    fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+        self.osd_status(host, osd_id)
     }
 }
 
@@ -129,7 +154,10 @@ async fn reconcile_runs_each_planned_command_once_per_inventory() {
         Ok(o) => assert_eq!(o.stored.map(|s| s.len()), Some(1)),
         Err(_) => panic!("valid spec refused"),
     }
+    // The reconciler starts a deployment per host; the deployment worker runs its command.
     d.reconcile_once().await.unwrap();
+    assert_eq!(d.store.active_deployments().await.unwrap().len(), 3);
+    d.deployment_round().await.unwrap();
     let calls = agents.calls.lock().unwrap().clone();
     // f5-422-01..03 have free SSDs; on 04 the spec's disks are all used.
     let hosts: Vec<&str> = calls.iter().map(|(h, _)| h.as_str()).collect();
@@ -138,6 +166,7 @@ async fn reconcile_runs_each_planned_command_once_per_inventory() {
     assert!(calls[0].1.args.starts_with(&["lvm".to_string(), "batch".into()]));
     assert!(calls[0].1.args.contains(&"--dmcrypt".to_string()));
     d.reconcile_once().await.unwrap();
+    d.deployment_round().await.unwrap();
     assert_eq!(agents.calls.lock().unwrap().len(), 3, "nothing changed, nothing runs again");
 }
 

@@ -16,11 +16,15 @@ pub struct OsdState {
     pub kb_used: Option<u64>,
     /// The CRUSH host bucket it sits under.
     pub crush_host: Option<String>,
+    /// Its CRUSH device class (`hdd`, `ssd`, a spec's `crush_device_class`).
+    pub device_class: Option<String>,
 }
 
 /// Everything the removal worker reads each round, in a few commands.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClusterState {
+    /// The cluster's fsid.
+    pub fsid: String,
     pub osds: Vec<OsdState>,
     /// PG state name -> count (`pg stat`).
     pub pg_states: Vec<(String, i64)>,
@@ -53,6 +57,22 @@ impl ClusterState {
         }
         (n, up, is_in)
     }
+}
+
+/// The ids of destroyed OSDs (kept by `osd rm --replace`) by the short name
+/// of the CRUSH host they sit under, in id order: what the next OSDs made on
+/// that host take (cephadm's OsdIdClaims).
+pub fn destroyed_by_host(cluster: &ClusterState) -> std::collections::HashMap<String, Vec<String>> {
+    let mut out: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+    let mut destroyed: Vec<&OsdState> = cluster.osds.iter().filter(|o| o.destroyed).collect();
+    destroyed.sort_by_key(|o| o.id);
+    for o in destroyed {
+        if let Some(host) = &o.crush_host {
+            let short = host.split('.').next().unwrap_or(host).to_string();
+            out.entry(short).or_default().push(o.id.to_string());
+        }
+    }
+    out
 }
 
 /// Where an OSD's data lives, from `ceph osd metadata`.
@@ -101,12 +121,23 @@ mod tests {
     use super::*;
 
     fn osd(id: u32, up: bool, is_in: bool, destroyed: bool) -> OsdState {
-        OsdState { id, up, is_in, destroyed, crush_weight: None, pgs: None, kb_used: None, crush_host: None }
+        OsdState {
+            id,
+            up,
+            is_in,
+            destroyed,
+            crush_weight: None,
+            pgs: None,
+            kb_used: None,
+            crush_host: None,
+            device_class: None,
+        }
     }
 
     #[test]
     fn unhealthy_states_are_the_ones_that_block_a_new_drain() {
         let s = ClusterState {
+            fsid: String::new(),
             osds: vec![],
             pg_states: vec![
                 ("active+clean".into(), 60),
@@ -123,10 +154,25 @@ mod tests {
     #[test]
     fn destroyed_osds_are_not_counted() {
         let s = ClusterState {
+            fsid: String::new(),
             osds: vec![osd(0, true, true, false), osd(1, false, true, false), osd(2, false, false, true)],
             pg_states: vec![],
         };
         assert_eq!(s.osd_counts(), (2, 1, 2));
+    }
+
+    #[test]
+    fn destroyed_ids_are_claimed_by_their_host() {
+        let mut a = osd(3, false, false, true);
+        a.crush_host = Some("f5-422-01.lab".into());
+        let mut b = osd(1, false, false, true);
+        b.crush_host = Some("f5-422-01".into());
+        let mut live = osd(2, true, true, false);
+        live.crush_host = Some("f5-422-01".into());
+        let s = ClusterState { osds: vec![a, live, b], ..Default::default() };
+        let claims = destroyed_by_host(&s);
+        assert_eq!(claims.get("f5-422-01").cloned(), Some(vec!["1".to_string(), "3".into()]));
+        assert_eq!(claims.len(), 1);
     }
 
     #[test]

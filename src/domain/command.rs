@@ -43,7 +43,7 @@ pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[
         }
         vec![c]
     };
-    for c in &mut cmds {
+    for (i, c) in cmds.iter_mut().enumerate() {
         if spec.encrypted {
             c.push_str(" --dmcrypt");
         }
@@ -53,7 +53,14 @@ pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[
         if let Some(f) = &spec.data_allocate_fraction {
             c.push_str(&format!(" --data-allocate-fraction {f}"));
         }
-        if !osd_id_claims.is_empty() {
+        if raw {
+            // One prepare per disk, so one claimed id each: `raw prepare`
+            // takes `--osd-id` (cephadm 16.2 passes all as `--osd-ids`,
+            // which `raw prepare` refuses).
+            if let Some(id) = osd_id_claims.get(i) {
+                c.push_str(&format!(" --osd-id {id}"));
+            }
+        } else if !osd_id_claims.is_empty() {
             c.push_str(&format!(" --osd-ids {}", osd_id_claims.join(" ")));
         }
         if !raw {

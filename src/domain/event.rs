@@ -71,6 +71,10 @@ event_kinds! {
     OsdCreateDeferred = "osd-create-deferred",
     /// The host's agent cannot create OSDs (e.g. it serves a fixed inventory file).
     OsdCreateRefused = "osd-create-refused",
+    /// A new OSD's daemon is being started (cephadm's "Deploying daemon osd.N on HOST").
+    OsdDeploying = "osd-deploying",
+    /// New OSDs are up and in under their host.
+    OsdDeployed = "osd-deployed",
     RemovalScheduled = "removal-scheduled",
     /// `osd rm stop` was asked for.
     RemovalStop = "removal-stop",

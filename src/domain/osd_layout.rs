@@ -42,7 +42,7 @@ pub fn planned_osds(
                 data: d.clone(),
                 db: sel.db.get(i).cloned(),
                 wal: sel.wal.get(i).cloned(),
-                osd_id: None,
+                osd_id: claims.get(i).cloned(),
             })
             .collect());
     }

@@ -6,6 +6,7 @@
 
 use crate::domain::inventory::HostInventory;
 use crate::domain::plan::PlanRow;
+use crate::domain::spec::{DriveSpec, Method};
 
 /// What the reconciler last ran for a spec on a host.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,6 +34,17 @@ pub fn run_key(row: &PlanRow, host: &HostInventory) -> String {
         .filter_map(|p| host.devices.iter().find(|d| d.path == *p).map(|d| &*d.device_id))
         .collect();
     format!("{} [disks: {}]", row.commands.join(" && "), ids.join(","))
+}
+
+/// The deployment's steps: each planned command with the data devices it
+/// makes OSDs on (raw: one command per data device; lvm batch: one for all).
+pub fn deploy_steps(spec: &DriveSpec, row: &PlanRow) -> Vec<(String, Vec<String>)> {
+    let data: Vec<String> = row.selection.data.iter().map(|p| p.to_string()).collect();
+    if spec.method == Some(Method::Raw) {
+        row.commands.iter().cloned().zip(data.into_iter().map(|d| vec![d])).collect()
+    } else {
+        row.commands.iter().map(|c| (c.clone(), data.clone())).collect()
+    }
 }
 
 /// Whether to run now. Not when the same spec version ran on the same

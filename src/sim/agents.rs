@@ -5,10 +5,12 @@
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 
+use super::cluster::SIM_FSID;
 use super::cluster::{SimCluster, SimOsd, SimState};
 use crate::agent_client::{AgentError, HostAgents};
 use crate::wire::agent::{
-    CephVolumeRequest, CommandResult, InventoryReport, InventorySource, OsdDaemonStatus, ZapRequest, ZapResult,
+    ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, ListedOsd,
+    OsdDaemonStatus, OsdKind, ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
 
@@ -80,44 +82,86 @@ impl HostAgents for SimCluster {
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
-            // Data devices follow `lvm batch --no-auto` up to the first flag.
-            let data: Vec<String> = request.args.iter().skip(3).take_while(|a| !a.starts_with("--")).cloned().collect();
-            let inv = inventory(s, &host.name);
-            let mut created = Vec::new();
-            for path in data {
-                let free = inv.iter().any(|d| d["path"] == path.as_str() && d["available"] == true);
-                if !free {
-                    continue;
-                }
-                let id = s.next_id;
-                s.next_id += 1;
-                let device_id = inv
-                    .iter()
-                    .find(|d| d["path"] == path.as_str())
-                    .and_then(|d| d["device_id"].as_str())
-                    .unwrap_or_default()
-                    .to_string();
-                s.osds.push(SimOsd {
-                    id,
-                    host: host.name.clone(),
-                    device: path.clone(),
-                    device_id,
-                    up: true,
-                    is_in: true,
-                    destroyed: false,
-                    crush_weight: 1.0,
-                    pgs: 0.0,
-                    daemon_running: true,
-                    affinity: request.osdspec_affinity.clone().unwrap_or_default(),
-                });
-                created.push(format!("osd.{id} on {path}"));
-            }
+            let created = prepare(s, &host.name, request);
             Ok(CommandResult {
                 command: format!("ceph-volume {}", request.args.join(" ")),
                 exit_code: 0,
                 stdout: format!("created {}", created.join(", ")),
                 stderr: String::new(),
             })
+        });
+        Box::pin(async move { r })
+    }
+
+    fn list_osds<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
+        let r = self.with(|s| {
+            unreachable(s, host)?;
+            let osds = s
+                .osds
+                .iter()
+                .filter(|o| o.host == host.name && !o.destroyed)
+                .map(|o| ListedOsd {
+                    osd_id: o.id,
+                    osd_fsid: format!("sim-osd-{}", o.id),
+                    cluster_fsid: SIM_FSID.to_string(),
+                    kind: OsdKind::Lvm,
+                    device: o.device.clone(),
+                    db_device: None,
+                    wal_device: None,
+                    osdspec_affinity: Some(o.affinity.clone()).filter(|a| !a.is_empty()),
+                })
+                .collect();
+            Ok(HostOsds { osds, notes: Vec::new() })
+        });
+        Box::pin(async move { r })
+    }
+
+    fn activate_osd<'a>(
+        &'a self,
+        host: &'a Host,
+        osd_id: u32,
+        _request: &'a ActivateRequest,
+    ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
+        let r = self.with(|s| {
+            unreachable(s, host)?;
+            let found = s.osds.iter_mut().find(|o| o.id == osd_id && o.host == host.name && !o.destroyed);
+            let exit_code = match found {
+                Some(o) => {
+                    o.activated = true;
+                    0
+                }
+                None => 1,
+            };
+            Ok(CommandResult {
+                command: format!("ceph-volume lvm activate {osd_id} sim-osd-{osd_id}"),
+                exit_code,
+                stdout: String::new(),
+                stderr: if exit_code == 0 { String::new() } else { format!("no osd.{osd_id} on this host") },
+            })
+        });
+        Box::pin(async move { r })
+    }
+
+    fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+        let r = self.with(|s| {
+            unreachable(s, host)?;
+            match s.osds.iter_mut().find(|o| o.id == osd_id && o.host == host.name && o.activated) {
+                Some(o) => {
+                    o.daemon_running = true;
+                    o.up = true;
+                    Ok(OsdDaemonStatus {
+                        osd_id,
+                        running: true,
+                        pids: vec![],
+                        detail: format!("started simulated osd.{osd_id}"),
+                    })
+                }
+                None => Err(AgentError::Refused {
+                    addr: host.addr.clone(),
+                    status: 409,
+                    message: format!("osd.{osd_id} is not activated on this host"),
+                }),
+            }
         });
         Box::pin(async move { r })
     }
@@ -174,4 +218,60 @@ impl HostAgents for SimCluster {
         });
         Box::pin(async move { r })
     }
+}
+
+/// The data devices of a prepare: `--data X` for raw, the positional
+/// devices of `lvm batch --no-auto` up to the first flag.
+fn data_devices(args: &[String]) -> Vec<String> {
+    if args.first().map(String::as_str) == Some("raw") {
+        return args.windows(2).filter(|w| w[0] == "--data").map(|w| w[1].clone()).collect();
+    }
+    args.iter().skip(3).take_while(|a| !a.starts_with("--")).cloned().collect()
+}
+
+/// The ids a prepare claims: `--osd-ids A B` (lvm batch) or `--osd-id A` (raw).
+fn claimed_ids(args: &[String]) -> Vec<u32> {
+    let Some(at) = args.iter().position(|a| a == "--osd-ids" || a == "--osd-id") else { return Vec::new() };
+    args[at + 1..].iter().map_while(|a| a.parse().ok()).collect()
+}
+
+/// What ceph-volume's prepare does, simulated: an OSD on each free data
+/// device, prepared but not activated or started, taking a claimed
+/// (destroyed) id where given; the spec's class or the disk's.
+fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Vec<String> {
+    let inv = inventory(s, host);
+    let mut claims = claimed_ids(&request.args).into_iter();
+    let class = request.args.windows(2).find(|w| w[0] == "--crush-device-class").map(|w| w[1].clone());
+    let mut created = Vec::new();
+    for path in data_devices(&request.args) {
+        let Some(device) = inv.iter().find(|d| d["path"] == path.as_str() && d["available"] == true) else { continue };
+        let id = match claims.next() {
+            Some(id) => {
+                s.osds.retain(|o| !(o.id == id && o.destroyed));
+                id
+            }
+            None => {
+                let id = s.next_id;
+                s.next_id += 1;
+                id
+            }
+        };
+        s.osds.push(SimOsd {
+            id,
+            host: host.to_string(),
+            device: path.clone(),
+            device_id: device["device_id"].as_str().unwrap_or_default().to_string(),
+            up: false,
+            is_in: true,
+            destroyed: false,
+            crush_weight: device["sys_api"]["size"].as_f64().unwrap_or(1e12) / 1e12,
+            pgs: 0.0,
+            daemon_running: false,
+            affinity: request.osdspec_affinity.clone().unwrap_or_default(),
+            device_class: class.clone().unwrap_or_else(|| super::class_of(device)),
+            activated: false,
+        });
+        created.push(format!("osd.{id} on {path}"));
+    }
+    created
 }

@@ -21,6 +21,11 @@ pub struct SimOsd {
     pub pgs: f64,
     pub daemon_running: bool,
     pub affinity: String,
+    /// `hdd` or `ssd` from the disk, or the spec's `crush_device_class`.
+    pub device_class: String,
+    /// ceph-volume activated it (its data directory is primed); made ones
+    /// start out prepared only.
+    pub activated: bool,
 }
 
 /// How time passes for the simulated cluster: with the wall clock (demos),
@@ -62,6 +67,9 @@ pub(super) struct SimState {
     /// Shared DB disks: (host, path, OSDs whose DB they hold); in use while any of them exists.
     pub db_disks: Vec<(String, String, Vec<u32>)>,
 }
+
+/// The simulated cluster's fsid (written into every OSD it "makes").
+pub const SIM_FSID: &str = "5e5e5e5e-0000-4000-8000-000000000001";
 
 /// A whole simulated cluster; cheap to clone (shared state).
 #[derive(Clone)]
@@ -173,6 +181,7 @@ impl SimCluster {
 impl CephCluster for SimCluster {
     fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>> {
         let st = self.with(|s| ClusterState {
+            fsid: SIM_FSID.to_string(),
             osds: s
                 .osds
                 .iter()
@@ -185,6 +194,7 @@ impl CephCluster for SimCluster {
                     pgs: Some(o.pgs.ceil() as i64),
                     kb_used: Some((o.pgs.ceil() as u64) * 4096),
                     crush_host: Some(o.host.clone()),
+                    device_class: Some(o.device_class.clone()),
                 })
                 .collect(),
             pg_states: vec![("active+clean".into(), s.osds.iter().map(|o| o.pgs).sum::<f64>().round() as i64 / 2)],

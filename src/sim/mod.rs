@@ -7,7 +7,12 @@
 mod agents;
 mod cluster;
 
-pub use cluster::{SimCluster, SimOsd};
+pub use cluster::{SimCluster, SimOsd, SIM_FSID};
+
+/// The CRUSH class Ceph gives a disk: `hdd` when it is rotational.
+pub(super) fn class_of(device: &serde_json::Value) -> String {
+    if device["sys_api"]["rotational"] == "1" { "hdd" } else { "ssd" }.to_string()
+}
 
 /// The field report's cluster (specs/f5-422-inventory.json): its hosts and
 /// disks, with an OSD of `pgs` placement groups on every disk that holds an
@@ -48,6 +53,8 @@ pub fn field_report_cluster(pgs: f64, drain_rate: f64, pace: f64) -> SimCluster 
                     pgs,
                     daemon_running: true,
                     affinity: lv["osdspec_affinity"].as_str().unwrap_or_default().to_string(),
+                    device_class: class_of(d),
+                    activated: true,
                 });
             }
         }
@@ -114,6 +121,8 @@ pub fn generated_cluster(hosts: usize, per_host: usize, pgs: f64, drain_rate: f6
                     pgs,
                     daemon_running: true,
                     affinity: String::new(),
+                    device_class: if rot == "1" { "hdd".into() } else { "ssd".into() },
+                    activated: true,
                 });
                 next_id += 1;
             }

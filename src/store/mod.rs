@@ -6,6 +6,7 @@
 //! the reconciler last ran per spec and host, devices held back from specs,
 //! and the event log. The database runs in WAL mode with foreign keys on.
 
+mod deployments;
 mod events;
 mod holds;
 mod hosts;

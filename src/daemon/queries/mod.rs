@@ -2,6 +2,7 @@
 //! the store, the cached inventories and the cluster, as the types of
 //! `wire::api`. Handlers call these and send what they return.
 
+mod deployments;
 mod devices;
 mod hosts;
 mod metrics;
@@ -10,7 +11,7 @@ mod removals;
 mod summary;
 
 pub use metrics::{HostMetrics, MetricsView};
-pub use summary::ClusterCounts;
+pub use summary::ClusterCache;
 
 use super::{Daemon, DaemonError};
 use crate::wire::api::events::{Event, EventQuery};

@@ -7,8 +7,10 @@
 //! host poll, and the monitors should not answer each of them.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::ceph::ClusterState;
 use crate::daemon::{Daemon, DaemonError};
 use crate::wire::api::devices::Hold;
 use crate::wire::api::summary::Summary;
@@ -16,13 +18,14 @@ use crate::wire::api::summary::Summary;
 /// How long one read of the cluster answers every summary.
 pub const CLUSTER_TTL: Duration = Duration::from_secs(5);
 
-/// (OSDs, up, in) of the last read of the cluster, or why it failed.
-type OsdCounts = Result<(usize, usize, usize), String>;
+/// The last read of the cluster, or why it failed.
+type Read = Result<Arc<ClusterState>, String>;
 
-/// The last read of the cluster's OSD counts, shared by all summary requests.
+/// The last read of the cluster, shared by the summary and the dry-run's
+/// OSD id claims.
 #[derive(Default)]
-pub struct ClusterCounts {
-    last: tokio::sync::Mutex<Option<(Instant, OsdCounts)>>,
+pub struct ClusterCache {
+    last: tokio::sync::Mutex<Option<(Instant, Read)>>,
 }
 
 impl Daemon {
@@ -36,19 +39,22 @@ impl Daemon {
         Ok(s)
     }
 
-    /// The counts, read again when older than `CLUSTER_TTL`. Requests that
+    /// The cluster, read again when older than `CLUSTER_TTL`. Requests that
     /// arrive during a read wait for it instead of starting their own.
-    async fn osd_counts(&self) -> OsdCounts {
-        let mut last = self.counts.last.lock().await;
-        if let Some((at, counts)) = last.as_ref() {
+    pub(crate) async fn cluster_recently(&self) -> Read {
+        let mut last = self.cluster.last.lock().await;
+        if let Some((at, read)) = last.as_ref() {
             if at.elapsed() < CLUSTER_TTL {
-                return counts.clone();
+                return read.clone();
             }
         }
-        let counts =
-            self.ceph.state().await.map(|s| s.osd_counts()).map_err(|e| format!("cannot read the cluster: {e}"));
-        *last = Some((Instant::now(), counts.clone()));
-        counts
+        let read = self.ceph.state().await.map(Arc::new).map_err(|e| format!("cannot read the cluster: {e}"));
+        *last = Some((Instant::now(), read.clone()));
+        read
+    }
+
+    async fn osd_counts(&self) -> Result<(usize, usize, usize), String> {
+        self.cluster_recently().await.map(|s| s.osd_counts())
     }
 
     /// Everything but the OSD counts.

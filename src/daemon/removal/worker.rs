@@ -247,13 +247,9 @@ impl Daemon {
     }
 }
 
-/// Fault injection for the crash tests: with `OSDKEEPER_CRASH_AFTER=purge`
-/// (or any effect's name) the daemon aborts right after that effect
-/// succeeded and before it recorded the outcome, as a power cut would.
+/// See `daemon::crash`.
 fn crash_point(effect: &Effect) {
-    static CRASH_AFTER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    let name = CRASH_AFTER.get_or_init(|| std::env::var("OSDKEEPER_CRASH_AFTER").ok().filter(|v| !v.is_empty()));
-    if name.as_deref() == Some(effect.name()) {
+    if crate::daemon::crash::armed(effect.name()) {
         eprintln!(
             "OSDKEEPER_CRASH_AFTER={}: aborting after the {} step, as a crash would",
             effect.name(),

@@ -24,8 +24,9 @@ fn go(d: Deployment) -> DeployStep {
     DeployStep { deployment: d, effect: None, waiting_on: None }
 }
 
-/// Ends this attempt: a retry after a backoff, or the last one.
-fn fail(mut d: Deployment, why: String, now: i64) -> DeployStep {
+/// Ends this attempt: a retry after a backoff, or the last one. Also for the
+/// worker, when an activation or a start fails.
+pub fn failed(mut d: Deployment, why: String, now: i64) -> DeployStep {
     d.failure = Some(why);
     if d.attempt >= ATTEMPTS {
         d.phase = DeployPhase::GaveUp;
@@ -98,7 +99,7 @@ pub fn advance(d: &Deployment, obs: &DeployObservation) -> DeployStep {
                 }
                 if let Some(why) = &step.failure {
                     let why = format!("ceph-volume {}: {why}", step.command);
-                    return fail(next, why, obs.now);
+                    return failed(next, why, obs.now);
                 }
                 if step.succeeded {
                     let missing: Vec<&str> = step.disks.iter().map(String::as_str).filter(|disk| !made(disk)).collect();
@@ -107,7 +108,7 @@ pub fn advance(d: &Deployment, obs: &DeployObservation) -> DeployStep {
                         step.command,
                         missing.join(", ")
                     );
-                    return fail(next, why, obs.now);
+                    return failed(next, why, obs.now);
                 }
                 // Not sent yet, or sent without an answer (the daemon
                 // stopped, or the agent could not be asked) and nothing on
@@ -176,7 +177,7 @@ pub fn advance(d: &Deployment, obs: &DeployObservation) -> DeployStep {
                     o.activated = o.verified;
                     o.started = o.verified;
                 }
-                return fail(next, why, obs.now);
+                return failed(next, why, obs.now);
             }
             wait(next, format!("verify: {}", waiting.join(", ")))
         }

@@ -23,7 +23,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-pub use advance::{advance, ATTEMPTS, VERIFY_TIMEOUT_MS};
+pub use advance::{advance, failed, ATTEMPTS, VERIFY_TIMEOUT_MS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -237,4 +237,17 @@ pub struct DeployStep {
     pub deployment: Deployment,
     pub effect: Option<DeployEffect>,
     pub waiting_on: Option<String>,
+}
+
+/// A deployment with its bookkeeping, as stored. `version` guards every write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeploymentRecord {
+    pub id: i64,
+    pub deployment: Deployment,
+    pub waiting_on: Option<String>,
+    pub last_error: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub finished_at: Option<i64>,
+    pub version: i64,
 }

@@ -160,6 +160,7 @@ mod tests {
 
     fn cluster(pgs: i64, up: bool) -> ClusterState {
         ClusterState {
+            fsid: String::new(),
             osds: vec![OsdState {
                 id: 4,
                 up,
@@ -169,6 +170,7 @@ mod tests {
                 pgs: Some(pgs),
                 kb_used: Some(2048),
                 crush_host: Some("f5-422-03".into()),
+                device_class: None,
             }],
             pg_states: vec![],
         }
