@@ -12,129 +12,18 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use common::client::Api;
+use common::sandbox::{ceph_wrapper, sandbox_scripts, Sandbox};
 use common::*;
 use serde_json::Value;
 
 const TOKEN: &str = "sandbox-api-token";
 const AGENT_TOKEN: &str = "sandbox-agent-token";
 const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
-
-fn sandbox_scripts() -> PathBuf {
-    std::env::var_os("OSDKEEPER_SANDBOX_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/ceph-sandbox"))
-}
-
-/// The sandbox, stopped (daemons and the loop devices it attached, by its
-/// own records) when dropped.
-struct Sandbox {
-    dir: PathBuf,
-}
-
-impl Sandbox {
-    fn start(dir: &Path) -> Sandbox {
-        let scripts = sandbox_scripts();
-        assert!(
-            scripts.join("start.sh").exists(),
-            "the Ceph sandbox scripts are not at {} (set OSDKEEPER_SANDBOX_DIR); .ci/run provides them",
-            scripts.display()
-        );
-        // Away from other sandboxes on this machine.
-        let port_base = 43000 + (std::process::id() % 50) * 200;
-        let out = Command::new(scripts.join("start.sh"))
-            .arg(dir)
-            .args(["--loop", "--port-base", &port_base.to_string()])
-            .output()
-            .expect("run start.sh");
-        let sandbox = Sandbox { dir: dir.to_path_buf() };
-        assert!(
-            out.status.success(),
-            "the sandbox did not start:\n{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        sandbox
-    }
-
-    fn conf(&self) -> PathBuf {
-        self.dir.join("ceph.conf")
-    }
-
-    fn ceph(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::new("ceph").arg("--conf").arg(self.conf()).args(args).output().expect("ceph");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into(),
-            String::from_utf8_lossy(&out.stderr).into(),
-        )
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        let mut full = args.to_vec();
-        full.extend(["--format", "json"]);
-        let (code, out, err) = self.ceph(&full);
-        assert_eq!(code, 0, "ceph {args:?}: {err}");
-        serde_json::from_str(out.trim()).unwrap()
-    }
-
-    /// osd.N -> its loop device, from the sandbox's own record.
-    fn loops(&self) -> Vec<(u32, String)> {
-        std::fs::read_to_string(self.dir.join("run/loops"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| {
-                let mut f = l.split_whitespace();
-                let id = f.next()?.strip_prefix("osd.")?.parse().ok()?;
-                Some((id, f.next()?.to_string()))
-            })
-            .collect()
-    }
-
-    fn osd(&self, id: u32) -> Option<Value> {
-        self.json(&["osd", "dump"])["osds"].as_array().unwrap().iter().find(|o| o["osd"] == id).cloned()
-    }
-
-    fn crush_weight(&self, id: u32) -> f64 {
-        let tree = self.json(&["osd", "tree"]);
-        tree["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["id"] == id)
-            .and_then(|n| n["crush_weight"].as_f64())
-            .unwrap()
-    }
-
-    fn wait_clean(&self) {
-        wait_for("all PGs active+clean", Duration::from_secs(120), || {
-            let s = self.json(&["pg", "stat"]);
-            let states = s["pg_summary"]["num_pg_by_state"].as_array()?;
-            (states.len() == 1 && states[0]["name"] == "active+clean").then_some(())
-        });
-    }
-}
-
-impl Drop for Sandbox {
-    fn drop(&mut self) {
-        let _ = Command::new(sandbox_scripts().join("stop.sh")).arg(&self.dir).output();
-    }
-}
-
-/// A `ceph` that logs each command line the daemon runs, then runs the real one.
-fn ceph_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
-    let log = dir.join("ceph-commands.log");
-    let bin = dir.join("ceph-logged");
-    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v ceph"]).output().unwrap().stdout).unwrap();
-    std::fs::write(&bin, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real.trim()))
-        .unwrap();
-    Command::new("chmod").arg("+x").arg(&bin).status().unwrap();
-    (bin, log)
-}
 
 fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String]) -> (Proc, String) {
     let mut cmd = Command::new(bin());
@@ -187,7 +76,7 @@ fn count_lines(log: &Path, needle: &str) -> usize {
 #[test]
 fn removal_lifecycle_on_a_real_cluster() {
     let work = tempfile::Builder::new().prefix("osdkeeper-sandbox").tempdir().unwrap();
-    let sb = Sandbox::start(&work.path().join("cluster"));
+    let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
     let (ceph_bin, ceph_log) = ceph_wrapper(work.path());
     let loops = sb.loops();
     assert_eq!(loops.len(), 6, "{loops:?}");

@@ -238,6 +238,7 @@ fn dashboard_names_kinds_only_through_the_generated_module() {
         .iter()
         .map(|k| k.as_str())
         .chain(osdkeeper::domain::removal::Phase::ALL.iter().map(|p| p.as_str()))
+        .chain(osdkeeper::domain::deploy::DeployPhase::ALL.iter().map(|p| p.as_str()))
         // ("event" is also the SSE protocol's own field name, which the stream reader matches.)
         .chain(["hello", "removals", "hosts", "specs", "deployments", "resync"])
         .collect();

@@ -48,13 +48,10 @@ impl Daemon {
             }
             let key = run_key(row, host_view);
             let last = self.store.spec_host_run(&record.service_name, &host_view.name).await?;
-            let last = last.as_ref().map(|l| LastRun {
-                spec_version: l.spec_version,
-                inventory_fingerprint: &l.inventory_fingerprint,
-                key: &l.command,
-                succeeded: l.outcome == "ok",
-            });
-            if !should_run(last, record.version, &inv.fingerprint, &key) {
+            let last = last
+                .as_ref()
+                .map(|l| LastRun { spec_version: l.spec_version, inventory_fingerprint: &l.inventory_fingerprint });
+            if !should_run(last, record.version, &inv.fingerprint) {
                 continue;
             }
             let run = |outcome: String| SpecHostRun {

@@ -1,8 +1,10 @@
 //! When the reconciler runs a plan: once per spec version and host, and
-//! again only when the host's disks changed in a way the plan cares about
-//! (cephadm's `osdspec_needs_apply`). Its own OSD creation changes the
-//! inventory too, and that must not make it run the same plan again; a new
-//! disk in the same bay has another id, so it does.
+//! again when the host's inventory changed (cephadm's `osdspec_needs_apply`).
+//! A plan only names disks that are available, so the same plan on the same
+//! disks comes back only when they are free again (their OSD was removed and
+//! the disk released) or the inventory lags behind a creation; the
+//! deployment lists the disks before it prepares one, so the second case
+//! makes no second OSD.
 
 use crate::domain::inventory::HostInventory;
 use crate::domain::plan::PlanRow;
@@ -13,9 +15,6 @@ use crate::domain::spec::{DriveSpec, Method};
 pub struct LastRun<'a> {
     pub spec_version: i64,
     pub inventory_fingerprint: &'a str,
-    /// The `run_key` of that run.
-    pub key: &'a str,
-    pub succeeded: bool,
 }
 
 /// Whether the plan row creates OSDs at all.
@@ -47,41 +46,33 @@ pub fn deploy_steps(spec: &DriveSpec, row: &PlanRow) -> Vec<(String, Vec<String>
     }
 }
 
-/// Whether to run now. Not when the same spec version ran on the same
-/// inventory, nor when the same run on the same disks already succeeded.
-pub fn should_run(last: Option<LastRun<'_>>, spec_version: i64, inventory_fingerprint: &str, key: &str) -> bool {
+/// Whether to run now: not when the same spec version already ran on the
+/// same inventory (a failure is not retried in a loop).
+pub fn should_run(last: Option<LastRun<'_>>, spec_version: i64, inventory_fingerprint: &str) -> bool {
     let Some(last) = last else { return true };
-    let same_inventory = last.inventory_fingerprint == inventory_fingerprint;
-    let same_run_done = last.key == key && last.succeeded;
-    !(last.spec_version == spec_version && (same_inventory || same_run_done))
+    !(last.spec_version == spec_version && last.inventory_fingerprint == inventory_fingerprint)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const KEY: &str = "lvm batch --no-auto /dev/sdb --yes --no-systemd [disks: S1]";
-
-    fn last(version: i64, fingerprint: &'static str, key: &'static str, succeeded: bool) -> Option<LastRun<'static>> {
-        Some(LastRun { spec_version: version, inventory_fingerprint: fingerprint, key, succeeded })
+    fn last(version: i64, fingerprint: &'static str) -> Option<LastRun<'static>> {
+        Some(LastRun { spec_version: version, inventory_fingerprint: fingerprint })
     }
 
     #[test]
-    fn runs_once_per_spec_version_and_change() {
-        assert!(should_run(None, 1, "fp1", KEY), "never ran");
-        assert!(!should_run(last(1, "fp1", KEY, true), 1, "fp1", KEY), "nothing changed");
-        assert!(!should_run(last(1, "fp1", KEY, false), 1, "fp1", KEY), "a failure is not retried in a loop");
-        assert!(should_run(last(1, "fp1", KEY, true), 2, "fp1", KEY), "a new spec version");
+    fn runs_once_per_spec_version_and_inventory() {
+        assert!(should_run(None, 1, "fp1"), "never ran");
+        assert!(!should_run(last(1, "fp1"), 1, "fp1"), "nothing changed (also after a failure: no loop)");
+        assert!(should_run(last(1, "fp1"), 2, "fp1"), "a new spec version");
     }
 
     #[test]
-    fn its_own_osds_do_not_trigger_it_but_a_new_disk_does() {
-        // The inventory changed (our OSD now shows) and the same run succeeded: skip.
-        assert!(!should_run(last(1, "fp1", KEY, true), 1, "fp2", KEY));
-        // The inventory changed after a failed run: try again.
-        assert!(should_run(last(1, "fp1", KEY, false), 1, "fp2", KEY));
-        // A new disk in the same bay: same command, another id.
-        let other = "lvm batch --no-auto /dev/sdb --yes --no-systemd [disks: S2]";
-        assert!(should_run(last(1, "fp1", KEY, true), 1, "fp2", other));
+    fn a_changed_inventory_plans_again() {
+        // A new disk, or the same disk freed by a removal and released: the
+        // plan names it again and runs (the deployment lists the disk first,
+        // so a disk that still holds an OSD is never prepared twice).
+        assert!(should_run(last(1, "fp1"), 1, "fp2"));
     }
 }

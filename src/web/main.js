@@ -1,7 +1,7 @@
 // osdkeeper dashboard: the page's entry point (index.html loads only this).
 //
 // One page over the daemon's JSON API: removals with progress and a chart,
-// the OSD list to schedule removals from, the event log, hosts and their
+// OSDs being deployed from specs, the OSD list to schedule removals from, the event log, hosts and their
 // devices, and specs with their dry-run, each panel in its own module. It
 // stays live through /api/v1/stream and refetches only what a stream
 // message names, throttled per panel (refresh.js). Every fetch is bounded
@@ -17,6 +17,7 @@ import { EventKind, StreamMessage } from './kinds.js';
 import { namedInMessage, startLive } from './live.js';
 import { initOsds, refreshOsdPicker } from './osds.js';
 import { refreshAll, refreshers } from './refresh.js';
+import './deployments.js';
 import './removals.js';
 import { initSpecEditor } from './spec-editor.js';
 import { initSummary } from './summary.js';
@@ -48,6 +49,10 @@ function onStreamMessage(type, data) {
     case StreamMessage.SPECS:
       refreshers.specs.request();
       refreshers.summary.request();
+      break;
+    case StreamMessage.DEPLOYMENTS:
+      refreshers.deployments.request();
+      refreshOsdPicker(null);
       break;
     case StreamMessage.RESYNC:
       refreshAll();

@@ -69,6 +69,7 @@ class Refresher {
  */
 export const refreshers = Object.seal({
   removals: null,
+  deployments: null,
   osds: null,
   hosts: null,
   summary: null,

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod client;
+pub mod sandbox;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

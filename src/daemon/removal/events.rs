@@ -55,9 +55,11 @@ pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, St
 }
 
 impl Daemon {
-    /// Records the phase change, and holds the freed devices once a removal is done.
+    /// Records the phase change, and holds the freed devices as soon as the
+    /// OSD is gone: before the wipe makes them look free to the planner
+    /// (and again at the end, for a removal that skipped the purge).
     pub(super) async fn announce(&self, rec: &RemovalRecord, before: Phase) {
-        if rec.removal.phase == Phase::Done {
+        if matches!(rec.removal.phase, Phase::Zapping | Phase::Done) {
             self.hold_freed_devices(&rec.removal).await;
         }
         if let Some((kind, message)) = announcement(rec, before) {

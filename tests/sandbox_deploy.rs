@@ -1,0 +1,312 @@
+//! OSD creation against a real Ceph cluster: ../shared/ceph-sandbox started
+//! with `--ceph-volume --spare-disks 1` (every OSD made by the real
+//! `ceph-volume raw prepare/activate`, one blank loop device per host), one
+//! real agent per CRUSH host starting OSDs with the sandbox's `osd-start.sh`,
+//! the real daemon, and a `method: raw` spec.
+//!
+//! One test walks the loop of the field report on one sandbox (a
+//! `--ceph-volume` sandbox takes ~60 s to build, and only one may run per
+//! machine): (a) applying the spec makes one running OSD on every spare,
+//! with one prepare per disk; (b) `osd rm N --zap` frees a disk, `device
+//! release` gives it back, and a new OSD comes up on it, through a `kill -9`
+//! right after the activation; (c) after `osd rm M --replace --zap`, the new
+//! OSD on that disk is osd.M again, through a `kill -9` right after the
+//! prepare; (e) a prepare that ceph-volume refuses fails with its words and
+//! waits for a backoff instead of looping. Only the refusal in (e) comes from
+//! a wrapper around the real ceph-volume: nothing here makes the real one
+//! refuse a disk the planner would pick.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::client::Api;
+use common::sandbox::{sandbox_scripts, Sandbox};
+use common::*;
+use serde_json::Value;
+
+const TOKEN: &str = "deploy-api-token";
+const AGENT_TOKEN: &str = "deploy-agent-token";
+const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
+const SPEC: &str = "service_type: osd\nservice_id: spares\nplacement:\n  host_pattern: 'f5-422-*'\nspec:\n  method: raw\n  data_devices:\n    all: true\n";
+
+/// Each host's loop devices: its OSDs' (from `ceph osd metadata`) and its spare.
+fn devices_by_host(sb: &Sandbox) -> Vec<(String, Vec<String>, String)> {
+    let meta = sb.json(&["osd", "metadata"]);
+    let spares = std::fs::read_to_string(sb.dir.join("run/spares")).unwrap();
+    HOSTS
+        .iter()
+        .map(|host| {
+            let mut devices: Vec<String> = meta
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["hostname"] == *host)
+                .filter_map(|m| m["bluestore_bdev_dev_node"].as_str().map(str::to_string))
+                .collect();
+            let spare = spares
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{host} ")).and_then(|r| r.split_whitespace().next()))
+                .unwrap_or_else(|| panic!("no spare for {host} in {spares}"))
+                .to_string();
+            devices.push(spare.clone());
+            (host.to_string(), devices, spare)
+        })
+        .collect()
+}
+
+/// The real ceph-volume, except that `raw prepare` fails while `flag` exists.
+fn ceph_volume_wrapper(dir: &Path, flag: &Path) -> PathBuf {
+    let real =
+        String::from_utf8(Command::new("sh").args(["-c", "command -v ceph-volume"]).output().unwrap().stdout).unwrap();
+    let bin = dir.join("ceph-volume-refusing");
+    std::fs::write(
+        &bin,
+        format!(
+            "#!/bin/sh\nif [ -e '{}' ] && [ \"$1 $2\" = 'raw prepare' ]; then\n  echo '--> RuntimeError: refused by the test: this disk cannot be prepared' >&2\n  exit 1\nfi\nexec {} \"$@\"\n",
+            flag.display(),
+            real.trim()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&bin).status().unwrap();
+    bin
+}
+
+fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String], ceph_volume: &Path) -> (Proc, String) {
+    let mut cmd = Command::new(bin());
+    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--devices", &devices.join(",")]);
+    let scripts = sandbox_scripts();
+    cmd.arg("--osd-stop-command").arg(format!("{} {} osd.{{id}}", scripts.join("stop.sh").display(), sb.dir.display()));
+    cmd.arg("--osd-start-command").arg(format!(
+        "{} {} {{id}} {host}",
+        scripts.join("osd-start.sh").display(),
+        sb.dir.display()
+    ));
+    cmd.arg("--ceph-volume").arg(ceph_volume);
+    cmd.env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)
+        .env("CEPH_CONF", sb.conf())
+        .env("CEPH_VOLUME_LOG_PATH", sb.dir.join("log"));
+    spawn_listening(cmd, &format!("agent {host}"), &dir.join(format!("agent-{host}.log")))
+}
+
+fn daemon_config(sb: &Sandbox) -> String {
+    format!(
+        "poll:\n  interval_s: 2\n  timeout_s: 30\nreconcile:\n  interval_s: 2\nremoval:\n  interval_s: 1\nceph:\n  conf: {}\n  timeout_s: 30\n",
+        sb.conf().display()
+    )
+}
+
+fn env(crash_after: Option<&'static str>) -> Vec<(&'static str, &'static str)> {
+    let mut e = vec![("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)];
+    if let Some(name) = crash_after {
+        e.push(("OSDKEEPER_CRASH_AFTER", name));
+    }
+    e
+}
+
+fn deployments(url: &str) -> Vec<Value> {
+    let (code, out, err) = cli(url, Some(TOKEN), &["osd", "deploy", "status", "--format", "json", "--history", "50"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().clone()
+}
+
+/// The latest deployment on `host` made after `after` (an id), once it is in `state`.
+fn wait_deployment(url: &str, host: &str, after: i64, state: &str, timeout: Duration) -> Value {
+    wait_for_or(
+        &format!("a deployment on {host} to be {state}"),
+        timeout,
+        || {
+            deployments(url)
+                .into_iter()
+                .rfind(|d| d["host"] == host && d["deployment_id"].as_i64().unwrap() > after)
+                .filter(|d| d["state"] == state)
+        },
+        || format!("deployments now: {:#?}", deployments(url)),
+    )
+}
+
+fn prepares(api: &Api, deployment_id: &Value) -> usize {
+    let detail = api.get(&format!("/api/v1/deployments/{deployment_id}")).body;
+    detail["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["effect"].as_str().unwrap().contains("\"prepare\""))
+        .count()
+}
+
+fn removal_done(url: &str, osd: u64) -> Value {
+    wait_for(&format!("the removal of osd.{osd}"), Duration::from_secs(180), || {
+        let (_, out, _) = cli(url, Some(TOKEN), &["osd", "rm", "status", "--format", "json", "--history", "50"]);
+        let rows: Vec<Value> = serde_json::from_str(&out).ok()?;
+        rows.into_iter().rfind(|r| r["osd_id"] == osd).filter(|r| r["state"] == "done")
+    })
+}
+
+/// The OSD the cluster has on `device` of `host`, up and in under that host.
+fn running_osd_on(sb: &Sandbox, host: &str, device: &str) -> Option<u64> {
+    let meta = sb.json(&["osd", "metadata"]);
+    let id = meta.as_array()?.iter().find(|m| m["hostname"] == host && m["bluestore_bdev_dev_node"] == device)?["id"]
+        .as_u64()?;
+    let osd = sb.osd(id as u32)?;
+    let tree = sb.json(&["osd", "tree"]);
+    let under =
+        tree["nodes"].as_array()?.iter().find(|n| n["name"] == host)?["children"].as_array()?.contains(&id.into());
+    (osd["up"] == 1 && osd["in"] == 1 && under).then_some(id)
+}
+
+fn blkid_type(dev: &str) -> Option<String> {
+    let out = Command::new("blkid").args(["-p", "-o", "value", "-s", "TYPE", dev]).output().ok()?;
+    let t = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!t.is_empty()).then_some(t)
+}
+
+fn event_messages(url: &str) -> Vec<String> {
+    let (_, out, _) = cli(url, Some(TOKEN), &["events", "--format", "json", "--limit", "1000"]);
+    let events: Vec<Value> = serde_json::from_str(&out).unwrap_or_default();
+    events
+        .iter()
+        .map(|e| format!("[{}] {}", e["kind"].as_str().unwrap_or(""), e["message"].as_str().unwrap_or("")))
+        .collect()
+}
+
+#[test]
+fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
+    let work = tempfile::Builder::new().prefix("osdkeeper-deploy").tempdir().unwrap();
+    let sb = Sandbox::start(&work.path().join("cluster"), &["--ceph-volume", "--spare-disks", "1"]);
+    let flag = work.path().join("refuse-prepare");
+    let ceph_volume = ceph_volume_wrapper(work.path(), &flag);
+    let hosts = devices_by_host(&sb);
+    let mut agents = Vec::new();
+    for (host, devices, _) in &hosts {
+        agents.push((host.clone(), start_agent(work.path(), &sb, host, devices, &ceph_volume)));
+    }
+    let config = daemon_config(&sb);
+    let mut daemon = start_daemon(work.path(), &config, &env(None));
+    for (host, (_, addr)) in &agents {
+        let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["host", "add", host, addr]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let spec_file = work.path().join("spares.yaml");
+    std::fs::write(&spec_file, SPEC).unwrap();
+    wait_for("every host's first inventory", Duration::from_secs(60), || {
+        let (code, out, _) = cli(&daemon.url, Some(TOKEN), &["device", "ls", "--format", "json"]);
+        let hosts: Vec<Value> = serde_json::from_str(&out).ok()?;
+        (code == 0 && hosts.iter().all(|h| !h["inventory"].is_null())).then_some(())
+    });
+
+    // The dry-run names the spare of each host and nothing else.
+    let (code, dry, err) =
+        cli(&daemon.url, Some(TOKEN), &["apply", "-i", spec_file.to_str().unwrap(), "--dry-run", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let dry: Value = serde_json::from_str(&dry).unwrap();
+    for (host, _, spare) in &hosts {
+        let row = dry["preview"].as_array().unwrap().iter().find(|r| r["host"] == host.as_str()).unwrap();
+        assert_eq!(row["data"], serde_json::json!([spare]), "{row}");
+    }
+
+    // (a) Applying it makes one running OSD on every spare, one prepare per disk.
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["apply", "-i", spec_file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let api = Api::new(&daemon.url, Some(TOKEN));
+    let mut new_osds = Vec::new();
+    for (host, _, spare) in &hosts {
+        let d = wait_deployment(&daemon.url, host, 0, "done", Duration::from_secs(300));
+        assert_eq!(prepares(&api, &d["deployment_id"]), 1, "exactly one prepare on {spare}: {d}");
+        let id = running_osd_on(&sb, host, spare).unwrap_or_else(|| panic!("no OSD up and in on {host}:{spare}"));
+        let meta = sb.json(&["osd", "metadata", &id.to_string()]);
+        assert_eq!(meta["osdspec_affinity"], "spares", "{meta}");
+        new_osds.push(id);
+    }
+    sb.wait_clean();
+    wait_for("HEALTH_OK", Duration::from_secs(120), || {
+        let (_, out, _) = sb.ceph(&["health"]);
+        out.starts_with("HEALTH_OK").then_some(())
+    });
+    let (code, table, _) = cli(&daemon.url, Some(TOKEN), &["osd", "deploy", "status"]);
+    assert_eq!(code, 0);
+    assert!(table.contains("done") && table.contains("spares"), "{table}");
+
+    // (b) The field report's loop: remove with --zap, the disk is wiped and
+    //     held; released, the spec makes a new OSD on it. The daemon is
+    //     killed right after the new OSD's activation, and restarted.
+    let (host1, _, spare1) = &hosts[0];
+    let victim = new_osds[0];
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", &victim.to_string(), "--zap"]);
+    assert_eq!(code, 0, "{err}");
+    removal_done(&daemon.url, victim);
+    assert_eq!(blkid_type(spare1), None, "the disk was wiped");
+    let (_, held, _) = cli(&daemon.url, Some(TOKEN), &["device", "held", "--format", "json"]);
+    assert!(held.contains(spare1.as_str()), "{held}");
+    let last = deployments(&daemon.url).iter().map(|d| d["deployment_id"].as_i64().unwrap()).max().unwrap();
+    daemon.proc.terminate();
+    daemon = start_daemon(work.path(), &config, &env(Some("activate")));
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["device", "release", host1, spare1]);
+    assert_eq!(code, 0, "{err}");
+    wait_for("the daemon to abort after the activation", Duration::from_secs(180), || {
+        daemon.proc.child.try_wait().ok().flatten()
+    });
+    daemon = start_daemon(work.path(), &config, &env(None));
+    let again = wait_deployment(&daemon.url, host1, last, "done", Duration::from_secs(300));
+    assert_eq!(prepares(&api_for(&daemon), &again["deployment_id"]), 1, "{again}");
+    let reborn = running_osd_on(&sb, host1, spare1).expect("a new OSD up on the released disk");
+
+    // (c) Replace: the new OSD on the disk takes the destroyed id. The daemon
+    //     is killed right after the prepare, and restarted.
+    let (host2, _, spare2) = &hosts[1];
+    let replaced = new_osds[1];
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", &replaced.to_string(), "--replace", "--zap"]);
+    assert_eq!(code, 0, "{err}");
+    removal_done(&daemon.url, replaced);
+    assert!(sb.osd(replaced as u32).unwrap()["state"].as_array().unwrap().contains(&"destroyed".into()));
+    let (_, held_dry, _) =
+        cli(&daemon.url, Some(TOKEN), &["apply", "-i", spec_file.to_str().unwrap(), "--dry-run", "--format", "json"]);
+    let held_dry: Value = serde_json::from_str(&held_dry).unwrap();
+    let last = deployments(&daemon.url).iter().map(|d| d["deployment_id"].as_i64().unwrap()).max().unwrap();
+    daemon.proc.terminate();
+    daemon = start_daemon(work.path(), &config, &env(Some("prepare")));
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["device", "release", host2, spare2]);
+    assert_eq!(code, 0, "{err}");
+    wait_for("the daemon to abort after the prepare", Duration::from_secs(180), || {
+        daemon.proc.child.try_wait().ok().flatten()
+    });
+    daemon = start_daemon(work.path(), &config, &env(None));
+    let after_crash = wait_deployment(&daemon.url, host2, last, "done", Duration::from_secs(300));
+    assert_eq!(prepares(&api_for(&daemon), &after_crash["deployment_id"]), 1, "no second prepare: {after_crash}");
+    assert_eq!(running_osd_on(&sb, host2, spare2), Some(replaced), "the replacement took osd.{replaced}'s id");
+    let claim = format!("--osd-id {replaced}");
+    assert!(after_crash["commands"][0].as_str().unwrap().contains(&claim), "the plan claimed the id: {after_crash}");
+    // The dry-run taken before the release did not plan the held disk.
+    let row = held_dry["preview"].as_array().unwrap().iter().find(|r| r["host"] == host2.as_str());
+    assert!(row.is_none_or(|r| r["data"].as_array().unwrap().is_empty()), "{held_dry}");
+
+    // (e) A prepare ceph-volume refuses: its words, a backoff, no loop.
+    let (host3, _, spare3) = &hosts[2];
+    let third = new_osds[2];
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", &third.to_string(), "--zap"]);
+    assert_eq!(code, 0, "{err}");
+    removal_done(&daemon.url, third);
+    std::fs::write(&flag, "").unwrap();
+    let last = deployments(&daemon.url).iter().map(|d| d["deployment_id"].as_i64().unwrap()).max().unwrap();
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["device", "release", host3, spare3]);
+    assert_eq!(code, 0, "{err}");
+    let failed = wait_deployment(&daemon.url, host3, last, "failed", Duration::from_secs(120));
+    assert!(failed["failure"].as_str().unwrap().contains("refused by the test"), "{failed}");
+    assert!(failed["retry_at"].as_i64().unwrap() > failed["created_at"].as_i64().unwrap() + 50_000, "{failed}");
+    std::thread::sleep(Duration::from_secs(8));
+    assert_eq!(prepares(&api_for(&daemon), &failed["deployment_id"]), 1, "no loop of prepares");
+    let events = event_messages(&daemon.url);
+    assert!(events.iter().any(|e| e.contains("refused by the test")), "{events:#?}");
+
+    // The event log of the whole walk, for the record.
+    eprintln!("reborn osd.{reborn}; events:\n{}", events.join("\n"));
+    assert!(events.iter().any(|e| e.contains(&format!("Deploying daemon osd.{replaced} on {host2}"))), "{events:#?}");
+    assert!(events.iter().any(|e| e.starts_with("[osd-deployed]")), "{events:#?}");
+}
+
+fn api_for(d: &TestDaemon) -> Api {
+    Api::new(&d.url, Some(TOKEN))
+}
