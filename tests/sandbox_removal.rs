@@ -123,7 +123,10 @@ fn removal_lifecycle_on_a_real_cluster() {
     // 2. A forced removal still waits for safe-to-destroy, in the cluster's
     //    words; `rm stop` in the middle of the drain restores the weight.
     let weight2 = sb.crush_weight(2);
-    for flag in ["norebalance", "nobackfill"] {
+    // norecover too: without it the monitors recover the PGs from the
+    // copies other OSDs kept (log-based recovery is not backfill), and
+    // safe-to-destroy turned true within ~4 s on this sandbox.
+    for flag in ["norebalance", "nobackfill", "norecover"] {
         assert_eq!(sb.ceph(&["osd", "set", flag]).0, 0);
     }
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "2", "--force"]);
@@ -155,7 +158,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     assert_eq!(code, 0, "{err}");
     wait_state(&daemon.url, 2, "cancelled", Duration::from_secs(120));
     assert_eq!(sb.crush_weight(2), weight2, "the original weight is back");
-    for flag in ["norebalance", "nobackfill"] {
+    for flag in ["norebalance", "nobackfill", "norecover"] {
         assert_eq!(sb.ceph(&["osd", "unset", flag]).0, 0);
     }
     sb.wait_clean();

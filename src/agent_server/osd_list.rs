@@ -141,7 +141,7 @@ mod tests {
     }
 
     #[test]
-    fn activation_commands() {
+    fn activation_commands_raw_run_for_real_in_sandbox_deploy_lvm_only_here_no_device_mapper() {
         assert_eq!(
             activate_args(&osd(6, OsdKind::Raw, "/dev/loop6"), true).join(" "),
             "raw activate --device /dev/loop6 --osd-id 6 --osd-uuid uuid-6 --no-systemd"

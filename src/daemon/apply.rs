@@ -66,8 +66,18 @@ impl Daemon {
                 can_create_osds: h.inventory.as_ref().map(|i| i.can_create_osds),
             })
             .collect();
+        let mut doc = report.doc();
+        // What the rows cannot know: the last attempt on a row's disks failed.
+        let failures = self.deploy_failures().await?;
+        for row in &mut doc.preview {
+            for disk in &row.data {
+                if let Some(why) = failures.get(&(row.host.clone(), disk.clone())) {
+                    row.warnings.push(format!("making an OSD on {disk} failed last time: {why}"));
+                }
+            }
+        }
         let mut answer = ApplyResponse {
-            preview: report.doc(),
+            preview: doc,
             dry_run,
             hosts,
             hosts_without_inventory: snapshot.without_inventory().into_iter().map(str::to_string).collect(),

@@ -51,6 +51,9 @@ pub fn device_table(hosts: &[HostDevices], wide: bool) -> String {
             if let Some(why) = &d.held {
                 reasons.insert(0, format!("held by osdkeeper: {why}"));
             }
+            if let Some(why) = &d.deploy_failure {
+                reasons.insert(0, format!("OSD creation failed: {why}"));
+            }
             let available = if d.available && d.held.is_none() { "Yes" } else { "" };
             let size = d.size_bytes.map(|b| format_bytes(b, 5)).unwrap_or_default();
             let mut row = vec![h.host.clone(), d.path.clone(), d.kind.clone()];

@@ -174,7 +174,7 @@ mod tests {
     }"#;
 
     #[test]
-    fn lvm_list_shape_from_the_ceph_volume_source() {
+    fn lvm_list_in_the_shape_of_the_16_2_source_not_run_here_for_lack_of_device_mapper() {
         let osds = parse_lvm_list(LVM.as_bytes()).unwrap();
         assert_eq!(osds.len(), 2);
         let o3 = &osds[0];

@@ -55,6 +55,7 @@ pub fn device_row(v: &Value) -> DeviceRow {
         available: v.get("available").and_then(Value::as_bool).unwrap_or(false),
         rejected_reasons: reasons,
         held: None,
+        deploy_failure: None,
         transport: text(&lsm, "transport"),
         rpm: text(&lsm, "rpm"),
         health: text(&lsm, "health"),

@@ -1,8 +1,11 @@
 //! Every host's devices as its agent last reported them, with the
 //! inventory's age and the holds; optionally polled first.
 
+use std::collections::HashMap;
+
 use crate::clock::now_ms;
 use crate::daemon::{Daemon, DaemonError};
+use crate::domain::deploy::{DeployPhase, ATTEMPTS};
 use crate::wire::api::devices::{DeviceQuery, Hold, HostDevices, InventoryInfo};
 use crate::wire::api::Page;
 use crate::wire::device_listing::device_rows;
@@ -28,6 +31,7 @@ impl Daemon {
             hosts = fresh.into_iter().filter(|h| names.contains(&h.name)).collect();
         }
         let holds = self.store.holds().await?;
+        let deploy_failures = self.deploy_failures().await?;
         let now = now_ms();
         let mut out = Vec::with_capacity(hosts.len());
         for h in hosts {
@@ -39,6 +43,7 @@ impl Daemon {
             };
             for d in &mut devices {
                 d.held = holds.iter().find(|x| x.covers(&h.name, &d.path, &d.device_id)).map(|x| x.reason.clone());
+                d.deploy_failure = deploy_failures.get(&(h.name.clone(), d.path.clone())).cloned();
             }
             devices.sort_by(|a, b| a.path.cmp(&b.path));
             out.push(HostDevices {
@@ -58,6 +63,32 @@ impl Daemon {
             });
         }
         Ok(Page { items: out, total })
+    }
+
+    /// (host, disk) -> why its deployment's last attempt failed, for the
+    /// deployments that are failed (waiting to retry) or gave up.
+    pub(crate) async fn deploy_failures(&self) -> Result<HashMap<(String, String), String>, DaemonError> {
+        let mut out = HashMap::new();
+        for rec in self.store.deployments(100).await? {
+            let d = &rec.deployment;
+            if !matches!(d.phase, DeployPhase::Failed | DeployPhase::GaveUp) {
+                // A later deployment on the same disks supersedes an older failure.
+                for disk in d.disks() {
+                    out.remove(&(d.host.clone(), disk.to_string()));
+                }
+                continue;
+            }
+            let why = format!(
+                "{} (attempt {} of {ATTEMPTS}, {})",
+                d.failure.clone().unwrap_or_default(),
+                d.attempt,
+                d.phase.as_str()
+            );
+            for disk in d.disks() {
+                out.insert((d.host.clone(), disk.to_string()), why.clone());
+            }
+        }
+        Ok(out)
     }
 
     pub async fn held_devices(&self) -> Result<Vec<Hold>, DaemonError> {

@@ -44,6 +44,10 @@ pub struct DeviceRow {
     pub rejected_reasons: Vec<String>,
     /// Why osdkeeper holds this device back from every spec, if it does.
     pub held: Option<String>,
+    /// Why the last attempt to make an OSD on it failed, in ceph-volume's or
+    /// the cluster's words, while that deployment is failed or gave up.
+    #[serde(default)]
+    pub deploy_failure: Option<String>,
     pub transport: Option<String>,
     pub rpm: Option<String>,
     pub health: Option<String>,
