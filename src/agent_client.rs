@@ -142,7 +142,9 @@ impl HostAgents for HttpAgents {
 
     fn stop_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         Box::pin(async move {
-            let req = self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/stop")));
+            // An empty JSON body: a POST without its content type is refused (`wire::browser_guard`).
+            let req =
+                self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/stop"))).json(&serde_json::json!({}));
             self.send(&host.addr, req, self.command_timeout).await
         })
     }
@@ -175,7 +177,10 @@ impl HostAgents for HttpAgents {
 
     fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         Box::pin(async move {
-            let req = self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/start")));
+            let req = self
+                .client
+                .post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/start")))
+                .json(&serde_json::json!({}));
             self.send(&host.addr, req, self.command_timeout).await
         })
     }

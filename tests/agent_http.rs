@@ -202,3 +202,33 @@ async fn filter_for_batch_on_a_file() {
     assert_eq!(status, 400);
     assert!(error.starts_with("bad query:"), "{error}");
 }
+
+/// A web page in the operator's browser, or a rebound DNS name, reaching a
+/// token-less agent on loopback: refused before anything runs.
+#[tokio::test]
+async fn cross_site_and_rebound_requests_are_refused() {
+    let inv = fixture("inventory_file.json");
+    let agent = Agent::start(&["--inventory-file", inv.to_str().unwrap(), "--host-name", "osd-host-1"], &[]);
+    let c = client();
+    let foreign = c
+        .post(agent.url("/v1/osd/4/stop"))
+        .header("origin", "https://evil.example")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let (status, error) = error_of(foreign).await;
+    assert_eq!(status, 403);
+    assert!(error.contains("cross-site"), "{error}");
+    // A browser's "simple" POST: no preflight, so it must not be understood.
+    let simple =
+        c.post(agent.url("/v1/osd/4/stop")).header("content-type", "text/plain").body("{}").send().await.unwrap();
+    assert_eq!(simple.status(), 403);
+    let bare = c.post(agent.url("/v1/osd/4/stop")).send().await.unwrap();
+    assert_eq!(bare.status(), 403, "a POST without a content type (fetch with no-cors)");
+    let rebound = c.get(agent.url("/v1/inventory")).header("host", "rebound.example:8741").send().await.unwrap();
+    let (status, error) = error_of(rebound).await;
+    assert_eq!(status, 403);
+    assert!(error.contains("not this machine"), "{error}");
+    assert_eq!(c.get(agent.url("/v1/inventory")).send().await.unwrap().status(), 200, "the daemon's own requests pass");
+}

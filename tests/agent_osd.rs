@@ -8,7 +8,7 @@ mod agent_common;
 
 use std::time::{Duration, Instant};
 
-use agent_common::{client, fixture, Agent, FakeOsd};
+use agent_common::{client, fixture, Agent, FakeOsd, LoopDevice};
 use osdkeeper::wire::agent::{AgentErrorBody, OsdDaemonStatus};
 
 fn agent(extra: &[&str]) -> Agent {
@@ -25,7 +25,7 @@ async fn status(agent: &Agent, id: &str) -> OsdDaemonStatus {
 }
 
 async fn stop(agent: &Agent, id: &str) -> reqwest::Response {
-    client().post(agent.url(&format!("/v1/osd/{id}/stop"))).send().await.unwrap()
+    client().post(agent.url(&format!("/v1/osd/{id}/stop"))).json(&serde_json::json!({})).send().await.unwrap()
 }
 
 /// The fake is a child of this test, so after it is killed it stays a
@@ -118,4 +118,26 @@ fn bad_templates_stop_the_agent_at_startup() {
         start_and_fail(&["--listen", "127.0.0.1:0", "--osd-unit-template", "ceph-{fsid}@osd.{id}"], &[]);
     assert_eq!(status.code(), Some(2));
     assert!(stderr.contains("unknown placeholder in `ceph-{fsid}@osd.{id}`"), "{stderr}");
+}
+
+/// An agent limited with --devices stops only the OSDs served from them
+/// (it used to stop any OSD on its host).
+#[tokio::test]
+async fn an_agent_limited_to_devices_does_not_stop_other_osds() {
+    let dev = LoopDevice::new(1 << 30);
+    let foreign = FakeOsd::start(9109);
+    let own = FakeOsd::start_holding(9110, Some(&dev.path));
+    let agent = Agent::start(&["--devices", &dev.path, "--osd-stop-command", &foreign.stop_command()], &[]);
+    wait_until_seen(&agent, &foreign).await;
+    let resp = stop(&agent, "9109").await;
+    assert_eq!(resp.status(), 403, "{}", agent.log());
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert!(body["error"].as_str().unwrap().contains("not served from this agent's devices"), "{body}");
+    assert!(foreign.alive(), "the other OSD was not touched");
+    // Its own OSD (holding its device) it stops; the stop command kills the
+    // fake named in the pid file of the template's directory.
+    std::fs::write(foreign.dir.path().join("osd.9110.pid"), own.pid().to_string()).unwrap();
+    let resp = stop(&agent, "9110").await;
+    assert_eq!(resp.status(), 200, "{}", agent.log());
+    assert!(!own.alive());
 }

@@ -226,7 +226,8 @@ async fn refusals_on_a_host_agent() {
 async fn one_disk_command_at_a_time() {
     let dev = LoopDevice::new(SIX_GIB);
     let cv = FakeCephVolume::new();
-    let osd = FakeOsd::start(9123);
+    // It serves from the agent's device, as a real OSD would: the agent may stop it.
+    let osd = FakeOsd::start_holding(9123, Some(&dev.path));
     let agent = Agent::start(
         &["--devices", &dev.path, "--ceph-volume", &cv.program(), "--osd-stop-command", &osd.stop_command()],
         &[],
@@ -243,8 +244,9 @@ async fn one_disk_command_at_a_time() {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
         let zapped = refused(zap(&agent, json!({"path": dev.path, "force": true})).await).await;
-        let stopped = refused(c.post(agent.url("/v1/osd/9123/stop")).send().await.unwrap()).await;
-        let idle = c.post(agent.url("/v1/osd/9124/stop")).send().await.unwrap();
+        let stopped =
+            refused(c.post(agent.url("/v1/osd/9123/stop")).json(&serde_json::json!({})).send().await.unwrap()).await;
+        let idle = c.post(agent.url("/v1/osd/9124/stop")).json(&serde_json::json!({})).send().await.unwrap();
         (zapped, stopped, idle.status().as_u16())
     };
     let (first, (zapped, stopped, idle)) = tokio::join!(slow, while_it_runs);
@@ -255,7 +257,7 @@ async fn one_disk_command_at_a_time() {
     assert!(stopped.1.contains("still running"), "{}", stopped.1);
     assert_eq!(idle, 200, "a stopped OSD needs no lock");
     assert!(osd.alive());
-    let resp = c.post(agent.url("/v1/osd/9123/stop")).send().await.unwrap();
+    let resp = c.post(agent.url("/v1/osd/9123/stop")).json(&serde_json::json!({})).send().await.unwrap();
     assert_eq!(resp.status(), 200, "{}", agent.log());
     assert!(!osd.alive());
 }

@@ -254,6 +254,31 @@ fn bad_requests_get_a_clear_4xx_and_change_nothing() {
     assert!(doc.body["paths"]["/api/v1/specs"]["post"].is_object(), "the OpenAPI document lists the routes");
 }
 
+/// What a web page in the operator's browser could send: refused, and nothing changes.
+#[test]
+fn cross_site_requests_are_refused_and_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // No token: a loopback daemon, the case a web page could reach.
+    let daemon = start_daemon(dir.path(), CONFIG, &[]);
+    let api = Api::new(&daemon.url, None);
+    let spec = std::fs::read_to_string(repo().join(SPEC)).unwrap();
+    let yaml = Some(("application/yaml", spec.as_str()));
+    let foreign = api.request_with("POST", "/api/v1/specs", yaml, &[("origin", "https://evil.example")]);
+    assert_eq!(foreign.status, 403, "{}", foreign.body);
+    assert!(foreign.error().contains("cross-site"), "{}", foreign.body);
+    for simple in ["text/plain", "application/x-www-form-urlencoded"] {
+        let a = api.request("POST", "/api/v1/specs", Some((simple, spec.as_str())));
+        assert_eq!(a.status, 403, "{simple}: {}", a.body);
+    }
+    let rebound = api.request_with("GET", "/api/v1/hosts", None, &[("host", "evil.example:8740")]);
+    assert_eq!(rebound.status, 403, "{}", rebound.body);
+    assert!(rebound.error().contains("not this machine"), "{}", rebound.body);
+    assert_eq!(api.specs().body, serde_json::json!([]), "nothing was stored");
+    // The daemon's own page (same origin) and the CLI still work.
+    let own = api.request_with("POST", "/api/v1/specs?dry_run=true", yaml, &[("origin", daemon.url.as_str())]);
+    assert_eq!(own.status, 200, "{}", own.body);
+}
+
 #[test]
 fn the_daemon_refuses_an_open_listener_without_a_token() {
     let dir = tempfile::tempdir().unwrap();
@@ -265,4 +290,14 @@ fn the_daemon_refuses_an_open_listener_without_a_token() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("without a token"));
+}
+
+/// Every error is a JSON body, also a path parameter of the wrong type.
+#[test]
+fn path_errors_are_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = start_daemon(dir.path(), CONFIG, &[]);
+    let a = Api::new(&daemon.url, None).get("/api/v1/osds/removals/not-a-number");
+    assert_eq!(a.status, 400);
+    assert!(a.error().contains("not-a-number") || a.error().contains("parse"), "{}", a.body);
 }

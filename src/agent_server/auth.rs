@@ -30,3 +30,23 @@ pub async fn require_token(State(token): State<Option<Arc<Token>>>, req: Request
         .into_response(),
     }
 }
+
+/// Refuses what a web page could send cross-site, or through a rebound DNS
+/// name to a token-less agent on loopback (`wire::browser_guard`).
+pub async fn browser_guard(State(token): State<Option<Arc<Token>>>, req: Request, next: Next) -> Response {
+    let verdict = {
+        let header = |name: header::HeaderName| req.headers().get(name).and_then(|v| v.to_str().ok());
+        crate::wire::browser_guard::check(
+            req.method().as_str(),
+            header(header::HOST),
+            header(header::ORIGIN),
+            header(header::CONTENT_TYPE),
+            token.is_none(),
+            crate::wire::browser_guard::JSON,
+        )
+    };
+    match verdict {
+        Ok(()) => next.run(req).await,
+        Err(why) => ApiError::new(axum::http::StatusCode::FORBIDDEN, why).into_response(),
+    }
+}

@@ -1,7 +1,8 @@
 //! What the agent lets the daemon run through `POST /v1/ceph-volume`: only
-//! OSD creation (`lvm batch`, `raw prepare`), and only on devices this agent
-//! reports. Everything that looks like a path must be such a device, so a
-//! request cannot point ceph-volume at anything else on the host.
+//! OSD creation (`lvm batch`, `raw prepare`), with the flags the planner
+//! writes, and only on devices this agent reports. The arguments are read by
+//! the commands' own grammar, so every device ceph-volume will use is
+//! checked, however it is written; anything not understood is refused.
 
 use std::collections::BTreeSet;
 
@@ -18,6 +19,12 @@ pub enum Refusal {
     UnknownDevice(String),
     #[error("{0} is not among the devices this agent may touch (--devices)")]
     NotAllowed(String),
+    #[error("`{0}` is not a device path: devices are written as absolute /dev/... paths")]
+    NotADevicePath(String),
+    #[error("ceph-volume flag {0} is not one the agent passes on")]
+    UnknownFlag(String),
+    #[error("malformed arguments: {0}")]
+    Malformed(String),
 }
 
 /// The two accepted commands.
@@ -46,18 +53,99 @@ pub fn check_shape(args: &[String]) -> Result<Action, Refusal> {
     }
 }
 
-/// Every path among the arguments, including `--flag=/dev/x` values.
-pub fn paths(args: &[String]) -> Vec<&str> {
-    args.iter()
-        .map(|a| match a.split_once('=') {
-            Some((flag, value)) if flag.starts_with('-') => value,
-            _ => a.as_str(),
-        })
-        .filter(|a| a.starts_with('/'))
-        .collect()
+/// What an argument of an accepted command is: a flag that takes no value,
+/// one value, or values up to the next flag; and whether its values are
+/// devices. Anything else is refused, so nothing reaches ceph-volume that
+/// this check did not understand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Takes {
+    Nothing,
+    One { device: bool },
+    Many { device: bool },
 }
 
-/// Every path must be a device of the current inventory (compared as
+fn flag(action: Action, name: &str) -> Option<Takes> {
+    use Takes::*;
+    let common = match name {
+        "--dmcrypt" | "--bluestore" | "--no-systemd" => Some(Nothing),
+        "--crush-device-class" | "--osds-per-device" | "--data-allocate-fraction" => Some(One { device: false }),
+        _ => None,
+    };
+    let own = match (action, name) {
+        (Action::LvmBatch, "--no-auto" | "--yes") => Some(Nothing),
+        (Action::LvmBatch, "--db-devices" | "--wal-devices" | "--journal-devices") => Some(Many { device: true }),
+        (Action::LvmBatch, "--block-db-size" | "--block-wal-size") => Some(One { device: false }),
+        (Action::LvmBatch, "--osd-ids") => Some(Many { device: false }),
+        (Action::RawPrepare, "--data" | "--block.db" | "--block.wal") => Some(One { device: true }),
+        (Action::RawPrepare, "--osd-id") => Some(One { device: false }),
+        _ => None,
+    };
+    common.or(own)
+}
+
+/// The devices the arguments name, by the grammar of the two commands:
+/// `lvm batch`'s positional devices and its `--*-devices` lists, `raw
+/// prepare`'s `--data`, `--block.db`, `--block.wal` (also as `--flag=value`).
+/// A device must be written as an absolute path: ceph-volume runs from `/`,
+/// so `dev/sdb` or `./dev/sdb` would reach `/dev/sdb` past the checks.
+pub fn devices(action: Action, args: &[String]) -> Result<Vec<String>, Refusal> {
+    let mut out = Vec::new();
+    let mut take = |value: &str, device: bool| -> Result<(), Refusal> {
+        if value.is_empty() {
+            return Err(Refusal::Malformed("an empty argument".into()));
+        }
+        if device {
+            if !value.starts_with("/dev/") {
+                return Err(Refusal::NotADevicePath(value.to_string()));
+            }
+            out.push(value.to_string());
+        } else if value.starts_with('/') || value.contains("..") {
+            return Err(Refusal::Malformed(format!("`{value}` where a value, not a path, belongs")));
+        }
+        Ok(())
+    };
+    let mut i = 2;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if !arg.starts_with('-') {
+            // Only `lvm batch` takes positional arguments: its data devices.
+            if action == Action::LvmBatch {
+                take(arg, true)?;
+                continue;
+            }
+            return Err(Refusal::Malformed(format!("unexpected argument `{arg}`")));
+        }
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (arg.as_str(), None),
+        };
+        let Some(takes) = flag(action, name) else { return Err(Refusal::UnknownFlag(name.to_string())) };
+        match (takes, inline) {
+            (Takes::Nothing, None) => {}
+            (Takes::Nothing, Some(_)) => return Err(Refusal::Malformed(format!("{name} takes no value"))),
+            (Takes::One { device } | Takes::Many { device }, Some(v)) => take(v, device)?,
+            (Takes::One { device }, None) => {
+                let v = args.get(i).ok_or_else(|| Refusal::Malformed(format!("{name} needs a value")))?;
+                i += 1;
+                take(v, device)?;
+            }
+            (Takes::Many { device }, None) => {
+                let start = i;
+                while i < args.len() && !args[i].starts_with('-') {
+                    take(&args[i], device)?;
+                    i += 1;
+                }
+                if i == start {
+                    return Err(Refusal::Malformed(format!("{name} needs a value")));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Every device must be a device of the current inventory (compared as
 /// written: `/dev/../dev/sdb` or a by-id link is refused), and one of
 /// `--devices` when the agent was given a list.
 pub fn check_devices(
@@ -65,17 +153,17 @@ pub fn check_devices(
     inventory: &BTreeSet<String>,
     allowed: Option<&BTreeSet<String>>,
 ) -> Result<Vec<String>, Refusal> {
-    let mut devices = Vec::new();
-    for path in paths(args) {
+    let action = check_shape(args)?;
+    let named = devices(action, args)?;
+    for path in &named {
         if allowed.is_some_and(|a| !a.contains(path)) {
             return Err(Refusal::NotAllowed(path.to_string()));
         }
         if !inventory.contains(path) {
             return Err(Refusal::UnknownDevice(path.to_string()));
         }
-        devices.push(path.to_string());
     }
-    Ok(devices)
+    Ok(named)
 }
 
 #[cfg(test)]
@@ -116,11 +204,32 @@ mod tests {
         assert_eq!(check_devices(&a, &inv, None), Err(Refusal::UnknownDevice("/dev/../dev/sdb".into())));
         let a = args("lvm batch /etc/passwd");
         assert!(check_devices(&a, &inv, None).is_err());
+        // Relative paths reach /dev/sdb from ceph-volume's working directory `/`.
+        for bad in [
+            "lvm batch --no-auto dev/sdb --yes",
+            "lvm batch --no-auto ./dev/sdb",
+            "raw prepare --bluestore --data=dev/sdb",
+            "raw prepare --bluestore --data dev/sdb",
+            "lvm batch --no-auto /dev/sdb --db-devices dev/nvme0n1",
+        ] {
+            assert!(matches!(check_devices(&args(bad), &inv, None), Err(Refusal::NotADevicePath(_))), "{bad}");
+        }
+        // Flags the planner never writes, and values where a device is due.
+        assert_eq!(
+            check_devices(&args("lvm batch --no-auto /dev/sdb --prepare"), &inv, None),
+            Err(Refusal::UnknownFlag("--prepare".into()))
+        );
+        assert!(check_devices(&args("raw prepare --data /dev/sdb /dev/sdc"), &inv, None).is_err());
+        assert!(check_devices(&args("lvm batch /dev/sdb --crush-device-class /dev/sdc"), &inv, None).is_err());
+        assert!(check_devices(&args("lvm batch /dev/sdb --osd-ids"), &inv, None).is_err());
         let a = args("lvm batch /dev/sdc");
         let err = check_devices(&a, &inv, Some(&set(&["/dev/sdb"]))).unwrap_err();
         assert_eq!(err.to_string(), "/dev/sdc is not among the devices this agent may touch (--devices)");
         // Values that are not paths pass through.
         let a = args("lvm batch /dev/sdb --crush-device-class ssd --osd-ids 3 4 --block-db-size 1000");
         assert_eq!(check_devices(&a, &inv, None).unwrap(), ["/dev/sdb"]);
+        let a =
+            args("raw prepare --bluestore --data /dev/sdb --block.db=/dev/nvme0n1 --osd-id 3 --crush-device-class ssd");
+        assert_eq!(check_devices(&a, &inv, None).unwrap(), ["/dev/sdb", "/dev/nvme0n1"]);
     }
 }

@@ -13,7 +13,7 @@ use axum::routing::{get, post};
 use axum::{middleware, Json, Router};
 use tower_http::trace::TraceLayer;
 
-use super::auth::require_token;
+use super::auth::{browser_guard, require_token};
 use super::ceph_volume_args::{self, Refusal};
 use super::config::is_loop_device;
 use super::inventory::{device_paths, InventoryError, View};
@@ -46,6 +46,7 @@ pub fn build_router(state: AgentState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.token.clone(), require_token))
+        .layer(middleware::from_fn_with_state(state.token.clone(), browser_guard))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
@@ -200,6 +201,20 @@ async fn osd_stop(
     // long ceph-volume run may hold.
     if !s.osd.status(id).await?.running {
         return Ok(Json(nothing_to_stop(id)));
+    }
+    // An agent limited to some devices stops only the OSDs served from them.
+    if let Some(allowed) = s.inventory.allowed.clone() {
+        let roots = s.zapper.roots.clone();
+        let ours = tokio::task::spawn_blocking(move || super::osd_devices::serves_from(&roots, id, &allowed))
+            .await
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the process scan stopped: {e}")))?
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("cannot list processes: {e}")))?;
+        if !ours {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!("osd.{id} is not served from this agent's devices (--devices); it stops only those OSDs"),
+            ));
+        }
     }
     let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
     let osd = s.osd.clone();

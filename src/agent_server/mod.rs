@@ -34,6 +34,7 @@ pub mod inventory;
 pub mod kernel_inventory;
 pub mod mounts;
 pub mod osd_argv;
+pub mod osd_devices;
 pub mod osd_label;
 pub mod osd_list;
 pub mod osd_start;

@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::Json;
 
 use super::error::ApiError;
-use super::json_body::QueryParams;
+use super::json_body::{PathParam, QueryParams};
 use crate::daemon::Daemon;
 use crate::wire::api::deployments::{DeploymentDetail, DeploymentQuery, DeploymentStatus};
 use crate::wire::api::error::ErrorBody;
@@ -22,6 +22,9 @@ pub async fn list(
 
 #[utoipa::path(get, path = "/api/v1/deployments/{deployment_id}", tag = "osds", params(("deployment_id" = i64, Path)),
     responses((status = 200, body = DeploymentDetail), (status = 404, body = ErrorBody)))]
-pub async fn detail(State(d): State<Arc<Daemon>>, Path(id): Path<i64>) -> Result<Json<DeploymentDetail>, ApiError> {
+pub async fn detail(
+    State(d): State<Arc<Daemon>>,
+    PathParam(id): PathParam<i64>,
+) -> Result<Json<DeploymentDetail>, ApiError> {
     Ok(Json(d.deployment_detail(id).await?))
 }

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 
 use super::error::ApiError;
-use super::json_body::{JsonBody, QueryParams};
+use super::json_body::{JsonBody, PathParam, QueryParams};
 use super::{paged, Paged};
 use crate::daemon::Daemon;
 use crate::wire::api::error::ErrorBody;
@@ -34,7 +34,7 @@ pub async fn add(
 
 #[utoipa::path(delete, path = "/api/v1/hosts/{name}", tag = "hosts", params(("name" = String, Path)),
     responses((status = 204), (status = 404, body = ErrorBody)))]
-pub async fn remove(State(d): State<Arc<Daemon>>, Path(name): Path<String>) -> Result<StatusCode, ApiError> {
+pub async fn remove(State(d): State<Arc<Daemon>>, PathParam(name): PathParam<String>) -> Result<StatusCode, ApiError> {
     d.remove_host(&name).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -43,7 +43,7 @@ pub async fn remove(State(d): State<Arc<Daemon>>, Path(name): Path<String>) -> R
     request_body = LabelBody, responses((status = 200, body = Host), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn add_label(
     State(d): State<Arc<Daemon>>,
-    Path(name): Path<String>,
+    PathParam(name): PathParam<String>,
     JsonBody(body): JsonBody<LabelBody>,
 ) -> Result<Json<Host>, ApiError> {
     Ok(Json(d.label(&name, &body.label, true).await?))
@@ -54,7 +54,7 @@ pub async fn add_label(
     responses((status = 200, body = Host), (status = 404, body = ErrorBody)))]
 pub async fn remove_label(
     State(d): State<Arc<Daemon>>,
-    Path((name, label)): Path<(String, String)>,
+    PathParam((name, label)): PathParam<(String, String)>,
 ) -> Result<Json<Host>, ApiError> {
     Ok(Json(d.label(&name, &label, false).await?))
 }

@@ -53,3 +53,18 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T>
         }
     }
 }
+
+/// A path parameter, with JSON errors (`/api/v1/osds/removals/abc`: 400
+/// naming what was wrong; axum's own answer is plain text).
+pub struct PathParam<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for PathParam<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(v)) => Ok(PathParam(v)),
+            Err(rejection) => Err(ApiError::Status(rejection.status(), rejection.body_text())),
+        }
+    }
+}

@@ -30,6 +30,7 @@ use utoipa::OpenApi;
 use crate::daemon::Daemon;
 use crate::wire::api::error::Health;
 use crate::wire::api::Page;
+use crate::wire::browser_guard as guard;
 use error::ApiError;
 
 /// What the API needs to know besides the daemon: set by the composition root.
@@ -115,8 +116,35 @@ async fn require_token(State(settings): State<Arc<ApiSettings>>, req: Request, n
     }
 }
 
+/// Compares without returning early, also when the lengths differ (the
+/// time taken says nothing about how much of a guess was right).
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    let n = a.len().max(b.len());
+    let mut diff = u8::from(a.len() != b.len());
+    for i in 0..n {
+        diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0);
+    }
+    diff == 0
+}
+
+/// Refuses what a web page could send cross-site (`wire::browser_guard`).
+async fn browser_guard(State(settings): State<Arc<ApiSettings>>, req: Request, next: Next) -> Response {
+    let verdict = {
+        let header = |name: header::HeaderName| req.headers().get(name).and_then(|v| v.to_str().ok());
+        let accepts = if req.uri().path() == "/api/v1/specs" { guard::YAML_OR_JSON } else { guard::JSON };
+        guard::check(
+            req.method().as_str(),
+            header(header::HOST),
+            header(header::ORIGIN),
+            header(header::CONTENT_TYPE),
+            settings.token.is_none(),
+            accepts,
+        )
+    };
+    match verdict {
+        Ok(()) => next.run(req).await,
+        Err(why) => ApiError::Status(StatusCode::FORBIDDEN, why).into_response(),
+    }
 }
 
 pub fn router(daemon: Arc<Daemon>, settings: ApiSettings) -> Router {
@@ -152,7 +180,9 @@ pub fn router(daemon: Arc<Daemon>, settings: ApiSettings) -> Router {
         });
     let http_metrics = Arc::new(metrics::HttpMetrics::default());
     let max_body = settings.max_body_bytes;
-    api.layer(middleware::from_fn_with_state(Arc::new(settings), require_token))
+    let settings = Arc::new(settings);
+    api.layer(middleware::from_fn_with_state(settings.clone(), require_token))
+        .layer(middleware::from_fn_with_state(settings, browser_guard))
         .layer(middleware::from_fn_with_state(http_metrics.clone(), metrics::track))
         .layer(axum::Extension(http_metrics))
         .layer(axum::extract::DefaultBodyLimit::max(max_body))

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 
 use super::error::ApiError;
-use super::json_body::{JsonBody, QueryParams};
+use super::json_body::{JsonBody, PathParam, QueryParams};
 use super::{paged, Paged};
 use crate::daemon::removal::RemoveRequest;
 use crate::daemon::Daemon;
@@ -53,7 +53,7 @@ pub async fn status(
     responses((status = 200, body = RemovalDetail), (status = 404, body = ErrorBody)))]
 pub async fn detail(
     State(d): State<Arc<Daemon>>,
-    Path(id): Path<i64>,
+    PathParam(id): PathParam<i64>,
     QueryParams(q): QueryParams<DetailQuery>,
 ) -> Result<Json<RemovalDetail>, ApiError> {
     Ok(Json(d.removal_detail(id, &q).await?))

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 
 use super::error::ApiError;
-use super::json_body::{QueryParams, RawBody};
+use super::json_body::{PathParam, QueryParams, RawBody};
 use crate::daemon::Daemon;
 use crate::wire::api::error::ErrorBody;
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecRecord};
@@ -37,12 +37,18 @@ pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<SpecRecord>>,
 
 #[utoipa::path(get, path = "/api/v1/specs/{service_name}", tag = "specs", params(("service_name" = String, Path)),
     responses((status = 200, body = SpecDetail), (status = 404, body = ErrorBody)))]
-pub async fn get(State(d): State<Arc<Daemon>>, Path(name): Path<String>) -> Result<Json<SpecDetail>, ApiError> {
+pub async fn get(
+    State(d): State<Arc<Daemon>>,
+    PathParam(name): PathParam<String>,
+) -> Result<Json<SpecDetail>, ApiError> {
     Ok(Json(d.spec(&name).await?))
 }
 
 #[utoipa::path(delete, path = "/api/v1/specs/{service_name}", tag = "specs", params(("service_name" = String, Path)),
     responses((status = 200, body = SpecRecord), (status = 404, body = ErrorBody)))]
-pub async fn remove(State(d): State<Arc<Daemon>>, Path(name): Path<String>) -> Result<Json<SpecRecord>, ApiError> {
+pub async fn remove(
+    State(d): State<Arc<Daemon>>,
+    PathParam(name): PathParam<String>,
+) -> Result<Json<SpecRecord>, ApiError> {
     Ok(Json(d.remove_spec(&name).await?))
 }

@@ -3,11 +3,11 @@
 //! token as the CLI. Assets are served from a fixed list: nothing else
 //! under `/assets/` exists.
 
-use axum::extract::Path;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
+use super::json_body::PathParam;
 use crate::domain::deploy::DeployPhase;
 use crate::domain::event::EventKind;
 use crate::domain::removal::Phase;
@@ -80,7 +80,7 @@ fn kinds_module() -> &'static str {
     })
 }
 
-pub async fn asset(Path(name): Path<String>) -> Response {
+pub async fn asset(PathParam(name): PathParam<String>) -> Response {
     if name == KINDS {
         return ([(header::CONTENT_TYPE, JS), (header::CACHE_CONTROL, "no-cache")], kinds_module()).into_response();
     }

@@ -57,14 +57,38 @@ impl Daemon {
                 )));
             }
         }
-        let req = ZapRequest { path: path.to_string(), force: true, reason: Some("requested by an operator".into()) };
-        let result = self.agents.zap(&host, &req).await.map_err(|e| match e {
-            AgentError::Refused { message, .. } => {
-                DaemonError::RefusedUnsafe(format!("the agent on {host_name} refused: {message}"))
-            }
-            other => DaemonError::CannotAct(other.to_string()),
-        })?;
+        // Intent before action: the disk is held (and the zap announced)
+        // before the agent wipes it, so a crash in between never leaves a
+        // wiped disk that a spec may take. A refusal lifts a hold we added.
+        let held_before = self.store.holds().await?.iter().any(|h| h.covers(host_name, path, &device.device_id));
         self.store.hold(host_name, path, Some(&device.device_id), "zapped by an operator", now_ms()).await?;
+        self.event(
+            Level::Info,
+            EventKind::Zap,
+            Some(host_name),
+            Some(path),
+            format!("Zapping {path} on {host_name} (requested by an operator)"),
+        )
+        .await;
+        let req = ZapRequest { path: path.to_string(), force: true, reason: Some("requested by an operator".into()) };
+        let result = match self.agents.zap(&host, &req).await {
+            Ok(r) => r,
+            Err(e) => {
+                let unknown = e.outcome_unknown();
+                if !held_before && !unknown {
+                    if let Err(release) = self.store.release(host_name, path).await {
+                        tracing::error!("cannot lift the hold on {path} after a refused zap: {release}");
+                    }
+                }
+                return Err(match e {
+                    AgentError::Refused { message, .. } => {
+                        DaemonError::RefusedUnsafe(format!("the agent on {host_name} refused: {message}"))
+                    }
+                    // It may have wiped the disk: the hold stays.
+                    other => DaemonError::CannotAct(format!("{other}; {path} stays held until `device release`")),
+                });
+            }
+        };
         self.event(
             Level::Info,
             EventKind::Zapped,

@@ -14,6 +14,11 @@ pub fn check_host_name(name: &str) -> Result<(), DaemonError> {
 
 /// An agent address: host:port (or an http:// URL), without spaces.
 pub fn check_addr(addr: &str) -> Result<(), DaemonError> {
+    if let Some((scheme, _)) = addr.split_once("://").filter(|(s, _)| *s != "http") {
+        return Err(DaemonError::Invalid(format!(
+            "invalid agent address {addr:?}: agents are reached over http:// (or as HOST:PORT), not {scheme}://"
+        )));
+    }
     let bare = addr.strip_prefix("http://").unwrap_or(addr);
     let ok = !bare.is_empty()
         && !bare.chars().any(|c| c.is_whitespace() || "'\"`;|&$<>\\".contains(c))
@@ -82,5 +87,22 @@ impl Daemon {
         let host = self.store.set_labels(name, &labels).await?;
         self.reconciler.wake();
         Ok(host)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_addresses() {
+        assert!(check_addr("10.0.0.5:8741").is_ok());
+        assert!(check_addr("http://10.0.0.5:8741").is_ok());
+        // Accepted once, then every poll failed: refused with the reason instead.
+        let e = check_addr("https://10.0.0.5:8741").unwrap_err().to_string();
+        assert!(e.contains("not https://"), "{e}");
+        assert!(check_addr("ftp://h:1").is_err());
+        assert!(check_addr("h:notaport").is_err());
+        assert!(check_addr("h;rm:1").is_err());
     }
 }

@@ -21,6 +21,9 @@ struct FakeAgents {
     devices: Mutex<std::collections::HashMap<String, Vec<serde_json::Value>>>,
     calls: Mutex<Vec<(String, CephVolumeRequest)>>,
     down: Mutex<Vec<String>>,
+    /// What a zap answers instead of success; it records the holds it saw.
+    zap_error: Mutex<Option<AgentError>>,
+    zaps: Mutex<Vec<String>>,
 }
 
 impl HostAgents for FakeAgents {
@@ -66,7 +69,13 @@ impl HostAgents for FakeAgents {
     }
 
     fn zap<'a>(&'a self, _host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
-        Box::pin(async move { Ok(ZapResult { path: request.path.clone(), steps: vec![] }) })
+        Box::pin(async move {
+            self.zaps.lock().unwrap().push(request.path.clone());
+            match self.zap_error.lock().unwrap().clone() {
+                Some(e) => Err(e),
+                None => Ok(ZapResult { path: request.path.clone(), steps: vec![] }),
+            }
+        })
     }
 
     fn list_osds<'a>(&'a self, _host: &'a Host) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
@@ -315,4 +324,51 @@ async fn replace_keeps_the_id_as_destroyed() {
     rounds_until(&d, &sim, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
     let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
     assert!(osd.destroyed);
+}
+
+/// An operator's zap holds the disk (and says so) before the agent wipes
+/// it; a refusal lifts the hold again; no answer keeps it (it may be wiped).
+#[tokio::test]
+async fn a_zap_writes_its_intent_first() {
+    let (_dir, d, agents) = with_cluster().await;
+    // /dev/sdf on f5-422-01 is a free SSD in the fixture.
+    let steps = d.zap_device("f5-422-01", "/dev/sdf", true).await.unwrap();
+    assert!(steps.is_empty());
+    assert!(d.store.holds().await.unwrap().iter().any(|h| h.path == "/dev/sdf"), "held after the zap");
+    let events = d.store.events(None, 100).await.unwrap();
+    let zap = events.iter().position(|e| e.kind == EventKind::Zap).expect("the intent is announced");
+    let done = events.iter().position(|e| e.kind == EventKind::Zapped).expect("and the outcome");
+    assert!(zap < done);
+    d.release_device("f5-422-01", "/dev/sdf").await.unwrap();
+
+    *agents.zap_error.lock().unwrap() =
+        Some(AgentError::Refused { addr: "x".into(), status: 409, message: "/dev/sdf is busy".into() });
+    assert!(matches!(d.zap_device("f5-422-01", "/dev/sdf", true).await, Err(DaemonError::RefusedUnsafe(_))));
+    assert!(!d.store.holds().await.unwrap().iter().any(|h| h.path == "/dev/sdf"), "a refused zap wiped nothing");
+
+    *agents.zap_error.lock().unwrap() = Some(AgentError::Timeout { addr: "x".into(), seconds: 30 });
+    assert!(matches!(d.zap_device("f5-422-01", "/dev/sdf", true).await, Err(DaemonError::CannotAct(_))));
+    assert!(d.store.holds().await.unwrap().iter().any(|h| h.path == "/dev/sdf"), "it may be wiped: still held");
+}
+
+/// Concurrent `osd rm stop` of one removal: each answers (stopped, or a
+/// conflict/not found), none fails with "database is locked".
+#[tokio::test]
+async fn concurrent_rm_stop_never_fails_on_the_database() {
+    let (_dir, d, sim) = sim_daemon(0.01).await;
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false })
+        .await
+        .unwrap();
+    rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
+    let stops = (0..40).map(|_| {
+        let d = d.clone();
+        tokio::spawn(async move { d.stop_removals(&[3]).await })
+    });
+    let results = futures::future::join_all(stops).await;
+    for r in results {
+        match r.unwrap() {
+            Ok(_) | Err(DaemonError::NotFound(_) | DaemonError::Conflict(_)) => {}
+            Err(e) => panic!("a concurrent stop failed: {e:?}"),
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod api;
+pub mod browser_guard;
 pub mod ceph_volume;
 pub mod ceph_volume_list;
 pub mod device_listing;

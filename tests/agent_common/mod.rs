@@ -250,10 +250,16 @@ pub struct FakeOsd {
 
 impl FakeOsd {
     pub fn start(id: u32) -> FakeOsd {
+        Self::start_holding(id, None)
+    }
+
+    /// A fake that holds `device` open while it runs, as a real OSD holds its disk.
+    pub fn start_holding(id: u32, device: Option<&str>) -> FakeOsd {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let osd = dir.path().join("ceph-osd");
-        std::fs::write(&osd, "#!/bin/sh\nwhile :; do sleep 0.2; done\n").unwrap();
+        let hold = device.map(|d| format!("exec 3<'{d}'\n")).unwrap_or_default();
+        std::fs::write(&osd, format!("#!/bin/sh\n{hold}while :; do sleep 0.2; done\n")).unwrap();
         let stop = dir.path().join("stop-osd");
         let script = format!("#!/bin/sh\nkill \"$(cat {}/osd.$1.pid)\"\n", dir.path().display());
         std::fs::write(&stop, script).unwrap();

@@ -63,8 +63,22 @@ impl Api {
 
     /// Any request: `body` is (content type, text).
     pub fn request(&self, method: &str, path: &str, body: Option<(&str, &str)>) -> Answer {
+        self.request_with(method, path, body, &[])
+    }
+
+    /// Any request with extra headers (e.g. a browser's `Origin`).
+    pub fn request_with(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<(&str, &str)>,
+        headers: &[(&str, &str)],
+    ) -> Answer {
         let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
         let mut req = self.http.request(method, format!("{}{path}", self.base));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
         if let Some(t) = &self.token {
             req = req.bearer_auth(t);
         }
