@@ -7,8 +7,16 @@
 //! wal, journal, commands, preview_commands). The only exception: documents
 //! osdkeeper refuses on purpose (`stricter_than_cephadm`, listed in
 //! docs/differences-from-cephadm.md).
+//!
+//! They must also agree on the OSDs ceph-volume 16.2 would make: every
+//! planned OSD (data, db and wal with ceph-volume's sizes, encryption,
+//! claimed id) equals the oracle's simulated `ceph-volume lvm batch
+//! --report` row (`osds`, from the real batch planning code), and where the
+//! oracle's ceph-volume refuses, osdkeeper refuses with the same message.
+//! For raw mode the oracle pairs devices only, so only data, db and wal are
+//! compared there.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -48,6 +56,10 @@ const ROW_KEYS: [&str; 9] =
 struct Tally {
     cases: usize,
     compared_rows: usize,
+    /// Hosts whose planned OSDs were compared with the simulated report.
+    compared_layouts: usize,
+    compared_osds: usize,
+    refusals_agreed: usize,
     invalid_docs_agreed: usize,
     stricter_docs: usize,
     cases_without_stricter: usize,
@@ -127,7 +139,130 @@ fn check_case(dir: &Path, tally: &mut Tally) -> Option<String> {
         return Some(format!("plans differ:\n  cephadm only: {only_theirs:?}\n  osdkeeper only: {only_ours:?}"));
     }
     tally.compared_rows += ours_rows.len();
-    None
+    check_layouts(&expected, &rendered, &stricter_ids, tally)
+}
+
+type RowKey = (String, String);
+
+fn row_key(row: &Value) -> RowKey {
+    let sid = match &row["service_id"] {
+        Value::String(s) => s.clone(),
+        Value::Null => "None".into(),
+        other => other.to_string(),
+    };
+    (sid, row["host"].as_str().unwrap_or_default().to_string())
+}
+
+/// Our planned OSDs against the oracle's simulated batch report, host by
+/// host (the rows already agree, so each host of the oracle has ours).
+fn check_layouts(
+    expected: &Value,
+    rendered: &Value,
+    stricter_ids: &BTreeSet<String>,
+    tally: &mut Tally,
+) -> Option<String> {
+    let mut ours: BTreeMap<RowKey, Vec<&Value>> = BTreeMap::new();
+    for row in rendered["preview"].as_array().unwrap() {
+        ours.entry(row_key(row)).or_default().push(row);
+    }
+    let mut seen: BTreeMap<RowKey, usize> = BTreeMap::new();
+    let mut diffs = Vec::new();
+    for row in expected["preview"].as_array().unwrap() {
+        let key = row_key(row);
+        if stricter_ids.contains(&key.0) {
+            continue;
+        }
+        let nth = seen.entry(key.clone()).or_default();
+        let mine = ours.get(&key).and_then(|rows| rows.get(*nth)).expect("the rows agree");
+        *nth += 1;
+        let Some(theirs) = row.get("osds") else { continue };
+        let raw = mine["commands"].as_array().unwrap().iter().any(|c| c.as_str().unwrap().starts_with("raw "));
+        let planned = &mine["planned_osds"];
+        tally.compared_layouts += 1;
+        let agrees = match (theirs, planned) {
+            (Value::Array(t), Value::Array(o)) => {
+                let as_report: Vec<Value> = o.iter().map(|osd| report_row(osd, raw)).collect();
+                let theirs_rows: Vec<Value> = t.iter().map(|r| if raw { raw_row(r) } else { r.clone() }).collect();
+                let same = as_report == theirs_rows;
+                tally.compared_osds += if same { o.len() } else { 0 };
+                same
+            }
+            (Value::Object(t), Value::Object(o)) => {
+                let same = refusal_agrees(t, o["error"].as_str().unwrap_or_default());
+                tally.refusals_agreed += usize::from(same);
+                same
+            }
+            _ => false,
+        };
+        if agrees {
+            continue;
+        }
+        diffs.push(format!(
+            "{} on {}: planned OSDs differ from ceph-volume's batch report\n    ceph-volume (oracle): {theirs}\n    osdkeeper:            {}",
+            key.0,
+            key.1,
+            if planned.is_array() {
+                Value::Array(planned.as_array().unwrap().iter().map(|o| report_row(o, raw)).collect())
+            } else {
+                planned.clone()
+            }
+        ));
+    }
+    (!diffs.is_empty()).then(|| diffs.join("\n"))
+}
+
+/// One of our planned OSDs as `Batch.OSD.report_json` would print it.
+fn report_row(osd: &Value, raw: bool) -> Value {
+    let mut r = serde_json::Map::new();
+    let mut put = |k: &str, v: &Value| {
+        if let Some(s) = v.as_str() {
+            r.insert(k.to_string(), Value::String(s.to_string()));
+        }
+    };
+    put("data", &osd["data"]);
+    put("block_db", &osd["db"]);
+    put("block_wal", &osd["wal"]);
+    if !raw {
+        put("data_size", &osd["data_size"]);
+        put("block_db_size", &osd["db_size"]);
+        put("block_wal_size", &osd["wal_size"]);
+        put("osd_id", &osd["osd_id"]);
+        let enc = if osd["encrypted"] == true { "dmcrypt" } else { "None" };
+        r.insert("encryption".into(), Value::String(enc.into()));
+    }
+    Value::Object(r)
+}
+
+/// The oracle's raw rows pair devices only (see the module comment).
+fn raw_row(row: &Value) -> Value {
+    let keep = ["data", "block_db", "block_wal"];
+    Value::Object(
+        row.as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| keep.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    )
+}
+
+/// ceph-volume's lines before it exits 1 (`batch.py`); the hand cases'
+/// stored reports say only that it exited.
+const EXIT_1_MESSAGES: [&str; 2] = [" can be fulfilled", " num_osds"];
+
+/// Our refusal says what the oracle's ceph-volume said: its exception, or
+/// the error line it logged before exiting (`message`, from generate.py).
+fn refusal_agrees(theirs: &serde_json::Map<String, Value>, ours: &str) -> bool {
+    let Some(ours) = ours.strip_prefix("ceph-volume would fail: ") else { return false };
+    let error = theirs["error"].as_str().unwrap_or_default();
+    if let Some(message) = theirs.get("message").and_then(Value::as_str) {
+        return ours.starts_with(message);
+    }
+    if let Some(exception) = error.strip_prefix("ceph-volume batch: ") {
+        return ours.starts_with(exception);
+    }
+    error == "ceph-volume batch would exit(1)"
+        && EXIT_1_MESSAGES.iter().any(|m| ours.split(" (").next().unwrap_or_default().ends_with(m))
 }
 
 /// The one documented difference in commands (docs/differences-from-cephadm.md):
@@ -161,6 +296,7 @@ fn check_dirs(dirs: Vec<PathBuf>) -> Tally {
             failures.push(format!("{}: {why}", d.display()));
         }
     }
+    eprintln!("{} of {} cases disagree; {tally:?}", failures.len(), tally.cases);
     assert!(failures.is_empty(), "{} disagreements with cephadm:\n{}", failures.len(), failures.join("\n"));
     tally
 }
@@ -192,6 +328,10 @@ fn hand_written_oracle_cases_agree() {
     let tally = check_dirs(case_dirs(&oracle_dir().join("cases")));
     assert!(tally.cases >= 40, "{tally:?}");
     assert!(tally.invalid_docs_agreed >= 15, "the invalid cases must be compared: {tally:?}");
+    assert!(
+        tally.compared_layouts >= 30 && tally.refusals_agreed >= 1,
+        "the batch reports must be compared: {tally:?}"
+    );
 }
 
 #[test]
@@ -201,6 +341,7 @@ fn random_valid_specs_agree() {
     assert_eq!(tally.cases, 300);
     assert!(tally.cases_without_stricter >= 290, "valid specs should rarely hit a deliberate difference: {tally:?}");
     assert!(tally.compared_rows >= 1000, "{tally:?}");
+    assert!(tally.compared_layouts >= 1000 && tally.compared_osds >= 3000, "{tally:?}");
 }
 
 #[test]
@@ -210,6 +351,7 @@ fn random_perturbed_specs_agree() {
     assert_eq!(tally.cases, 300);
     assert!(tally.invalid_docs_agreed >= 50, "perturbations must produce invalid documents: {tally:?}");
     assert!(tally.compared_rows >= 500, "{tally:?}");
+    assert!(tally.compared_layouts >= 500 && tally.refusals_agreed >= 5, "{tally:?}");
 }
 
 /// The example specs shipped in specs/ over the example cluster inventory.
@@ -233,7 +375,6 @@ fn example_specs_agree() {
         let result = Command::new("/usr/bin/python3")
             .arg(oracle_dir().join("preview.py"))
             .args([dir.join("spec.yaml"), dir.join("inventory.json")])
-            .arg("--no-simulate")
             .output()
             .expect("run the oracle");
         assert!(result.status.success(), "oracle failed on {}", spec.display());
@@ -244,4 +385,5 @@ fn example_specs_agree() {
     assert!(tally.cases >= 5, "{tally:?}");
     assert_eq!(tally.stricter_docs, 0, "the examples are valid for cephadm too");
     assert!(tally.compared_rows >= 8, "{tally:?}");
+    assert!(tally.compared_osds >= 8, "{tally:?}");
 }

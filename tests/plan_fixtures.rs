@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use osdkeeper::domain::inventory::ClusterView;
+use osdkeeper::domain::osd_layout::{display_size, PlannedOsd};
 use osdkeeper::domain::plan::{preview_with_threads, Preview};
 use osdkeeper::domain::selection::describe;
 use osdkeeper::domain::spec::{parse_spec_file, SpecDocument};
@@ -58,7 +59,7 @@ fn apply_holds(raw: &[u8], view: &mut ClusterView) {
 }
 
 /// One block per (spec, host) row in plan order, each with a selection,
-/// commands, osds and warnings section; then the invalid documents and the
+/// commands, osds, unused and warnings section; then the invalid documents and the
 /// specs' notes.
 fn render(docs: &[SpecDocument], view: &ClusterView, plan: &Preview) -> String {
     let mut out = String::new();
@@ -95,18 +96,11 @@ fn render(docs: &[SpecDocument], view: &ClusterView, plan: &Preview) -> String {
         }
 
         out.push_str("  osds:\n");
-        match &row.osds {
-            Ok(osds) if osds.is_empty() => none(&mut out),
-            Ok(osds) => {
-                for o in osds {
-                    let _ = writeln!(
-                        out,
-                        "    data={} db={} wal={} osd_id={}",
-                        o.data,
-                        o.db.as_deref().unwrap_or("-"),
-                        o.wal.as_deref().unwrap_or("-"),
-                        o.osd_id.as_deref().unwrap_or("-")
-                    );
+        match &row.layout {
+            Ok(layout) if layout.osds.is_empty() => none(&mut out),
+            Ok(layout) => {
+                for o in &layout.osds {
+                    let _ = writeln!(out, "    {}", osd_line(o));
                 }
             }
             Err(e) => {
@@ -114,11 +108,21 @@ fn render(docs: &[SpecDocument], view: &ClusterView, plan: &Preview) -> String {
             }
         }
 
-        out.push_str("  warnings:\n");
-        if sel.warnings.is_empty() {
+        out.push_str("  unused:\n");
+        let unused = row.layout.as_ref().map(|l| l.unused.as_slice()).unwrap_or_default();
+        if unused.is_empty() {
             none(&mut out);
         }
-        for w in &sel.warnings {
+        for u in unused {
+            let _ = writeln!(out, "    {}  {}: {}", u.path, u.role.short(), u.why);
+        }
+
+        out.push_str("  warnings:\n");
+        let layout_warnings = row.layout.as_ref().map(|l| l.warnings.as_slice()).unwrap_or_default();
+        if sel.warnings.is_empty() && layout_warnings.is_empty() {
+            none(&mut out);
+        }
+        for w in sel.warnings.iter().chain(layout_warnings) {
             let _ = writeln!(out, "    {w}");
         }
         out.push('\n');
@@ -147,6 +151,27 @@ fn render(docs: &[SpecDocument], view: &ClusterView, plan: &Preview) -> String {
         }
     }
     out
+}
+
+/// One OSD as ceph-volume's report has it: sizes (in its units) and
+/// encryption only where the report carries them (`lvm batch`, not raw).
+fn osd_line(o: &PlannedOsd) -> String {
+    let vol = |path: Option<&str>, size: Option<f64>| match (path, size) {
+        (Some(p), Some(s)) => format!("{p} [{}]", display_size(s)),
+        (Some(p), None) => p.to_string(),
+        (None, _) => "-".to_string(),
+    };
+    let mut line = format!(
+        "data={} db={} wal={} osd_id={}",
+        vol(Some(&o.data), o.data_size),
+        vol(o.db.as_deref(), o.db_size),
+        vol(o.wal.as_deref(), o.wal_size),
+        o.osd_id.as_deref().unwrap_or("-")
+    );
+    if o.data_size.is_some() {
+        line.push_str(if o.encrypted { " encryption=dmcrypt" } else { " encryption=None" });
+    }
+    line
 }
 
 /// One test per case directory, named after it.
@@ -180,6 +205,7 @@ macro_rules! cases {
 cases! {
     all_true_leaves_nothing_for_db,
     block_db_size_larger_than_db_device,
+    data_osd_in_shared_db_device,
     db_device_partly_used_by_this_spec,
     db_slots_short_full_db_device,
     encrypted_flags_order,

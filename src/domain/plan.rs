@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use crate::domain::command::{ceph_volume_commands, raw_ratio_error};
 use crate::domain::inventory::{ClusterView, HostInventory};
-use crate::domain::osd_layout::{planned_osds, PlannedOsd};
+use crate::domain::osd_layout::{planned_osds, Layout, Refusal};
 use crate::domain::selection::{select, Selection};
 use crate::domain::spec::{DriveSpec, HostRef, SpecDocument, SpecError};
 
@@ -24,7 +24,8 @@ pub struct PlanRow {
     pub selection: Selection,
     /// What cephadm would run on the host (`lvm batch ...`), without the `ceph-volume` prefix.
     pub commands: Vec<String>,
-    pub osds: Result<Vec<PlannedOsd>, String>,
+    /// What ceph-volume would make of `commands` on this host.
+    pub layout: Result<Layout, Refusal>,
 }
 
 /// Everything a dry-run shows.
@@ -140,12 +141,6 @@ pub fn plan_host(
     if let Some(msg) = raw_ratio_error(spec, &selection, name) {
         return Err(("method".into(), msg));
     }
-    let claims = view.claims(name);
-    Ok(PlanRow {
-        spec: index,
-        host,
-        commands: ceph_volume_commands(spec, &selection, claims),
-        osds: planned_osds(spec, &selection, &inv.devices, claims),
-        selection,
-    })
+    let commands = ceph_volume_commands(spec, &selection, view.claims(name));
+    Ok(PlanRow { spec: index, host, layout: planned_osds(&commands, &inv.devices), commands, selection })
 }

@@ -19,7 +19,7 @@ pub struct LastRun<'a> {
 
 /// Whether the plan row creates OSDs at all.
 pub fn creates_osds(row: &PlanRow) -> bool {
-    !row.commands.is_empty() && matches!(&row.osds, Ok(osds) if !osds.is_empty())
+    !row.commands.is_empty() && matches!(&row.layout, Ok(layout) if !layout.osds.is_empty())
 }
 
 /// The identity of a run: its commands and the ids of the disks they name.

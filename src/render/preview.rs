@@ -1,6 +1,7 @@
-//! The dry-run as a table: cephadm's OSDSPEC PREVIEWS, then what cephadm
-//! does not say: why each other device was not chosen, warnings, and the
-//! ceph-volume commands.
+//! The dry-run as a table: cephadm's OSDSPEC PREVIEWS (its notes, then one
+//! row per OSD of ceph-volume's report, in the report's order), then what
+//! cephadm does not say: why each other device was not chosen or would not
+//! be used, warnings, and the ceph-volume commands.
 
 use std::fmt::Write as _;
 
@@ -30,9 +31,22 @@ pub fn preview_table(p: &PreviewDoc) -> String {
                     ]);
                 }
             }
-            PlannedOsds::Refused { error } => {
-                t.row(["osd".to_string(), name.clone(), row.host.clone(), format!("({error})"), "-".into(), "-".into()])
-            }
+            // cephadm lists nothing for a host whose report failed; we keep
+            // a row so that the host is not missed, and the reason goes
+            // with the warnings (it is long).
+            PlannedOsds::Refused { .. } => t.row([
+                "osd".to_string(),
+                name.clone(),
+                row.host.clone(),
+                "(none: refused, see Warnings)".into(),
+                "-".into(),
+                "-".into(),
+            ]),
+        }
+    }
+    for row in &p.preview {
+        for n in &row.report_notes {
+            putln!(out, "{n}");
         }
     }
     if t.is_empty() {
@@ -50,13 +64,16 @@ pub fn preview_table(p: &PreviewDoc) -> String {
             .inventory_age_s
             .map(|a| format!(" (inventory {})", crate::clock::format_age((a * 1000.0) as i64)))
             .unwrap_or_default();
-        if !row.skipped.is_empty() {
+        if !row.skipped.is_empty() || !row.unused.is_empty() {
             putln!(not_chosen, "  {name} on {host}{age}:");
-            let w = row.skipped.iter().map(|s| s.path.len()).max().unwrap_or(0);
-            for sk in &row.skipped {
+            let w = row.skipped.iter().chain(&row.unused).map(|s| s.path.len()).max().unwrap_or(0);
+            for sk in row.skipped.iter().chain(&row.unused) {
                 let why = if sk.reasons.is_empty() { "not looked at".to_string() } else { sk.reasons.join("; ") };
                 putln!(not_chosen, "    {:w$}  {why}", sk.path);
             }
+        }
+        if let PlannedOsds::Refused { error } = &row.planned_osds {
+            putln!(warnings, "  {name} on {host}: {error}");
         }
         for w in &row.warnings {
             putln!(warnings, "  {name} on {host}: {w}");

@@ -8,11 +8,13 @@ use serde_json::{json, Value};
 use super::cluster::SIM_FSID;
 use super::cluster::{SimCluster, SimOsd, SimState};
 use crate::agent_client::{AgentError, HostAgents};
+use crate::domain::osd_layout::{command_layout, Refusal};
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, ListedOsd,
     OsdDaemonStatus, OsdKind, ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
+use crate::wire::ceph_volume::parse_device_list;
 
 fn unreachable(s: &SimState, host: &Host) -> Result<(), AgentError> {
     if s.unreachable.contains(&host.name) {
@@ -25,20 +27,26 @@ fn unreachable(s: &SimState, host: &Host) -> Result<(), AgentError> {
 }
 
 /// The host's devices as ceph-volume would report them now.
-fn inventory(s: &SimState, host: &str) -> Vec<Value> {
-    let base = s.devices.iter().find(|(h, _)| h == host).map(|(_, d)| d.clone()).unwrap_or_default();
+fn inventory(s: &mut SimState, host: &str) -> Vec<Value> {
+    let base = s.devices.get(host).cloned().unwrap_or_default();
+    let on_host: Vec<SimOsd> = s.osds_on(host).into_iter().cloned().collect();
     // As the real agents answer the daemon: `--filter-for-batch`, so disks
     // with partitions (the OS disks) are not listed.
     base.into_iter()
         .filter(|d| d["sys_api"]["partitions"].as_object().is_none_or(|p| p.is_empty()))
         .map(|mut d| {
             let path = d["path"].as_str().unwrap_or_default().to_string();
-            if let Some(o) = s.osds.iter().find(|o| o.host == host && o.device == path) {
+            let on_disk: Vec<&SimOsd> = on_host.iter().filter(|o| o.device == path).collect();
+            if !on_disk.is_empty() {
                 d["available"] = json!(false);
                 d["ceph_device"] = json!(true);
-                d["rejected_reasons"] = json!(["Has a FileSystem", "Insufficient space (<10 extents) on vgs", "LVM detected"]);
-                d["lvs"] = json!([{"name": format!("osd-block-{}", o.id), "osd_id": o.id.to_string(), "cluster_name": "ceph",
-                    "type": "block", "osdspec_affinity": o.affinity}]);
+                d["rejected_reasons"] =
+                    json!(["Has a FileSystem", "Insufficient space (<10 extents) on vgs", "LVM detected"]);
+                d["lvs"] = json!(on_disk
+                    .iter()
+                    .map(|o| json!({"name": format!("osd-block-{}", o.id), "osd_id": o.id.to_string(),
+                    "cluster_name": "ceph", "type": "block", "osdspec_affinity": o.affinity}))
+                    .collect::<Vec<_>>());
             } else if let Some((_, _, ids)) = s
                 .db_disks
                 .iter()
@@ -47,8 +55,11 @@ fn inventory(s: &SimState, host: &str) -> Vec<Value> {
                 d["available"] = json!(false);
                 d["ceph_device"] = json!(true);
                 d["rejected_reasons"] = json!(["Has a FileSystem", "LVM detected"]);
-                d["lvs"] = json!(ids.iter().map(|id| json!({"name": format!("osd-db-{id}"), "osd_id": id.to_string(),
-                    "cluster_name": "ceph", "type": "db", "osdspec_affinity": ""})).collect::<Vec<_>>());
+                d["lvs"] = json!(ids
+                    .iter()
+                    .map(|id| json!({"name": format!("osd-db-{id}"), "osd_id": id.to_string(),
+                    "cluster_name": "ceph", "type": "db", "osdspec_affinity": ""}))
+                    .collect::<Vec<_>>());
             } else if s.dirty.iter().any(|(h, p)| h == host && *p == path) {
                 d["available"] = json!(false);
                 d["rejected_reasons"] = json!(["Has BlueStore device label"]);
@@ -82,12 +93,20 @@ impl HostAgents for SimCluster {
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
-            let created = prepare(s, &host.name, request);
-            Ok(CommandResult {
-                command: format!("ceph-volume {}", request.args.join(" ")),
-                exit_code: 0,
-                stdout: format!("created {}", created.join(", ")),
-                stderr: String::new(),
+            let command = format!("ceph-volume {}", request.args.join(" "));
+            Ok(match prepare(s, &host.name, request) {
+                Ok(created) => CommandResult {
+                    command,
+                    exit_code: 0,
+                    stdout: format!("created {}", created.join(", ")),
+                    stderr: String::new(),
+                },
+                Err(refusal) => CommandResult {
+                    command,
+                    exit_code: refusal.exit_code,
+                    stdout: String::new(),
+                    stderr: refusal.to_string(),
+                },
             })
         });
         Box::pin(async move { r })
@@ -220,34 +239,33 @@ impl HostAgents for SimCluster {
     }
 }
 
-/// The data devices of a prepare: `--data X` for raw, the positional
-/// devices of `lvm batch --no-auto` up to the first flag.
-fn data_devices(args: &[String]) -> Vec<String> {
-    if args.first().map(String::as_str) == Some("raw") {
-        return args.windows(2).filter(|w| w[0] == "--data").map(|w| w[1].clone()).collect();
-    }
-    args.iter().skip(3).take_while(|a| !a.starts_with("--")).cloned().collect()
-}
-
-/// The ids a prepare claims: `--osd-ids A B` (lvm batch) or `--osd-id A` (raw).
-fn claimed_ids(args: &[String]) -> Vec<u32> {
-    let Some(at) = args.iter().position(|a| a == "--osd-ids" || a == "--osd-id") else { return Vec::new() };
-    args[at + 1..].iter().map_while(|a| a.parse().ok()).collect()
-}
-
-/// What ceph-volume's prepare does, simulated: an OSD on each free data
-/// device, prepared but not activated or started, taking a claimed
-/// (destroyed) id where given; the spec's class or the disk's.
-fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Vec<String> {
+/// What ceph-volume does with the command, simulated: it plans with the
+/// same function as the dry-run (so the demo carries out exactly the plan
+/// it showed, or fails where ceph-volume would) and makes each planned OSD,
+/// prepared but not activated or started, with its claimed (destroyed) id
+/// where it has one; the spec's class or the disk's. DB and WAL devices
+/// then show their new volumes in the inventory.
+fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<Vec<String>, Refusal> {
     let inv = inventory(s, host);
-    let mut claims = claimed_ids(&request.args).into_iter();
+    let devices = serde_json::to_vec(&inv)
+        .map_err(|e| e.to_string())
+        .and_then(|j| parse_device_list(&j).map_err(|e| e.to_string()))
+        .map_err(|e| Refusal {
+            exit_code: 1,
+            message: format!("the simulated inventory does not read as ceph-volume's: {e}"),
+            detail: None,
+            by_osdkeeper: true,
+        })?;
+    let layout = command_layout(&request.args, &devices)?;
     let class = request.args.windows(2).find(|w| w[0] == "--crush-device-class").map(|w| w[1].clone());
     let mut created = Vec::new();
-    for path in data_devices(&request.args) {
-        let Some(device) = inv.iter().find(|d| d["path"] == path.as_str() && d["available"] == true) else { continue };
-        let id = match claims.next() {
+    for osd in layout.osds {
+        let path = osd.data.to_string();
+        let device = inv.iter().find(|d| d["path"] == path.as_str()).cloned().unwrap_or_default();
+        let id = match osd.osd_id.and_then(|id| id.parse().ok()) {
             Some(id) => {
                 s.osds.retain(|o| !(o.id == id && o.destroyed));
+                s.osds_changed();
                 id
             }
             None => {
@@ -256,6 +274,12 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Vec<Str
                 id
             }
         };
+        for fast in [&osd.db, &osd.wal].into_iter().flatten() {
+            match s.db_disks.iter_mut().find(|(h, p, _)| h == host && **p == **fast) {
+                Some((_, _, ids)) => ids.push(id),
+                None => s.db_disks.push((host.to_string(), fast.to_string(), vec![id])),
+            }
+        }
         s.osds.push(SimOsd {
             id,
             host: host.to_string(),
@@ -268,10 +292,11 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Vec<Str
             pgs: 0.0,
             daemon_running: false,
             affinity: request.osdspec_affinity.clone().unwrap_or_default(),
-            device_class: class.clone().unwrap_or_else(|| super::class_of(device)),
+            device_class: class.clone().unwrap_or_else(|| super::class_of(&device)),
             activated: false,
         });
+        s.osds_changed();
         created.push(format!("osd.{id} on {path}"));
     }
-    created
+    Ok(created)
 }

@@ -6,6 +6,8 @@
 
 mod agents;
 mod cluster;
+#[cfg(test)]
+mod tests;
 
 pub use cluster::{SimCluster, SimOsd, SIM_FSID};
 

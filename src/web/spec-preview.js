@@ -13,8 +13,8 @@ export function renderPreview(result) {
   }
   for (const f of result.refresh_failures || []) out.append(h('p', { class: 'callout warn' }, `Refresh failed: ${typeof f === 'string' ? f : JSON.stringify(f)}`));
   const rows = result.preview || [];
-  const planned = rows.reduce((n, r) => n + r.planned_osds.length, 0);
-  const hostsWith = rows.filter((r) => r.planned_osds.length).length;
+  const planned = rows.reduce((n, r) => n + osdsOf(r).length, 0);
+  const hostsWith = rows.filter((r) => osdsOf(r).length).length;
   out.append(h('p', { class: 'preview-summary', 'data-testid': 'preview-summary' },
     planned ? `${plural(planned, 'OSD')} to create on ${plural(hostsWith, 'host')}.` : 'No OSDs to create: no free disk matches.'));
   if (rows.length) out.append(previewTable(rows));
@@ -28,15 +28,21 @@ export function renderSpecFailure(err) {
   return h('p', { class: 'error-text', role: 'alert', 'data-testid': 'spec-failure' }, err.message);
 }
 
+// The planned OSDs of a row; none when ceph-volume would refuse ({error}).
+function osdsOf(r) {
+  return Array.isArray(r.planned_osds) ? r.planned_osds : [];
+}
+
 function previewTable(rows) {
   const body = h('tbody', {});
   for (const r of rows) {
-    const osdsPlanned = r.planned_osds.length ? r.planned_osds : [null];
+    const osdsPlanned = osdsOf(r).length ? osdsOf(r) : [null];
+    const refused = Array.isArray(r.planned_osds) ? null : r.planned_osds.error;
     for (const p of osdsPlanned) {
       body.append(h('tr', { 'data-testid': 'preview-row', 'data-host': r.host, 'data-path': p ? p.data : '' },
         h('td', { class: 'mono' }, r.service_name || `osd.${r.service_id}`),
         h('td', {}, r.host),
-        h('td', { class: 'mono' }, p ? p.data : h('span', { class: 'muted' }, 'nothing to create')),
+        h('td', { class: 'mono' }, p ? p.data : h('span', { class: refused ? 'error-text' : 'muted' }, refused || 'nothing to create')),
         h('td', { class: 'mono' }, (p && p.db) || '—'),
         h('td', { class: 'mono' }, (p && p.wal) || '—'),
         h('td', { class: 'num muted small' }, r.inventory_age_s === null || r.inventory_age_s === undefined ? '—' : fmtDuration(r.inventory_age_s))));
@@ -50,7 +56,8 @@ function previewTable(rows) {
 
 function previewHostDetails(r) {
   const warnings = r.warnings || [];
-  const skipped = r.skipped || [];
+  // Devices a role took that ceph-volume would not use read like the skipped ones.
+  const skipped = (r.skipped || []).concat(r.unused || []);
   const commands = r.commands || [];
   if (!warnings.length && !skipped.length && !commands.length) return '';
   const el = h('div', { class: 'preview-host', 'data-testid': 'preview-host', 'data-host': r.host });

@@ -51,10 +51,12 @@ pub fn check(
     if token_less {
         match host {
             Some(h) if is_this_machine(h) => {}
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "Host {:?} is not this machine; a listener without a token answers only to its address or localhost",
                 other.unwrap_or("")
-            )),
+            ))
+            }
         }
     }
     if method.eq_ignore_ascii_case("POST") {

@@ -4,6 +4,7 @@
 //! documents are written a batch of rows at a time, on a few threads.
 
 use crate::domain::inventory::ClusterView;
+use crate::domain::osd_layout::{display_size, PlannedOsd};
 use crate::domain::plan::{PlanRow, Preview, PREVIEW_SUFFIX};
 use crate::domain::selection::describe;
 use crate::domain::spec::{DriveSpec, SpecDocument};
@@ -68,19 +69,11 @@ impl PreviewReport<'_> {
             journal: paths(&sel.journal),
             commands: row.commands.clone(),
             preview_commands: row.commands.iter().map(|c| format!("{c}{PREVIEW_SUFFIX}")).collect(),
-            planned_osds: match &row.osds {
-                Ok(osds) => PlannedOsds::Osds(
-                    osds.iter()
-                        .map(|o| PlannedOsdRow {
-                            data: o.data.to_string(),
-                            db: o.db.as_deref().map(str::to_string),
-                            wal: o.wal.as_deref().map(str::to_string),
-                            osd_id: o.osd_id.clone(),
-                        })
-                        .collect(),
-                ),
-                Err(e) => PlannedOsds::Refused { error: e.clone() },
+            planned_osds: match &row.layout {
+                Ok(layout) => PlannedOsds::Osds(layout.osds.iter().map(planned_row).collect()),
+                Err(refusal) => PlannedOsds::Refused { error: refusal.to_string() },
             },
+            report_notes: report_notes(spec, &host.name, row),
             skipped: sel
                 .skipped
                 .iter()
@@ -96,10 +89,53 @@ impl PreviewReport<'_> {
                     }
                 })
                 .collect(),
-            warnings: sel.warnings.clone(),
+            unused: unused_devices(row),
+            warnings: sel.warnings.iter().chain(row.layout.iter().flat_map(|l| &l.warnings)).cloned().collect(),
             inventory_age_s: (self.inventory_age)(&host.name),
         }
     }
+}
+
+fn planned_row(o: &PlannedOsd) -> PlannedOsdRow {
+    PlannedOsdRow {
+        data: o.data.to_string(),
+        db: o.db.as_deref().map(str::to_string),
+        wal: o.wal.as_deref().map(str::to_string),
+        osd_id: o.osd_id.clone(),
+        data_size: o.data_size.map(display_size),
+        db_size: o.db_size.map(display_size),
+        wal_size: o.wal_size.map(display_size),
+        encrypted: o.encrypted,
+    }
+}
+
+/// One entry per device, its roles' reasons together (a path may be passed twice).
+fn unused_devices(row: &PlanRow) -> Vec<SkippedDevice> {
+    let mut out: Vec<SkippedDevice> = Vec::new();
+    for u in row.layout.iter().flat_map(|l| &l.unused) {
+        let reason = format!("{}: chosen, but {}", u.role.short(), u.why);
+        match out.iter_mut().find(|s| *s.path == *u.path) {
+            Some(s) if !s.reasons.contains(&reason) => s.reasons.push(reason),
+            Some(_) => {}
+            None => out.push(SkippedDevice { path: u.path.to_string(), reasons: vec![reason] }),
+        }
+    }
+    out
+}
+
+/// cephadm's note when the report lists fewer OSDs than the data `limit`
+/// (`OSDService.generate_previews`, in its words). A failed report has no
+/// entries for cephadm to count, and no note; nor has raw mode, whose
+/// `raw prepare` does not take cephadm's `--report`.
+fn report_notes(spec: &DriveSpec, host: &str, row: &PlanRow) -> Vec<String> {
+    let (Some(limit), Ok(layout)) = (spec.data.limit.filter(|l| *l > 0), &row.layout) else { return Vec::new() };
+    let found = layout.osds.len() as u64;
+    if !matches!(row.commands.as_slice(), [c] if c.starts_with("lvm batch")) || found >= limit {
+        return Vec::new();
+    }
+    vec![format!(
+        "NOTE: Did not find enough disks matching filter on host {host} to reach data device limit (Found: {found} | Limit: {limit})"
+    )]
 }
 
 /// Writes the report as JSON. Rows are independent, so large reports are

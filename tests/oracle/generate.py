@@ -10,7 +10,13 @@ all in one process so that the suite stays fast.
 
 --mutate perturbs the generated specs (wrong types, odd strings, removed or
 unknown keys) so that validation is compared too, not only selection.
+
+Each row carries the oracle's simulated `ceph-volume lvm batch --report`
+(`osds`), with two changes that make it what ceph-volume itself would answer
+to cephadm's command line (see `as_on_the_command_line`), and with
+ceph-volume's own error message where it exits 1 (`message`).
 """
+import copy
 import json
 import os
 import random
@@ -69,6 +75,53 @@ def mutate(rng, doc):
     return doc
 
 
+class ErrorLog:
+    """Stands in for ceph-volume's terminal logger: keeps what it logs as an
+    error, which is the only explanation ceph-volume gives before `exit(1)`."""
+
+    def __init__(self):
+        self.errors = []
+
+    def error(self, msg, *a, **k):
+        self.errors.append(str(msg))
+
+    def __getattr__(self, name):
+        return lambda *a, **k: None
+
+
+def as_on_the_command_line(preview):
+    """Wraps the oracle's simulate_batch. ceph-volume reads cephadm's command
+    line through argparse, so a quoted `osds_per_device: '2'` arrives as the
+    number 2, and a block size that `Size.parse` cannot read ends the run
+    with argparse's usage error (the oracle parses it outside its guard and
+    would report the whole spec invalid instead)."""
+    batch, disk = preview._load_batch()
+    log = ErrorLog()
+    batch.mlogger = log
+    simulate = preview.simulate_batch
+
+    def run(spec, ds, inv_by_path, osd_ids):
+        if spec.method != 'raw':
+            # cephadm puts --block-wal-size before --block-db-size; argparse reads them in that order.
+            for flag, value in (('--block-wal-size', spec.block_wal_size), ('--block-db-size', spec.block_db_size)):
+                if not value:
+                    continue
+                try:
+                    disk.Size.parse(str(value))
+                except Exception:
+                    return {'error': 'ceph-volume batch would exit(2)',
+                            'message': "argument {}: invalid parse value: '{}'".format(flag, value)}
+            if isinstance(spec.osds_per_device, str):
+                spec = copy.copy(spec)
+                spec.osds_per_device = int(spec.osds_per_device)
+        del log.errors[:]
+        out = simulate(spec, ds, inv_by_path, osd_ids)
+        if isinstance(out, dict) and log.errors:
+            out['message'] = log.errors[-1]
+        return out
+    return run
+
+
 def main():
     oracle_dir, out_dir, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     do_mutate = '--mutate' in sys.argv
@@ -76,6 +129,7 @@ def main():
     import gen
     import gen_spec
     import preview
+    preview.simulate_batch = as_on_the_command_line(preview)
     os.makedirs(out_dir, exist_ok=True)
     rng = random.Random(seed)
     for n in range(count):
@@ -101,7 +155,7 @@ def main():
             docs.append(d)
         text = yaml.safe_dump_all(docs, sort_keys=False)
         try:
-            expected = preview.run(text, inv, simulate=False)
+            expected = preview.run(text, inv, simulate=True)
         except Exception as e:  # the oracle itself crashed: keep the case, mark it
             expected = {'oracle_crash': repr(e)}
         d = os.path.join(out_dir, '{:04d}'.format(n))

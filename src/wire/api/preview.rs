@@ -50,8 +50,15 @@ pub struct PreviewRow {
     /// The same with cephadm's `--report --format json`.
     pub preview_commands: Vec<String>,
     pub planned_osds: PlannedOsds,
+    /// cephadm's notes for this host's report, printed above its table
+    /// (a data `limit` the report falls short of).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub report_notes: Vec<String>,
     /// Every device no role took, with why.
     pub skipped: Vec<SkippedDevice>,
+    /// Devices a role took that ceph-volume would not use, with why.
+    #[serde(default)]
+    pub unused: Vec<SkippedDevice>,
     pub warnings: Vec<String>,
     /// Seconds since the host's inventory was taken (daemon only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,6 +73,7 @@ pub enum PlannedOsds {
     Refused { error: String },
 }
 
+/// One OSD as ceph-volume's `--report` lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PlannedOsdRow {
     pub data: String,
@@ -73,6 +81,16 @@ pub struct PlannedOsdRow {
     pub wal: Option<String>,
     /// The id it claims (a destroyed OSD's, for a replacement).
     pub osd_id: Option<String>,
+    /// Volume sizes as ceph-volume prints them ("3.64 TB", 1024-based);
+    /// absent for `raw prepare`, which takes whole devices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_size: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_size: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wal_size: Option<String>,
+    #[serde(default)]
+    pub encrypted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
