@@ -31,8 +31,7 @@ impl Sandbox {
             "the Ceph sandbox scripts are not at {} (set OSDKEEPER_SANDBOX_DIR); .ci/run provides them",
             scripts.display()
         );
-        // Away from other sandboxes on this machine.
-        let port_base = 43000 + (std::process::id() % 50) * 200;
+        let port_base = free_port_base();
         let out = Command::new(scripts.join("start.sh"))
             .arg(dir)
             .args(options)
@@ -111,6 +110,18 @@ impl Drop for Sandbox {
     fn drop(&mut self) {
         let _ = Command::new(sandbox_scripts().join("stop.sh")).arg(&self.dir).output();
     }
+}
+
+/// A base for the sandbox's 200 ports: below the kernel's ephemeral range
+/// (32768-60999 here), where an outgoing connection of any process may hold
+/// a port for a minute (measured: a mon failed to bind 47800 that way after
+/// the previous sandbox test), and every port of the block free right now.
+fn free_port_base() -> u16 {
+    let first = 20000 + (std::process::id() % 60) as u16 * 200;
+    (0..60u16)
+        .map(|i| 20000 + (first - 20000 + i * 200) % 12000)
+        .find(|base| (*base..base + 200).all(|p| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok()))
+        .expect("no block of 200 free ports in 20000-31999 for the sandbox")
 }
 
 /// A `ceph` that logs each command line the daemon runs, then runs the real one.
