@@ -23,6 +23,11 @@ pub enum AgentError {
     Refused { addr: String, status: u16, message: String },
     #[error("the agent at {addr} sent something unreadable: {message}")]
     Decode { addr: String, message: String },
+    #[error(
+        "not sent to the agent at {addr}: plain HTTP off loopback would carry the agent token in clear; \
+         give the host an https:// address (and the daemon --agent-ca)"
+    )]
+    InClear { addr: String },
 }
 
 /// What the daemon asks of the agents. Implemented over HTTP, and by the
@@ -69,9 +74,18 @@ pub struct HttpAgents {
 }
 
 impl HttpAgents {
-    pub fn new(token: Option<String>, inventory_timeout: Duration, command_timeout: Duration) -> Self {
-        let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(5)).build().expect("http client");
-        HttpAgents { client, token, inventory_timeout, command_timeout }
+    /// `ca`: the CA of the agents' certificates, for `https://` agents.
+    pub fn new(
+        token: Option<String>,
+        inventory_timeout: Duration,
+        command_timeout: Duration,
+        ca: Option<&std::path::Path>,
+    ) -> Result<Self, crate::tls::TlsError> {
+        let client = crate::tls::client_builder(ca)?
+            .connect_timeout(Duration::from_secs(5))
+            .build()
+            .expect("an HTTP client from checked settings");
+        Ok(HttpAgents { client, token, inventory_timeout, command_timeout })
     }
 
     fn url(addr: &str, path: &str) -> String {
@@ -89,6 +103,9 @@ impl HttpAgents {
         timeout: Duration,
     ) -> Result<T, AgentError> {
         let req = match &self.token {
+            Some(_) if !crate::tls::keeps_secrets(&Self::url(addr, "/")) => {
+                return Err(AgentError::InClear { addr: addr.into() })
+            }
             Some(t) => req.bearer_auth(t),
             None => req,
         };
@@ -183,5 +200,26 @@ impl HostAgents for HttpAgents {
                 .json(&serde_json::json!({}));
             self.send(&host.addr, req, self.command_timeout).await
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(addr: &str) -> Host {
+        Host::for_tests("f5-422-01", addr)
+    }
+
+    // A host row from before agents spoke TLS: the token is kept back, and
+    // nothing is sent (the port here is closed: a sent request would say so).
+    #[tokio::test]
+    async fn the_token_is_not_sent_in_clear_off_loopback() {
+        let agents =
+            HttpAgents::new(Some("s3cret".into()), Duration::from_secs(1), Duration::from_secs(1), None).unwrap();
+        let e = agents.inventory(&host("10.255.255.1:9")).await.unwrap_err();
+        assert!(matches!(e, AgentError::InClear { .. }), "{e}");
+        let e = agents.inventory(&host("127.0.0.1:9")).await.unwrap_err();
+        assert!(matches!(e, AgentError::Unreachable { .. }), "loopback is tried: {e}");
     }
 }

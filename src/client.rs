@@ -2,6 +2,7 @@
 //! the `wire::api` type the daemon sent. The CLI never touches the
 //! database: everything goes through `/api/v1/`.
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -21,6 +22,11 @@ use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecRecord}
 pub enum ClientError {
     #[error("cannot reach the osdkeeper daemon at {url}: {message} (is `osdkeeper serve` running? set --url or OSDKEEPER_URL)")]
     Unreachable { url: String, message: String },
+    #[error(
+        "the daemon at {url} did not prove who it is: {message} (give the CA of its certificate with --cacert \
+         or OSDKEEPER_CACERT)"
+    )]
+    Untrusted { url: String, message: String },
     /// The daemon answered with an error.
     #[error("{}", .body.error)]
     Api { status: u16, body: ErrorBody },
@@ -29,6 +35,8 @@ pub enum ClientError {
     /// The command line itself is wrong (checked before asking the daemon).
     #[error("{0}")]
     Usage(String),
+    #[error("{0}")]
+    Tls(#[from] crate::tls::TlsError),
 }
 
 impl ClientError {
@@ -50,9 +58,21 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn new(base: &str, token: Option<String>) -> Client {
-        let http = reqwest::Client::builder().timeout(Duration::from_secs(120)).build().expect("http client");
-        Client { base: base.trim_end_matches('/').to_string(), token: token.filter(|t| !t.is_empty()), http }
+    /// A client for the daemon at `base`; `https://` daemons are checked
+    /// against the CA certificates in `ca` (and only those).
+    pub fn new(base: &str, token: Option<String>, ca: Option<&Path>) -> Result<Client, ClientError> {
+        let token = token.filter(|t| !t.is_empty());
+        if token.is_some() && !crate::tls::keeps_secrets(base) {
+            return Err(ClientError::Usage(format!(
+                "{base} is plain HTTP to another machine: the token would cross the network in clear; \
+                 use https:// (with --cacert or OSDKEEPER_CACERT)"
+            )));
+        }
+        let http = crate::tls::client_builder(ca)?
+            .timeout(Duration::from_secs(120))
+            .build()
+            .map_err(|e| ClientError::Usage(format!("cannot make an HTTP client: {}", with_causes(&e))))?;
+        Ok(Client { base: base.trim_end_matches('/').to_string(), token, http })
     }
 
     fn url(&self, path: &str) -> String {
@@ -65,10 +85,14 @@ impl Client {
             Some(t) => req.bearer_auth(t),
             None => req,
         };
-        let resp = req
-            .send()
-            .await
-            .map_err(|e| ClientError::Unreachable { url: self.base.clone(), message: with_causes(&e) })?;
+        let resp = req.send().await.map_err(|e| {
+            let (url, message) = (self.base.clone(), with_causes(&e));
+            if crate::tls::handshake_failed(&e) {
+                ClientError::Untrusted { url, message }
+            } else {
+                ClientError::Unreachable { url, message }
+            }
+        })?;
         let status = resp.status();
         let bytes = resp.bytes().await.map_err(|e| ClientError::Decode(with_causes(&e)))?;
         if status.is_success() {

@@ -38,6 +38,26 @@ pub struct FileConfig {
     pub removal: RemovalFile,
     /// Largest request body accepted by the API, in bytes.
     pub max_body_bytes: Option<usize>,
+    #[serde(default)]
+    pub tls: TlsFile,
+    #[serde(default)]
+    pub agents: AgentsFile,
+}
+
+/// The API's certificate and key (PEM); both or neither.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsFile {
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsFile {
+    /// CA (PEM) that signed the agents' certificates; `https://` agents
+    /// are trusted through it and nothing else.
+    pub ca: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -97,6 +117,8 @@ pub struct Config {
     pub ceph_timeout: Duration,
     pub max_draining: usize,
     pub removal_interval: Duration,
+    pub tls: Option<crate::tls::TlsFiles>,
+    pub agent_ca: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -120,6 +142,9 @@ pub struct Overrides {
     pub agent_token: Option<String>,
     pub log_format: Option<LogFormat>,
     pub ceph_conf: Option<PathBuf>,
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+    pub agent_ca: Option<PathBuf>,
 }
 
 impl FileConfig {
@@ -166,6 +191,17 @@ impl Config {
                  or listen on a loopback address"
             )));
         }
+        let tls = match (o.tls_cert.or(file.tls.cert), o.tls_key.or(file.tls.key)) {
+            (Some(cert), Some(key)) => Some(crate::tls::TlsFiles { cert, key }),
+            (None, None) => None,
+            _ => return Err(ConfigError::Unsafe("give both a TLS certificate and its key (tls.cert, tls.key)".into())),
+        };
+        if tls.is_none() && !listen.ip().is_loopback() {
+            return Err(ConfigError::Unsafe(format!(
+                "refusing to serve plain HTTP on {listen}: tokens would cross the network readable; give \
+                 --tls-cert and --tls-key (or tls.cert, tls.key; `osdkeeper certs` makes them), or listen on loopback"
+            )));
+        }
         let secs = |v: Option<u64>, default: u64| Duration::from_secs(v.unwrap_or(default).max(1));
         Ok(Config {
             listen,
@@ -186,6 +222,8 @@ impl Config {
             ceph_timeout: secs(file.ceph.timeout_s, 30),
             max_draining: file.removal.max_draining.unwrap_or(10).max(1),
             removal_interval: secs(file.removal.interval_s, 5),
+            tls,
+            agent_ca: o.agent_ca.or(file.agents.ca),
         })
     }
 }
@@ -211,6 +249,36 @@ mod tests {
         let open = Overrides { listen: Some("0.0.0.0:8740".parse().unwrap()), ..Default::default() };
         assert!(matches!(Config::resolve(FileConfig::default(), open.clone()), Err(ConfigError::Unsafe(_))));
         let with_token = Overrides { token: Some("s3cret".into()), ..open };
-        assert!(Config::resolve(FileConfig::default(), with_token).is_ok());
+        let plain = Config::resolve(FileConfig::default(), with_token.clone()).unwrap_err().to_string();
+        assert!(plain.contains("refusing to serve plain HTTP"), "a token alone is not enough off loopback: {plain}");
+        let with_tls = Overrides { tls_cert: Some("c.pem".into()), tls_key: Some("k.pem".into()), ..with_token };
+        assert!(Config::resolve(FileConfig::default(), with_tls).is_ok());
+        let half = Overrides { tls_cert: Some("c.pem".into()), ..Default::default() };
+        assert!(Config::resolve(FileConfig::default(), half).is_err());
+    }
+
+    // The example file is what operators copy: it parses as shipped, and
+    // with its TLS blocks uncommented the file's paths are used.
+    #[test]
+    fn the_example_config_parses_with_and_without_tls() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/osdkeeper.example.yaml")).unwrap();
+        FileConfig::parse(&text).unwrap();
+        let uncommented: String = text
+            .lines()
+            .map(|l| match l.strip_prefix("# ") {
+                Some(rest) if ["tls:", "agents:", "  cert:", "  key:", "  ca:"].iter().any(|k| rest.starts_with(k)) => {
+                    rest
+                }
+                _ => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let file = FileConfig::parse(&uncommented).unwrap();
+        let open =
+            Overrides { listen: Some("0.0.0.0:8740".parse().unwrap()), token: Some("t".into()), ..Default::default() };
+        let c = Config::resolve(file, open).unwrap();
+        assert_eq!(c.tls.unwrap().key, PathBuf::from("/etc/osdkeeper/pki/daemon-key.pem"));
+        assert_eq!(c.agent_ca.unwrap(), PathBuf::from("/etc/osdkeeper/pki/ca.pem"));
     }
 }

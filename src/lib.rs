@@ -36,5 +36,7 @@ pub mod store;
 pub mod telemetry;
 /// Appending formatted text to a String.
 mod text;
+/// TLS for every hop (rustls): server configs, trusted CAs, serving.
+pub mod tls;
 /// External formats (ceph-volume inventory JSON, inventory files) into domain types.
 pub mod wire;

@@ -52,6 +52,8 @@ pub struct AgentConfig {
     /// `--osd-start-command`.
     pub osd_start: ControlMethod,
     pub osd_start_timeout: Duration,
+    /// HTTPS with this certificate and key; required off loopback.
+    pub tls: Option<crate::tls::TlsFiles>,
 }
 
 /// The settings as given on the command line and in the environment.
@@ -75,6 +77,8 @@ pub struct RawSettings {
     /// `--osd-start-command`, which wins over the unit template.
     pub osd_start_command: Option<String>,
     pub osd_start_timeout_s: u64,
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
 }
 
 /// The default address is loopback: a token is needed for anything else.
@@ -108,6 +112,13 @@ pub enum ConfigError {
     StopCommand { template: String, source: TemplateError },
     #[error("--osd-start-command {template:?} {source}")]
     StartCommand { template: String, source: TemplateError },
+    #[error(
+        "refusing to serve plain HTTP on {0}: the agent token would cross the network readable; give --tls-cert \
+         and --tls-key (`osdkeeper certs` makes them), or listen on loopback"
+    )]
+    PlainHttp(SocketAddr),
+    #[error("give both --tls-cert and --tls-key")]
+    HalfTls,
 }
 
 impl AgentConfig {
@@ -125,6 +136,14 @@ impl AgentConfig {
         };
         if token.is_none() && !listen.ip().is_loopback() {
             return Err(ConfigError::NoToken(listen));
+        }
+        let tls = match (raw.tls_cert, raw.tls_key) {
+            (Some(cert), Some(key)) => Some(crate::tls::TlsFiles { cert, key }),
+            (None, None) => None,
+            _ => return Err(ConfigError::HalfTls),
+        };
+        if tls.is_none() && !listen.ip().is_loopback() {
+            return Err(ConfigError::PlainHttp(listen));
         }
         let host_name = match raw.host_name {
             Some(h) if h.trim().is_empty() => return Err(ConfigError::EmptyHostName),
@@ -174,6 +193,7 @@ impl AgentConfig {
             osd_stop_timeout: Duration::from_secs(raw.osd_stop_timeout_s),
             osd_start,
             osd_start_timeout: Duration::from_secs(raw.osd_start_timeout_s),
+            tls,
         })
     }
 
@@ -265,8 +285,13 @@ mod tests {
         // An empty variable is no token.
         let empty = RawSettings { token_env: Some(String::new()), ..public.clone() };
         assert!(matches!(AgentConfig::resolve(empty), Err(ConfigError::NoToken(_))));
+        // A token alone no longer opens the agent: it would travel in clear.
         let with = RawSettings { token_env: Some("t".into()), ..public };
-        assert!(AgentConfig::resolve(with).unwrap().token.is_some());
+        assert!(matches!(AgentConfig::resolve(with.clone()), Err(ConfigError::PlainHttp(_))));
+        let tls = RawSettings { tls_cert: Some("c.pem".into()), tls_key: Some("k.pem".into()), ..with };
+        assert!(AgentConfig::resolve(tls.clone()).unwrap().token.is_some());
+        let half = RawSettings { tls_key: None, ..tls };
+        assert!(matches!(AgentConfig::resolve(half), Err(ConfigError::HalfTls)));
         let v6 = RawSettings { listen: Some("[::1]:1".parse().unwrap()), ..raw() };
         assert!(AgentConfig::resolve(v6).is_ok());
     }

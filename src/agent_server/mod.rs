@@ -45,7 +45,7 @@ pub mod process;
 pub mod state;
 pub mod zap;
 
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 
 pub use config::{AgentConfig, RawSettings};
 pub use http::build_router;
@@ -57,11 +57,12 @@ pub use state::AgentState;
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AgentState,
+    tls: Option<std::sync::Arc<rustls::ServerConfig>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
     force: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let busy = state.busy.clone();
-    let server = axum::serve(listener, build_router(state)).with_graceful_shutdown(shutdown).into_future();
+    let server = crate::tls::serve(listener, build_router(state), tls, shutdown);
     tokio::pin!(force);
     tokio::select! {
         served = server => served?,

@@ -31,12 +31,20 @@ pub enum ServeError {
     Http(std::io::Error),
     #[error("{0}")]
     Demo(String),
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
 }
 
 /// `osdkeeper serve`: runs the daemon until a shutdown signal arrives.
 pub async fn serve(config: Config) -> Result<(), ServeError> {
-    let agents: Arc<dyn HostAgents> =
-        Arc::new(HttpAgents::new(config.agent_token.clone(), config.poll_timeout, config.command_timeout));
+    let agents = HttpAgents::new(
+        config.agent_token.clone(),
+        config.poll_timeout,
+        config.command_timeout,
+        config.agent_ca.as_deref(),
+    )
+    .map_err(ServeError::Tls)?;
+    let agents: Arc<dyn HostAgents> = Arc::new(agents);
     let ceph: Arc<dyn CephCluster> = Arc::new(CephCli {
         bin: config.ceph_bin.clone(),
         conf: config.ceph_conf.clone(),
@@ -52,6 +60,8 @@ pub async fn serve_with(
     ceph: Arc<dyn CephCluster>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    // Certificates are checked before anything listens.
+    let tls = config.tls.as_ref().map(crate::tls::server_config).transpose()?;
     let store = Store::open(&config.db)
         .await
         .map_err(|source| ServeError::Store { path: config.db.display().to_string(), source })?;
@@ -60,6 +70,7 @@ pub async fn serve_with(
         .map_err(|source| ServeError::Listen { addr: config.listen.to_string(), source })?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
     let settings = ApiSettings { token: config.token.clone(), max_body_bytes: config.max_body_bytes };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let db = config.db.display().to_string();
     let daemon = Daemon::new(store.clone(), agents, ceph, config);
     let cancel = CancellationToken::new();
@@ -67,14 +78,14 @@ pub async fn serve_with(
     tracing::info!(%local, db, "osdkeeper daemon listening");
     // Tests and scripts read the bound address (port 0) from this line.
     println!("listening on {local}");
-    eprintln!("osdkeeper: dashboard at http://{local}/");
+    eprintln!("osdkeeper: dashboard at {scheme}://{local}/");
     let app = crate::api::router(daemon.clone(), settings);
     let streams = daemon.clone();
     let shutdown = async move {
         shutdown.await;
         streams.close_streams();
     };
-    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    let served = crate::tls::serve(listener, app, tls, shutdown).await;
     tracing::info!("shutting down");
     cancel.cancel();
     for task in workers {

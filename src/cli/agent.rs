@@ -56,6 +56,12 @@ pub struct AgentArgs {
     /// How long a started OSD may take until a ceph-osd process serves it.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     osd_start_timeout_s: u64,
+    /// Serve HTTPS with this certificate (PEM); required off loopback.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// The ceph-volume program.
     #[arg(long, env = "OSDKEEPER_CEPH_VOLUME", default_value = "ceph-volume", value_name = "PATH")]
     ceph_volume: String,
@@ -80,6 +86,8 @@ pub fn run(args: AgentArgs) -> ExitCode {
         osd_stop_timeout_s: args.osd_stop_timeout_s,
         osd_start_command: args.osd_start_command,
         osd_start_timeout_s: args.osd_start_timeout_s,
+        tls_cert: args.tls_cert,
+        tls_key: args.tls_key,
     };
     let config = match AgentConfig::resolve(raw) {
         Ok(c) => c,
@@ -87,6 +95,10 @@ pub fn run(args: AgentArgs) -> ExitCode {
     };
     let state = match AgentState::from_config(&config) {
         Ok(s) => s,
+        Err(e) => return fail(e.to_string()),
+    };
+    let tls = match config.tls.as_ref().map(crate::tls::server_config).transpose() {
+        Ok(t) => t,
         Err(e) => return fail(e.to_string()),
     };
     let rt = match tokio::runtime::Runtime::new() {
@@ -115,7 +127,7 @@ pub fn run(args: AgentArgs) -> ExitCode {
         );
         // Tests and scripts read the bound address (port 0) from this line.
         println!("listening on {addr}");
-        match agent_server::serve(listener, state, shutdown, force).await {
+        match agent_server::serve(listener, state, tls, shutdown, force).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("osdkeeper agent: {e}");

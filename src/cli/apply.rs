@@ -33,7 +33,7 @@ pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
         }
     };
     let q = ApplyQuery { dry_run: args.dry_run, refresh: args.refresh };
-    let answer = match r.client().apply(&q, text).await {
+    let answer = match r.client()?.apply(&q, text).await {
         Ok(a) => a,
         Err(ClientError::Api { status: 422, body }) if args.format == Format::Json => {
             print_json(&body);

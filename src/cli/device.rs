@@ -39,7 +39,7 @@ pub enum DeviceCmd {
 }
 
 pub async fn run(r: &Remote, cmd: DeviceCmd) -> Result<ExitCode, ClientError> {
-    let c = r.client();
+    let c = r.client()?;
     match cmd {
         DeviceCmd::Ls { host, refresh, wide, format } => {
             let hosts = c.devices(&DeviceQuery { host, refresh, ..DeviceQuery::default() }).await?;

@@ -17,7 +17,7 @@ pub struct EventsArgs {
 }
 
 pub async fn run(r: &Remote, args: EventsArgs) -> Result<ExitCode, ClientError> {
-    let events = r.client().events(&EventQuery { after: None, limit: Some(args.limit) }).await?;
+    let events = r.client()?.events(&EventQuery { after: None, limit: Some(args.limit) }).await?;
     match args.format {
         Format::Json => print_json(&events),
         Format::Table => print!("{}", event_lines(&events)),

@@ -39,7 +39,7 @@ pub enum LabelCmd {
 }
 
 pub async fn run(r: &Remote, cmd: HostCmd) -> Result<ExitCode, ClientError> {
-    let c = r.client();
+    let c = r.client()?;
     match cmd {
         HostCmd::Add { name, addr, labels } => {
             let h = c.add_host(&AddHost { name, addr, labels }).await?;

@@ -2,6 +2,7 @@
 
 mod agent;
 mod apply;
+mod certs;
 mod demo;
 mod device;
 mod events;
@@ -85,6 +86,8 @@ pub enum Command {
     Preview(preview::PreviewArgs),
     /// Run the host agent on a storage host: reports its disks, runs ceph-volume for the daemon.
     Agent(agent::AgentArgs),
+    /// Make a small CA and TLS certificates for the daemon and its hosts (for operators without a PKI).
+    Certs(certs::CertsArgs),
 }
 
 /// Exit statuses shared by every command.
@@ -108,5 +111,6 @@ pub fn run() -> ExitCode {
         Command::Spec { cmd, remote } => remote::run(|| async move { spec::run(&remote, cmd).await }),
         Command::Events { args, remote } => remote::run(|| async move { events::run(&remote, args).await }),
         Command::Agent(args) => agent::run(args),
+        Command::Certs(args) => certs::run(args),
     }
 }

@@ -58,7 +58,7 @@ pub enum DeployCmd {
 }
 
 pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
-    let c = r.client();
+    let c = r.client()?;
     match cmd {
         OsdCmd::Ls { format } => {
             let osds = c.osds(&OsdQuery::default()).await?;

@@ -17,11 +17,14 @@ pub struct Remote {
     /// API token (from the environment only, so it stays out of `ps`).
     #[arg(skip = std::env::var("OSDKEEPER_TOKEN").ok())]
     pub token: Option<String>,
+    /// The CA certificates (PEM) that an `https://` daemon's certificate must chain to.
+    #[arg(long, global = true, env = "OSDKEEPER_CACERT", value_name = "FILE")]
+    pub cacert: Option<std::path::PathBuf>,
 }
 
 impl Remote {
-    pub fn client(&self) -> Client {
-        Client::new(&self.url, self.token.clone())
+    pub fn client(&self) -> Result<Client, ClientError> {
+        Client::new(&self.url, self.token.clone(), self.cacert.as_deref())
     }
 }
 

@@ -23,6 +23,15 @@ pub struct ServeArgs {
     /// The Ceph cluster's config file (the admin keyring is found through it).
     #[arg(long, env = "CEPH_CONF")]
     ceph_conf: Option<PathBuf>,
+    /// Serve HTTPS with this certificate (PEM, with its chain); required off loopback.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// The CA that signed the agents' certificates (agents at https:// addresses).
+    #[arg(long, value_name = "FILE")]
+    agent_ca: Option<PathBuf>,
 }
 
 pub fn run(args: ServeArgs) -> ExitCode {
@@ -40,6 +49,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
         agent_token: std::env::var("OSDKEEPER_AGENT_TOKEN").ok(),
         log_format: args.log_format,
         ceph_conf: args.ceph_conf,
+        tls_cert: args.tls_cert,
+        tls_key: args.tls_key,
+        agent_ca: args.agent_ca,
     };
     let config = match Config::resolve(file, overrides) {
         Ok(c) => c,

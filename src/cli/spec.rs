@@ -21,7 +21,7 @@ pub enum SpecCmd {
 }
 
 pub async fn run(r: &Remote, cmd: SpecCmd) -> Result<ExitCode, ClientError> {
-    let c = r.client();
+    let c = r.client()?;
     match cmd {
         SpecCmd::Ls { format } => {
             let specs = c.specs().await?;

@@ -13,13 +13,33 @@ pub fn check_host_name(name: &str) -> Result<(), DaemonError> {
 }
 
 /// An agent address: host:port (or an http:// URL), without spaces.
-pub fn check_addr(addr: &str) -> Result<(), DaemonError> {
-    if let Some((scheme, _)) = addr.split_once("://").filter(|(s, _)| *s != "http") {
+/// An agent address: HOST:PORT, http://HOST:PORT, or https://HOST:PORT
+/// once the daemon has the agents' CA (`agents.ca`) to check them against.
+/// With an agent token, plain HTTP only to loopback: the token must not
+/// cross the network in clear.
+pub fn check_addr(addr: &str, agent_ca: bool, agent_token: bool) -> Result<(), DaemonError> {
+    let url = if addr.contains("://") { addr.to_string() } else { format!("http://{addr}") };
+    if agent_token && !crate::tls::keeps_secrets(&url) && url.starts_with("http://") {
         return Err(DaemonError::Invalid(format!(
-            "invalid agent address {addr:?}: agents are reached over http:// (or as HOST:PORT), not {scheme}://"
+            "invalid agent address {addr:?}: plain HTTP to another machine would carry the agent token in clear; \
+             run the agent with --tls-cert/--tls-key and add it as https://"
         )));
     }
-    let bare = addr.strip_prefix("http://").unwrap_or(addr);
+    match addr.split_once("://") {
+        Some(("https", _)) if !agent_ca => {
+            return Err(DaemonError::Invalid(format!(
+                "invalid agent address {addr:?}: https:// agents need the CA of their certificates \
+                 (serve --agent-ca FILE, or agents.ca in the config file)"
+            )))
+        }
+        Some(("http" | "https", _)) | None => {}
+        Some((scheme, _)) => {
+            return Err(DaemonError::Invalid(format!(
+                "invalid agent address {addr:?}: agents are reached over https:// or http://, not {scheme}://"
+            )))
+        }
+    }
+    let bare = addr.strip_prefix("http://").or_else(|| addr.strip_prefix("https://")).unwrap_or(addr);
     let ok = !bare.is_empty()
         && !bare.chars().any(|c| c.is_whitespace() || "'\"`;|&$<>\\".contains(c))
         && bare.rsplit_once(':').is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok());
@@ -43,7 +63,7 @@ pub fn check_label(label: &str) -> Result<(), DaemonError> {
 impl Daemon {
     pub async fn add_host(&self, name: &str, addr: &str, labels: &[String]) -> Result<Host, DaemonError> {
         check_host_name(name)?;
-        check_addr(addr)?;
+        check_addr(addr, self.config.agent_ca.is_some(), self.config.agent_token.is_some())?;
         for l in labels {
             check_label(l)?;
         }
@@ -96,13 +116,24 @@ mod tests {
 
     #[test]
     fn agent_addresses() {
-        assert!(check_addr("10.0.0.5:8741").is_ok());
-        assert!(check_addr("http://10.0.0.5:8741").is_ok());
+        assert!(check_addr("10.0.0.5:8741", false, false).is_ok());
+        assert!(check_addr("http://10.0.0.5:8741", false, false).is_ok());
         // Accepted once, then every poll failed: refused with the reason instead.
-        let e = check_addr("https://10.0.0.5:8741").unwrap_err().to_string();
-        assert!(e.contains("not https://"), "{e}");
-        assert!(check_addr("ftp://h:1").is_err());
-        assert!(check_addr("h:notaport").is_err());
-        assert!(check_addr("h;rm:1").is_err());
+        let e = check_addr("https://10.0.0.5:8741", false, false).unwrap_err().to_string();
+        assert!(e.contains("need the CA"), "{e}");
+        assert!(check_addr("https://10.0.0.5:8741", true, true).is_ok(), "with the agents' CA");
+        assert!(check_addr("ftp://h:1", true, false).is_err());
+        assert!(check_addr("h:notaport", false, false).is_err());
+        assert!(check_addr("h;rm:1", false, false).is_err());
+    }
+
+    #[test]
+    fn the_agent_token_never_goes_out_in_clear() {
+        for clear in ["10.0.0.5:8741", "http://10.0.0.5:8741", "http://f5-422-01:8741"] {
+            let e = check_addr(clear, true, true).unwrap_err().to_string();
+            assert!(e.contains("in clear"), "{clear}: {e}");
+        }
+        assert!(check_addr("127.0.0.1:8741", false, true).is_ok(), "loopback stays on the machine");
+        assert!(check_addr("http://localhost:8741", false, true).is_ok());
     }
 }

@@ -6,16 +6,7 @@ use crate::wire::agent::{CephVolumeRequest, CommandResult};
 use crate::wire::api::hosts::Host;
 
 fn host() -> Host {
-    Host {
-        name: "h1".into(),
-        addr: "sim:1".into(),
-        labels: vec![],
-        added_at: 0,
-        unreachable_since: None,
-        last_error: None,
-        consecutive_failures: 0,
-        next_poll_at: 0,
-    }
+    Host::for_tests("h1", "sim:1")
 }
 
 fn cluster() -> SimCluster {

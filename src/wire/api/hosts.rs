@@ -17,6 +17,23 @@ pub struct Host {
     pub next_poll_at: i64,
 }
 
+#[cfg(test)]
+impl Host {
+    /// A host never polled, for the crate's unit tests.
+    pub fn for_tests(name: &str, addr: &str) -> Host {
+        Host {
+            name: name.into(),
+            addr: addr.into(),
+            labels: vec![],
+            added_at: 0,
+            unreachable_since: None,
+            last_error: None,
+            consecutive_failures: 0,
+            next_poll_at: 0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddHost {
