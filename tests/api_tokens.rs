@@ -186,6 +186,10 @@ fn the_configured_token_is_the_bootstrap_admin() {
     let ops = Api::new(&daemon.url, Some(out.trim()));
     assert_eq!(ops.whoami().body["name"], "ops", "the CLI prints only the secret on stdout");
     assert_eq!(Api::new(&daemon.url, None).hosts("").status, 401);
+    let doc = boot.openapi().body;
+    for (path, method) in [("/api/v1/tokens", "post"), ("/api/v1/tokens/{name}", "delete"), ("/api/v1/whoami", "get")] {
+        assert!(doc["paths"][path][method].is_object(), "{method} {path} is documented");
+    }
 }
 
 /// Item 8 of the security issue: 39 of 155 racing `osd rm stop` of one

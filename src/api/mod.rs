@@ -210,21 +210,3 @@ pub fn router(daemon: Arc<Daemon>, settings: ApiSettings) -> Router {
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(daemon)
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::domain::auth::RULES;
-
-    /// The router and the role table list the same routes: a new route
-    /// without a rule, or a rule left behind by a removed route, fails here.
-    #[test]
-    fn every_route_has_a_rule_and_every_rule_a_route() {
-        let routes = super::routes();
-        for (method, path) in &routes {
-            assert!(RULES.iter().any(|r| r.method == *method && r.path == *path), "{method} {path} has no rule");
-        }
-        for r in RULES {
-            assert!(routes.contains(&(r.method, r.path)), "{} {} has a rule but no route", r.method, r.path);
-        }
-    }
-}

@@ -53,6 +53,8 @@ pub struct Daemon {
     remover: Worker,
     /// Woken by a new deployment.
     deployer: Worker,
+    /// The stored API tokens, read once and after each change.
+    tokens: tokens::TokenCache,
     /// Live updates for dashboards.
     live: live::LiveSender,
     /// Hosts polled since the last `Hosts` message (sent in batches).
@@ -66,8 +68,6 @@ pub struct Daemon {
     poll_locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// A recent read of the cluster, shared by the summary and the dry-run.
     cluster: queries::ClusterCache,
-    /// The stored API tokens, read once and after each change.
-    tokens: tokens::TokenCache,
 }
 
 /// How often the poller looks for hosts whose poll is due (each host has
@@ -86,13 +86,13 @@ impl Daemon {
             ceph,
             config,
             cache: view::InventoryCache::default(),
+            tokens: Default::default(),
             live: live::channel(),
             polled: live::PolledHosts::default(),
             shutting_down: CancellationToken::new(),
             poll_errors: Default::default(),
             poll_locks: Default::default(),
             cluster: Default::default(),
-            tokens: Default::default(),
         })
     }
 
