@@ -17,6 +17,7 @@ use crate::wire::api::events::{Event, EventQuery};
 use crate::wire::api::hosts::{AddHost, Host, HostQuery, LabelBody};
 use crate::wire::api::osds::{IdsBody, OsdQuery, OsdRow, RemovalStatus, RemoveBody, StatusQuery};
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecRecord};
+use crate::wire::api::tokens::{CreatedToken, NewToken, TokenInfo, WhoAmI};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -194,5 +195,21 @@ impl Client {
 
     pub async fn events(&self, q: &EventQuery) -> Result<Vec<Event>, ClientError> {
         self.get("/api/v1/events", q).await
+    }
+
+    pub async fn tokens(&self) -> Result<Vec<TokenInfo>, ClientError> {
+        self.get("/api/v1/tokens", &()).await
+    }
+
+    pub async fn create_token(&self, body: &NewToken) -> Result<CreatedToken, ClientError> {
+        self.post("/api/v1/tokens", body).await
+    }
+
+    pub async fn revoke_token(&self, name: &str) -> Result<(), ClientError> {
+        self.send(self.http.delete(self.url(&format!("/api/v1/tokens/{}", encode(name))))).await.map(|_| ())
+    }
+
+    pub async fn whoami(&self) -> Result<WhoAmI, ClientError> {
+        self.get("/api/v1/whoami", &()).await
     }
 }

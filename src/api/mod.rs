@@ -3,7 +3,9 @@
 //! (generated from the handlers' annotations). Handlers are thin: they
 //! parse, call one daemon operation or query, and send what it returns
 //! (the types of `wire::api`). Only this module knows HTTP status codes.
+//! Who may call which route is decided in `domain::auth` (`auth.rs` obeys it).
 
+pub mod auth;
 pub mod deployments;
 pub mod devices;
 pub mod error;
@@ -15,15 +17,17 @@ pub mod osds;
 pub mod specs;
 pub mod stream;
 pub mod summary;
+pub mod tokens;
 pub mod web;
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
+use axum::handler::Handler;
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::{Json, Router};
 use utoipa::OpenApi;
 
@@ -36,7 +40,8 @@ use error::ApiError;
 /// What the API needs to know besides the daemon: set by the composition root.
 #[derive(Debug, Clone)]
 pub struct ApiSettings {
-    /// Every request but `/healthz`, `/metrics` and the page's assets needs it, when set.
+    /// The bootstrap admin token (`OSDKEEPER_TOKEN`), named `bootstrap`;
+    /// tokens created through the API are in the store.
     pub token: Option<String>,
     pub max_body_bytes: usize,
 }
@@ -58,6 +63,7 @@ pub fn paged<T>(page: Page<T>) -> Paged<T> {
         osds::list, osds::remove, osds::status, osds::detail, osds::stop, devices::zap,
         deployments::list, deployments::detail,
         events::list, events::workers, stream::stream, summary::summary, healthz,
+        tokens::list, tokens::create, tokens::revoke, tokens::whoami,
     ),
     components(schemas(crate::wire::api::error::ErrorBody)),
     modifiers(&BearerAuth),
@@ -92,43 +98,12 @@ async fn not_found() -> ApiError {
     ApiError::Status(StatusCode::NOT_FOUND, "no such API endpoint (see /api/v1/openapi.json)".into())
 }
 
-/// With a token configured, everything but /healthz and /metrics needs
-/// `Authorization: Bearer <token>`.
-async fn require_token(State(settings): State<Arc<ApiSettings>>, req: Request, next: Next) -> Response {
-    let Some(token) = settings.token.as_deref() else {
-        return next.run(req).await;
-    };
-    let path = req.uri().path();
-    // The page and its assets hold no data; the page asks for the token.
-    if path == "/healthz" || path == "/metrics" || path == "/" || path.starts_with("/assets/") {
-        return next.run(req).await;
-    }
-    let given =
-        req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-    match given {
-        Some(g) if constant_time_eq(g.as_bytes(), token.as_bytes()) => next.run(req).await,
-        Some(_) => ApiError::Status(StatusCode::UNAUTHORIZED, "wrong API token".into()).into_response(),
-        None => ApiError::Status(
-            StatusCode::UNAUTHORIZED,
-            "this daemon needs a token: send Authorization: Bearer <token> (the CLI reads OSDKEEPER_TOKEN)".into(),
-        )
-        .into_response(),
-    }
-}
-
-/// Compares without returning early, also when the lengths differ (the
-/// time taken says nothing about how much of a guess was right).
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len().max(b.len());
-    let mut diff = u8::from(a.len() != b.len());
-    for i in 0..n {
-        diff |= a.get(i).copied().unwrap_or(0) ^ b.get(i).copied().unwrap_or(0);
-    }
-    diff == 0
-}
-
 /// Refuses what a web page could send cross-site (`wire::browser_guard`).
-async fn browser_guard(State(settings): State<Arc<ApiSettings>>, req: Request, next: Next) -> Response {
+async fn browser_guard(State(a): State<Arc<auth::Auth>>, req: Request, next: Next) -> Response {
+    let open = match a.is_open().await {
+        Ok(open) => open,
+        Err(e) => return e.into_response(),
+    };
     let verdict = {
         let header = |name: header::HeaderName| req.headers().get(name).and_then(|v| v.to_str().ok());
         let accepts = if req.uri().path() == "/api/v1/specs" { guard::YAML_OR_JSON } else { guard::JSON };
@@ -137,7 +112,7 @@ async fn browser_guard(State(settings): State<Arc<ApiSettings>>, req: Request, n
             header(header::HOST),
             header(header::ORIGIN),
             header(header::CONTENT_TYPE),
-            settings.token.is_none(),
+            open,
             accepts,
         )
     };
@@ -147,42 +122,88 @@ async fn browser_guard(State(settings): State<Arc<ApiSettings>>, req: Request, n
     }
 }
 
+/// One route of the router: its method and path, as the role table
+/// (`domain::auth::RULES`) names them.
+struct Endpoint {
+    method: &'static str,
+    path: &'static str,
+    handler: MethodRouter<Arc<Daemon>>,
+}
+
+fn at<H, T>(method: &'static str, path: &'static str, handler: H) -> Endpoint
+where
+    H: Handler<T, Arc<Daemon>>,
+    T: 'static,
+{
+    let filter = match method {
+        "GET" => MethodFilter::GET,
+        "POST" => MethodFilter::POST,
+        "DELETE" => MethodFilter::DELETE,
+        other => unreachable!("the API has no {other} routes"),
+    };
+    Endpoint { method, path, handler: on(filter, handler) }
+}
+
+/// Every route and its handler: the router is built from this list, and
+/// `routes()` lists it for the tests that hold it to the role table.
+fn endpoints() -> Vec<Endpoint> {
+    vec![
+        at("GET", "/api/v1/hosts", hosts::list),
+        at("POST", "/api/v1/hosts", hosts::add),
+        at("DELETE", "/api/v1/hosts/{name}", hosts::remove),
+        at("POST", "/api/v1/hosts/{name}/labels", hosts::add_label),
+        at("DELETE", "/api/v1/hosts/{name}/labels/{label}", hosts::remove_label),
+        at("GET", "/api/v1/devices", devices::list),
+        at("GET", "/api/v1/devices/held", devices::held),
+        at("POST", "/api/v1/devices/release", devices::release),
+        at("POST", "/api/v1/devices/zap", devices::zap),
+        at("GET", "/api/v1/specs", specs::list),
+        at("POST", "/api/v1/specs", specs::apply),
+        at("GET", "/api/v1/specs/{service_name}", specs::get),
+        at("DELETE", "/api/v1/specs/{service_name}", specs::remove),
+        at("GET", "/api/v1/events", events::list),
+        at("GET", "/api/v1/osds", osds::list),
+        at("GET", "/api/v1/osds/removals", osds::status),
+        at("POST", "/api/v1/osds/removals", osds::remove),
+        at("POST", "/api/v1/osds/removals/stop", osds::stop),
+        at("GET", "/api/v1/osds/removals/{removal_id}", osds::detail),
+        at("GET", "/api/v1/workers", events::workers),
+        at("GET", "/api/v1/deployments", deployments::list),
+        at("GET", "/api/v1/deployments/{deployment_id}", deployments::detail),
+        at("GET", "/api/v1/tokens", tokens::list),
+        at("POST", "/api/v1/tokens", tokens::create),
+        at("DELETE", "/api/v1/tokens/{name}", tokens::revoke),
+        at("GET", "/api/v1/whoami", tokens::whoami),
+        at("GET", "/api/v1/openapi.json", openapi),
+        at("GET", "/api/v1/stream", stream::stream),
+        at("GET", "/api/v1/summary", summary::summary),
+        at("GET", "/metrics", metrics::metrics),
+        at("GET", "/healthz", healthz),
+        at("GET", "/", web::index),
+        at("GET", "/assets/{name}", web::asset),
+    ]
+}
+
+/// Every route of the router as (method, path pattern).
+pub fn routes() -> Vec<(&'static str, &'static str)> {
+    endpoints().iter().map(|e| (e.method, e.path)).collect()
+}
+
 pub fn router(daemon: Arc<Daemon>, settings: ApiSettings) -> Router {
-    let api = Router::new()
-        .route("/api/v1/hosts", get(hosts::list).post(hosts::add))
-        .route("/api/v1/hosts/{name}", delete(hosts::remove))
-        .route("/api/v1/hosts/{name}/labels", post(hosts::add_label))
-        .route("/api/v1/hosts/{name}/labels/{label}", delete(hosts::remove_label))
-        .route("/api/v1/devices", get(devices::list))
-        .route("/api/v1/devices/held", get(devices::held))
-        .route("/api/v1/devices/release", post(devices::release))
-        .route("/api/v1/specs", get(specs::list).post(specs::apply))
-        .route("/api/v1/specs/{service_name}", get(specs::get).delete(specs::remove))
-        .route("/api/v1/events", get(events::list))
-        .route("/api/v1/osds", get(osds::list))
-        .route("/api/v1/osds/removals", get(osds::status).post(osds::remove))
-        .route("/api/v1/osds/removals/stop", post(osds::stop))
-        .route("/api/v1/osds/removals/{removal_id}", get(osds::detail))
-        .route("/api/v1/devices/zap", post(devices::zap))
-        .route("/api/v1/workers", get(events::workers))
-        .route("/api/v1/deployments", get(deployments::list))
-        .route("/api/v1/deployments/{deployment_id}", get(deployments::detail))
-        .route("/api/v1/openapi.json", get(openapi))
-        .route("/api/v1/stream", get(stream::stream))
-        .route("/api/v1/summary", get(summary::summary))
-        .route("/metrics", get(metrics::metrics))
-        .route("/healthz", get(healthz))
-        .route("/", get(web::index))
-        .route("/assets/{name}", get(web::asset))
+    let auth = Arc::new(auth::Auth::new(daemon.clone(), settings.token.as_deref()));
+    let api = endpoints()
+        .into_iter()
+        .fold(Router::new(), |r, e| r.route(e.path, e.handler))
+        // After the routes: it applies to those already added, and runs
+        // once the route is known.
+        .route_layer(middleware::from_fn_with_state(auth.clone(), auth::authorize))
         .fallback(not_found)
         .method_not_allowed_fallback(|| async {
             ApiError::Status(StatusCode::METHOD_NOT_ALLOWED, "method not allowed here".into())
         });
     let http_metrics = Arc::new(metrics::HttpMetrics::default());
     let max_body = settings.max_body_bytes;
-    let settings = Arc::new(settings);
-    api.layer(middleware::from_fn_with_state(settings.clone(), require_token))
-        .layer(middleware::from_fn_with_state(settings, browser_guard))
+    api.layer(middleware::from_fn_with_state(auth, browser_guard))
         .layer(middleware::from_fn_with_state(http_metrics.clone(), metrics::track))
         .layer(axum::Extension(http_metrics))
         .layer(axum::extract::DefaultBodyLimit::max(max_body))

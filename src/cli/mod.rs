@@ -12,6 +12,7 @@ mod preview;
 mod remote;
 mod serve;
 mod spec;
+mod token;
 
 use std::process::ExitCode;
 
@@ -75,6 +76,13 @@ pub enum Command {
         #[command(flatten)]
         remote: remote::Remote,
     },
+    /// Named API tokens with roles (read, operate, admin).
+    Token {
+        #[command(subcommand)]
+        cmd: token::TokenCmd,
+        #[command(flatten)]
+        remote: remote::Remote,
+    },
     /// The daemon's event log.
     Events {
         #[command(flatten)]
@@ -109,6 +117,7 @@ pub fn run() -> ExitCode {
         Command::Apply { args, remote } => remote::run(|| async move { apply::run(&remote, args).await }),
         Command::Osd { cmd, remote } => remote::run(|| async move { osd::run(&remote, cmd).await }),
         Command::Spec { cmd, remote } => remote::run(|| async move { spec::run(&remote, cmd).await }),
+        Command::Token { cmd, remote } => remote::run(|| async move { token::run(&remote, cmd).await }),
         Command::Events { args, remote } => remote::run(|| async move { events::run(&remote, args).await }),
         Command::Agent(args) => agent::run(args),
         Command::Certs(args) => certs::run(args),

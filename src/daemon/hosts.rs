@@ -106,6 +106,13 @@ impl Daemon {
         }
         let host = self.store.set_labels(name, &labels).await?;
         self.reconciler.wake();
+        // cephadm's words ("Added label osd to host f5-422-01").
+        let (kind, message) = if add {
+            (EventKind::HostLabelAdded, format!("Added label {label} to host {name}"))
+        } else {
+            (EventKind::HostLabelRemoved, format!("Removed label {label} from host {name}"))
+        };
+        self.event(Level::Info, kind, Some(name), None, message).await;
         Ok(host)
     }
 }

@@ -7,6 +7,7 @@
 //! It knows nothing of HTTP: `app` wires it to `api`.
 
 pub mod apply;
+pub mod audit;
 mod crash;
 mod deploy;
 mod devices;
@@ -17,6 +18,7 @@ pub mod poller;
 pub mod queries;
 pub mod reconciler;
 pub mod removal;
+mod tokens;
 pub mod view;
 mod worker;
 
@@ -51,6 +53,8 @@ pub struct Daemon {
     remover: Worker,
     /// Woken by a new deployment.
     deployer: Worker,
+    /// The stored API tokens, read once and after each change.
+    tokens: tokens::TokenCache,
     /// Live updates for dashboards.
     live: live::LiveSender,
     /// Hosts polled since the last `Hosts` message (sent in batches).
@@ -82,6 +86,7 @@ impl Daemon {
             ceph,
             config,
             cache: view::InventoryCache::default(),
+            tokens: Default::default(),
             live: live::channel(),
             polled: live::PolledHosts::default(),
             shutting_down: CancellationToken::new(),
@@ -141,12 +146,21 @@ impl Daemon {
         subject: Option<&str>,
         message: String,
     ) {
+        let actor = audit::actor();
+        let by = actor.as_deref();
         match level {
-            Level::Info => tracing::info!(kind = kind.as_str(), host, "{message}"),
-            Level::Warning => tracing::warn!(kind = kind.as_str(), host, "{message}"),
-            Level::Error => tracing::error!(kind = kind.as_str(), host, "{message}"),
+            Level::Info => tracing::info!(kind = kind.as_str(), host, actor = by, "{message}"),
+            Level::Warning => tracing::warn!(kind = kind.as_str(), host, actor = by, "{message}"),
+            Level::Error => tracing::error!(kind = kind.as_str(), host, actor = by, "{message}"),
         }
-        let e = NewEvent { level, kind, host: host.map(str::to_string), subject: subject.map(str::to_string), message };
+        let e = NewEvent {
+            level,
+            kind,
+            host: host.map(str::to_string),
+            subject: subject.map(str::to_string),
+            message,
+            actor,
+        };
         match self.store.add_event(e, now_ms()).await {
             Ok(event) => self.notify(live::Live::Event { event }),
             Err(err) => tracing::error!("cannot record an event: {err}"),

@@ -52,6 +52,8 @@ event_kinds! {
     /// A host was added with its agent's address.
     HostAdded = "host-added",
     HostRemoved = "host-removed",
+    HostLabelAdded = "host-label-added",
+    HostLabelRemoved = "host-label-removed",
     /// A host's agent answers again after failed polls.
     HostReachable = "host-reachable",
     HostUnreachable = "host-unreachable",
@@ -92,6 +94,11 @@ event_kinds! {
     /// A device is about to be wiped.
     Zap = "zap",
     Zapped = "zapped",
+    /// An API token was created (its name and role; never its secret).
+    TokenCreated = "token-created",
+    TokenRevoked = "token-revoked",
+    /// A token asked for a change its role does not allow.
+    AccessDenied = "access-denied",
 }
 
 impl EventKind {

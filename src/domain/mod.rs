@@ -2,6 +2,7 @@
 //! every function is a value-in, value-out computation, so the CLI preview,
 //! the daemon's dry-run and the reconciler all share one implementation.
 
+pub mod auth;
 pub mod backoff;
 pub mod cluster;
 pub mod command;

@@ -8,4 +8,5 @@ pub mod osds;
 pub mod preview;
 pub mod specs;
 pub mod table;
+pub mod tokens;
 pub mod units;

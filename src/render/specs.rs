@@ -26,6 +26,9 @@ pub fn spec_source(detail: &SpecDetail) -> String {
 pub fn event_lines(events: &[Event]) -> String {
     events
         .iter()
-        .map(|e| format!("{} [{}] {}\n", format_ms(e.at), e.level.as_str().to_uppercase(), e.message))
+        .map(|e| {
+            let by = e.actor.as_deref().map(|a| format!(" (by {a})")).unwrap_or_default();
+            format!("{} [{}] {}{by}\n", format_ms(e.at), e.level.as_str().to_uppercase(), e.message)
+        })
         .collect()
 }

@@ -19,12 +19,14 @@ pub struct NewEvent {
     pub host: Option<String>,
     pub subject: Option<String>,
     pub message: String,
+    /// The name of the token whose request this is; None when the daemon acted on its own.
+    pub actor: Option<String>,
 }
 
 impl Store {
     pub async fn add_event(&self, e: NewEvent, now: i64) -> Result<Event> {
         let id: i64 = sqlx::query_scalar(
-            "INSERT INTO events (at, level, kind, host, subject, message) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            "INSERT INTO events (at, level, kind, host, subject, message, actor) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(now)
         .bind(e.level.as_str())
@@ -32,9 +34,19 @@ impl Store {
         .bind(&e.host)
         .bind(&e.subject)
         .bind(&e.message)
+        .bind(&e.actor)
         .fetch_one(&self.pool)
         .await?;
-        Ok(Event { id, at: now, level: e.level, kind: e.kind, host: e.host, subject: e.subject, message: e.message })
+        Ok(Event {
+            id,
+            at: now,
+            level: e.level,
+            kind: e.kind,
+            host: e.host,
+            subject: e.subject,
+            message: e.message,
+            actor: e.actor,
+        })
     }
 
     /// Events with an id above `after`, oldest first, at most `limit`; with
@@ -42,7 +54,7 @@ impl Store {
     pub async fn events(&self, after: Option<i64>, limit: i64) -> Result<Vec<Event>> {
         let rows = match after {
             Some(after) => {
-                sqlx::query("SELECT id, at, level, kind, host, subject, message FROM events WHERE id > ? ORDER BY id LIMIT ?")
+                sqlx::query("SELECT id, at, level, kind, host, subject, message, actor FROM events WHERE id > ? ORDER BY id LIMIT ?")
                     .bind(after)
                     .bind(limit)
                     .fetch_all(&self.pool)
@@ -50,7 +62,7 @@ impl Store {
             }
             None => {
                 sqlx::query(
-                    "SELECT * FROM (SELECT id, at, level, kind, host, subject, message FROM events ORDER BY id DESC LIMIT ?)
+                    "SELECT * FROM (SELECT id, at, level, kind, host, subject, message, actor FROM events ORDER BY id DESC LIMIT ?)
                      ORDER BY id",
                 )
                 .bind(limit)
@@ -68,6 +80,7 @@ impl Store {
                     host: r.try_get(4)?,
                     subject: r.try_get(5)?,
                     message: r.try_get(6)?,
+                    actor: r.try_get(7)?,
                 })
             })
             .collect()

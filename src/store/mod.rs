@@ -4,7 +4,8 @@
 //! agents' addresses and labels), the latest inventory of each host (as the
 //! agent sent it, with its age), applied specs (with their history), what
 //! the reconciler last ran per spec and host, devices held back from specs,
-//! and the event log. The database runs in WAL mode with foreign keys on.
+//! the event log (with the name of the token that asked), and the API
+//! tokens (their digests and roles). The database runs in WAL mode with foreign keys on.
 
 mod deployments;
 mod events;
@@ -14,6 +15,7 @@ mod inventories;
 mod removals;
 mod runs;
 mod specs;
+mod tokens;
 
 use std::path::Path;
 use std::str::FromStr;
@@ -27,6 +29,7 @@ pub use hosts::PollFailure;
 pub use inventories::StoredInventory;
 pub use runs::SpecHostRun;
 pub use specs::StoredSpec;
+pub use tokens::StoredToken;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

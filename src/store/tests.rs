@@ -77,6 +77,7 @@ async fn events_page_forward() {
                 host: None,
                 subject: None,
                 message: format!("e{i}"),
+                actor: (i == 4).then(|| "ops".to_string()),
             },
             i,
         )
@@ -85,6 +86,7 @@ async fn events_page_forward() {
     }
     let last2 = s.events(None, 2).await.unwrap();
     assert_eq!(last2.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["e3", "e4"]);
+    assert_eq!(last2.iter().map(|e| e.actor.as_deref()).collect::<Vec<_>>(), [None, Some("ops")]);
     let after = s.events(Some(last2[0].id), 10).await.unwrap();
     assert_eq!(after.len(), 1);
 }

@@ -53,7 +53,8 @@ export function addEvents(list) {
 
 function eventItem(ev, isNew) {
   const levelText = { info: 'Info', warning: 'Warning', error: 'Error' }[ev.level] || ev.level;
-  const meta = [ev.host, ev.subject].filter(Boolean).join(' · ');
+  // `actor`: the token whose request recorded it (absent: the daemon on its own).
+  const meta = [ev.host, ev.subject, ev.actor ? `by ${ev.actor}` : ''].filter(Boolean).join(' · ');
   return h('li', { class: `event level-${ev.level}${isNew ? ' new' : ''}`, 'data-testid': 'event', 'data-id': ev.id, 'data-kind': ev.kind, 'data-level': ev.level },
     h('time', { datetime: new Date(ev.at).toISOString(), title: new Date(ev.at).toString() }, fmtClock(ev.at)),
     badge(levelText, `level ${ev.level}`),

@@ -38,7 +38,7 @@ function renderHeld() {
     h('span', { class: 'muted' }, ' — specs skip these until you release them.'),
     h('ul', { class: 'held-list' }, shown.map((hd) => h('li', { 'data-testid': 'held-device', 'data-host': hd.host, 'data-path': hd.path },
       h('span', { class: 'mono' }, `${hd.host}:${hd.path}`), ' — ', hd.reason, h('span', { class: 'muted small' }, ` (since ${fmtClock(hd.since)})`), ' ',
-      h('button', { type: 'button', class: 'btn small', onclick: (e) => releaseDevice(e.currentTarget, hd.host, hd.path, hd.reason) }, 'Release…')))),
+      h('button', { type: 'button', class: 'btn small needs-admin', onclick: (e) => releaseDevice(e.currentTarget, hd.host, hd.path, hd.reason) }, 'Release…')))),
     held.rows.length > shown.length ? h('p', { class: 'muted small' }, `and ${held.rows.length - shown.length} more (search the hosts to see them)`) : '');
 }
 

@@ -172,7 +172,7 @@ function deviceRow(host, dev) {
   if (dev.held) reasons.push(h('div', { class: 'held-reason' }, h('strong', {}, 'Held: '), dev.held));
   if (dev.rejected_reasons.length) reasons.push(h('div', {}, dev.rejected_reasons.join('; ')));
   const actions = dev.held
-    ? h('button', { type: 'button', class: 'btn small', 'data-testid': 'release-device',
+    ? h('button', { type: 'button', class: 'btn small needs-admin', 'data-testid': 'release-device',
       onclick: (e) => releaseDevice(e.currentTarget, host.host, dev.path, dev.held) }, 'Release…')
     : '';
   return h('tr', { 'data-testid': 'device', 'data-path': dev.path, 'data-type': dev.type, 'data-available': String(dev.available) },

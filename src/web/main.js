@@ -21,7 +21,8 @@ import './deployments.js';
 import './removals.js';
 import { initSpecEditor } from './spec-editor.js';
 import { initSummary } from './summary.js';
-import { initTokenForm } from './token.js';
+import { refreshRole } from './role.js';
+import { initTokenForm, onTokenEntered } from './token.js';
 
 /** What each stream message makes the page refetch (`hello` is handled by live.js). */
 function onStreamMessage(type, data) {
@@ -76,6 +77,8 @@ initSummary();
 initHosts();
 initOsds();
 initTokenForm();
+onTokenEntered(refreshRole);
+refreshRole();
 refreshAll();
 startLive(onStreamMessage);
 setInterval(tickAges, 1000);

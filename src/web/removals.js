@@ -74,7 +74,7 @@ function removalRow(r) {
   h('td', { class: 'num', 'data-testid': 'removal-eta' }, r.eta_s === null ? '—' : fmtDuration(r.eta_s)),
   h('td', { class: 'waiting' }, waiting),
   h('td', { class: 'right' }, canStop
-    ? h('button', { type: 'button', class: 'btn small', 'data-testid': 'removal-stop',
+    ? h('button', { type: 'button', class: 'btn small needs-operate', 'data-testid': 'removal-stop',
       onclick: (e) => stopRemoval(e.currentTarget, r) }, 'Stop…')
     : ''));
 }

@@ -6,6 +6,8 @@ import { $, badge, emptyState, h, rerender } from './dom.js';
 import { fmtClock, plural } from './format.js';
 import { confirmAction, notify, runAction, showPanelError } from './notices.js';
 import { register, signature } from './refresh.js';
+import { Role } from './kinds.js';
+import { may } from './role.js';
 import { renderPreview, renderSpecFailure } from './spec-preview.js';
 
 // `seq` numbers selections: a slow answer for an earlier one is dropped.
@@ -74,14 +76,14 @@ async function selectSpec(name) {
       h('div', { class: 'spec-detail-head' },
         h('h4', {}, detail.service_name),
         h('div', { class: 'actions' },
-          h('button', { type: 'button', class: 'btn small', onclick: () => editSpecCopy(detail.source) }, 'Edit in the editor'),
-          h('button', { type: 'button', class: 'btn small danger-outline', 'data-testid': 'spec-delete',
+          h('button', { type: 'button', class: 'btn small needs-operate', onclick: () => editSpecCopy(detail.source) }, 'Edit in the editor'),
+          h('button', { type: 'button', class: 'btn small danger-outline needs-operate', 'data-testid': 'spec-delete',
             onclick: (e) => deleteSpec(e.currentTarget, detail.service_name) }, 'Delete…'))),
       h('details', {}, h('summary', {}, `Source (version ${detail.version})`), h('pre', { class: 'code' }, detail.source)),
       h('details', {}, h('summary', {}, `History (${plural(detail.history.length, 'change')})`),
         h('ul', { class: 'small' }, detail.history.map(([version, action, at]) => h('li', {}, `version ${version}: ${action} at ${fmtClock(at)}`)))),
       h('div', { class: 'dry-run-head' }, h('h5', {}, 'Dry-run now'),
-        h('button', { type: 'button', class: 'btn small', onclick: () => dryRunStored(seq, detail.source, previewBox) }, 'Run again')),
+        h('button', { type: 'button', class: 'btn small needs-operate', onclick: () => dryRunStored(seq, detail.source, previewBox) }, 'Run again')),
       previewBox);
     await dryRunStored(seq, detail.source, previewBox);
   } catch (e) {
@@ -92,6 +94,11 @@ async function selectSpec(name) {
 
 /** The stored spec's dry-run against the current inventories (nothing is stored). */
 async function dryRunStored(seq, source, box) {
+  if (!may(Role.OPERATE)) {
+    // A dry-run is asked on the apply route, which needs operate.
+    box.replaceChildren(h('p', { class: 'muted' }, 'A dry-run needs a token with the operate role.'));
+    return;
+  }
   box.replaceChildren(h('p', { class: 'muted' }, 'Running its dry-run…'));
   try {
     const { data } = await api('POST', '/api/v1/specs?dry_run=true', { yaml: source });

@@ -5,11 +5,11 @@ import { $ } from './dom.js';
 
 const TOKEN_KEY = 'osdkeeper.token';
 const auth = { token: sessionStorage.getItem(TOKEN_KEY) || '', pending: null };
-let tokenEntered = () => {};
+const tokenEntered = [];
 
-/** The stream, refused too, registers here to reconnect once a token is entered. */
+/** The stream (refused too) reconnects, and the page asks who the new token is. */
 export function onTokenEntered(fn) {
-  tokenEntered = fn;
+  tokenEntered.push(fn);
 }
 
 export function authHeaders(extra = {}) {
@@ -37,7 +37,7 @@ export function askToken(reason) {
       dialog.close();
       auth.pending = null;
       resolve();
-      tokenEntered();
+      for (const fn of tokenEntered) fn();
     };
     form.addEventListener('submit', onSubmit);
     dialog.showModal();

@@ -179,6 +179,31 @@ impl Api {
         self.get("/api/v1/workers")
     }
 
+    pub fn events(&self, query: &str) -> Answer {
+        self.get(&Self::with_query("/api/v1/events", query))
+    }
+
+    pub fn whoami(&self) -> Answer {
+        self.get("/api/v1/whoami")
+    }
+
+    pub fn tokens(&self) -> Answer {
+        self.get("/api/v1/tokens")
+    }
+
+    /// Creates a token; the answer carries its `secret`.
+    pub fn create_token(&self, name: &str, role: &str) -> Answer {
+        self.post_json("/api/v1/tokens", &serde_json::json!({"name": name, "role": role}).to_string())
+    }
+
+    pub fn revoke_token(&self, name: &str) -> Answer {
+        self.request("DELETE", &format!("/api/v1/tokens/{name}"), None)
+    }
+
+    pub fn stop_removals(&self, body: &str) -> Answer {
+        self.post_json("/api/v1/osds/removals/stop", body)
+    }
+
     /// Reads `/api/v1/stream` for `secs` seconds in the background: (event
     /// type, JSON data) per message.
     pub fn stream(&self, secs: u64) -> JoinHandle<Vec<(String, Value)>> {

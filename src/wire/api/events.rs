@@ -14,6 +14,11 @@ pub struct Event {
     pub host: Option<String>,
     pub subject: Option<String>,
     pub message: String,
+    /// The name of the API token whose request recorded it (`bootstrap` for
+    /// `OSDKEEPER_TOKEN`, `anonymous` on a daemon without tokens); absent
+    /// when the daemon acted on its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]

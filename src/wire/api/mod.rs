@@ -12,6 +12,7 @@ pub mod osds;
 pub mod preview;
 pub mod specs;
 pub mod summary;
+pub mod tokens;
 pub mod workers;
 
 /// A page of a longer list: the API sends `items` as the body and `total`
