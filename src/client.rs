@@ -16,7 +16,7 @@ use crate::wire::api::error::ErrorBody;
 use crate::wire::api::events::{Event, EventQuery};
 use crate::wire::api::hosts::{AddHost, Host, HostQuery, LabelBody};
 use crate::wire::api::osds::{IdsBody, OsdQuery, OsdRow, RemovalStatus, RemoveBody, StatusQuery};
-use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecRecord};
+use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecListing, SpecRecord};
 use crate::wire::api::tokens::{CreatedToken, NewToken, TokenInfo, WhoAmI};
 
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +41,21 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// The errno name `ceph` prints for the same failure (`Error ENOENT: ...`),
+    /// which scripts written for `ceph` look for.
+    pub fn errno(&self) -> &'static str {
+        match self {
+            // 422 without document errors: valid, but the cluster or an agent cannot be asked now.
+            ClientError::Api { status: 422, body } if body.errors.is_empty() => "EAGAIN",
+            ClientError::Api { status: 400 | 422, .. } | ClientError::Usage(_) => "EINVAL",
+            ClientError::Api { status: 401 | 403, .. } | ClientError::Untrusted { .. } => "EACCES",
+            ClientError::Api { status: 404, .. } => "ENOENT",
+            ClientError::Api { status: 409, .. } => "EBUSY",
+            ClientError::Unreachable { .. } => "ECONNREFUSED",
+            ClientError::Api { .. } | ClientError::Decode(_) | ClientError::Tls(_) => "EIO",
+        }
+    }
+
     /// 4xx or a bad command line: the request was wrong (exit 1); otherwise
     /// the daemon or the network failed (exit 2).
     pub fn is_client_error(&self) -> bool {
@@ -50,6 +65,33 @@ impl ClientError {
             _ => false,
         }
     }
+}
+
+/// The daemon's address as the operator may write it: a URL, or
+/// `HOST:PORT` / `HOST` (port 8740). Without a scheme, loopback is plain
+/// HTTP (the daemon serves plain HTTP there only) and any other host is
+/// `https://` (the only way the daemon serves off loopback, and the only
+/// one a token may travel over).
+pub fn daemon_url(arg: &str) -> Result<String, ClientError> {
+    let arg = arg.trim();
+    let bad = |why: &str| ClientError::Usage(format!("invalid daemon address {arg:?} (--url or OSDKEEPER_URL): {why}"));
+    if let Some((scheme, _)) = arg.split_once("://") {
+        return match scheme {
+            "http" | "https" => reqwest::Url::parse(arg).map(|_| arg.to_string()).map_err(|e| bad(&e.to_string())),
+            other => Err(bad(&format!("the daemon speaks http:// or https://, not {other}://"))),
+        };
+    }
+    let mut url = reqwest::Url::parse(&format!("http://{arg}")).map_err(|e| bad(&e.to_string()))?;
+    if url.path() != "/" || url.query().is_some() || arg.is_empty() {
+        return Err(bad("expected HOST:PORT or a URL, e.g. 127.0.0.1:8740 or https://osd-admin:8740"));
+    }
+    if url.port().is_none() {
+        url.set_port(Some(8740)).map_err(|()| bad("cannot have a port"))?;
+    }
+    if !crate::tls::keeps_secrets(url.as_str()) {
+        url.set_scheme("https").map_err(|()| bad("cannot be an https:// URL"))?;
+    }
+    Ok(url.as_str().trim_end_matches('/').to_string())
 }
 
 pub struct Client {
@@ -161,7 +203,7 @@ impl Client {
         self.read(req).await
     }
 
-    pub async fn specs(&self) -> Result<Vec<SpecRecord>, ClientError> {
+    pub async fn specs(&self) -> Result<Vec<SpecListing>, ClientError> {
         self.get("/api/v1/specs", &()).await
     }
 
@@ -211,5 +253,30 @@ impl Client {
 
     pub async fn whoami(&self) -> Result<WhoAmI, ClientError> {
         self.get("/api/v1/whoami", &()).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::daemon_url;
+
+    #[test]
+    fn host_port_is_a_daemon_address() {
+        for (arg, url) in [
+            ("127.0.0.1:8740", "http://127.0.0.1:8740"),
+            ("localhost:9000", "http://localhost:9000"),
+            ("[::1]:8740", "http://[::1]:8740"),
+            ("127.0.0.1", "http://127.0.0.1:8740"),
+            ("osd-admin:8740", "https://osd-admin:8740"),
+            ("10.0.0.5", "https://10.0.0.5:8740"),
+            ("http://127.0.0.1:8740/", "http://127.0.0.1:8740/"),
+            ("https://osd-admin", "https://osd-admin"),
+        ] {
+            assert_eq!(daemon_url(arg).unwrap(), url, "{arg}");
+        }
+        for bad in ["", "ftp://h:1", "h:port", "h:1/api", "http://"] {
+            let e = daemon_url(bad).unwrap_err().to_string();
+            assert!(e.contains("invalid daemon address"), "{bad}: {e}");
+        }
     }
 }

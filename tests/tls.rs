@@ -153,7 +153,13 @@ fn an_agent_with_a_certificate_of_another_ca_is_not_polled() {
     let (_daemon, daemon_addr) = tls_daemon(dir.path(), &pki);
     let url = format!("https://{daemon_addr}");
     let ca = pki.join("ca.pem");
-    let (code, _, err) = cli_tls(&url, Some(&ca), &["host", "add", "osd-host-1", &format!("https://{agent_addr}")]);
+    let agent_url = format!("https://{agent_addr}");
+    // `host add` asks the agent first, and refuses one it cannot trust.
+    let (code, _, err) = cli_tls(&url, Some(&ca), &["host", "add", "osd-host-1", &agent_url]);
+    assert_ne!(code, 0, "an agent the CA did not sign was added");
+    assert!(err.to_lowercase().contains("certificate") && err.contains("--no-check"), "{err}");
+    // Added anyway, it is still never trusted.
+    let (code, _, err) = cli_tls(&url, Some(&ca), &["host", "add", "osd-host-1", &agent_url, "--no-check"]);
     assert_eq!(code, 0, "{err}");
     let error = wait_for("the poll's error", Duration::from_secs(30), || {
         let (_, out, _) = cli_tls(&url, Some(&ca), &["host", "ls", "--format", "json"]);

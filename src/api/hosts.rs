@@ -29,7 +29,7 @@ pub async fn add(
     State(d): State<Arc<Daemon>>,
     JsonBody(body): JsonBody<AddHost>,
 ) -> Result<(StatusCode, Json<Host>), ApiError> {
-    Ok((StatusCode::CREATED, Json(d.add_host(&body.name, &body.addr, &body.labels).await?)))
+    Ok((StatusCode::CREATED, Json(d.add_host(&body.name, &body.addr, &body.labels, !body.no_check).await?)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/hosts/{name}", tag = "hosts", params(("name" = String, Path)),
@@ -40,7 +40,7 @@ pub async fn remove(State(d): State<Arc<Daemon>>, PathParam(name): PathParam<Str
 }
 
 #[utoipa::path(post, path = "/api/v1/hosts/{name}/labels", tag = "hosts", params(("name" = String, Path)),
-    request_body = LabelBody, responses((status = 200, body = Host), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    request_body = LabelBody, responses((status = 200, body = Host), (status = 404, body = ErrorBody)))]
 pub async fn add_label(
     State(d): State<Arc<Daemon>>,
     PathParam(name): PathParam<String>,

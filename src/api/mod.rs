@@ -85,9 +85,10 @@ impl utoipa::Modify for BearerAuth {
 }
 
 /// Liveness: answers without a token.
-#[utoipa::path(get, path = "/healthz", tag = "health", security(()), responses((status = 200, description = "the daemon runs", body = Health)))]
-pub async fn healthz() -> Json<Health> {
-    Json(Health { status: "ok".into() })
+#[utoipa::path(get, path = "/healthz", tag = "health", security(()),
+    responses((status = 200, description = "the daemon runs; whether the Ceph cluster answered", body = Health)))]
+pub async fn healthz(State(d): State<Arc<Daemon>>) -> Json<Health> {
+    Json(Health { status: "ok".into(), ceph: d.ceph_health() })
 }
 
 async fn openapi() -> Json<utoipa::openapi::OpenApi> {

@@ -10,7 +10,7 @@ use super::error::ApiError;
 use super::json_body::{PathParam, QueryParams, RawBody};
 use crate::daemon::Daemon;
 use crate::wire::api::error::ErrorBody;
-use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecRecord};
+use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecListing, SpecRecord};
 
 /// The body is the YAML spec file itself (one or more documents). The answer
 /// is the dry-run, with `stored` when applied.
@@ -30,8 +30,8 @@ pub async fn apply(
     Ok((status, Json(answer)))
 }
 
-#[utoipa::path(get, path = "/api/v1/specs", tag = "specs", responses((status = 200, body = [SpecRecord])))]
-pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<SpecRecord>>, ApiError> {
+#[utoipa::path(get, path = "/api/v1/specs", tag = "specs", responses((status = 200, body = [SpecListing])))]
+pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<SpecListing>>, ApiError> {
     Ok(Json(d.specs().await?))
 }
 

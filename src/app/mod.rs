@@ -75,6 +75,9 @@ pub async fn serve_with(
     let daemon = Daemon::new(store.clone(), agents, ceph, config);
     let cancel = CancellationToken::new();
     let workers = daemon.spawn_workers(&cancel);
+    // Reported, not required: the daemon serves without a cluster.
+    let checking = daemon.clone();
+    tokio::spawn(async move { checking.check_ceph().await });
     tracing::info!(%local, db, "osdkeeper daemon listening");
     // Tests and scripts read the bound address (port 0) from this line.
     println!("listening on {local}");

@@ -3,14 +3,17 @@
 
 use std::process::ExitCode;
 
-use super::remote::{print_json, Remote};
-use super::{exit, Format};
+use super::remote::Remote;
+use super::{exit, out, Format};
 use crate::client::ClientError;
 use crate::render::preview::preview_table;
 use crate::wire::api::specs::ApplyQuery;
 
 #[derive(clap::Args, Debug)]
 pub struct ApplyArgs {
+    /// `osd`, as in cephadm's `apply osd -i FILE` (every spec here is an OSD spec).
+    #[arg(value_parser = ["osd"])]
+    pub service_type: Option<String>,
     /// The spec file (cephadm's YAML, one or more documents).
     #[arg(short = 'i', long = "in-file")]
     pub file: std::path::PathBuf,
@@ -20,8 +23,6 @@ pub struct ApplyArgs {
     /// Ask the matching hosts' agents for fresh inventories first.
     #[arg(long)]
     pub refresh: bool,
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
 }
 
 pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
@@ -35,29 +36,28 @@ pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
     let q = ApplyQuery { dry_run: args.dry_run, refresh: args.refresh };
     let answer = match r.client()?.apply(&q, text).await {
         Ok(a) => a,
-        Err(ClientError::Api { status: 422, body }) if args.format == Format::Json => {
-            print_json(&body);
+        Err(ClientError::Api { status: 422, body }) if r.format != Format::Plain => {
+            out::structured(r.format, &body);
             eprintln!("osdkeeper: {}", body.error);
             return Ok(ExitCode::from(exit::INVALID));
         }
         Err(e) => return Err(e),
     };
-    if args.format == Format::Json {
-        print_json(&answer);
+    if out::structured(r.format, &answer) {
         return Ok(ExitCode::SUCCESS);
     }
     if args.dry_run {
-        println!("Dry run: nothing was changed. Inventories as of the REFRESHED age shown below.");
+        out::line("Dry run: nothing was changed. Inventories as of the REFRESHED age shown below.");
     }
-    print!("{}", preview_table(&answer.preview));
+    out::print(&preview_table(&answer.preview));
     for h in &answer.hosts_without_inventory {
-        println!("note: {h} has no inventory yet and was not planned");
+        out::line(format!("note: {h} has no inventory yet and was not planned"));
     }
     for f in &answer.refresh_failures {
-        println!("note: could not refresh {}: {}", f.host, f.error);
+        out::line(format!("note: could not refresh {}: {}", f.host, f.error));
     }
     for st in answer.stored.iter().flatten() {
-        println!("Scheduled {} update... (version {})", st.service_name, st.version);
+        out::line(format!("Scheduled {} update... (version {})", st.service_name, st.version));
     }
     Ok(ExitCode::SUCCESS)
 }

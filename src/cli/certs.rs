@@ -109,9 +109,9 @@ pub fn run(args: CertsArgs) -> ExitCode {
     match make(&args) {
         Ok(files) => {
             for f in files {
-                println!("wrote {}", f.display());
+                super::out::line(format!("wrote {}", f.display()));
             }
-            println!("keys (*-key.pem) are readable by you only; keep ca-key.pem offline");
+            super::out::line("keys (*-key.pem) are readable by you only; keep ca-key.pem offline");
             ExitCode::SUCCESS
         }
         Err(e) => {

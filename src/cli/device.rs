@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use super::remote::{print_json, Remote};
-use super::Format;
+use super::out;
+use super::remote::Remote;
 use crate::client::ClientError;
 use crate::render::devices::{device_table, held_table};
 use crate::wire::api::devices::{DeviceQuery, DeviceRef, ZapBody};
@@ -12,14 +12,13 @@ use crate::wire::api::devices::{DeviceQuery, DeviceRef, ZapBody};
 pub enum DeviceCmd {
     /// List devices like `ceph orch device ls`.
     Ls {
-        host: Option<String>,
+        /// Only these hosts (cephadm's `device ls HOST...`).
+        hosts: Vec<String>,
         /// Ask the agents for a fresh inventory first.
         #[arg(long)]
         refresh: bool,
         #[arg(long)]
         wide: bool,
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
     },
     /// Let specs use a device osdkeeper holds back (after a zap or an OSD removal).
     Release { host: String, path: String },
@@ -32,37 +31,38 @@ pub enum DeviceCmd {
         force: bool,
     },
     /// List held devices.
-    Held {
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
-    },
+    Held,
 }
 
 pub async fn run(r: &Remote, cmd: DeviceCmd) -> Result<ExitCode, ClientError> {
     let c = r.client()?;
     match cmd {
-        DeviceCmd::Ls { host, refresh, wide, format } => {
-            let hosts = c.devices(&DeviceQuery { host, refresh, ..DeviceQuery::default() }).await?;
-            match format {
-                Format::Json => print_json(&hosts),
-                Format::Table => print!("{}", device_table(&hosts, wide)),
+        DeviceCmd::Ls { mut hosts, refresh, wide } => {
+            let mut rows = Vec::new();
+            if hosts.is_empty() {
+                rows = c.devices(&DeviceQuery { refresh, ..DeviceQuery::default() }).await?;
             }
+            // One request per named host: an unknown name is an error
+            // (exit 1) rather than a silently shorter table. Sorted by
+            // host, as cephadm sorts its rows.
+            hosts.sort();
+            hosts.dedup();
+            for host in hosts {
+                rows.extend(c.devices(&DeviceQuery { host: Some(host), refresh, ..DeviceQuery::default() }).await?);
+            }
+            out::answer(r.format, &rows, |rows| device_table(rows, wide));
         }
         DeviceCmd::Release { host, path } => {
             c.release(&DeviceRef { host: host.clone(), path: path.clone() }).await?;
-            println!("Released {path} on {host}: specs may use it again");
+            out::line(format!("Released {path} on {host}: specs may use it again"));
         }
         DeviceCmd::Zap { host, path, force } => {
             c.zap(&ZapBody { host: host.clone(), path: path.clone(), force }).await?;
-            println!("zap successful for {path} on {host} (held: `osdkeeper device release {host} {path}` lets specs use it)");
+            out::line(format!(
+                "zap successful for {path} on {host} (held: `osdkeeper device release {host} {path}` lets specs use it)"
+            ));
         }
-        DeviceCmd::Held { format } => {
-            let held = c.held().await?;
-            match format {
-                Format::Json => print_json(&held),
-                Format::Table => print!("{}", held_table(&held)),
-            }
-        }
+        DeviceCmd::Held => out::answer(r.format, &c.held().await?, |h| held_table(h)),
     }
     Ok(ExitCode::SUCCESS)
 }

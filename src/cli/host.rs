@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use super::remote::{print_json, Remote};
-use super::Format;
+use super::out;
+use super::remote::Remote;
 use crate::client::ClientError;
 use crate::render::hosts::host_table;
 use crate::wire::api::hosts::{AddHost, HostQuery};
@@ -17,12 +17,12 @@ pub enum HostCmd {
         /// Comma-separated labels.
         #[arg(long, value_delimiter = ',')]
         labels: Vec<String>,
+        /// Add it without asking its agent first (reachable, token accepted, same host name).
+        #[arg(long)]
+        no_check: bool,
     },
     /// List hosts with their agent, labels and status.
-    Ls {
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
-    },
+    Ls,
     /// Forget a host (its OSDs are not touched).
     Rm { name: String },
     /// Add or remove a label.
@@ -41,28 +41,22 @@ pub enum LabelCmd {
 pub async fn run(r: &Remote, cmd: HostCmd) -> Result<ExitCode, ClientError> {
     let c = r.client()?;
     match cmd {
-        HostCmd::Add { name, addr, labels } => {
-            let h = c.add_host(&AddHost { name, addr, labels }).await?;
-            println!("Added host '{}' with agent {}", h.name, h.addr);
+        HostCmd::Add { name, addr, labels, no_check } => {
+            let h = c.add_host(&AddHost { name, addr, labels, no_check }).await?;
+            out::line(format!("Added host '{}' with agent {}", h.name, h.addr));
         }
-        HostCmd::Ls { format } => {
-            let hosts = c.hosts(&HostQuery::default()).await?;
-            match format {
-                Format::Json => print_json(&hosts),
-                Format::Table => print!("{}", host_table(&hosts)),
-            }
-        }
+        HostCmd::Ls => out::answer(r.format, &c.hosts(&HostQuery::default()).await?, |h| host_table(h)),
         HostCmd::Rm { name } => {
             c.remove_host(&name).await?;
-            println!("Removed host '{name}'");
+            out::line(format!("Removed host '{name}'"));
         }
         HostCmd::Label { cmd: LabelCmd::Add { name, label } } => {
             c.add_label(&name, &label).await?;
-            println!("Added label {label} to host {name}");
+            out::line(format!("Added label {label} to host {name}"));
         }
         HostCmd::Label { cmd: LabelCmd::Rm { name, label } } => {
             c.remove_label(&name, &label).await?;
-            println!("Removed label {label} from host {name}");
+            out::line(format!("Removed label {label} from host {name}"));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -8,6 +8,7 @@ mod device;
 mod events;
 mod host;
 mod osd;
+pub mod out;
 mod preview;
 mod remote;
 mod serve;
@@ -18,10 +19,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// `--format`, as `ceph` offers it: `plain` (the tables; `table` is an
+/// older name for it), `json` (one line), `json-pretty`, `yaml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    Table,
+    #[value(alias = "table")]
+    Plain,
     Json,
+    JsonPretty,
+    Yaml,
 }
 
 #[derive(Parser, Debug)]
@@ -31,6 +37,9 @@ pub enum Format {
     about = "Manages the lifecycle of Ceph OSDs: drive specs, inventories, safe removal"
 )]
 pub struct Cli {
+    /// `--url`, `--cacert`, `--format`: before or after the subcommand.
+    #[command(flatten)]
+    pub global: remote::Remote,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -45,50 +54,36 @@ pub enum Command {
     Host {
         #[command(subcommand)]
         cmd: host::HostCmd,
-        #[command(flatten)]
-        remote: remote::Remote,
     },
     /// Devices of every host, as their agents report them.
     Device {
         #[command(subcommand)]
         cmd: device::DeviceCmd,
-        #[command(flatten)]
-        remote: remote::Remote,
     },
     /// Apply OSD specs (or preview them with --dry-run) on the daemon.
     Apply {
         #[command(flatten)]
         args: apply::ApplyArgs,
-        #[command(flatten)]
-        remote: remote::Remote,
     },
     /// OSDs: list them, remove them (drain, stop, purge or destroy, zap), follow removals.
     Osd {
         #[command(subcommand)]
         cmd: osd::OsdCmd,
-        #[command(flatten)]
-        remote: remote::Remote,
     },
     /// Applied specs.
     Spec {
         #[command(subcommand)]
         cmd: spec::SpecCmd,
-        #[command(flatten)]
-        remote: remote::Remote,
     },
     /// Named API tokens with roles (read, operate, admin).
     Token {
         #[command(subcommand)]
         cmd: token::TokenCmd,
-        #[command(flatten)]
-        remote: remote::Remote,
     },
     /// The daemon's event log.
     Events {
         #[command(flatten)]
         args: events::EventsArgs,
-        #[command(flatten)]
-        remote: remote::Remote,
     },
     /// Dry-run OSD specs against an inventory file, offline (no daemon needed).
     Preview(preview::PreviewArgs),
@@ -108,18 +103,45 @@ pub mod exit {
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    let remote = cli.global;
     match cli.command {
-        Command::Preview(args) => preview::run(args),
+        Command::Preview(args) => preview::run(args, remote.format),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(args),
-        Command::Host { cmd, remote } => remote::run(|| async move { host::run(&remote, cmd).await }),
-        Command::Device { cmd, remote } => remote::run(|| async move { device::run(&remote, cmd).await }),
-        Command::Apply { args, remote } => remote::run(|| async move { apply::run(&remote, args).await }),
-        Command::Osd { cmd, remote } => remote::run(|| async move { osd::run(&remote, cmd).await }),
-        Command::Spec { cmd, remote } => remote::run(|| async move { spec::run(&remote, cmd).await }),
-        Command::Token { cmd, remote } => remote::run(|| async move { token::run(&remote, cmd).await }),
-        Command::Events { args, remote } => remote::run(|| async move { events::run(&remote, args).await }),
+        Command::Host { cmd } => remote::run(|| async move { host::run(&remote, cmd).await }),
+        Command::Device { cmd } => remote::run(|| async move { device::run(&remote, cmd).await }),
+        Command::Apply { args } => remote::run(|| async move { apply::run(&remote, args).await }),
+        Command::Osd { cmd } => remote::run(|| async move { osd::run(&remote, cmd).await }),
+        Command::Spec { cmd } => remote::run(|| async move { spec::run(&remote, cmd).await }),
+        Command::Token { cmd } => remote::run(|| async move { token::run(&remote, cmd).await }),
+        Command::Events { args } => remote::run(|| async move { events::run(&remote, args).await }),
         Command::Agent(args) => agent::run(args),
         Command::Certs(args) => certs::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn global_options_go_before_or_after_the_subcommand() {
+        for argv in [
+            &["osdkeeper", "--url", "h:1", "--format", "yaml", "host", "ls"][..],
+            &["osdkeeper", "host", "--url", "h:1", "ls", "--format", "yaml"],
+            &["osdkeeper", "host", "ls", "--url=h:1", "--format=yaml"],
+        ] {
+            let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+            assert_eq!((cli.global.url.as_str(), cli.global.format), ("h:1", Format::Yaml), "{argv:?}");
+        }
+        let cli = Cli::try_parse_from(["osdkeeper", "osd", "ls", "--format", "table"]).unwrap();
+        assert_eq!(cli.global.format, Format::Plain, "the older name still works");
     }
 }

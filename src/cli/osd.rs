@@ -1,10 +1,10 @@
 //! `osdkeeper osd ls`, `osd rm ID... [--replace] [--force] [--zap]`,
-//! `osd rm status`, `osd rm stop ID...`.
+//! `osd rm status [ID...] [--finished]`, `osd rm stop ID...`.
 
 use std::process::ExitCode;
 
-use super::remote::{parse_ids, print_json, Remote};
-use super::Format;
+use super::out;
+use super::remote::{parse_ids, Remote};
 use crate::client::ClientError;
 use crate::render::deployments::deployment_table;
 use crate::render::osds::{osd_table, removal_table};
@@ -14,13 +14,10 @@ use crate::wire::api::osds::{OsdQuery, RemoveBody, StatusQuery};
 #[derive(clap::Subcommand, Debug)]
 pub enum OsdCmd {
     /// List every OSD with its host, devices, CRUSH weight, up/in and PGs.
-    Ls {
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
-    },
-    /// `osd rm ID... [--replace] [--force] [--zap]`, `osd rm status`, `osd rm stop ID...`
+    Ls,
+    /// `osd rm ID... [--replace] [--force] [--zap]`, `osd rm status [ID...]`, `osd rm stop ID...`
     Rm {
-        /// OSD ids (N or osd.N), or `status`, or `stop` followed by ids.
+        /// OSD ids (N or osd.N), or `status` (optionally with ids), or `stop` followed by ids.
         #[arg(required = true, num_args = 1..)]
         args: Vec<String>,
         /// Destroy instead of purge, keeping the id for the replacement disk.
@@ -32,11 +29,12 @@ pub enum OsdCmd {
         /// Wipe the OSD's devices once it is gone.
         #[arg(long)]
         zap: bool,
-        /// With `status`: how many finished removals to show.
-        #[arg(long, default_value_t = 20)]
-        history: i64,
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
+        /// With `status`: also the finished removals, with a FINISHED column...
+        #[arg(long)]
+        finished: bool,
+        /// ...at most this many of them, the latest [default: 20; giving it implies --finished].
+        #[arg(long)]
+        history: Option<i64>,
     },
     /// `osd deploy status`: OSDs being made from applied specs, disk by disk.
     Deploy {
@@ -52,45 +50,45 @@ pub enum DeployCmd {
         /// How many finished deployments to show.
         #[arg(long, default_value_t = 20)]
         history: i64,
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
     },
 }
 
 pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
     let c = r.client()?;
     match cmd {
-        OsdCmd::Ls { format } => {
-            let osds = c.osds(&OsdQuery::default()).await?;
-            match format {
-                Format::Json => print_json(&osds),
-                Format::Table => print!("{}", osd_table(&osds)),
-            }
-        }
-        OsdCmd::Deploy { cmd: DeployCmd::Status { history, format } } => {
+        OsdCmd::Ls => out::answer(r.format, &c.osds(&OsdQuery::default()).await?, |o| osd_table(o)),
+        OsdCmd::Deploy { cmd: DeployCmd::Status { history } } => {
             let rows = c.deployments(&DeploymentQuery { history: Some(history) }).await?;
-            match format {
-                Format::Json => print_json(&rows),
-                Format::Table => print!("{}", deployment_table(&rows)),
-            }
+            out::answer(r.format, &rows, |rows| deployment_table(rows));
         }
-        OsdCmd::Rm { args, replace, force, zap, history, format } => match args[0].as_str() {
+        OsdCmd::Rm { args, replace, force, zap, finished, history } => match args[0].as_str() {
             "status" => {
-                let rows = c.removals(&StatusQuery { history: Some(history) }).await?;
-                match format {
-                    Format::Json => print_json(&rows),
-                    Format::Table => print!("{}", removal_table(&rows)),
+                // Live removals only unless asked: scripts that parse
+                // cephadm's output expect its empty message when nothing runs.
+                let finished = finished || history.is_some();
+                let history = if finished { history.unwrap_or(20).max(0) } else { 0 };
+                let mut rows = c.removals(&StatusQuery { history: Some(history) }).await?;
+                let ids = parse_ids(&args[1..])?;
+                if !ids.is_empty() {
+                    rows.retain(|row| ids.contains(&row.osd_id));
                 }
+                out::answer(r.format, &rows, |rows| removal_table(rows, finished));
+            }
+            "stop" if args.len() == 1 => {
+                return Err(ClientError::Usage(
+                    "osd rm stop needs the OSD ids whose removal to stop, e.g. `osd rm stop 8 15`".into(),
+                ))
             }
             "stop" => {
-                c.stop_removals(&parse_ids(&args[1..])?).await?;
-                println!("Stopped OSD(s) removal; the original weight will be restored");
+                let rows = c.stop_removals(&parse_ids(&args[1..])?).await?;
+                if !out::structured(r.format, &rows) {
+                    out::line("Stopped OSD(s) removal; the original weight will be restored");
+                }
             }
             _ => {
                 let rows = c.schedule_removals(&RemoveBody { ids: parse_ids(&args)?, replace, force, zap }).await?;
-                match format {
-                    Format::Json => print_json(&rows),
-                    Format::Table => println!("Scheduled OSD(s) for removal; follow with `osdkeeper osd rm status`"),
+                if !out::structured(r.format, &rows) {
+                    out::line("Scheduled OSD(s) for removal; follow with `osdkeeper osd rm status`");
                 }
             }
         },

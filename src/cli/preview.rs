@@ -21,11 +21,9 @@ pub struct PreviewArgs {
     /// Inventory: {"hosts": {host: [ceph-volume inventory devices]}, "labels": ..., ...}.
     #[arg(long)]
     inventory: PathBuf,
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
 }
 
-pub fn run(args: PreviewArgs) -> ExitCode {
+pub fn run(args: PreviewArgs, format: Format) -> ExitCode {
     // OSDKEEPER_TIMINGS=1 prints how long each phase took, for BENCHMARKS.md.
     let timings = std::env::var_os("OSDKEEPER_TIMINGS").is_some();
     let t0 = std::time::Instant::now();
@@ -55,12 +53,17 @@ pub fn run(args: PreviewArgs) -> ExitCode {
     let report = PreviewReport::new(&result, &docs, &view);
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let written = match args.format {
+    let written = match format {
         Format::Json => {
             let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
             write_json(&report, &mut out, threads).and_then(|_| out.write_all(b"\n"))
         }
-        Format::Table => out.write_all(preview_table(&report.doc()).as_bytes()),
+        Format::Plain => out.write_all(preview_table(&report.doc()).as_bytes()),
+        // The one-document forms (the parallel writer above is for big plans).
+        Format::JsonPretty | Format::Yaml => {
+            super::out::structured(format, &report.doc());
+            Ok(())
+        }
     };
     if let Err(e) = written.and_then(|_| out.flush()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {

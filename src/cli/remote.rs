@@ -4,9 +4,7 @@
 
 use std::process::ExitCode;
 
-use serde::Serialize;
-
-use super::exit;
+use super::{exit, Format};
 use crate::client::{Client, ClientError};
 
 #[derive(clap::Args, Debug, Clone)]
@@ -20,15 +18,19 @@ pub struct Remote {
     /// The CA certificates (PEM) that an `https://` daemon's certificate must chain to.
     #[arg(long, global = true, env = "OSDKEEPER_CACERT", value_name = "FILE")]
     pub cacert: Option<std::path::PathBuf>,
+    /// Output format, as `ceph` offers it.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Plain)]
+    pub format: Format,
 }
 
 impl Remote {
     pub fn client(&self) -> Result<Client, ClientError> {
-        Client::new(&self.url, self.token.clone(), self.cacert.as_deref())
+        Client::new(&crate::client::daemon_url(&self.url)?, self.token.clone(), self.cacert.as_deref())
     }
 }
 
-/// Runs a remote command on a small runtime and maps errors to exit codes.
+/// Runs a remote command on a small runtime and maps errors to exit codes
+/// (`docs/cli.md`: 1 refused, 2 unreachable or unreadable).
 pub fn run<F, Fut>(f: F) -> ExitCode
 where
     F: FnOnce() -> Fut,
@@ -44,7 +46,8 @@ where
     match rt.block_on(f()) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("osdkeeper: {e}");
+            // `ceph`'s shape: `Error ENOENT: unknown host f5-422-09`.
+            eprintln!("Error {}: {e}", e.errno());
             if let ClientError::Api { body, .. } = &e {
                 for err in &body.errors {
                     eprintln!("  {}", err.error);
@@ -52,13 +55,6 @@ where
             }
             ExitCode::from(if e.is_client_error() { exit::INVALID } else { exit::UNREADABLE })
         }
-    }
-}
-
-pub fn print_json(v: &impl Serialize) {
-    match serde_json::to_string_pretty(v) {
-        Ok(text) => println!("{text}"),
-        Err(e) => eprintln!("osdkeeper: cannot print the answer as JSON: {e}"),
     }
 }
 

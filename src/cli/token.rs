@@ -10,8 +10,8 @@
 
 use std::process::ExitCode;
 
-use super::remote::{print_json, Remote};
-use super::Format;
+use super::out;
+use super::remote::Remote;
 use crate::client::ClientError;
 use crate::render::tokens::token_table;
 use crate::wire::api::tokens::{NewToken, Role};
@@ -28,14 +28,9 @@ pub enum TokenCmd {
         /// read: sees everything; operate: also specs and OSD removals; admin: also zap, release, hosts, tokens.
         #[arg(long, value_parser = parse_role)]
         role: Role,
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
     },
     /// List the tokens in force (names and roles, never secrets).
-    Ls {
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
-    },
+    Ls,
     /// Revoke a token: refused from the moment this returns. Its name is not reused.
     Revoke { name: String },
     /// The name and role of the token in OSDKEEPER_TOKEN.
@@ -45,35 +40,28 @@ pub enum TokenCmd {
 pub async fn run(r: &Remote, cmd: TokenCmd) -> Result<ExitCode, ClientError> {
     let c = r.client()?;
     match cmd {
-        TokenCmd::Create { name, role, format } => {
+        TokenCmd::Create { name, role } => {
             let created = c.create_token(&NewToken { name, role }).await?;
-            match format {
-                Format::Json => print_json(&created),
-                Format::Table => {
-                    // Only the secret on stdout, so that `$(osdkeeper token create ...)` is the secret.
-                    eprintln!(
-                        "Created token {} ({}); its secret follows, shown this once:",
-                        created.token.name, created.token.role
-                    );
-                    println!("{}", created.secret);
-                }
+            if !out::structured(r.format, &created) {
+                // Only the secret on stdout, so that `$(osdkeeper token create ...)` is the secret.
+                eprintln!(
+                    "Created token {} ({}); its secret follows, shown this once:",
+                    created.token.name, created.token.role
+                );
+                out::line(&created.secret);
             }
         }
-        TokenCmd::Ls { format } => {
-            let tokens = c.tokens().await?;
-            match format {
-                Format::Json => print_json(&tokens),
-                Format::Table => print!("{}", token_table(&tokens)),
-            }
-        }
+        TokenCmd::Ls => out::answer(r.format, &c.tokens().await?, |t| token_table(t)),
         TokenCmd::Revoke { name } => {
             c.revoke_token(&name).await?;
-            println!("Revoked token {name}");
+            out::line(format!("Revoked token {name}"));
         }
         TokenCmd::Whoami => {
             let me = c.whoami().await?;
             let open = if me.open { " (this daemon has no tokens: loopback only, no token needed)" } else { "" };
-            println!("{} ({}){open}", me.name, me.role);
+            if !out::structured(r.format, &me) {
+                out::line(format!("{} ({}){open}", me.name, me.role));
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -1,6 +1,7 @@
 //! Adding, removing and labelling hosts.
 
 use super::{Daemon, DaemonError};
+use crate::agent_client::AgentError;
 use crate::clock::now_ms;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::spec::valid_host_name;
@@ -61,11 +62,17 @@ pub fn check_label(label: &str) -> Result<(), DaemonError> {
 }
 
 impl Daemon {
-    pub async fn add_host(&self, name: &str, addr: &str, labels: &[String]) -> Result<Host, DaemonError> {
+    /// With `check`, only once its agent answered (cephadm checks a host
+    /// before adding it): a wrong address, token or host is refused now
+    /// rather than found by the first poll.
+    pub async fn add_host(&self, name: &str, addr: &str, labels: &[String], check: bool) -> Result<Host, DaemonError> {
         check_host_name(name)?;
         check_addr(addr, self.config.agent_ca.is_some(), self.config.agent_token.is_some())?;
         for l in labels {
             check_label(l)?;
+        }
+        if check {
+            self.check_agent(name, addr).await?;
         }
         let mut unique: Vec<String> = Vec::new();
         for l in labels {
@@ -81,6 +88,33 @@ impl Daemon {
         Ok(host)
     }
 
+    async fn check_agent(&self, name: &str, addr: &str) -> Result<(), DaemonError> {
+        let candidate = Host {
+            name: name.to_string(),
+            addr: addr.to_string(),
+            labels: Vec::new(),
+            added_at: 0,
+            unreachable_since: None,
+            last_error: None,
+            consecutive_failures: 0,
+            next_poll_at: 0,
+        };
+        let not_added = |why: String| format!("host {name} not added: {why} (--no-check adds it anyway)");
+        let report = self.agents.inventory(&candidate).await.map_err(|e| match e {
+            AgentError::Unreachable { .. } | AgentError::Timeout { .. } => {
+                DaemonError::CannotAct(not_added(e.to_string()))
+            }
+            other => DaemonError::Invalid(not_added(other.to_string())),
+        })?;
+        if !same_host(&report.host, name) {
+            return Err(DaemonError::Invalid(not_added(format!(
+                "the agent at {addr} runs on host {:?}, not {name:?}",
+                report.host
+            ))));
+        }
+        Ok(())
+    }
+
     pub async fn remove_host(&self, name: &str) -> Result<(), DaemonError> {
         self.store.remove_host(name).await?;
         self.cache.forget(name);
@@ -92,17 +126,16 @@ impl Daemon {
         check_label(label)?;
         let host = self.store.host(name).await?;
         let mut labels = host.labels.clone();
+        // Idempotent, as in cephadm: a label already there (or already
+        // gone) is success, with nothing stored and no event.
+        let has = labels.iter().any(|l| l == label);
+        if has == add {
+            return Ok(host);
+        }
         if add {
-            if labels.iter().any(|l| l == label) {
-                return Err(DaemonError::Conflict(format!("host {name} already has label {label}")));
-            }
             labels.push(label.to_string());
         } else {
-            let before = labels.len();
             labels.retain(|l| l != label);
-            if labels.len() == before {
-                return Err(DaemonError::NotFound(format!("host {name} has no label {label}")));
-            }
         }
         let host = self.store.set_labels(name, &labels).await?;
         self.reconciler.wake();
@@ -117,9 +150,25 @@ impl Daemon {
     }
 }
 
+/// The agent's host name names this host: the same, or the same short name
+/// (`f5-422-01` and `f5-422-01.internal.pcfe.net`).
+fn same_host(reported: &str, name: &str) -> bool {
+    let short = |h: &str| h.split('.').next().unwrap_or(h).to_ascii_lowercase();
+    reported.eq_ignore_ascii_case(name) || short(reported) == short(name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_agent_names_its_host_by_full_or_short_name() {
+        assert!(same_host("f5-422-01", "f5-422-01"));
+        assert!(same_host("f5-422-01.internal.pcfe.net", "f5-422-01"));
+        assert!(same_host("f5-422-01", "F5-422-01.internal.pcfe.net"));
+        assert!(!same_host("f5-422-02", "f5-422-01"));
+        assert!(!same_host("f5-422-0", "f5-422-01"));
+    }
 
     #[test]
     fn agent_addresses() {

@@ -124,7 +124,7 @@ async fn with_cluster() -> (tempfile::TempDir, Arc<Daemon>, Arc<FakeAgents>) {
     }
     let (dir, d) = daemon_with(agents.clone()).await;
     for name in hosts.as_object().unwrap().keys() {
-        let h = d.add_host(name, &format!("{name}:8741"), &[]).await.unwrap();
+        let h = d.add_host(name, &format!("{name}:8741"), &[], true).await.unwrap();
         d.poll_host(&h).await.unwrap();
     }
     (dir, d, agents)
@@ -241,7 +241,7 @@ async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::S
     let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
     let d = Daemon::new(store, Arc::new(sim.clone()), Arc::new(sim.clone()), config);
     for name in ["f5-422-01", "f5-422-02", "f5-422-03", "f5-422-04"] {
-        let h = d.add_host(name, &format!("{name}:8741"), &[]).await.unwrap();
+        let h = d.add_host(name, &format!("{name}:8741"), &[], true).await.unwrap();
         d.poll_host(&h).await.unwrap();
     }
     (dir, d, sim)

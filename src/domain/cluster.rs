@@ -59,6 +59,18 @@ impl ClusterState {
     }
 }
 
+/// A CRUSH weight as `ceph osd tree` prints it (its `weightf_t`): five
+/// decimals, and `0` for nothing (`2.000398934016` is `2.00040`).
+pub fn format_weight(w: f64) -> String {
+    if w < -0.01 {
+        "-".into()
+    } else if w < 0.000001 {
+        "0".into()
+    } else {
+        format!("{w:.5}")
+    }
+}
+
 /// The ids of destroyed OSDs (kept by `osd rm --replace`) by the short name
 /// of the CRUSH host they sit under, in id order: what the next OSDs made on
 /// that host take (cephadm's OsdIdClaims).
@@ -119,6 +131,14 @@ impl Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weights_look_like_osd_tree() {
+        assert_eq!(format_weight(2.000398934016), "2.00040");
+        assert_eq!(format_weight(1.86299), "1.86299");
+        assert_eq!(format_weight(0.0), "0");
+        assert_eq!(format_weight(13.732219999), "13.73222");
+    }
 
     fn osd(id: u32, up: bool, is_in: bool, destroyed: bool) -> OsdState {
         OsdState {

@@ -10,3 +10,4 @@ pub mod specs;
 pub mod table;
 pub mod tokens;
 pub mod units;
+pub mod yaml;

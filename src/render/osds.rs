@@ -3,6 +3,7 @@
 
 use super::table::{Align, Table};
 use crate::clock::format_ms;
+use crate::domain::cluster::format_weight;
 use crate::domain::progress::format_duration;
 use crate::wire::api::osds::{OsdRow, RemovalStatus};
 
@@ -20,7 +21,7 @@ pub fn osd_table(osds: &[OsdRow]) -> String {
             format!("osd.{}", o.id),
             o.host.clone().unwrap_or_default(),
             o.devices.join(","),
-            o.crush_weight.map(|w| format!("{w:.5}")).unwrap_or_default(),
+            o.crush_weight.map(format_weight).unwrap_or_default(),
             status,
             o.pgs.map(|p| p.to_string()).unwrap_or_default(),
             o.removal.map(|p| p.as_str().to_string()).unwrap_or_default(),
@@ -29,23 +30,28 @@ pub fn osd_table(osds: &[OsdRow]) -> String {
     t.plain()
 }
 
-/// A ten-step bar of the PGs moved off, e.g. `[######----]  60%`.
+/// A ten-step bar of the PGs moved off, e.g. `[######----]  60%`. Rounded
+/// down, bar and percentage alike: full and 100 % only once no PG is left
+/// (a bar that looks full at 95 % reads as "done").
 fn progress_bar(pgs_at_start: Option<i64>, pgs_now: Option<i64>) -> String {
     match (pgs_at_start, pgs_now) {
         (Some(a), Some(n)) if a > 0 => {
-            let done = ((a - n.min(a)) as f64 / a as f64).clamp(0.0, 1.0);
-            let filled = (done * 10.0).round() as usize;
-            format!("[{}{}] {:>3.0}%", "#".repeat(filled), "-".repeat(10 - filled), done * 100.0)
+            let moved = (a - n.clamp(0, a)) as u64;
+            let a = a as u64;
+            let filled = (moved * 10 / a) as usize;
+            let percent = moved * 100 / a;
+            format!("[{}{}] {percent:>3}%", "#".repeat(filled), "-".repeat(10 - filled))
         }
         _ => String::new(),
     }
 }
 
-pub fn removal_table(rows: &[RemovalStatus]) -> String {
+/// `osd rm status`; with `finished`, a FINISHED column (when each ended).
+pub fn removal_table(rows: &[RemovalStatus], finished: bool) -> String {
     if rows.is_empty() {
         return "No OSD remove/replace operations reported\n".into();
     }
-    let mut t = Table::new([
+    let mut headers = vec![
         "OSD",
         "HOST",
         "STATE",
@@ -58,17 +64,21 @@ pub fn removal_table(rows: &[RemovalStatus]) -> String {
         "RATE",
         "ETA",
         "WAITING ON",
-    ])
-    .align(3, Align::Right);
+    ];
+    if finished {
+        headers.push("FINISHED");
+    }
+    let mut t = Table::new(headers).align(3, Align::Right);
     let yes = |v: bool| if v { "True" } else { "False" }.to_string();
     for r in rows {
         let waiting =
             r.waiting_on.clone().or_else(|| r.note.clone()).or_else(|| r.last_error.clone()).unwrap_or_default();
-        t.row([
+        let mut row = vec![
             r.osd_id.to_string(),
             r.host.clone(),
             r.state.as_str().to_string(),
-            r.pgs_now.map(|n| n.to_string()).unwrap_or_else(|| "-1".into()),
+            // Unknown until the drain starts: blank, not cephadm's -1.
+            r.pgs_now.map(|n| n.to_string()).unwrap_or_default(),
             yes(r.replace),
             yes(r.force),
             yes(r.zap),
@@ -77,7 +87,11 @@ pub fn removal_table(rows: &[RemovalStatus]) -> String {
             r.pgs_per_min.map(|x| format!("{x:.1} PGs/min")).unwrap_or_default(),
             r.eta_s.map(format_duration).unwrap_or_default(),
             waiting,
-        ]);
+        ];
+        if finished {
+            row.push(r.finished_at.map(format_ms).unwrap_or_default());
+        }
+        t.row(row);
     }
     t.plain()
 }
@@ -91,6 +105,49 @@ mod tests {
         assert_eq!(progress_bar(Some(186), Some(186)), "[----------]   0%");
         assert_eq!(progress_bar(Some(100), Some(40)), "[######----]  60%");
         assert_eq!(progress_bar(Some(10), Some(0)), "[##########] 100%");
+        assert_eq!(progress_bar(Some(100), Some(5)), "[#########-]  95%", "full only when done");
+        assert_eq!(progress_bar(Some(1000), Some(1)), "[#########-]  99%");
         assert_eq!(progress_bar(None, Some(3)), "");
+    }
+
+    fn queued(osd_id: u32, finished_at: Option<i64>) -> RemovalStatus {
+        RemovalStatus {
+            removal_id: 1,
+            osd_id,
+            host: "f5-422-03".into(),
+            state: crate::domain::removal::Phase::Queued,
+            waiting_on: None,
+            last_error: None,
+            replace: false,
+            force: false,
+            zap: true,
+            stop_requested: false,
+            devices: vec![],
+            pgs_at_start: None,
+            pgs_now: None,
+            pgs_per_min: None,
+            eta_s: None,
+            bytes_now: None,
+            bytes_per_s: None,
+            requested_at: 0,
+            drain_started_at: None,
+            finished_at,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn queued_rows_have_no_pg_count_and_finished_ones_say_when() {
+        let live = removal_table(&[queued(8, None)], false);
+        let header = live.lines().next().unwrap();
+        assert!(!header.contains("FINISHED"), "{live}");
+        let pgs = header.find("PGS").unwrap();
+        let row = live.lines().nth(1).unwrap();
+        assert_eq!(row[pgs..pgs + 3].trim(), "", "no fake -1: {live}");
+        assert!(!live.contains("-1"), "{live}");
+        let done = removal_table(&[queued(8, Some(1_679_068_490_000))], true);
+        assert!(done.lines().next().unwrap().trim_end().ends_with("FINISHED"), "{done}");
+        assert!(done.lines().nth(1).unwrap().trim_end().ends_with("2023-03-17 15:54:50"), "{done}");
+        assert_eq!(removal_table(&[], true), "No OSD remove/replace operations reported\n");
     }
 }

@@ -1,15 +1,22 @@
 //! `spec ls`, `spec show`, `events`.
 
-use super::table::Table;
+use super::table::{Align, Table};
 use crate::clock::format_ms;
 use crate::wire::api::events::Event;
-use crate::wire::api::specs::{SpecDetail, SpecRecord};
+use crate::wire::api::specs::{SpecDetail, SpecListing};
 
-pub fn spec_table(specs: &[SpecRecord]) -> String {
-    let mut t = Table::new(["NAME", "VERSION", "MANAGED", "UPDATED"]);
+/// cephadm's `orch ls` columns that mean something for OSD specs (NAME,
+/// RUNNING, PLACEMENT), then the spec's version and when it changed.
+pub fn spec_table(specs: &[SpecListing]) -> String {
+    let mut t = Table::new(["NAME", "RUNNING", "PLACEMENT", "VERSION", "UPDATED"]).align(1, Align::Right);
     for s in specs {
-        let managed = if s.unmanaged { "no" } else { "yes" };
-        t.row([s.service_name.clone(), s.version.to_string(), managed.into(), format_ms(s.updated_at)]);
+        t.row([
+            s.spec.service_name.clone(),
+            s.running.to_string(),
+            s.placement.clone(),
+            s.spec.version.to_string(),
+            format_ms(s.spec.updated_at),
+        ]);
     }
     t.plain()
 }

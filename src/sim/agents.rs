@@ -288,7 +288,7 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
             up: false,
             is_in: true,
             destroyed: false,
-            crush_weight: device["sys_api"]["size"].as_f64().unwrap_or(1e12) / 1e12,
+            crush_weight: super::crush_weight_of(device["sys_api"]["size"].as_f64().unwrap_or(1e12)),
             pgs: 0.0,
             daemon_running: false,
             affinity: request.osdspec_affinity.clone().unwrap_or_default(),

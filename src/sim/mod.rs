@@ -6,6 +6,13 @@
 
 mod agents;
 mod cluster;
+/// The CRUSH weight a new OSD of `bytes` gets: its size in TiB, as
+/// ceph-osd sets it (`osd_crush_initial_weight` unset): a 1.9 TB disk
+/// weighs 1.72800, not 1.9.
+pub fn crush_weight_of(bytes: f64) -> f64 {
+    bytes / (1u64 << 40) as f64
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -51,7 +58,7 @@ pub fn field_report_cluster(pgs: f64, drain_rate: f64, pace: f64) -> SimCluster 
                     up: true,
                     is_in: true,
                     destroyed: false,
-                    crush_weight: d["sys_api"]["size"].as_f64().unwrap_or(1e12) / 1e12,
+                    crush_weight: crush_weight_of(d["sys_api"]["size"].as_f64().unwrap_or(1e12)),
                     pgs,
                     daemon_running: true,
                     affinity: lv["osdspec_affinity"].as_str().unwrap_or_default().to_string(),
@@ -119,7 +126,7 @@ pub fn generated_cluster(hosts: usize, per_host: usize, pgs: f64, drain_rate: f6
                     up: true,
                     is_in: true,
                     destroyed: false,
-                    crush_weight: size / 1e12,
+                    crush_weight: crush_weight_of(size),
                     pgs,
                     daemon_running: true,
                     affinity: String::new(),

@@ -23,6 +23,15 @@ pub struct NewEvent {
     pub actor: Option<String>,
 }
 
+/// Which events to list (None: any).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EventFilter<'a> {
+    pub after: Option<i64>,
+    pub host: Option<&'a str>,
+    pub subject: Option<&'a str>,
+    pub since: Option<i64>,
+}
+
 impl Store {
     pub async fn add_event(&self, e: NewEvent, now: i64) -> Result<Event> {
         let id: i64 = sqlx::query_scalar(
@@ -52,24 +61,32 @@ impl Store {
     /// Events with an id above `after`, oldest first, at most `limit`; with
     /// `after` = None, the latest `limit` events.
     pub async fn events(&self, after: Option<i64>, limit: i64) -> Result<Vec<Event>> {
-        let rows = match after {
-            Some(after) => {
-                sqlx::query("SELECT id, at, level, kind, host, subject, message, actor FROM events WHERE id > ? ORDER BY id LIMIT ?")
-                    .bind(after)
-                    .bind(limit)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
-            None => {
-                sqlx::query(
-                    "SELECT * FROM (SELECT id, at, level, kind, host, subject, message, actor FROM events ORDER BY id DESC LIMIT ?)
-                     ORDER BY id",
-                )
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?
-            }
+        self.events_matching(&EventFilter { after, ..EventFilter::default() }, limit).await
+    }
+
+    /// The same, only those of `host`, of
+    /// `subject` and at or after `since`, where given.
+    pub async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<Event>> {
+        // One statement for every combination: a filter left out is NULL and
+        // matches everything.
+        const MATCHES: &str = "(?1 IS NULL OR id > ?1) AND (?2 IS NULL OR host = ?2) \
+                               AND (?3 IS NULL OR subject = ?3) AND (?4 IS NULL OR at >= ?4)";
+        let sql = if q.after.is_some() {
+            format!("SELECT id, at, level, kind, host, subject, message, actor FROM events WHERE {MATCHES} ORDER BY id LIMIT ?5")
+        } else {
+            format!(
+                "SELECT * FROM (SELECT id, at, level, kind, host, subject, message, actor FROM events WHERE {MATCHES} \
+                 ORDER BY id DESC LIMIT ?5) ORDER BY id"
+            )
         };
+        let rows = sqlx::query(&sql)
+            .bind(q.after)
+            .bind(q.host)
+            .bind(q.subject)
+            .bind(q.since)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter()
             .map(|r| {
                 Ok(Event {

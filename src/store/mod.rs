@@ -24,7 +24,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
 
-pub use events::NewEvent;
+pub use events::{EventFilter, NewEvent};
 pub use hosts::PollFailure;
 pub use inventories::StoredInventory;
 pub use runs::SpecHostRun;

@@ -92,6 +92,36 @@ async fn events_page_forward() {
 }
 
 #[tokio::test]
+async fn events_by_host_osd_and_time() {
+    let (_d, s) = fresh().await;
+    for (i, (host, subject)) in [("h1", "osd.8"), ("h2", "osd.8"), ("h1", "osd.15"), ("h1", "osd.8")].iter().enumerate()
+    {
+        let e = NewEvent {
+            level: Level::Info,
+            kind: EventKind::HostAdded,
+            host: Some(host.to_string()),
+            subject: Some(subject.to_string()),
+            message: format!("e{i}"),
+            actor: None,
+        };
+        s.add_event(e, 100 * i as i64).await.unwrap();
+    }
+    let messages =
+        |events: Vec<crate::wire::api::events::Event>| events.into_iter().map(|e| e.message).collect::<Vec<_>>();
+    let only = |host, subject, since| EventFilter { host, subject, since, ..EventFilter::default() };
+    assert_eq!(messages(s.events_matching(&only(Some("h1"), None, None), 10).await.unwrap()), ["e0", "e2", "e3"]);
+    assert_eq!(messages(s.events_matching(&only(Some("h1"), Some("osd.8"), None), 10).await.unwrap()), ["e0", "e3"]);
+    assert_eq!(messages(s.events_matching(&only(None, Some("osd.8"), Some(100)), 10).await.unwrap()), ["e1", "e3"]);
+    assert_eq!(
+        messages(s.events_matching(&only(Some("h1"), None, None), 2).await.unwrap()),
+        ["e2", "e3"],
+        "the latest"
+    );
+    let after = EventFilter { after: Some(1), host: Some("h1"), ..EventFilter::default() };
+    assert_eq!(messages(s.events_matching(&after, 1).await.unwrap()), ["e2"], "the next after a cursor");
+}
+
+#[tokio::test]
 async fn recent_samples_are_the_window_before_the_newest() {
     let (_dir, store) = fresh().await;
     let rec = &store

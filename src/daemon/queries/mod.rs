@@ -8,28 +8,22 @@ mod hosts;
 mod metrics;
 mod osds;
 mod removals;
+mod specs;
 mod summary;
 
 pub use metrics::{HostMetrics, MetricsView};
 pub use summary::ClusterCache;
 
 use super::{Daemon, DaemonError};
+use crate::store::EventFilter;
 use crate::wire::api::events::{Event, EventQuery};
-use crate::wire::api::specs::{SpecDetail, SpecRecord};
 
 impl Daemon {
     pub async fn events(&self, q: &EventQuery) -> Result<Vec<Event>, DaemonError> {
         let limit = q.limit.unwrap_or(100).clamp(1, 1000);
-        Ok(self.store.events(q.after, limit).await?)
-    }
-
-    pub async fn specs(&self) -> Result<Vec<SpecRecord>, DaemonError> {
-        Ok(self.store.specs().await?)
-    }
-
-    pub async fn spec(&self, service_name: &str) -> Result<SpecDetail, DaemonError> {
-        let spec = self.store.spec(service_name).await?;
-        let history = self.store.spec_history(service_name).await?;
-        Ok(SpecDetail { spec, history })
+        let subject = q.osd.map(|id| format!("osd.{id}"));
+        let filter =
+            EventFilter { after: q.after, host: q.host.as_deref(), subject: subject.as_deref(), since: q.since };
+        Ok(self.store.events_matching(&filter, limit).await?)
     }
 }

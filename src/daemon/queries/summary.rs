@@ -11,8 +11,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::ceph::ClusterState;
+use crate::clock::now_ms;
 use crate::daemon::{Daemon, DaemonError};
 use crate::wire::api::devices::Hold;
+use crate::wire::api::error::CephHealth;
 use crate::wire::api::summary::Summary;
 
 /// How long one read of the cluster answers every summary.
@@ -26,6 +28,9 @@ type Read = Result<Arc<ClusterState>, String>;
 #[derive(Default)]
 pub struct ClusterCache {
     last: tokio::sync::Mutex<Option<(Instant, Read)>>,
+    /// The outcome of the last read, for `/healthz`, which must answer at
+    /// once and so never waits for a read under way.
+    outcome: std::sync::Mutex<Option<CephHealth>>,
 }
 
 impl Daemon {
@@ -50,7 +55,36 @@ impl Daemon {
         }
         let read = self.ceph.state().await.map(Arc::new).map_err(|e| format!("cannot read the cluster: {e}"));
         *last = Some((Instant::now(), read.clone()));
+        let outcome = CephHealth { connected: read.is_ok(), checked_at: Some(now_ms()), error: read.clone().err() };
+        *self.cluster.outcome.lock().expect("ceph health lock") = Some(outcome);
         read
+    }
+
+    /// Whether the cluster answered the last time it was asked (not asked
+    /// again here: liveness checks must not reach the monitors).
+    pub fn ceph_health(&self) -> CephHealth {
+        self.cluster.outcome.lock().expect("ceph health lock").clone().unwrap_or(CephHealth {
+            connected: false,
+            checked_at: None,
+            error: Some("not checked yet".into()),
+        })
+    }
+
+    /// At start: reads the cluster once and says whether that worked. The
+    /// daemon serves either way (hosts, inventories and dry-runs need no
+    /// cluster); without one, OSD lists, removals and deployments fail
+    /// until it answers, and `/healthz` and the summary say why.
+    pub async fn check_ceph(&self) {
+        match self.cluster_recently().await {
+            Ok(state) => {
+                let (n, up, _) = state.osd_counts();
+                tracing::info!(osds = n, up, "connected to the Ceph cluster");
+            }
+            Err(e) => tracing::warn!(
+                "{e}; OSD lists, removals and deployments will fail until the cluster answers \
+                 (--ceph-conf, CEPH_CONF, or ceph.conf in the config file)"
+            ),
+        }
     }
 
     async fn osd_counts(&self) -> Result<(usize, usize, usize), String> {

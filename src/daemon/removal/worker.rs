@@ -10,6 +10,7 @@ use crate::ceph::ClusterState;
 use crate::clock::now_ms;
 use crate::daemon::live::Live;
 use crate::daemon::{Daemon, DaemonError};
+use crate::domain::cluster::format_weight;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::{
     advance, after_step, clean_devices, may_start_drain, observe_cluster, questions, sample_due, Effect, Observation,
@@ -212,9 +213,11 @@ impl Daemon {
     async fn carry_out(&self, r: &Removal, effect: &Effect) -> Result<String, String> {
         let id = r.osd_id;
         let on_cluster = match effect {
-            Effect::Reweight { weight } => {
-                self.ceph.reweight(id, *weight).await.map(|_| format!("reweighted osd.{id} to {weight}"))
-            }
+            Effect::Reweight { weight } => self
+                .ceph
+                .reweight(id, *weight)
+                .await
+                .map(|_| format!("reweighted osd.{id} to {}", format_weight(*weight))),
             Effect::MarkOut => self.ceph.mark_out(id).await.map(|_| format!("marked osd.{id} out")),
             Effect::MarkIn => self.ceph.mark_in(id).await.map(|_| format!("marked osd.{id} in")),
             Effect::MarkDown => self.ceph.mark_down(id).await.map(|_| format!("marked osd.{id} down")),

@@ -38,7 +38,7 @@ impl Ending {
             Ending::MarkedInAgain => "stopped; the OSD was marked in again".into(),
             Ending::WeightRestored { weight } => format!(
                 "stopped; CRUSH weight restored to {}",
-                weight.map(|w| w.to_string()).unwrap_or_else(|| "its value".into())
+                weight.map(crate::domain::cluster::format_weight).unwrap_or_else(|| "its value".into())
             ),
         }
     }

@@ -14,8 +14,21 @@ pub struct ErrorBody {
     pub errors: Vec<SpecErrorJson>,
 }
 
-/// `/healthz`: `{"status": "ok"}` while the daemon runs.
+/// `/healthz`: `{"status": "ok", ...}` while the daemon runs, with or
+/// without a cluster; `ceph` says whether the cluster answered.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Health {
     pub status: String,
+    pub ceph: CephHealth,
+}
+
+/// Whether the Ceph cluster answered when last asked (at start, then by
+/// the summary, the OSD list and the workers).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct CephHealth {
+    pub connected: bool,
+    /// When it was last asked (ms since the epoch); null before the first time.
+    pub checked_at: Option<i64>,
+    /// Why it did not answer.
+    pub error: Option<String>,
 }

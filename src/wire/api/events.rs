@@ -27,4 +27,10 @@ pub struct EventQuery {
     pub after: Option<i64>,
     /// At most this many (default 100, at most 1000).
     pub limit: Option<i64>,
+    /// Only events about this host (exact name).
+    pub host: Option<String>,
+    /// Only events about this OSD (`osd.N`).
+    pub osd: Option<u32>,
+    /// Only events at or after this time (ms since the epoch).
+    pub since: Option<i64>,
 }

@@ -43,6 +43,10 @@ pub struct AddHost {
     pub addr: String,
     #[serde(default)]
     pub labels: Vec<String>,
+    /// Add it without asking its agent first (by default the agent must
+    /// answer, accept the agent token and report this host name).
+    #[serde(default)]
+    pub no_check: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]

@@ -70,3 +70,17 @@ pub struct ApplyResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored: Option<Vec<SpecRecord>>,
 }
+
+/// A stored spec as `spec ls` lists it, with the columns of cephadm's
+/// `orch ls`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SpecListing {
+    #[serde(flatten)]
+    pub spec: SpecRecord,
+    /// OSDs of this spec: those whose disks carry its service id as
+    /// `osdspec_affinity`, in the stored inventories.
+    pub running: u64,
+    /// The placement as `orch ls` writes it: `label:osd`, `f5-422-0*`,
+    /// `f5-422-01;f5-422-02`, or `<unmanaged>`.
+    pub placement: String,
+}

@@ -1,0 +1,288 @@
+//! The command line as a cephadm user types it, against a real daemon with
+//! fixture agents: global options on either side of the subcommand,
+//! `HOST:PORT` addresses, cephadm's forms, `--format`, the exit statuses
+//! and error words of `docs/cli.md`, a closed pipe, `/healthz` without a
+//! cluster, and `events --follow` with its filters. Outputs are compared
+//! with the golden files in `tests/fixtures/cli/` (`UPDATE_EXPECT=1`
+//! rewrites them), after masking times and ages.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::client::Api;
+use common::*;
+use serde_json::Value;
+
+const SPEC: &str = "specs/field-report-ssds.yaml";
+/// Polls fast; no Ceph (`false` fails at once), as in the demo-less tests.
+const CONFIG: &str = "poll:\n  interval_s: 1\n  timeout_s: 5\nceph:\n  bin: /bin/false\n  timeout_s: 5\n";
+
+fn start_agent(dir: &Path, host: &str) -> (Proc, String) {
+    let inv: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join("specs/f5-422-inventory.json")).unwrap()).unwrap();
+    let file = dir.join(format!("{host}.json"));
+    std::fs::write(&file, inv["hosts"][host].to_string()).unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--inventory-file"]).arg(&file);
+    cmd.env_remove("OSDKEEPER_AGENT_TOKEN");
+    spawn_listening(cmd, &format!("agent {host}"), &dir.join(format!("agent-{host}.log")))
+}
+
+/// Times, ages and ports that differ from run to run, masked; as the
+/// masks change the columns' widths, columns are compared by their order
+/// (runs of spaces become two).
+fn mask(text: &str) -> String {
+    let time = regex::Regex::new(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?").unwrap();
+    let age = regex::Regex::new(r"\b\d+[smhdwMy] ago\b").unwrap();
+    let port = regex::Regex::new(r"127\.0\.0\.1:\d+").unwrap();
+    let text = time.replace_all(text, "<time>");
+    let text = age.replace_all(&text, "<age>");
+    let text = port.replace_all(&text, "127.0.0.1:<port>");
+    text.lines()
+        .map(|l| regex::Regex::new(r" {2,}").unwrap().replace_all(l.trim_end(), "  ").into_owned() + "\n")
+        .collect()
+}
+
+/// Compares with `tests/fixtures/cli/NAME.txt`, or writes it with UPDATE_EXPECT=1.
+fn golden(name: &str, actual: &str) {
+    let path = repo().join("tests/fixtures/cli").join(format!("{name}.txt"));
+    let actual = mask(actual);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(actual, expected, "{name}: the output differs from {}", path.display());
+}
+
+/// Runs the CLI with `args` as given (no OSDKEEPER_URL: the test passes --url).
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(bin())
+        .args(args)
+        .env_remove("OSDKEEPER_URL")
+        .env_remove("OSDKEEPER_TOKEN")
+        .env_remove("OSDKEEPER_CACERT")
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    _agents: Vec<Proc>,
+    daemon: TestDaemon,
+    /// `127.0.0.1:PORT`, without a scheme.
+    addr: String,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let mut agents = Vec::new();
+    let daemon = start_daemon(dir.path(), CONFIG, &[]);
+    let addr = daemon.url.trim_start_matches("http://").to_string();
+    // f5-422-04 holds the field report's three SSD OSDs of the spec.
+    for host in ["f5-422-01", "f5-422-02", "f5-422-04"] {
+        let (agent, agent_addr) = start_agent(dir.path(), host);
+        agents.push(agent);
+        let (code, out, err) = run(&["--url", &addr, "host", "add", host, &agent_addr, "--labels", "osd"]);
+        assert_eq!(code, 0, "host add {host}: {out}{err}");
+    }
+    let api = Api::new(&daemon.url, None);
+    wait_for("both inventories", Duration::from_secs(30), || {
+        (api.summary().body["hosts_without_inventory"] == 0).then_some(())
+    });
+    Setup { _dir: dir, _agents: agents, daemon, addr }
+}
+
+#[test]
+fn cephadm_forms_and_formats() {
+    let s = setup();
+    let url = s.addr.as_str();
+    let spec = repo().join(SPEC);
+    let spec = spec.to_str().unwrap();
+
+    // The global options before the subcommand, or after it: the same answer.
+    let (code, before, err) = run(&["--url", url, "--format", "json", "host", "ls"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, after, _) = run(&["host", "ls", "--url", url, "--format", "json"]);
+    assert_eq!(before, after);
+    assert_eq!(before.lines().count(), 1, "json is one line, as ceph writes it");
+    let (_, pretty, _) = run(&["host", "ls", "--url", url, "--format", "json-pretty"]);
+    assert!(pretty.lines().count() > 5);
+    assert_eq!(serde_json::from_str::<Value>(&before).unwrap(), serde_json::from_str::<Value>(&pretty).unwrap());
+
+    let (code, out, err) = run(&["--url", url, "apply", "osd", "-i", spec]);
+    assert_eq!(code, 0, "apply osd -i: {err}");
+    golden("apply_osd", &out);
+    let (code, out, err) = run(&["--url", url, "spec", "ls"]);
+    assert_eq!(code, 0, "{err}");
+    golden("spec_ls", &out);
+    let (_, with_prefix, _) = run(&["--url", url, "spec", "show", "osd.osd_spec_F5-422_SSDs"]);
+    let (code, without, err) = run(&["--url", url, "spec", "show", "osd_spec_F5-422_SSDs"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(with_prefix, without, "spec show with or without osd.");
+    golden("spec_show", &without);
+
+    let (code, out, err) = run(&["--url", url, "device", "ls", "f5-422-02", "f5-422-01"]);
+    assert_eq!(code, 0, "{err}");
+    golden("device_ls_two_hosts", &out);
+    let (code, out, err) = run(&["--url", url, "device", "ls", "f5-422-09"]);
+    assert_eq!(code, 1, "an unknown host is an error: {out}");
+    golden("device_ls_unknown_host", &err);
+
+    let (code, out, err) = run(&["--url", url, "osd", "rm", "status"]);
+    assert_eq!(code, 0, "{err}");
+    golden("osd_rm_status_empty", &out);
+    let (code, out, err) = run(&["--url", url, "osd", "rm", "status", "8", "--finished", "--format", "yaml"]);
+    assert_eq!((code, out.as_str()), (0, "[]\n"), "{err}");
+    let (code, out, err) = run(&["--url", url, "osd", "rm", "stop"]);
+    assert_eq!((code, out.as_str()), (1, ""), "a bare rm stop stops nothing and says so");
+    golden("osd_rm_stop_bare", &err);
+
+    let (code, out, err) = run(&["--url", url, "--format", "yaml", "token", "whoami"]);
+    assert_eq!(code, 0, "{err}");
+    golden("whoami_yaml", &out);
+
+    // Labels: adding one twice, or removing one that is gone, succeeds.
+    for args in [["add", "f5-422-01", "ssd"], ["add", "f5-422-01", "ssd"], ["rm", "f5-422-01", "x"]] {
+        let (code, _, err) = run(&["--url", url, "host", "label", args[0], args[1], args[2]]);
+        assert_eq!(code, 0, "label {args:?}: {err}");
+    }
+    let hosts: Value = serde_json::from_str(&run(&["--url", url, "--format", "json", "host", "ls"]).1).unwrap();
+    assert_eq!(hosts[0]["labels"], serde_json::json!(["osd", "ssd"]));
+
+    let (code, _, err) = run(&["--url", "ftp://127.0.0.1:1", "host", "ls"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("Error EINVAL: invalid daemon address"), "{err}");
+    let (code, _, err) = run(&["--url", "127.0.0.1:9", "host", "ls"]);
+    assert_eq!(code, 2, "nobody listens there: {err}");
+    assert!(err.starts_with("Error ECONNREFUSED: cannot reach"), "{err}");
+}
+
+#[test]
+fn host_add_asks_the_agent_first() {
+    let s = setup();
+    let dir = tempfile::tempdir().unwrap();
+    let (_agent, agent_addr) = start_agent(dir.path(), "f5-422-03");
+    let url = s.addr.as_str();
+    let (code, _, err) = run(&["--url", url, "host", "add", "f5-422-06", &agent_addr]);
+    assert_eq!(code, 1, "the agent runs on another host");
+    assert!(err.contains("runs on host \"f5-422-03\", not \"f5-422-06\"") && err.contains("--no-check"), "{err}");
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
+    let (code, _, err) = run(&["--url", url, "host", "add", "f5-422-05", &dead]);
+    assert_ne!(code, 0, "nothing answers there: {err}");
+    assert!(err.contains("host f5-422-05 not added: cannot reach the agent"), "{err}");
+    let (code, _, err) = run(&["--url", url, "host", "add", "f5-422-05", &dead, "--no-check"]);
+    assert_eq!(code, 0, "--no-check adds it anyway: {err}");
+    let (_, out, _) = run(&["--url", url, "host", "ls"]);
+    assert!(!out.contains("f5-422-06") && out.contains("f5-422-05"), "{out}");
+}
+
+#[test]
+fn healthz_reports_the_missing_cluster_and_the_daemon_serves_anyway() {
+    let s = setup();
+    let api = Api::new(&s.daemon.url, None);
+    let health = wait_for("the start-up check of the cluster", Duration::from_secs(30), || {
+        let h = api.healthz();
+        (h.status == 200 && !h.body["ceph"]["checked_at"].is_null()).then_some(h.body)
+    });
+    assert_eq!(health["status"], "ok");
+    assert_eq!(health["ceph"]["connected"], false);
+    assert!(health["ceph"]["error"].as_str().unwrap().contains("cannot read the cluster"), "{health}");
+    let log = std::fs::read_to_string(&s.daemon.log).unwrap();
+    assert!(log.contains("OSD lists, removals and deployments will fail until the cluster answers"), "{log}");
+    assert!(!log.contains('\u{1b}'), "no colour codes in a log file: {log}");
+}
+
+/// Lines of a running `events --follow`, read on a thread.
+fn follow(args: &[&str]) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    let mut child = Command::new(bin()).args(args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    (child, rx)
+}
+
+fn next_line(rx: &std::sync::mpsc::Receiver<String>, what: &str) -> String {
+    rx.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|_| panic!("no line for {what}"))
+}
+
+#[test]
+fn events_follow_with_filters_and_the_api_filters() {
+    let s = setup();
+    let url = s.addr.as_str();
+    let (mut child, rx) = follow(&["--url", url, "events", "--follow", "--host", "f5-422-02", "--limit", "1"]);
+    let first = next_line(&rx, "the latest event of f5-422-02");
+    assert!(first.contains("f5-422-02") && !first.contains("f5-422-01") && !first.contains("f5-422-04"), "{first}");
+    // New events: one of the other host (filtered out), then one of this one.
+    assert_eq!(run(&["--url", url, "host", "label", "add", "f5-422-01", "a"]).0, 0);
+    assert_eq!(run(&["--url", url, "host", "label", "add", "f5-422-02", "b"]).0, 0);
+    let next = next_line(&rx, "the new label of f5-422-02");
+    assert!(next.contains("Added label b to host f5-422-02"), "{next}");
+    let _ = child.kill();
+    let _ = child.wait();
+
+    let api = Api::new(&s.daemon.url, None);
+    let of = |query: &str| -> Vec<String> {
+        api.events(query).list().iter().map(|e| e["message"].as_str().unwrap().to_string()).collect()
+    };
+    let all = of("");
+    let two = of("host=f5-422-02");
+    assert!(!two.is_empty() && two.len() < all.len(), "{two:?} of {all:?}");
+    assert!(two.iter().all(|m| m.contains("f5-422-02")), "{two:?}");
+    assert!(of("since=99999999999999").is_empty(), "nothing in the future");
+    assert!(of("osd=8").is_empty(), "no OSD events without a cluster");
+    let (code, _, err) = run(&["--url", url, "events", "--since", "yesterday"]);
+    assert_eq!(code, 2, "clap's usage error");
+    assert!(err.contains("neither an age"), "{err}");
+}
+
+fn spawn_piped(args: &[&str]) -> std::process::Child {
+    Command::new(bin()).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    let s = setup();
+    let url = s.addr.as_str();
+    // The reader goes away while `events --follow` runs (`| head -1`); the
+    // next event makes it write into the closed pipe.
+    let mut child = spawn_piped(&["--url", url, "events", "--follow"]);
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(!first.is_empty(), "it printed the latest events first");
+    drop(stdout);
+    assert_eq!(run(&["--url", url, "host", "label", "add", "f5-422-01", "piped"]).0, 0);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "events --follow kept running after its reader left");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+
+    // A one-shot listing whose reader is gone before it writes.
+    let mut child = spawn_piped(&["--url", url, "device", "ls"]);
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
