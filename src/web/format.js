@@ -37,6 +37,12 @@ export function fmtBytes(n) {
   return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
+// A CRUSH weight as `ceph osd tree` and the CLI print it: five decimals, 0 for none.
+export function fmtWeight(w) {
+  if (w === null || w === undefined) return '—';
+  return w < 0.000001 ? '0' : w.toFixed(5);
+}
+
 export function fmtRate(pgsPerMin) {
   if (pgsPerMin === null || pgsPerMin === undefined || !Number.isFinite(pgsPerMin)) return '—';
   return `${pgsPerMin >= 10 ? Math.round(pgsPerMin) : pgsPerMin.toFixed(1)} PGs/min`;

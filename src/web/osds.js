@@ -4,7 +4,7 @@
 // with their rows, so that a selection survives a change of filter.
 import { api } from './api.js';
 import { $, badge, debounce, emptyState, h, rerender } from './dom.js';
-import { joinAnd, osdName, plural } from './format.js';
+import { fmtWeight, joinAnd, osdName, plural } from './format.js';
 import { confirmAction, notify, runAction, showPanelError } from './notices.js';
 import { stateKind } from './phases.js';
 import { refreshers, register, signature } from './refresh.js';
@@ -101,7 +101,7 @@ function osdRow(o) {
     h('td', {}, h('label', { for: `osd-select-${o.id}`, class: 'mono' }, osdName(o.id))),
     h('td', {}, o.host || '—'),
     h('td', { class: 'mono' }, o.devices.join(', ') || '—'),
-    h('td', { class: 'num' }, o.crush_weight === null ? '—' : o.crush_weight.toFixed(3)),
+    h('td', { class: 'num' }, fmtWeight(o.crush_weight)),
     h('td', {}, status),
     h('td', { class: 'num' }, o.pgs === null ? '—' : String(o.pgs)),
     h('td', {}, o.removal ? badge(o.removal, stateKind(o.removal)) : '—'));
