@@ -1,6 +1,7 @@
 //! What every command that talks to a running daemon shares: where the
-//! daemon is (`--url`, `OSDKEEPER_URL`) and its token, a small runtime,
-//! exit codes from errors, and printing an answer as JSON.
+//! daemon is (`--url`, `OSDKEEPER_URL`), its CA and token, the output
+//! format (all global options of `Cli`), a small runtime, and exit codes
+//! and `ceph`'s error words from errors.
 
 use std::process::ExitCode;
 

@@ -131,6 +131,19 @@ async fn with_cluster() -> (tempfile::TempDir, Arc<Daemon>, Arc<FakeAgents>) {
 }
 
 #[tokio::test]
+async fn labels_are_added_and_removed_idempotently() {
+    let (_dir, d, _agents) = with_cluster().await;
+    let host = d.store.hosts().await.unwrap()[0].name.clone();
+    for _ in 0..2 {
+        assert_eq!(d.label(&host, "osd", true).await.unwrap().labels, ["osd"]);
+    }
+    assert_eq!(d.label(&host, "never-there", false).await.unwrap().labels, ["osd"], "nothing to remove is success");
+    let added = d.store.events(None, 100).await.unwrap().iter().filter(|e| e.kind == EventKind::HostLabelAdded).count();
+    assert_eq!(added, 1, "a label already there changes nothing and records nothing");
+    assert!(matches!(d.label("nohost", "osd", true).await, Err(DaemonError::NotFound(_))));
+}
+
+#[tokio::test]
 async fn polled_hosts_go_out_together_in_one_message() {
     let (_dir, d, _agents) = with_cluster().await;
     d.polled.take();
