@@ -23,7 +23,7 @@ pub mod view;
 mod worker;
 
 pub use error::{invalid_specs_message, DaemonError};
-pub use worker::Worker;
+pub use worker::{paced, Pace, Worker};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -101,18 +101,18 @@ impl Daemon {
         let mut tasks = Vec::new();
         let d = self.clone();
         let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.poller.run(c, || d.poll_due()).await }));
+        tasks.push(tokio::spawn(async move { d.poller.run(c, || paced(d.poll_due())).await }));
         if self.config.reconcile {
             let d = self.clone();
             let c = cancel.clone();
-            tasks.push(tokio::spawn(async move { d.reconciler.run(c, || d.reconcile_once()).await }));
+            tasks.push(tokio::spawn(async move { d.reconciler.run(c, || paced(d.reconcile_once())).await }));
         }
         let d = self.clone();
         let c = cancel.clone();
         tasks.push(tokio::spawn(async move { d.remover.run(c, || d.removal_round()).await }));
         let d = self.clone();
         let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.deployer.run(c, || d.deployment_round()).await }));
+        tasks.push(tokio::spawn(async move { d.deployer.run(c, || paced(d.deployment_round())).await }));
         tasks.push(tokio::spawn(live::announce_polled_hosts(self.clone(), cancel.clone())));
         tasks
     }
