@@ -74,6 +74,7 @@ pub async fn serve_with(
         shutdown.await;
         streams.close_streams();
     };
+    let listener = crate::api::raw_errors::JsonErrorListener(listener);
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     tracing::info!("shutting down");
     cancel.cancel();
