@@ -1,10 +1,14 @@
 #!/usr/bin/python3
-"""Bounded fuzzing of `osdkeeper preview` with random and hostile inputs.
+"""Bounded fuzzing of the release binary with random and hostile inputs.
 
-Usage: bench/fuzz_inputs.py [--seconds 120] [--max-inputs N] [--seed 1]
-                            [--binary target/release/osdkeeper] [--timeout 10]
-                            [--keep target/fuzz]
+Usage: bench/fuzz_inputs.py [--mode cli|api|both] [--seconds 120] [--max-inputs N]
+                            [--seed 1] [--binary target/release/osdkeeper]
+                            [--timeout 10] [--keep target/fuzz]
 
+--mode cli (offline, `osdkeeper preview`) and --mode api (the daemon of
+`osdkeeper demo`); `both` gives each half of --seconds.
+
+CLI mode:
 Each round writes a spec and an inventory and runs the release binary on
 them (`preview --format table` or `json`), with a 4 GiB address-space limit
 so that a runaway input cannot take the machine down. Specs are valid specs
@@ -21,17 +25,31 @@ stack overflow), or a hang (no answer within --timeout). Findings are kept
 under --keep with the command to rerun them. Prints a Markdown summary:
 inputs tried, findings, and the peak memory (the child's ru_maxrss, from
 os.wait4) and slowest run per kind of input. Exits 1 if anything was found.
+
+API mode starts `osdkeeper demo --hosts 40` (a simulated cluster; no Ceph)
+under the same address-space limit and sends it, one at a time, specs
+(valid, perturbed, hostile) as dry-runs and now and then as applies, JSON
+bodies for every POST route (random, perturbed, wrong types, huge), odd
+query strings and path parameters, and raw requests hyper must refuse
+(malformed lines, 70 KB URIs, 500 KB headers, bodies that end early).
+Findings: a 5xx, an answer that is not JSON, no answer within --timeout
+(a hang), the daemon gone (a crash). Every 20 requests /healthz is asked
+while a large spec is being planned on another connection. Peak memory is
+the daemon's VmHWM from /proc.
 """
 import argparse
+import http.client
 import json
 import os
 import random
 import resource
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,6 +150,16 @@ def hostile_spec(rng):
     return "huge file", (BASE + "data_devices: {all: true}\n# " + "y" * (2 << 20) + "\n").encode()
 
 
+def some_spec(rng):
+    """A valid spec, a perturbed one or a hostile one, with its kind."""
+    roll = rng.random()
+    if roll < 0.3:
+        return "valid spec", valid_spec(rng)
+    if roll < 0.65:
+        return "perturbed spec", perturb(rng, valid_spec(rng))
+    return hostile_spec(rng)
+
+
 def device(rng, i, path=None, odd=True):
     rot = rng.random() < 0.6
     size = rng.choice([0.5e12, 1e12, 4e12, 16e12, 2e15])
@@ -227,18 +255,7 @@ def run(binary, spec, inventory, fmt, timeout):
     return verdict, wall, usage.ru_maxrss, cmd, err
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=120)
-    ap.add_argument("--max-inputs", type=int, default=100000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "osdkeeper"))
-    ap.add_argument("--timeout", type=float, default=10)
-    ap.add_argument("--keep", default=os.path.join(ROOT, "target", "fuzz"))
-    args = ap.parse_args()
-    if not os.access(args.binary, os.X_OK):
-        sys.exit("no binary at {} (cargo build --release)".format(args.binary))
-    rng = random.Random(args.seed)
+def fuzz_cli(args, rng, seconds):
     work = tempfile.mkdtemp(prefix="osdkeeper-fuzz-")
     spec_path, inv_path = os.path.join(work, "spec.yaml"), os.path.join(work, "inventory.json")
     stats = {}
@@ -246,15 +263,9 @@ def main():
     tried = 0
     started = time.perf_counter()
     inventories = [valid_inventory(rng) for _ in range(8)]
-    while tried < args.max_inputs and time.perf_counter() - started < args.seconds:
+    while tried < args.max_inputs and time.perf_counter() - started < seconds:
         tried += 1
-        roll = rng.random()
-        if roll < 0.3:
-            spec_kind, spec = "valid spec", valid_spec(rng)
-        elif roll < 0.65:
-            spec_kind, spec = "perturbed spec", perturb(rng, valid_spec(rng))
-        else:
-            spec_kind, spec = hostile_spec(rng)
+        spec_kind, spec = some_spec(rng)
         roll = rng.random()
         if roll < 0.55:
             inv_kind, inv_text = "inventory", json.dumps(rng.choice(inventories)).encode()
@@ -287,6 +298,7 @@ def main():
             findings.append((verdict, spec_kind, inv_kind, fmt, keep, err.strip().splitlines()[:1]))
     shutil.rmtree(work)
     elapsed = time.perf_counter() - started
+    print("## CLI: `osdkeeper preview`\n")
     print("{} inputs in {:.0f} s (seed {}, timeout {} s, address space {} GiB)\n".format(
         tried, elapsed, args.seed, args.timeout, ADDRESS_SPACE >> 30))
     print("| input | runs | findings | peak RSS (MB) | slowest (s) |")
@@ -307,6 +319,292 @@ def main():
             print("  {}: {} + {} (--format {}): {} [{}]".format(verdict, spec_kind, inv_kind, fmt,
                                                              first[0] if first else "", keep))
     return 1 if findings else 0
+
+
+# --- API mode -------------------------------------------------------------
+
+POST_ROUTES = ["/api/v1/hosts", "/api/v1/hosts/f5-422-01/labels", "/api/v1/hosts/nohost/labels",
+               "/api/v1/devices/release", "/api/v1/devices/zap", "/api/v1/osds/removals",
+               "/api/v1/osds/removals/stop"]
+GET_ROUTES = ["/api/v1/hosts", "/api/v1/devices", "/api/v1/devices/held", "/api/v1/osds", "/api/v1/osds/removals",
+              "/api/v1/events", "/api/v1/deployments", "/api/v1/summary", "/api/v1/specs", "/api/v1/workers"]
+BODY_KEYS = ["name", "addr", "labels", "label", "host", "path", "force", "ids", "replace", "zap", "extra"]
+
+
+def json_value(rng, depth=0):
+    roll = rng.randrange(10 if depth < 3 else 6)
+    if roll == 0:
+        return None
+    if roll == 1:
+        return rng.choice([True, False])
+    if roll == 2:
+        return rng.choice([0, 1, 3, 7, -1, 2 ** 31, 2 ** 64, 1e308, 0.5])
+    if roll in (3, 4, 5):
+        return rng.choice(["f5-422-01", "f5-422-02", "/dev/sdb", "/dev/sdc", "h1:8741", "bad host;x", "", "osd",
+                           "x" * rng.choice([1, 300, 70000]), "https://h:1", "../../etc", "\u0000", "é"])
+    if roll in (6, 7):
+        return [json_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    return {rng.choice(BODY_KEYS): json_value(rng, depth + 1) for _ in range(rng.randint(0, 4))}
+
+
+def json_body(rng):
+    roll = rng.random()
+    if roll < 0.15:
+        return "valid-ish body", json.dumps(rng.choice([
+            {"name": "h{}".format(rng.randrange(1000)), "addr": "127.0.0.1:{}".format(rng.randrange(1, 65536))},
+            {"label": rng.choice(["osd", "mon", "_no_schedule"])},
+            {"host": rng.choice(["f5-422-01", "f5-422-02"]), "path": rng.choice(["/dev/sdb", "/dev/sdc", "/dev/sdz"]),
+             "force": rng.choice([True, False])},
+            {"ids": [rng.randrange(40) for _ in range(rng.randint(0, 3))], "replace": rng.choice([True, False])},
+        ])).encode()
+    body = json.dumps({rng.choice(BODY_KEYS): json_value(rng) for _ in range(rng.randint(0, 5))}).encode()
+    if roll < 0.7:
+        return "random body", body
+    if roll < 0.9:
+        return "perturbed body", perturb(rng, body, rng.randint(1, 4))
+    n = rng.choice([1000, 100000])
+    return "hostile body", rng.choice([b"[" * n + b"]" * n, b'{"ids": [' + b"1," * n + b'1]}',
+                                      b'{"name": "' + b"x" * (2 << 20) + b'"}', b"\xff\xfe{}"])
+
+
+def odd_query(rng):
+    keys = ["limit", "offset", "host", "state", "q", "unreachable", "dry_run", "refresh", "after", "kind"]
+    values = ["abc", "-1", "18446744073709551616", "%ff", "%", "true", "1", "0", "", "x" * 5000, "a&b", "%00"]
+    return "&".join("{}={}".format(rng.choice(keys), rng.choice(values)) for _ in range(rng.randint(0, 4)))
+
+
+def raw_request(rng, port):
+    host = "127.0.0.1:{}".format(port)
+    kind = rng.randrange(6)
+    if kind == 0:
+        return "raw: long URI", "GET /api/v1/hosts?{} HTTP/1.1\r\nHost: {}\r\n\r\n".format("a" * 70000, host).encode()
+    if kind == 1:
+        return "raw: huge header", "GET /healthz HTTP/1.1\r\nHost: {}\r\nx: {}\r\n\r\n".format(host, "b" * 500000).encode()
+    if kind == 2:
+        return "raw: bad header", "GET /healthz HTTP/1.1\r\nHost: {}\r\nno colon\r\n\r\n".format(host).encode()
+    if kind == 3:
+        return "raw: not HTTP", bytes(rng.randrange(256) for _ in range(rng.randint(1, 200))) + b"\r\n\r\n"
+    if kind == 4:
+        return "raw: short body", ("POST /api/v1/hosts HTTP/1.1\r\nHost: {}\r\ncontent-type: application/json\r\n"
+                                   "content-length: 100\r\nconnection: close\r\n\r\n{{\"name\"").format(host).encode()
+    return "raw: bad chunks", ("POST /api/v1/hosts HTTP/1.1\r\nHost: {}\r\ncontent-type: application/json\r\n"
+                               "transfer-encoding: chunked\r\nconnection: close\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n").format(host).encode()
+
+
+def send_raw(port, data, timeout):
+    """The status and body of the answer to raw bytes (None: no answer)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        try:
+            s.sendall(data)
+        except OSError:
+            pass  # answered and closed before reading it all
+        s.shutdown(socket.SHUT_WR)
+        answer = b""
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
+        except OSError:
+            pass
+    if not answer:
+        return None, b""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    try:
+        return int(head.split(b" ")[1]), body
+    except (IndexError, ValueError):
+        return -1, answer
+
+
+def send(port, method, path, ctype, body, timeout):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        headers = {"content-type": ctype} if ctype else {}
+        c.request(method, path, body=body, headers=headers)
+        r = c.getresponse()
+        return r.status, r.read()
+    finally:
+        c.close()
+
+
+def api_verdict(status, body):
+    if status is None:
+        return "no answer"
+    if status >= 500 or status < 0:
+        return "status {}".format(status)
+    try:
+        v = json.loads(body)
+    except ValueError:
+        return "not JSON ({})".format(status)
+    if status >= 400 and not (isinstance(v, dict) and isinstance(v.get("error"), str)):
+        return "error without a message ({})".format(status)
+    if status >= 400 and len(body) > 8000:
+        return "{}-byte error ({})".format(len(body), status)
+    return None
+
+
+def vm_hwm_kb(pid):
+    try:
+        with open("/proc/{}/status".format(pid)) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def big_legal_spec():
+    """A spec of many documents that every host matches: legal, and long to plan."""
+    docs = []
+    for i in range(400):
+        docs.append("service_type: osd\nservice_id: big{}\nplacement: {{host_pattern: '*'}}\n"
+                    "data_devices: {{rotational: 1}}\ndb_devices: {{rotational: 0}}\nosds_per_device: 2\n".format(i))
+    return "---\n".join(docs).encode()
+
+
+def fuzz_api(args, rng, seconds):
+    log = tempfile.NamedTemporaryFile(prefix="osdkeeper-fuzz-daemon-", suffix=".log", delete=False)
+    daemon = subprocess.Popen([args.binary, "demo", "--listen", "127.0.0.1:0", "--hosts", "40", "--pace", "50"],
+                              stdout=subprocess.PIPE, stderr=log, preexec_fn=limit_memory, text=True)
+    port = None
+    for line in daemon.stdout:
+        if line.startswith("listening on "):
+            port = int(line.rsplit(":", 1)[1])
+            break
+    if port is None:
+        sys.exit("the demo daemon did not start; see {}".format(log.name))
+    # Keep reading its stdout, so that a full pipe never stalls it.
+    threading.Thread(target=lambda: [None for _ in daemon.stdout], daemon=True).start()
+    stats = {}
+    findings = []
+    tried = 0
+    healthz_during_plan = [0, 0]  # asked, answered 200
+    big = big_legal_spec()
+    started = time.perf_counter()
+    while tried < args.max_inputs and time.perf_counter() - started < seconds:
+        tried += 1
+        roll = rng.random()
+        if roll < 0.35:
+            kind, body = some_spec(rng)
+            kind = "spec: " + kind
+            query = "dry_run=true" if rng.random() < 0.9 else ""
+            req = ("POST", "/api/v1/specs?" + query, rng.choice(["application/yaml", "application/json"]), body)
+        elif roll < 0.7:
+            kind, body = json_body(rng)
+            req = ("POST", rng.choice(POST_ROUTES), "application/json", body)
+        elif roll < 0.85:
+            kind = "query"
+            req = ("GET", rng.choice(GET_ROUTES) + "?" + odd_query(rng), None, None)
+        elif roll < 0.93:
+            kind = "path parameter"
+            tail = rng.choice(["abc", "-1", "18446744073709551616", "%ff", "%2e%2e", "x" * 3000, "1", "osd.all"])
+            req = (rng.choice(["GET", "DELETE", "POST"]),
+                   rng.choice(["/api/v1/osds/removals/", "/api/v1/deployments/", "/api/v1/specs/",
+                               "/api/v1/hosts/", "/assets/"]) + tail, "application/json", b"{}")
+        else:
+            kind, data = raw_request(rng, port)
+            req = None
+        t0 = time.perf_counter()
+        try:
+            if req is None:
+                status, answer = send_raw(port, data, args.timeout)
+            else:
+                status, answer = send(port, *req, timeout=args.timeout)
+        except socket.timeout:
+            status, answer = None, b""
+        except (ConnectionError, http.client.HTTPException, OSError) as e:
+            status, answer = (None, str(e).encode()) if daemon.poll() is not None else (-2, str(e).encode())
+        wall = time.perf_counter() - t0
+        verdict = api_verdict(status, answer)
+        if status == -2:
+            verdict = None if kind.startswith("hostile body") else "connection error: {}".format(answer[:100])
+        if daemon.poll() is not None:
+            verdict = "daemon gone (exit {})".format(daemon.returncode)
+        s = stats.setdefault(kind, {"runs": 0, "findings": 0, "wall": 0.0, "statuses": {}})
+        s["runs"] += 1
+        s["wall"] = max(s["wall"], wall)
+        s["statuses"][status] = s["statuses"].get(status, 0) + 1
+        if verdict:
+            s["findings"] += 1
+            keep = os.path.join(args.keep, "api-{:05d}".format(tried))
+            os.makedirs(keep, exist_ok=True)
+            with open(os.path.join(keep, "request.bin"), "wb") as f:
+                f.write(data if req is None else (req[3] or b""))
+            with open(os.path.join(keep, "finding.txt"), "w") as f:
+                f.write("{}\n{}\n\n{}".format(verdict, req[:3] if req else kind, answer[:4000].decode(errors="replace")))
+            findings.append((verdict, kind, keep))
+            if daemon.poll() is not None:
+                break
+        if tried % 20 == 0:
+            # /healthz while a large legal spec is planned on another connection.
+            result = {}
+            def plan():
+                try:
+                    result["plan"] = send(port, "POST", "/api/v1/specs?dry_run=true", "application/yaml", big,
+                                          timeout=60)[0]
+                except OSError as e:
+                    result["plan"] = str(e)
+            t = threading.Thread(target=plan)
+            t.start()
+            time.sleep(0.05)
+            try:
+                code = send(port, "GET", "/healthz", None, None, timeout=args.timeout)[0]
+            except OSError:
+                code = None
+            healthz_during_plan[0] += 1
+            healthz_during_plan[1] += code == 200
+            t.join()
+    hwm = vm_hwm_kb(daemon.pid)
+    elapsed = time.perf_counter() - started
+    daemon.send_signal(signal.SIGTERM)
+    try:
+        daemon.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        daemon.kill()
+        findings.append(("no clean shutdown", "-", "-"))
+    print("## API: the daemon of `osdkeeper demo --hosts 40`\n")
+    print("{} requests in {:.0f} s (seed {}, timeout {} s); daemon peak RSS (VmHWM) {:.1f} MB; "
+          "/healthz during a 400-document plan: {} of {} answered 200\n".format(
+              tried, elapsed, args.seed, args.timeout, hwm / 1024, healthz_during_plan[1], healthz_during_plan[0]))
+    print("| input | requests | findings | slowest (s) | statuses |")
+    print("|---|---:|---:|---:|---|")
+    for kind in sorted(stats):
+        s = stats[kind]
+        codes = ", ".join("{}: {}".format(k, v) for k, v in sorted(s["statuses"].items(), key=lambda kv: str(kv[0])))
+        print("| {} | {} | {} | {:.2f} | {} |".format(kind, s["runs"], s["findings"], s["wall"], codes))
+    print("\nfindings: {}".format(len(findings) or "none"))
+    seen = set()
+    for verdict, kind, keep in findings:
+        if (verdict, kind) not in seen:
+            seen.add((verdict, kind))
+            print("  {}: {} [{}]".format(verdict, kind, keep))
+    print("daemon log: {}".format(log.name))
+    return 1 if findings or healthz_during_plan[1] < healthz_during_plan[0] else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mode", choices=["cli", "api", "both"], default="both")
+    ap.add_argument("--seconds", type=float, default=120)
+    ap.add_argument("--max-inputs", type=int, default=100000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "osdkeeper"))
+    ap.add_argument("--timeout", type=float, default=10)
+    ap.add_argument("--keep", default=os.path.join(ROOT, "target", "fuzz"))
+    args = ap.parse_args()
+    if not os.access(args.binary, os.X_OK):
+        sys.exit("no binary at {} (cargo build --release)".format(args.binary))
+    rng = random.Random(args.seed)
+    share = args.seconds / 2 if args.mode == "both" else args.seconds
+    failed = 0
+    if args.mode in ("cli", "both"):
+        failed |= fuzz_cli(args, rng, share)
+        print()
+    if args.mode in ("api", "both"):
+        failed |= fuzz_api(args, rng, share)
+    return failed
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 //! Property tests of the readers that take untrusted input: the YAML reader,
-//! the spec parser (and the planner behind it) and the inventory reader.
+//! the spec parser (and the planner behind it), the inventory reader, and
+//! the daemon's API (`api`: bodies, queries, paths).
 //! Whatever the input, each answers with a value or an error: no panic, no
 //! hang, no more memory than its budgets allow.
 //!
@@ -12,8 +13,13 @@ use osdkeeper::domain::spec::{parse_spec_bytes, parse_spec_file};
 use osdkeeper::domain::value::{dict_from_pairs, Value};
 use osdkeeper::domain::yaml11::load_all;
 use osdkeeper::domain::yaml_limits::{Limit, MAX_ALIAS_NODES, MAX_DEPTH, MAX_NODES};
+use osdkeeper::render::preview::preview_table;
 use osdkeeper::wire::inventory_file::read_inventory;
+use osdkeeper::wire::preview_json::PreviewReport;
 use proptest::prelude::*;
+
+#[path = "properties/api.rs"]
+mod api;
 
 fn nodes(v: &Value) -> usize {
     1 + match v {
@@ -106,14 +112,6 @@ proptest! {
     }
 
     #[test]
-    fn aliases_stay_within_their_budget(levels in 1usize..12, fanout in 1usize..12) {
-        match load_all(&aliases(levels, fanout)) {
-            Ok(docs) => prop_assert!(nodes(&docs[0].value) <= MAX_NODES + MAX_ALIAS_NODES),
-            Err(e) => prop_assert_eq!(e.limit, Some(Limit::AliasNodes), "{}", e),
-        }
-    }
-
-    #[test]
     fn nesting_is_refused_exactly_past_the_limit(depth in 1usize..200) {
         let result = load_all(&("- ".repeat(depth) + "x\n"));
         if depth <= MAX_DEPTH {
@@ -137,6 +135,19 @@ proptest! {
         prop_assert_eq!(doc[0].value.get("w"), Some(&Value::Str(w)));
         prop_assert_eq!(doc[0].value.get("i"), Some(&Value::Int(i128::from(i))));
         prop_assert_eq!(doc[0].value.get("f"), Some(&Value::Float(f.parse().unwrap())));
+    }
+}
+
+proptest! {
+    // Each case near the budget copies 100 000 nodes: few cases suffice.
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn aliases_stay_within_their_budget(levels in 1usize..12, fanout in 1usize..12) {
+        match load_all(&aliases(levels, fanout)) {
+            Ok(docs) => prop_assert!(nodes(&docs[0].value) <= MAX_NODES + MAX_ALIAS_NODES),
+            Err(e) => prop_assert_eq!(e.limit, Some(Limit::AliasNodes), "{}", e),
+        }
     }
 }
 
@@ -383,4 +394,20 @@ fn dicts_of_many_keys_are_built_in_linear_time() {
     assert!(started.elapsed().as_secs_f64() < 5.0, "{:?}", started.elapsed());
     assert_eq!(d.len() as i128, n);
     assert_eq!(d[7], (Value::Str("k7".into()), Value::Int(-1)));
+}
+
+#[test]
+fn device_paths_of_any_length_render() {
+    // `format!("{:w$}")` panics for widths past 65535.
+    let big = format!("/dev/{}", "x".repeat(70_000));
+    let inv = format!(
+        r#"{{"hosts": {{"h1": [{{"path": "{big}", "available": false, "rejected_reasons": ["locked"]}},
+            {{"path": "/dev/sdb", "available": true, "sys_api": {{"rotational": "1"}}}}]}}}}"#
+    );
+    let view = read_inventory(inv.as_bytes()).unwrap();
+    let spec = "service_type: osd\nservice_id: s\nplacement: {host_pattern: '*'}\ndata_devices: {all: true}\n";
+    let docs = parse_spec_file(spec).unwrap();
+    let planned = preview(&docs, &view);
+    let out = preview_table(&PreviewReport::new(&planned, &docs, &view).doc());
+    assert!(out.lines().any(|l| l.starts_with(&format!("    {big}  "))), "{}", &out[..300.min(out.len())]);
 }

@@ -195,3 +195,17 @@ fn errors_quote_only_an_excerpt_of_huge_values() {
         assert!(e.field.len() < 200 && e.value.as_ref().is_none_or(|v| v.len() < 200), "{}", &shown[..300]);
     }
 }
+
+#[test]
+fn invalid_utf8_is_reported_with_its_byte_offset() {
+    let mut bytes = format!("{BASE}data_devices: {{model: 'é").into_bytes();
+    let at = bytes.len();
+    bytes.extend_from_slice(b"\xff'}\n");
+    let e = parse_spec_bytes(&bytes).unwrap_err().to_string();
+    let column = "data_devices: {model: 'é".chars().count() + 1;
+    assert!(e.contains(&format!("byte 0xff cannot start or continue a character at byte offset {at}")), "{e}");
+    assert!(e.contains(&format!("(line 4, column {column})")), "{e}");
+    let cut = &"service_type: é".as_bytes()[..15];
+    let e = parse_spec_bytes(cut).unwrap_err().to_string();
+    assert!(e.contains("the file ends inside a character at byte offset 14 (line 1, column 15)"), "{e}");
+}
