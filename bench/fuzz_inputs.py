@@ -392,24 +392,29 @@ def raw_request(rng, port):
 
 
 def send_raw(port, data, timeout):
-    """The status and body of the answer to raw bytes (None: no answer)."""
+    """The status and body of the answer to raw bytes (None: no answer in
+    time; "reset": the daemon closed the connection on input it had not
+    read, and the kernel's reset may have discarded its answer)."""
+    reset = False
+    answer = b""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
         try:
             s.sendall(data)
-        except OSError:
-            pass  # answered and closed before reading it all
-        s.shutdown(socket.SHUT_WR)
-        answer = b""
+            s.shutdown(socket.SHUT_WR)
+        except (ConnectionResetError, BrokenPipeError, OSError) as e:
+            reset = not isinstance(e, socket.timeout)
         try:
             while True:
                 chunk = s.recv(65536)
                 if not chunk:
                     break
                 answer += chunk
-        except OSError:
+        except socket.timeout:
             pass
+        except OSError:
+            reset = True
     if not answer:
-        return None, b""
+        return ("reset" if reset else None), b""
     head, _, body = answer.partition(b"\r\n\r\n")
     try:
         return int(head.split(b" ")[1]), body
@@ -431,6 +436,8 @@ def send(port, method, path, ctype, body, timeout):
 def api_verdict(status, body):
     if status is None:
         return "no answer"
+    if status == "reset":
+        return None
     if status >= 500 or status < 0:
         return "status {}".format(status)
     try:
@@ -573,6 +580,7 @@ def fuzz_api(args, rng, seconds):
     for kind in sorted(stats):
         s = stats[kind]
         codes = ", ".join("{}: {}".format(k, v) for k, v in sorted(s["statuses"].items(), key=lambda kv: str(kv[0])))
+        codes = codes.replace("None", "no answer")
         print("| {} | {} | {} | {:.2f} | {} |".format(kind, s["runs"], s["findings"], s["wall"], codes))
     print("\nfindings: {}".format(len(findings) or "none"))
     seen = set()

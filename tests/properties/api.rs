@@ -90,6 +90,7 @@ fn body_value() -> impl Strategy<Value = serde_json::Value> {
         prop::sample::select(&["f5-422-01", "/dev/sdb", "/dev/sdc", "h:1", "bad host;x", "", "osd"][..])
             .prop_map(serde_json::Value::from),
         "[a-z0-9./: -]{0,12}".prop_map(serde_json::Value::from),
+        Just(serde_json::Value::from("x".repeat(70_000))),
     ];
     let value = leaf.prop_recursive(2, 12, 4, |inner| prop::collection::vec(inner, 0..4).prop_map(Into::into));
     prop::collection::vec((prop::sample::select(BODY_KEYS), value), 0..5)
@@ -166,4 +167,23 @@ proptest! {
         }
         answer_is_sound("POST", "/api/v1/specs?dry_run=true", "application/yaml", bytes)?;
     }
+}
+
+/// Errors quote at most an excerpt of what was sent, in the message and in
+/// each field of the answer.
+#[test]
+fn errors_about_huge_values_stay_short() {
+    let big = "x".repeat(200_000);
+    let spec = format!(
+        "service_type: osd\nservice_id: {big}\nplacement: {{hosts: ['h:{big}']}}\ndata_devices: {{all: true}}\n"
+    );
+    answer_is_sound("POST", "/api/v1/specs?dry_run=true", "application/yaml", spec.into_bytes()).unwrap();
+    for (route, body) in [
+        ("/api/v1/osds/removals", format!(r#"{{"ids": [1], "zap": "{big}"}}"#)),
+        ("/api/v1/hosts", format!(r#"{{"name": 5, "addr": "{big}", "{big}": 1}}"#)),
+        ("/api/v1/devices/zap", format!(r#"{{"{big}": 1}}"#)),
+    ] {
+        answer_is_sound("POST", route, "application/json", body.into_bytes()).unwrap();
+    }
+    answer_is_sound("GET", &format!("/api/v1/osds?limit={}", "9".repeat(30_000)), "", Vec::new()).unwrap();
 }
