@@ -85,7 +85,16 @@ pub async fn serve_with(
         shutdown.await;
         streams.close_streams();
     };
-    let served = crate::tls::serve(listener, app, tls, shutdown).await;
+    // hyper's own 400/414/431 answers get their JSON body from the
+    // plain listener's wrapper; under TLS they stay bodiless (the wrapper
+    // would have to sit between TLS and hyper).
+    let served = match tls {
+        None => {
+            let listener = crate::api::raw_errors::JsonErrorListener(listener);
+            axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+        }
+        tls => crate::tls::serve(listener, app, tls, shutdown).await,
+    };
     tracing::info!("shutting down");
     cancel.cancel();
     for task in workers {

@@ -14,6 +14,7 @@ mod devices;
 mod error;
 pub mod hosts;
 pub mod live;
+mod planning;
 pub mod poller;
 pub mod queries;
 pub mod reconciler;
@@ -68,6 +69,8 @@ pub struct Daemon {
     poll_locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// A recent read of the cluster, shared by the summary and the dry-run.
     cluster: queries::ClusterCache,
+    /// Parsing and planning, off the async runtime.
+    planning: planning::Planning,
 }
 
 /// How often the poller looks for hosts whose poll is due (each host has
@@ -93,7 +96,15 @@ impl Daemon {
             poll_errors: Default::default(),
             poll_locks: Default::default(),
             cluster: Default::default(),
+            planning: Default::default(),
         })
+    }
+
+    /// Holds every parse and plan from now on until the hold is released,
+    /// for tests that look at the daemon while a plan is under way.
+    #[cfg(test)]
+    pub fn hold_planning(&self) -> planning::tests::Hold {
+        self.planning.hold()
     }
 
     /// Starts the background workers; they stop when `cancel` fires.
