@@ -28,7 +28,7 @@ impl axum::serve::Listener for JsonErrorListener {
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         let (io, addr) = axum::serve::Listener::accept(&mut self.0).await;
-        (JsonErrors { inner: io, pending: Vec::new(), written: 0 }, addr)
+        (JsonErrors::new(io), addr)
     }
 
     fn local_addr(&self) -> io::Result<Self::Addr> {
@@ -41,6 +41,13 @@ pub struct JsonErrors<S> {
     /// A rewritten answer, and how much of it is written.
     pending: Vec<u8>,
     written: usize,
+}
+
+impl<S> JsonErrors<S> {
+    /// Wraps one connection (plain, or the decrypted side of TLS).
+    pub fn new(inner: S) -> JsonErrors<S> {
+        JsonErrors { inner, pending: Vec::new(), written: 0 }
+    }
 }
 
 impl<S: AsyncWrite + Unpin> JsonErrors<S> {
