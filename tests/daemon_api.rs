@@ -301,3 +301,64 @@ fn path_errors_are_json() {
     assert_eq!(a.status, 400);
     assert!(a.error().contains("not-a-number") || a.error().contains("parse"), "{}", a.body);
 }
+
+/// One raw HTTP/1.1 exchange: the status and the body of the answer.
+fn raw_request(addr: &str, request: &[u8]) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    // The server may answer and close before it has read all of a huge head.
+    let _ = s.write_all(request);
+    let mut answer = Vec::new();
+    let _ = s.read_to_end(&mut answer);
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, body)
+}
+
+/// Also what hyper answers by itself (a request it cannot parse, a URI or
+/// a head too long) and what the extractors refuse is a JSON error.
+#[test]
+fn http_layer_errors_are_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = start_daemon(dir.path(), CONFIG, &[]);
+    let addr = daemon.url.trim_start_matches("http://").to_string();
+    let long_uri = format!("GET /api/v1/hosts?{} HTTP/1.1\r\nHost: {addr}\r\n\r\n", "a".repeat(70_000));
+    let long_head = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nx-big: {}\r\n\r\n", "b".repeat(500_000));
+    let spec = "service_type: osd\nid: \u{1}x\n";
+    let not_utf8 = format!(
+        "POST /api/v1/specs?dry_run=true HTTP/1.1\r\nHost: {addr}\r\ncontent-type: application/yaml\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{spec}",
+        spec.len()
+    );
+    let bad_header = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nno colon here\r\n\r\n");
+    for (request, want, says) in [
+        (long_uri, 414, "URI is too long"),
+        (long_head, 431, "header fields are too large"),
+        (bad_header, 400, "cannot be read as HTTP"),
+        ("NOT-HTTP\r\n\r\n".to_string(), 400, "cannot be read as HTTP"),
+        (
+            not_utf8,
+            400,
+            "not UTF-8 text: byte 0xff cannot start or continue a character at byte offset 22 (line 2, column 5)",
+        ),
+    ] {
+        // The one byte 0x01 of the spec stands for 0xff, which no &str holds.
+        let bytes: Vec<u8> = request.bytes().map(|b| if b == 1 { 0xff } else { b }).collect();
+        let (status, body) = raw_request(&addr, &bytes);
+        assert_eq!(status, want, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{want}: {e}: {body:?}"));
+        assert!(v["error"].as_str().unwrap().contains(says), "{body}");
+    }
+    let api = Api::new(&daemon.url, None);
+    for (a, want) in [
+        (api.get("/api/v1/osds?limit=abc"), 400),
+        (api.get("/api/v1/nothing-here"), 404),
+        (api.request("PUT", "/api/v1/hosts", None), 405),
+        (api.add_host("{\"name\": 5}"), 422),
+    ] {
+        assert_eq!(a.status, want, "{}", a.body);
+        assert!(a.body["error"].is_string(), "{want}: {}", a.body);
+    }
+}

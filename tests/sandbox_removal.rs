@@ -123,6 +123,10 @@ fn removal_lifecycle_on_a_real_cluster() {
     // 2. A forced removal still waits for safe-to-destroy, in the cluster's
     //    words; `rm stop` in the middle of the drain restores the weight.
     let weight2 = sb.crush_weight(2);
+    // From a clean cluster: with PGs still recovering (seen on a loaded
+    // machine) the flags below would hold them degraded, and the pacing
+    // rightly never starts the drain.
+    sb.wait_clean();
     // norecover too: without it the monitors recover the PGs from the
     // copies other OSDs kept (log-based recovery is not backfill), and
     // safe-to-destroy turned true within ~4 s on this sandbox.
@@ -180,6 +184,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     let (_, events, _) = cli(&daemon.url, Some(TOKEN), &["events", "--limit", "200"]);
     assert!(events.contains("Successfully purged osd.4 on f5-422-03"), "{events}");
     assert!(events.contains("Zapping devices for osd.4 on f5-422-03"), "{events}");
+    print_timeline(&daemon.url, &done);
     sb.wait_clean();
 
     // 4. Replace osd.1: destroyed, the id kept for the new disk.
@@ -213,4 +218,21 @@ fn removal_lifecycle_on_a_real_cluster() {
     let zaps =
         detail["actions"].as_array().unwrap().iter().filter(|a| a["effect"].as_str().unwrap().contains("zap")).count();
     assert_eq!(zaps, 1, "{detail}");
+}
+
+/// The removal's actions as the daemon logged them, with the time since the
+/// one before (BENCHMARKS.md reads the step latencies from this).
+fn print_timeline(url: &str, done: &Value) {
+    let detail = Api::new(url, Some(TOKEN)).removal(&done["removal_id"], "").body;
+    let mut last: Option<i64> = None;
+    for a in detail["actions"].as_array().into_iter().flatten() {
+        let issued = a["issued_at"].as_i64().unwrap_or(0);
+        let took = a["finished_at"].as_i64().map_or(-1, |f| f - issued);
+        let gap = last.map_or(0, |l| issued - l);
+        eprintln!(
+            "timeline osd.{}: {} issued +{gap} ms after the previous one ended, took {took} ms",
+            a["osd_id"], a["effect"]
+        );
+        last = a["finished_at"].as_i64();
+    }
 }

@@ -73,6 +73,33 @@ fn cli_tls(url: &str, ca: Option<&Path>, args: &[&str]) -> (i32, String, String)
     )
 }
 
+/// Sends `request` as is over TLS (checked against `ca`) and reads the
+/// answer until the daemon closes: for requests no HTTP client would send.
+fn raw_tls_request(addr: &str, ca: &Path, request: &[u8]) -> String {
+    use rustls::pki_types::pem::PemObject;
+    use std::io::{Read, Write};
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_file_iter(ca).unwrap() {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let config =
+        rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let mut conn = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
+    let mut tcp = std::net::TcpStream::connect(addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut tls = rustls::Stream::new(&mut conn, &mut tcp);
+    tls.write_all(request).unwrap();
+    let mut out = Vec::new();
+    // The daemon closes after its error answer (without close_notify, hence the error).
+    let _ = tls.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn blocking_client(ca: &Path) -> reqwest::blocking::Client {
     let pem = std::fs::read(ca).unwrap();
     let mut b = reqwest::blocking::Client::builder().tls_built_in_root_certs(false);
@@ -140,6 +167,13 @@ fn cli_daemon_and_agent_talk_tls_checked_against_the_ca() {
     let page = https.get(format!("{url}/")).send().unwrap();
     assert_eq!(page.status(), 200);
     assert!(page.text().unwrap().contains("<html"), "the dashboard page");
+
+    // hyper's own answers (here 414) carry a JSON body under TLS too.
+    let long_uri = format!("GET /api/v1/hosts?{} HTTP/1.1\r\nHost: {daemon_addr}\r\n\r\n", "a".repeat(70_000));
+    let answer = raw_tls_request(&daemon_addr, &ca, long_uri.as_bytes());
+    assert!(answer.starts_with("HTTP/1.1 414"), "{}", &answer[..answer.len().min(300)]);
+    let body: Value = serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap_or("")).expect("a JSON body");
+    assert!(body["error"].as_str().unwrap().contains("URI is too long"), "{body}");
 }
 
 #[test]

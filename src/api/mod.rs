@@ -14,6 +14,7 @@ pub mod hosts;
 pub mod json_body;
 pub mod metrics;
 pub mod osds;
+pub mod raw_errors;
 pub mod specs;
 pub mod stream;
 pub mod summary;
@@ -211,3 +212,6 @@ pub fn router(daemon: Arc<Daemon>, settings: ApiSettings) -> Router {
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(daemon)
 }
+
+#[cfg(test)]
+mod tests;

@@ -9,6 +9,7 @@ use axum::Json;
 use super::error::ApiError;
 use super::json_body::{PathParam, QueryParams, RawBody};
 use crate::daemon::Daemon;
+use crate::domain::spec::decode_spec;
 use crate::wire::api::error::ErrorBody;
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecListing, SpecRecord};
 
@@ -23,8 +24,7 @@ pub async fn apply(
     QueryParams(q): QueryParams<ApplyQuery>,
     RawBody(body): RawBody,
 ) -> Result<(StatusCode, Json<ApplyResponse>), ApiError> {
-    let text =
-        std::str::from_utf8(&body).map_err(|e| ApiError::bad_request(format!("the body is not UTF-8 text: {e}")))?;
+    let text = decode_spec(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let answer = d.apply(text, q.dry_run, q.refresh).await?;
     let status = if q.dry_run { StatusCode::OK } else { StatusCode::CREATED };
     Ok((status, Json(answer)))

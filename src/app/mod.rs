@@ -88,7 +88,15 @@ pub async fn serve_with(
         shutdown.await;
         streams.close_streams();
     };
-    let served = crate::tls::serve(listener, app, tls, shutdown).await;
+    // hyper's own 400/414/431 answers are bodiless; every connection is
+    // wrapped to give them a JSON body (the decrypted side under TLS).
+    let served = match tls {
+        None => {
+            let listener = crate::api::raw_errors::JsonErrorListener(listener);
+            axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+        }
+        Some(tls) => crate::tls::serve_tls(listener, app, tls, shutdown, crate::api::raw_errors::JsonErrors::new).await,
+    };
     tracing::info!("shutting down");
     cancel.cancel();
     for task in workers {

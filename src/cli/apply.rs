@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use super::remote::Remote;
 use super::{exit, out, Format};
 use crate::client::ClientError;
+use crate::domain::spec::decode_spec;
 use crate::render::preview::preview_table;
 use crate::wire::api::specs::ApplyQuery;
 
@@ -26,10 +27,18 @@ pub struct ApplyArgs {
 }
 
 pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
-    let text = match std::fs::read_to_string(&args.file) {
-        Ok(t) => t,
+    let bytes = match std::fs::read(&args.file) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("osdkeeper: cannot read {}: {e}", args.file.display());
+            return Ok(ExitCode::from(exit::UNREADABLE));
+        }
+    };
+    // Said here with the byte offset, before anything is sent.
+    let text = match decode_spec(&bytes) {
+        Ok(t) => t.to_string(),
+        Err(e) => {
+            eprintln!("osdkeeper: {}: {e}", args.file.display());
             return Ok(ExitCode::from(exit::UNREADABLE));
         }
     };

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use super::{exit, Format};
 use crate::domain::plan::preview;
-use crate::domain::spec::parse_spec_file;
+use crate::domain::spec::parse_spec_bytes;
 use crate::render::preview::preview_table;
 use crate::wire::inventory_file::read_inventory;
 use crate::wire::preview_json::{write_json, PreviewReport};
@@ -32,11 +32,11 @@ pub fn run(args: PreviewArgs, format: Format) -> ExitCode {
             eprintln!("{what}: {:.1} ms", t0.elapsed().as_secs_f64() * 1000.0);
         }
     };
-    let text = match std::fs::read_to_string(&args.spec) {
-        Ok(t) => t,
+    let bytes = match std::fs::read(&args.spec) {
+        Ok(b) => b,
         Err(e) => return fail(format!("cannot read spec file {}: {e}", args.spec.display())),
     };
-    let docs = match parse_spec_file(&text) {
+    let docs = match parse_spec_bytes(&bytes) {
         Ok(d) => d,
         Err(e) => return fail(format!("{}: {e}", args.spec.display())),
     };

@@ -1,19 +1,24 @@
 //! Applying specs: validate every document, answer a dry-run at once from
 //! the stored inventories (optionally refreshed first), store the specs.
 
+use super::view::Snapshot;
 use super::{Daemon, DaemonError};
 use crate::clock::now_ms;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::plan::preview;
 use crate::domain::spec::{parse_spec_file, SpecDocument, SpecError};
 use crate::store::{StoredInventory, StoredSpec};
+use crate::wire::api::preview::PreviewDoc;
 use crate::wire::api::specs::{ApplyResponse, HostFacts, RefreshFailure, SpecRecord};
 use crate::wire::preview_json::PreviewReport;
 
 impl Daemon {
-    /// `apply -i FILE [--dry-run] [--refresh]`.
+    /// `apply -i FILE [--dry-run] [--refresh]`. Parsing and planning run
+    /// off the async runtime (`planning`).
     pub async fn apply(&self, text: &str, dry_run: bool, refresh: bool) -> Result<ApplyResponse, DaemonError> {
-        let docs = parse_spec_file(text).map_err(|e| DaemonError::Invalid(e.to_string()))?;
+        let text = text.to_owned();
+        let docs = self.planning.run(move || parse_spec_file(&text)).await?;
+        let docs = docs.map_err(|e| DaemonError::Invalid(e.to_string()))?;
         if docs.is_empty() {
             return Err(DaemonError::Invalid("the body holds no YAML document".into()));
         }
@@ -43,18 +48,10 @@ impl Daemon {
             refresh_failures = self.refresh(&matching, self.refresh_timeout()).await?;
         }
         let snapshot = self.snapshot().await?;
-        let planned = preview(&docs, &snapshot.view);
-        if !planned.errors.is_empty() {
-            // Valid documents whose planning failed on some host (cephadm raises there too).
-            return Err(DaemonError::InvalidSpecs(planned.errors));
-        }
         let now = now_ms();
+        let planned = self.planning.run(move || plan(docs, snapshot, now)).await?;
+        let Planned { snapshot, mut doc, to_store } = planned?;
         let age_of = |inv: &StoredInventory| (now - inv.taken_at) as f64 / 1000.0;
-        let age = |host: &str| -> Option<f64> {
-            let h = snapshot.hosts.iter().find(|h| h.host.name == host)?;
-            h.inventory.as_ref().map(age_of)
-        };
-        let report = PreviewReport { preview: &planned, docs: &docs, view: &snapshot.view, inventory_age: &age };
         let hosts = snapshot
             .hosts
             .iter()
@@ -66,7 +63,6 @@ impl Daemon {
                 can_create_osds: h.inventory.as_ref().map(|i| i.can_create_osds),
             })
             .collect();
-        let mut doc = report.doc();
         // What the rows cannot know: the last attempt on a row's disks failed.
         let failures = self.deploy_failures().await?;
         for row in &mut doc.preview {
@@ -88,31 +84,12 @@ impl Daemon {
             stored: None,
         };
         if !dry_run {
-            answer.stored = Some(self.store_specs(&docs, now).await?);
+            answer.stored = Some(self.store_specs(to_store, now).await?);
         }
         Ok(answer)
     }
 
-    async fn store_specs(&self, docs: &[SpecDocument], now: i64) -> Result<Vec<SpecRecord>, DaemonError> {
-        let mut to_store = Vec::new();
-        for d in docs {
-            let spec = d.spec.as_ref().expect("validated");
-            if spec.preview_only {
-                continue;
-            }
-            let value = crate::domain::yaml11::load_all(&d.source)
-                .ok()
-                .and_then(|v| v.into_iter().find(|x| !x.value.is_null()))
-                .map(|x| x.value.to_json())
-                .unwrap_or(serde_json::Value::Null);
-            to_store.push(StoredSpec {
-                service_name: spec.service_name(),
-                service_id: spec.service_id.clone(),
-                source: d.source.clone(),
-                spec_json: value.to_string(),
-                unmanaged: spec.unmanaged,
-            });
-        }
+    async fn store_specs(&self, to_store: Vec<StoredSpec>, now: i64) -> Result<Vec<SpecRecord>, DaemonError> {
         let stored = self.store.put_specs(&to_store, now).await?;
         for s in &stored {
             let what = if s.unmanaged { " (unmanaged: osdkeeper will not create OSDs for it)" } else { "" };
@@ -142,6 +119,55 @@ impl Daemon {
         .await;
         Ok(removed)
     }
+}
+
+/// What the blocking part of an apply hands back: the snapshot it took, the
+/// dry-run, and the specs to store if it is not one.
+struct Planned {
+    snapshot: Snapshot,
+    doc: PreviewDoc,
+    to_store: Vec<StoredSpec>,
+}
+
+/// Plans valid documents on the snapshot: the dry-run, or the planning
+/// errors (cephadm raises on such a host too).
+fn plan(docs: Vec<SpecDocument>, snapshot: Snapshot, now: i64) -> Result<Planned, DaemonError> {
+    let planned = preview(&docs, &snapshot.view);
+    if !planned.errors.is_empty() {
+        return Err(DaemonError::InvalidSpecs(planned.errors));
+    }
+    let age = |host: &str| -> Option<f64> {
+        let h = snapshot.hosts.iter().find(|h| h.host.name == host)?;
+        h.inventory.as_ref().map(|inv| (now - inv.taken_at) as f64 / 1000.0)
+    };
+    let doc = PreviewReport { preview: &planned, docs: &docs, view: &snapshot.view, inventory_age: &age }.doc();
+    let to_store = specs_to_store(&docs);
+    Ok(Planned { snapshot, doc, to_store })
+}
+
+/// The documents to store (all but `preview_only` ones), each with its
+/// source text and its value as JSON.
+fn specs_to_store(docs: &[SpecDocument]) -> Vec<StoredSpec> {
+    let mut to_store = Vec::new();
+    for d in docs {
+        let spec = d.spec.as_ref().expect("validated");
+        if spec.preview_only {
+            continue;
+        }
+        let value = crate::domain::yaml11::load_all(&d.source)
+            .ok()
+            .and_then(|v| v.into_iter().find(|x| !x.value.is_null()))
+            .map(|x| x.value.to_json())
+            .unwrap_or(serde_json::Value::Null);
+        to_store.push(StoredSpec {
+            service_name: spec.service_name(),
+            service_id: spec.service_id.clone(),
+            source: d.source.clone(),
+            spec_json: value.to_string(),
+            unmanaged: spec.unmanaged,
+        });
+    }
+    to_store
 }
 
 /// Re-reads a stored spec document.

@@ -14,6 +14,7 @@ mod devices;
 mod error;
 pub mod hosts;
 pub mod live;
+mod planning;
 pub mod poller;
 pub mod queries;
 pub mod reconciler;
@@ -23,7 +24,7 @@ pub mod view;
 mod worker;
 
 pub use error::{invalid_specs_message, DaemonError};
-pub use worker::Worker;
+pub use worker::{paced, Pace, Worker};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -68,6 +69,8 @@ pub struct Daemon {
     poll_locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// A recent read of the cluster, shared by the summary and the dry-run.
     cluster: queries::ClusterCache,
+    /// Parsing and planning, off the async runtime.
+    planning: planning::Planning,
 }
 
 /// How often the poller looks for hosts whose poll is due (each host has
@@ -93,7 +96,15 @@ impl Daemon {
             poll_errors: Default::default(),
             poll_locks: Default::default(),
             cluster: Default::default(),
+            planning: Default::default(),
         })
+    }
+
+    /// Holds every parse and plan from now on until the hold is released,
+    /// for tests that look at the daemon while a plan is under way.
+    #[cfg(test)]
+    pub fn hold_planning(&self) -> planning::tests::Hold {
+        self.planning.hold()
     }
 
     /// Starts the background workers; they stop when `cancel` fires.
@@ -101,18 +112,18 @@ impl Daemon {
         let mut tasks = Vec::new();
         let d = self.clone();
         let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.poller.run(c, || d.poll_due()).await }));
+        tasks.push(tokio::spawn(async move { d.poller.run(c, || paced(d.poll_due())).await }));
         if self.config.reconcile {
             let d = self.clone();
             let c = cancel.clone();
-            tasks.push(tokio::spawn(async move { d.reconciler.run(c, || d.reconcile_once()).await }));
+            tasks.push(tokio::spawn(async move { d.reconciler.run(c, || paced(d.reconcile_once())).await }));
         }
         let d = self.clone();
         let c = cancel.clone();
         tasks.push(tokio::spawn(async move { d.remover.run(c, || d.removal_round()).await }));
         let d = self.clone();
         let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.deployer.run(c, || d.deployment_round()).await }));
+        tasks.push(tokio::spawn(async move { d.deployer.run(c, || paced(d.deployment_round())).await }));
         tasks.push(tokio::spawn(live::announce_polled_hosts(self.clone(), cancel.clone())));
         tasks
     }

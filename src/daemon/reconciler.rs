@@ -22,24 +22,31 @@ impl Daemon {
         if records.is_empty() {
             return Ok(());
         }
-        let mut docs = Vec::new();
-        let mut versions = Vec::new();
-        for (i, r) in records.iter().enumerate() {
-            match stored_document(r, i) {
-                Ok(d) => {
-                    docs.push(d);
-                    versions.push(r);
-                }
-                Err(e) => tracing::error!("stored spec {} is unreadable: {e}", r.service_name),
-            }
-        }
         let snapshot = self.snapshot().await?;
-        let plan = preview(&docs, &snapshot.view);
+        // Parsed and planned off the async runtime (`planning`).
+        let (records, versions, docs, snapshot, plan) = self
+            .planning
+            .run(move || {
+                let mut docs = Vec::new();
+                let mut versions = Vec::new();
+                for (i, r) in records.iter().enumerate() {
+                    match stored_document(r, i) {
+                        Ok(d) => {
+                            docs.push(d);
+                            versions.push(i);
+                        }
+                        Err(e) => tracing::error!("stored spec {} is unreadable: {e}", r.service_name),
+                    }
+                }
+                let plan = preview(&docs, &snapshot.view);
+                (records, versions, docs, snapshot, plan)
+            })
+            .await?;
         for e in &plan.errors {
             tracing::warn!("spec {} cannot be planned: {e}", e.service_id.as_deref().unwrap_or("<unnamed>"));
         }
         for row in &plan.rows {
-            let record = versions[row.spec];
+            let record = &records[versions[row.spec]];
             let host_view = &snapshot.view.hosts[row.host];
             let Some(state) = snapshot.hosts.iter().find(|h| h.host.name == host_view.name) else { continue };
             let Some(inv) = &state.inventory else { continue };

@@ -302,6 +302,42 @@ async fn removal_drains_purges_zaps_and_holds_the_disk() {
     assert!(events.iter().any(|e| e == "Zapping devices for osd.15 on f5-422-03"), "{events:?}");
 }
 
+// The worker looks again soon only where a gate is about to open: right
+// after each action, and while the last PGs leave; not during the drain.
+#[tokio::test]
+async fn the_removal_worker_watches_gates_closely_and_long_drains_at_its_interval() {
+    use crate::daemon::Pace;
+    use crate::domain::removal::{cadence, Phase};
+    let (_dir, d, sim) = sim_daemon(1.0).await;
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![15], replace: false, force: false, zap: true })
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..2000 {
+        let pace = d.removal_round().await.unwrap();
+        let rec = d.store.removals(50).await.unwrap().into_iter().rfind(|r| r.removal.osd_id == 15).unwrap();
+        seen.push((rec.removal.phase, rec.pgs_now, pace));
+        if rec.removal.phase == Phase::Done {
+            break;
+        }
+        sim.advance(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(seen.last().unwrap().0, Phase::Done, "{seen:?}");
+    let after_action = Pace::Within(cadence::AFTER_ACTION);
+    let acted = seen.iter().filter(|s| s.2 == after_action).count();
+    assert!(acted >= 3, "reweight, stop, purge and zap are each followed by a quick look: {seen:?}");
+    assert!(
+        seen.iter().any(|(p, pgs, pace)| *p == Phase::Draining && pgs.unwrap_or(0) > 8 && *pace == Pace::Interval),
+        "a drain with many PGs left waits the interval: {seen:?}"
+    );
+    assert!(
+        seen.iter().any(|(p, pgs, pace)| *p == Phase::Draining
+            && pgs.is_some_and(|n| n <= 8)
+            && *pace == Pace::Within(cadence::WATCH)),
+        "the last PGs are watched: {seen:?}"
+    );
+}
+
 #[tokio::test]
 async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
     let (_dir, d, sim) = sim_daemon(0.01).await;

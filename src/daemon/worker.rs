@@ -1,7 +1,8 @@
 //! One shape for every background loop (the inventory poller, the
 //! reconciler, the removal worker): one step at a time; after a step, wait
-//! for the interval, or less when woken, or more after errors (doubled per
-//! error in a row, up to a bound); stop between steps when the daemon shuts
+//! for the interval, or less when woken or when the step asks to look again
+//! soon (`Pace::Within`), or more after errors (doubled per error in a row,
+//! up to a bound); stop between steps when the daemon shuts
 //! down. Each step runs in a `tracing` span named for its worker, and what
 //! it did last is kept for `/api/v1/workers` and `/metrics`.
 
@@ -17,6 +18,21 @@ use super::DaemonError;
 use crate::clock::now_ms;
 use crate::domain::backoff::backoff;
 use crate::wire::api::workers::WorkerStatus;
+
+/// How soon a step wants the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// After the worker's interval (or its backoff after errors).
+    Interval,
+    /// Within this time, if it is shorter than the interval: something is
+    /// about to change that the next step should act on at once.
+    Within(Duration),
+}
+
+/// A step that is content with the interval.
+pub async fn paced(step: impl Future<Output = Result<(), DaemonError>>) -> Result<Pace, DaemonError> {
+    step.await.map(|()| Pace::Interval)
+}
 
 pub struct Worker {
     name: &'static str,
@@ -50,12 +66,12 @@ impl Worker {
     }
 
     /// Records a step's outcome and returns how long to wait before the next.
-    fn record(&self, outcome: &Result<(), DaemonError>) -> Duration {
+    fn record(&self, outcome: &Result<Pace, DaemonError>) -> Duration {
         let mut s = self.status.lock().expect("worker status lock");
         let now = now_ms();
         s.steps += 1;
         match outcome {
-            Ok(()) => {
+            Ok(_) => {
                 s.consecutive_errors = 0;
                 s.last_success_at = Some(now);
             }
@@ -65,7 +81,10 @@ impl Worker {
                 s.last_error_at = Some(now);
             }
         }
-        let wait = backoff(self.interval, self.max_backoff, s.consecutive_errors);
+        let mut wait = backoff(self.interval, self.max_backoff, s.consecutive_errors);
+        if let Ok(Pace::Within(soon)) = outcome {
+            wait = wait.min(*soon);
+        }
         s.next_step_at = Some(now + wait.as_millis() as i64);
         wait
     }
@@ -76,7 +95,7 @@ impl Worker {
     pub async fn run<F, Fut>(&self, cancel: CancellationToken, mut step: F)
     where
         F: FnMut() -> Fut,
-        Fut: Future<Output = Result<(), DaemonError>>,
+        Fut: Future<Output = Result<Pace, DaemonError>>,
     {
         loop {
             let outcome = step().instrument(tracing::info_span!("worker", name = self.name)).await;
@@ -116,7 +135,7 @@ mod tests {
                         if n < 3 {
                             Err(DaemonError::CannotAct(format!("failure {n}")))
                         } else {
-                            Ok(())
+                            Ok(Pace::Interval)
                         }
                     }
                 })
@@ -141,5 +160,33 @@ mod tests {
         cancel.cancel();
         task.await.unwrap();
         assert_eq!(worker.status().steps, 5);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_step_may_ask_for_the_next_sooner_but_not_later() {
+        let worker = Arc::new(Worker::new("test", Duration::from_secs(10), Duration::from_secs(60)));
+        let calls = Arc::new(AtomicU32::new(0));
+        let cancel = CancellationToken::new();
+        let (w, c, stop) = (worker.clone(), calls.clone(), cancel.clone());
+        let task = tokio::spawn(async move {
+            w.run(stop, || {
+                let n = c.fetch_add(1, Ordering::SeqCst);
+                // Three quick looks (a gate about to open), then content with the interval;
+                // a request for later than the interval does not stretch it.
+                let pace = match n {
+                    0..=2 => Pace::Within(Duration::from_millis(500)),
+                    3 => Pace::Within(Duration::from_secs(60)),
+                    _ => Pace::Interval,
+                };
+                async move { Ok(pace) }
+            })
+            .await
+        });
+        tokio::time::sleep(Duration::from_millis(1_600)).await;
+        assert_eq!(calls.load(Ordering::SeqCst), 4, "steps at 0, 0.5, 1.0 and 1.5 s");
+        tokio::time::sleep(Duration::from_millis(10_000)).await;
+        assert_eq!(calls.load(Ordering::SeqCst), 5, "then the 10 s interval, not 60 s");
+        cancel.cancel();
+        task.await.unwrap();
     }
 }

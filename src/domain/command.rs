@@ -4,6 +4,7 @@
 
 use crate::domain::selection::Selection;
 use crate::domain::spec::{DriveSpec, Method};
+use crate::domain::value::excerpt;
 
 /// The commands for one host; empty when nothing was selected as data.
 /// cephadm's dry-run variant appends `plan::PREVIEW_SUFFIX`.
@@ -82,7 +83,8 @@ pub fn raw_ratio_error(spec: &DriveSpec, sel: &Selection, host: &str) -> Option<
     for (kind, n) in [("db", sel.db.len()), ("wal", sel.wal.len())] {
         if nd > 0 && n > 0 && nd != n {
             return Some(format!(
-                "Raw mode only supports a 1:1 ratio of data to {kind} devices. Found {nd} potential data device(s) and {n} potential {kind} device(s) on host {host}"
+                "Raw mode only supports a 1:1 ratio of data to {kind} devices. Found {nd} potential data device(s) and {n} potential {kind} device(s) on host {}",
+                excerpt(host)
             ));
         }
     }

@@ -16,6 +16,8 @@ enum Token {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pattern {
     tokens: Vec<Token>,
+    /// Tokens that take one character each (all but `*`).
+    fixed: usize,
 }
 
 impl Pattern {
@@ -24,6 +26,9 @@ impl Pattern {
         let n = pat.len();
         let mut tokens = Vec::new();
         let mut i = 0;
+        // Where a search for `]` last ran off the end: any later `[` has no
+        // `]` either. Without it a pattern of many `[` takes quadratic time.
+        let mut unclosed_from = n;
         while i < n {
             let c = pat[i];
             i += 1;
@@ -42,10 +47,15 @@ impl Pattern {
                     if j < n && pat[j] == ']' {
                         j += 1;
                     }
+                    let scan_from = j;
+                    if j >= unclosed_from {
+                        j = n;
+                    }
                     while j < n && pat[j] != ']' {
                         j += 1;
                     }
                     if j >= n {
+                        unclosed_from = unclosed_from.min(scan_from);
                         tokens.push(Token::Literal('['));
                     } else {
                         tokens.push(class_token(&pat, i, j));
@@ -55,12 +65,19 @@ impl Pattern {
                 other => tokens.push(Token::Literal(other)),
             }
         }
-        Pattern { tokens }
+        let fixed = tokens.iter().filter(|t| **t != Token::Star).count();
+        Pattern { tokens, fixed }
     }
 
     pub fn matches(&self, name: &str) -> bool {
         let text: Vec<char> = name.chars().collect();
         let toks = &self.tokens;
+        // Every token but `*` takes exactly one character: a pattern of more
+        // such tokens than the name has characters cannot match, and saying
+        // so at once keeps a huge pattern from costing its length per host.
+        if self.fixed > text.len() {
+            return false;
+        }
         let (mut t, mut p) = (0usize, 0usize);
         let mut backtrack: Option<(usize, usize)> = None;
         while t < text.len() {
@@ -90,6 +107,32 @@ impl Pattern {
         }
         toks[p..].iter().all(|tok| *tok == Token::Star)
     }
+}
+
+/// fnmatch.translate drops a backward range `z-a` by joining its chunks
+/// from the right: `chunks[k-1] = chunks[k-1][:-1] + chunks[k][1:]` while
+/// `chunks[k-1][-1] > chunks[k][0]`. Done in place that costs quadratic time
+/// for a long class; here the chunk being joined is kept reversed, so each
+/// join only appends.
+fn merge_backward_ranges(chunks: Vec<Vec<char>>) -> Vec<Vec<char>> {
+    let mut chunks = chunks.into_iter().rev();
+    let Some(last) = chunks.next() else { return Vec::new() };
+    let mut done: Vec<Vec<char>> = Vec::new();
+    let mut current: Vec<char> = last.into_iter().rev().collect();
+    for prev in chunks {
+        let prev_last = *prev.last().expect("non-empty chunk");
+        let next_first = *current.last().expect("only the first chunk can end up empty");
+        if prev_last > next_first {
+            current.pop();
+            current.extend(prev[..prev.len() - 1].iter().rev());
+        } else {
+            done.push(current.into_iter().rev().collect());
+            current = prev.into_iter().rev().collect();
+        }
+    }
+    done.push(current.into_iter().rev().collect());
+    done.reverse();
+    done
 }
 
 fn single_matches(tok: &Token, c: char) -> bool {
@@ -128,18 +171,7 @@ fn class_token(pat: &[char], start: usize, j: usize) -> Token {
         } else {
             chunks.push(rest);
         }
-        let mut k = chunks.len();
-        while k > 1 {
-            k -= 1;
-            let prev_last = *chunks[k - 1].last().expect("non-empty chunk");
-            let next_first = chunks[k][0];
-            if prev_last > next_first {
-                let tail: Vec<char> = chunks[k][1..].to_vec();
-                chunks[k - 1].pop();
-                chunks[k - 1].extend(tail);
-                chunks.remove(k);
-            }
-        }
+        chunks = merge_backward_ranges(chunks);
     }
     let flat: Vec<char> = chunks.iter().flatten().copied().collect();
     if flat.is_empty() {
@@ -196,6 +228,53 @@ mod tests {
         assert!(m("a[b", "a[b"), "unclosed [ is literal");
         assert!(m("*a*b*", "xxaxxbxx"));
         assert!(!m("*a*b", "xxaxxbxx"));
+    }
+
+    #[test]
+    fn huge_patterns_cost_linear_time() {
+        // Each of these took minutes: a `[` without `]` searched to the end
+        // once per `[`, and backward ranges were joined by copying.
+        let unclosed = "[".repeat(300_000);
+        assert!(m(&unclosed, &"[".repeat(300_000)));
+        assert!(!m(&unclosed, "r1-osd0001"));
+        let backward = format!("[{}a]", "z-y-".repeat(100_000));
+        assert!(!m(&backward, "r1-osd0001"));
+        assert_eq!(Pattern::new("[]x").tokens.len(), 3, "`[` literal, then `]`, then `x`");
+        assert!(m("[]x[a]", "[") && !m("[]x[a]", "]xa") && m("[!]x[a]", "y") && m("[]x[a]x[", "ax["));
+    }
+
+    /// The joining loop as fnmatch.translate writes it.
+    fn merge_like_python(mut chunks: Vec<Vec<char>>) -> Vec<Vec<char>> {
+        for k in (1..chunks.len()).rev() {
+            if chunks[k - 1].last() > chunks[k].first() {
+                let tail = chunks[k][1..].to_vec();
+                chunks[k - 1].pop();
+                chunks[k - 1].extend(tail);
+                chunks.remove(k);
+            }
+        }
+        chunks
+    }
+
+    #[test]
+    fn joining_backward_ranges_matches_python() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..5000 {
+            // As the splitter makes them: the first and last chunk have a
+            // character or more, the ones between have two or more.
+            let count = 1 + next(6) as usize;
+            let chunks: Vec<Vec<char>> = (0..count)
+                .map(|i| {
+                    let min = if i == 0 || i + 1 == count { 1 } else { 2 };
+                    (0..min + next(3) as usize).map(|_| b"abcxyz-"[next(7) as usize] as char).collect()
+                })
+                .collect();
+            assert_eq!(merge_backward_ranges(chunks.clone()), merge_like_python(chunks.clone()), "{chunks:?}");
+        }
     }
 
     #[test]

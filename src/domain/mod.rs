@@ -20,3 +20,4 @@ pub mod selection;
 pub mod spec;
 pub mod value;
 pub mod yaml11;
+pub mod yaml_limits;

@@ -13,6 +13,7 @@ use crate::domain::inventory::{ClusterView, HostInventory};
 use crate::domain::osd_layout::{planned_osds, Layout, Refusal};
 use crate::domain::selection::{select, Selection};
 use crate::domain::spec::{DriveSpec, HostRef, SpecDocument, SpecError};
+use crate::domain::value::excerpt;
 
 /// The plan of one spec on one host.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,8 +137,8 @@ pub fn plan_host(
 ) -> Result<PlanRow, PlanError> {
     let name = inv.name.as_str();
     let existing = view.existing(spec.service_id.as_deref().unwrap_or(""), name);
-    let selection =
-        select(spec, &inv.devices, existing).map_err(|e| (e.field, format!("host {name}: {}", e.message)))?;
+    let selection = select(spec, &inv.devices, existing)
+        .map_err(|e| (e.field, format!("host {}: {}", excerpt(name), e.message)))?;
     if let Some(msg) = raw_ratio_error(spec, &selection, name) {
         return Err(("method".into(), msg));
     }

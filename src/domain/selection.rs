@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use crate::domain::inventory::{Affinity, Device, Found};
 use crate::domain::spec::{cephadm_disk_bytes, DeviceFilter, DriveSpec, FilterLogic, Role};
+use crate::domain::value::excerpt;
 
 /// The devices chosen for each role, as paths, in cephadm's order.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -266,7 +267,10 @@ fn other_spec<'a>(spec: &DriveSpec, d: &'a Device, role: Role) -> Result<Option<
             Affinity::Malformed => {
                 return Err(SelectionError {
                     field: role.key().into(),
-                    message: format!("device {} has an LV entry that is not a mapping; cephadm cannot read it", d.path),
+                    message: format!(
+                        "device {} has an LV entry that is not a mapping; cephadm cannot read it",
+                        excerpt(&d.path)
+                    ),
                 })
             }
             Affinity::Value(v) => v,
@@ -290,7 +294,7 @@ impl MatchError {
     fn into_error(self, role: Role, d: &Device) -> SelectionError {
         SelectionError {
             field: format!("{}.{}", role.key(), self.key),
-            message: format!("device {}: {}", d.path, self.message),
+            message: format!("device {}: {}", excerpt(&d.path), self.message),
         }
     }
 }
@@ -337,7 +341,7 @@ fn matches(m: Matcher, f: &DeviceFilter, d: &Device, honest: bool) -> Result<boo
             let Some(text) = value.as_str() else {
                 return Err(MatchError {
                     key: "size",
-                    message: format!("cephadm cannot read the size {}", value.describe()),
+                    message: format!("cephadm cannot read the size {}", excerpt(&value.describe())),
                 });
             };
             let bytes = if honest {
@@ -356,7 +360,7 @@ fn matches(m: Matcher, f: &DeviceFilter, d: &Device, honest: bool) -> Result<boo
             let found = found.ok_or_else(|| missing(key))?;
             let text = found.as_str().ok_or_else(|| MatchError {
                 key,
-                message: format!("cephadm cannot search {} for '{want}'", found.describe()),
+                message: format!("cephadm cannot search {} for '{}'", excerpt(&found.describe()), excerpt(want)),
             })?;
             Ok(text.contains(want))
         }

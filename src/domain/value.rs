@@ -5,6 +5,7 @@
 //! relies on Python truthiness, `str()` and `==`; keeping those rules in one
 //! type keeps the imitation honest.
 
+use std::collections::HashMap;
 use std::fmt;
 
 /// One YAML 1.1 node, resolved the way PyYAML's safe loader resolves it.
@@ -155,6 +156,70 @@ impl fmt::Display for Value {
     }
 }
 
+/// How many characters of a value a message quotes: enough to recognise it,
+/// short enough that a 100 KB value cannot flood a log line or an answer.
+pub const EXCERPT_CHARS: usize = 60;
+
+/// `text` as an error message should quote it: whole when short, otherwise
+/// its first `EXCERPT_CHARS` characters and its full length in bytes.
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
+/// A mapping key as a Python dict hashes it: `1`, `1.0` and `True` are one
+/// key (numbers compare by value), a string never equals a number, and
+/// every NaN is a key of its own (each `.nan` is a new float, and NaN != NaN).
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum DictKey {
+    Null,
+    Number(i128),
+    Float(u64),
+    Str(String),
+    Timestamp(String),
+    Unequal(usize),
+}
+
+impl DictKey {
+    fn of(v: &Value, position: usize) -> DictKey {
+        match v {
+            Value::Null => DictKey::Null,
+            Value::Bool(b) => DictKey::Number(i128::from(*b)),
+            Value::Int(i) => DictKey::Number(*i),
+            Value::Float(f) if f.is_nan() => DictKey::Unequal(position),
+            // i128 holds every integral f64 below 2^127 exactly, so this is
+            // Python's exact int/float comparison.
+            Value::Float(f) if f.fract() == 0.0 && f.abs() < 1.7e38 => DictKey::Number(*f as i128),
+            Value::Float(f) => DictKey::Float(f.to_bits()),
+            Value::Str(s) => DictKey::Str(s.clone()),
+            Value::Timestamp(s) => DictKey::Timestamp(s.clone()),
+            // Unhashable in Python; the YAML reader refuses them as keys.
+            Value::Seq(_) | Value::Map(_) => DictKey::Unequal(position),
+        }
+    }
+}
+
+/// Builds a mapping the way assigning `d[k] = v` in order builds a Python
+/// dict: a repeated key keeps its first position and takes the last value.
+/// Hashed, so that a mapping of many keys costs linear time, not quadratic.
+pub fn dict_from_pairs(pairs: impl IntoIterator<Item = (Value, Value)>) -> Vec<(Value, Value)> {
+    let pairs = pairs.into_iter();
+    let mut out: Vec<(Value, Value)> = Vec::with_capacity(pairs.size_hint().0);
+    let mut index: HashMap<DictKey, usize> = HashMap::with_capacity(pairs.size_hint().0);
+    for (i, (k, v)) in pairs.enumerate() {
+        match index.entry(DictKey::of(&k, i)) {
+            std::collections::hash_map::Entry::Occupied(at) => out[*at.get()].1 = v,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(out.len());
+                out.push((k, v));
+            }
+        }
+    }
+    out
+}
+
 /// Python's `repr(float)`: the shortest string that round-trips, with
 /// Python's choice between positional and exponent notation.
 pub fn python_float_repr(f: f64) -> String {
@@ -212,6 +277,35 @@ mod tests {
         ] {
             assert_eq!(python_float_repr(f), want, "{f}");
         }
+    }
+
+    #[test]
+    fn excerpts_keep_short_text_and_cut_long_text() {
+        assert_eq!(excerpt("/dev/sdb"), "/dev/sdb");
+        let long = "é".repeat(100);
+        assert_eq!(excerpt(&long), format!("{}… (200 bytes)", "é".repeat(EXCERPT_CHARS)));
+    }
+
+    #[test]
+    fn dicts_keep_the_first_position_and_the_last_value() {
+        let d = dict_from_pairs([
+            (Value::Str("a".into()), Value::Int(1)),
+            (Value::Float(3.0), Value::Null),
+            (Value::Str("b".into()), Value::Int(2)),
+            (Value::Int(3), Value::Bool(true)),
+            (Value::Str("a".into()), Value::Int(3)),
+            (Value::Float(f64::NAN), Value::Null),
+            (Value::Float(f64::NAN), Value::Null),
+        ]);
+        assert_eq!(d.len(), 5);
+        assert_eq!(d[0], (Value::Str("a".into()), Value::Int(3)));
+        assert_eq!(d[1], (Value::Float(3.0), Value::Bool(true)));
+        // Python compares int and float exactly: 2**53 + 1 != 2.0**53.
+        let big = 1i128 << 53;
+        assert_eq!(
+            dict_from_pairs([(Value::Int(big + 1), Value::Null), (Value::Float(big as f64), Value::Null)]).len(),
+            2
+        );
     }
 
     #[test]

@@ -7,15 +7,19 @@
 //! the scalar style) from yaml-rust2 and resolve them ourselves with PyYAML's
 //! implicit resolvers: `yes/no/on/off` booleans, `0o`-less octal `010`,
 //! sexagesimal `1:30`, `1_000`, floats that need a dot, `~`, merge keys `<<`.
+//!
+//! Reading stays within the budgets of `yaml_limits`.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::OnceLock;
 
 use regex::Regex;
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-use super::value::Value;
+use super::value::{dict_from_pairs, excerpt, Value};
+use super::yaml_limits::{Budget, Limit, MAX_KEYS, MAX_SPEC_BYTES};
 
 /// A document of a YAML stream with the line (1-based) where its content
 /// starts, and the line of its start marker (`---`, or its first token).
@@ -41,18 +45,40 @@ pub fn document_sources<'a>(text: &'a str, docs: &[Document]) -> Vec<&'a str> {
         .collect()
 }
 
-/// Why a YAML stream could not be read.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("YAML error at line {line}, column {column}: {message}")]
+/// PyYAML's scanner skips a byte order mark at the start of the stream
+/// (editors on Windows write one), so cephadm accepts such a file.
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Why a YAML stream could not be read: a syntax error, or a budget of
+/// `yaml_limits` (`limit`) that the stream exceeds.
+#[derive(Debug, Clone, PartialEq)]
 pub struct YamlError {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    pub limit: Option<Limit>,
 }
+
+impl fmt::Display for YamlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.limit.is_none() {
+            f.write_str("YAML error ")?;
+        }
+        write!(f, "at line {}, column {}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for YamlError {}
 
 impl YamlError {
     fn at(mark: &Marker, message: impl Into<String>) -> Self {
-        YamlError { line: mark.line(), column: mark.col() + 1, message: message.into() }
+        YamlError { line: mark.line(), column: mark.col() + 1, message: message.into(), limit: None }
+    }
+
+    fn over(mark: &Marker, limit: Limit) -> Self {
+        YamlError { limit: Some(limit), ..YamlError::at(mark, limit.to_string()) }
     }
 }
 
@@ -60,7 +86,18 @@ impl YamlError {
 /// (cephadm skips them); any syntax error fails the whole stream, as PyYAML's
 /// `list(safe_load_all(...))` does.
 pub fn load_all(text: &str) -> Result<Vec<Document>, YamlError> {
-    let mut reader = Reader { parser: Parser::new_from_str(text), anchors: HashMap::new() };
+    let text = without_bom(text);
+    if text.len() > MAX_SPEC_BYTES {
+        let mut cut = MAX_SPEC_BYTES;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let before = &text[..cut];
+        let line = before.matches('\n').count() + 1;
+        let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+        return Err(YamlError { line, column, message: Limit::Bytes.to_string(), limit: Some(Limit::Bytes) });
+    }
+    let mut reader = Reader { parser: Parser::new_from_str(text), anchors: HashMap::new(), budget: Budget::default() };
     let mut docs = Vec::new();
     loop {
         let (event, mark) = reader.next()?;
@@ -80,39 +117,52 @@ pub fn load_all(text: &str) -> Result<Vec<Document>, YamlError> {
                 };
                 docs.push(Document { value, line, start_line: mark.line() });
             }
-            other => return Err(YamlError::at(&mark, format!("unexpected {other:?}"))),
+            other => return Err(YamlError::at(&mark, format!("unexpected {}", event_text(&other)))),
         }
     }
     Ok(docs)
 }
 
+/// An event for a message: its kind, and at most an excerpt of its text.
+fn event_text(event: &Event) -> String {
+    excerpt(&format!("{event:?}"))
+}
+
 struct Reader<'a> {
     parser: Parser<std::str::Chars<'a>>,
-    anchors: HashMap<usize, Value>,
+    /// Each anchored value with its size in nodes, which an alias spends.
+    anchors: HashMap<usize, (Value, usize)>,
+    budget: Budget,
 }
 
 impl Reader<'_> {
     fn next(&mut self) -> Result<(Event, Marker), YamlError> {
-        self.parser.next_token().map_err(|e| YamlError::at(e.marker(), e.info().to_string()))
+        self.parser.next_token().map_err(|e| YamlError::at(e.marker(), excerpt(e.info())))
     }
 
     fn expect_document_end(&mut self) -> Result<(), YamlError> {
         let (event, mark) = self.next()?;
         match event {
             Event::DocumentEnd => Ok(()),
-            other => Err(YamlError::at(&mark, format!("expected the end of the document, found {other:?}"))),
+            other => {
+                Err(YamlError::at(&mark, format!("expected the end of the document, found {}", event_text(&other))))
+            }
         }
     }
 
     fn node(&mut self, event: Event, mark: Marker) -> Result<Value, YamlError> {
+        if let Event::Alias(id) = event {
+            let (v, size) = self.anchors.get(&id).ok_or_else(|| YamlError::at(&mark, "found undefined alias"))?;
+            self.budget.alias(*size).map_err(|l| YamlError::over(&mark, l))?;
+            return Ok(v.clone());
+        }
+        self.budget.node().map_err(|l| YamlError::over(&mark, l))?;
+        let before = self.budget.produced();
         let (value, anchor) = match event {
-            Event::Alias(id) => {
-                let v = self.anchors.get(&id).cloned().ok_or_else(|| YamlError::at(&mark, "found undefined alias"))?;
-                return Ok(v);
-            }
             Event::Scalar(text, style, anchor, tag) => (scalar(&text, style, tag.as_ref(), &mark)?, anchor),
             Event::SequenceStart(anchor, tag) => {
                 check_collection_tag(tag.as_ref(), "seq", &mark)?;
+                self.budget.enter().map_err(|l| YamlError::over(&mark, l))?;
                 let mut items = Vec::new();
                 loop {
                     let (ev, m) = self.next()?;
@@ -121,16 +171,22 @@ impl Reader<'_> {
                     }
                     items.push(self.node(ev, m)?);
                 }
+                self.budget.leave();
                 (Value::Seq(items), anchor)
             }
             Event::MappingStart(anchor, tag) => {
                 check_collection_tag(tag.as_ref(), "map", &mark)?;
-                (self.mapping()?, anchor)
+                self.budget.enter().map_err(|l| YamlError::over(&mark, l))?;
+                let map = self.mapping()?;
+                self.budget.leave();
+                (map, anchor)
             }
-            other => return Err(YamlError::at(&mark, format!("unexpected {other:?}"))),
+            other => return Err(YamlError::at(&mark, format!("unexpected {}", event_text(&other)))),
         };
         if anchor != 0 {
-            self.anchors.insert(anchor, value.clone());
+            // The node itself, counted before `before`, is part of its size.
+            let size = self.budget.produced() - before + 1;
+            self.anchors.insert(anchor, (value.clone(), size));
         }
         Ok(value)
     }
@@ -147,25 +203,21 @@ impl Reader<'_> {
                 let (vev, vmark) = self.next()?;
                 let value = self.node(vev, vmark)?;
                 merged.extend(merge_entries(value, &vmark)?);
-                continue;
+            } else {
+                let key = self.node(ev, key_mark)?;
+                let (vev, vmark) = self.next()?;
+                let value = self.node(vev, vmark)?;
+                if matches!(key, Value::Seq(_) | Value::Map(_)) {
+                    return Err(YamlError::at(&key_mark, "found unhashable key"));
+                }
+                explicit.push((key, value));
             }
-            let key = self.node(ev, key_mark)?;
-            let (vev, vmark) = self.next()?;
-            let value = self.node(vev, vmark)?;
-            if matches!(key, Value::Seq(_) | Value::Map(_)) {
-                return Err(YamlError::at(&key_mark, "found unhashable key"));
+            if explicit.len() + merged.len() > MAX_KEYS {
+                return Err(YamlError::over(&key_mark, Limit::Keys));
             }
-            explicit.push((key, value));
         }
         // PyYAML puts merged keys first and lets explicit keys override them.
-        let mut out: Vec<(Value, Value)> = Vec::with_capacity(merged.len() + explicit.len());
-        for (k, v) in merged.into_iter().chain(explicit) {
-            match out.iter_mut().find(|(ek, _)| key_eq(ek, &k)) {
-                Some(slot) => slot.1 = v,
-                None => out.push((k, v)),
-            }
-        }
-        Ok(Value::Map(out))
+        Ok(Value::Map(dict_from_pairs(merged.into_iter().chain(explicit))))
     }
 }
 
@@ -196,22 +248,6 @@ fn merge_entries(value: Value, mark: &Marker) -> Result<Vec<(Value, Value)>, Yam
     }
 }
 
-/// Python dict key equality: `1`, `1.0` and `True` are the same key.
-fn key_eq(a: &Value, b: &Value) -> bool {
-    fn num(v: &Value) -> Option<f64> {
-        match v {
-            Value::Bool(b) => Some(f64::from(u8::from(*b))),
-            Value::Int(i) => Some(*i as f64),
-            Value::Float(f) => Some(*f),
-            _ => None,
-        }
-    }
-    match (num(a), num(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
-    }
-}
-
 fn standard_tag(tag: Option<&Tag>) -> Option<Option<&str>> {
     let tag = tag?;
     let suffix = match tag.handle.as_str() {
@@ -225,7 +261,7 @@ fn standard_tag(tag: Option<&Tag>) -> Option<Option<&str>> {
 }
 
 fn tag_text(tag: &Tag) -> String {
-    format!("{}{}", tag.handle, tag.suffix)
+    excerpt(&format!("{}{}", tag.handle, tag.suffix))
 }
 
 fn check_collection_tag(tag: Option<&Tag>, want: &str, mark: &Marker) -> Result<(), YamlError> {
@@ -247,7 +283,7 @@ fn scalar(text: &str, style: TScalarStyle, tag: Option<&Tag>, mark: &Marker) -> 
         None if style != TScalarStyle::Plain => return Ok(Value::Str(text.to_string())),
         None => resolve_plain(text),
     };
-    let bad = || YamlError::at(mark, format!("cannot read {text:?} as tag:yaml.org,2002:{kind}"));
+    let bad = || YamlError::at(mark, format!("cannot read {:?} as tag:yaml.org,2002:{kind}", excerpt(text)));
     Ok(match kind {
         "str" => Value::Str(text.to_string()),
         "null" => Value::Null,
@@ -256,7 +292,7 @@ fn scalar(text: &str, style: TScalarStyle, tag: Option<&Tag>, mark: &Marker) -> 
         "float" => Value::Float(parse_float(text).ok_or_else(bad)?),
         "timestamp" => Value::Timestamp(text.to_string()),
         _ => {
-            let shown = tag.map(tag_text).unwrap_or_else(|| format!("tag:yaml.org,2002:{kind}"));
+            let shown = tag.map(tag_text).unwrap_or_else(|| excerpt(&format!("tag:yaml.org,2002:{kind}")));
             return Err(YamlError::at(mark, format!("could not determine a constructor for the tag '{shown}'")));
         }
     })
@@ -499,6 +535,32 @@ mod tests {
             v,
             Value::Map(vec![(Value::Str("a".into()), Value::Int(3)), (Value::Str("b".into()), Value::Int(2))])
         );
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped_as_pyyaml_does() {
+        assert_eq!(one("\u{feff}a: 1\n").get("a"), Some(&Value::Int(1)));
+    }
+
+    #[test]
+    fn keys_compare_like_python_dict_keys() {
+        let v = one("1: a\n1.0: b\ntrue: c\n'1': d\n");
+        assert_eq!(
+            v,
+            Value::Map(vec![(Value::Int(1), Value::Str("c".into())), (Value::Str("1".into()), Value::Str("d".into()))])
+        );
+        // Every `.nan` is a new float object, and NaN != NaN: two keys.
+        assert_eq!(one(".nan: a\n.nan: b\n").as_map().map(<[_]>::len), Some(2));
+        assert_eq!(one("0: a\n-0.0: b\nfalse: c\n").as_map().map(<[_]>::len), Some(1));
+    }
+
+    #[test]
+    fn messages_quote_only_an_excerpt() {
+        let big = "x".repeat(100_000);
+        for text in [format!("v: !!int '{big}'\n"), format!("v: !{big} a\n"), format!("v: !!{big} a\n")] {
+            let err = load_all(&text).unwrap_err();
+            assert!(err.to_string().len() < 300, "{} bytes", err.to_string().len());
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::table::Table;
+use super::table::{pad, Align, Table};
 use crate::text::{put, putln};
 use crate::wire::api::preview::{PlannedOsds, PreviewDoc};
 
@@ -69,7 +69,7 @@ pub fn preview_table(p: &PreviewDoc) -> String {
             let w = row.skipped.iter().chain(&row.unused).map(|s| s.path.len()).max().unwrap_or(0);
             for sk in row.skipped.iter().chain(&row.unused) {
                 let why = if sk.reasons.is_empty() { "not looked at".to_string() } else { sk.reasons.join("; ") };
-                putln!(not_chosen, "    {:w$}  {why}", sk.path);
+                putln!(not_chosen, "    {}  {why}", pad(&sk.path, w, Align::Left));
             }
         }
         if let PlannedOsds::Refused { error } = &row.planned_osds {

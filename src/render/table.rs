@@ -7,6 +7,17 @@ pub enum Align {
     Right,
 }
 
+/// `text` padded with spaces to `width` characters. Padding is built by
+/// hand because `format!("{:w$}")` panics for widths past 65535 (a device
+/// path can be that long); renderers outside tables should use this too.
+pub fn pad(text: &str, width: usize, align: Align) -> String {
+    let fill = " ".repeat(width.saturating_sub(text.chars().count()));
+    match align {
+        Align::Left => format!("{text}{fill}"),
+        Align::Right => format!("{fill}{text}"),
+    }
+}
+
 pub struct Table {
     headers: Vec<String>,
     align: Vec<Align>,
@@ -45,26 +56,13 @@ impl Table {
         w
     }
 
-    fn pad(text: &str, width: usize, align: Align) -> String {
-        let n = text.chars().count();
-        let fill = " ".repeat(width.saturating_sub(n));
-        match align {
-            Align::Left => format!("{text}{fill}"),
-            Align::Right => format!("{fill}{text}"),
-        }
-    }
-
     /// PrettyTable-like, as in cephadm's OSDSPEC PREVIEWS (no left padding,
     /// two spaces on the right).
     pub fn boxed(&self) -> String {
         let w = self.widths();
         let rule: String = w.iter().map(|n| format!("+{}", "-".repeat(n + 2))).collect::<String>() + "+\n";
         let line = |cells: &[String]| -> String {
-            cells
-                .iter()
-                .enumerate()
-                .map(|(i, c)| format!("|{}  ", Self::pad(c, w[i], self.align[i])))
-                .collect::<String>()
+            cells.iter().enumerate().map(|(i, c)| format!("|{}  ", pad(c, w[i], self.align[i]))).collect::<String>()
                 + "|\n"
         };
         let mut out = rule.clone();
@@ -81,7 +79,7 @@ impl Table {
     pub fn plain(&self) -> String {
         let w = self.widths();
         let line = |cells: &[String]| -> String {
-            let s: Vec<String> = cells.iter().enumerate().map(|(i, c)| Self::pad(c, w[i], self.align[i])).collect();
+            let s: Vec<String> = cells.iter().enumerate().map(|(i, c)| pad(c, w[i], self.align[i])).collect();
             s.join("  ").trim_end().to_string() + "\n"
         };
         let mut out = line(&self.headers);
@@ -105,6 +103,18 @@ mod tests {
         assert_eq!(lines[0], "+---------+----------------------+----+");
         assert_eq!(lines[1], "|SERVICE  |NAME                  |DB  |");
         assert_eq!(lines[3], "|osd      |osd_spec_F5-422_SSDs  |-   |");
+    }
+
+    #[test]
+    fn cells_of_any_width_render() {
+        let wide = "/dev/".to_string() + &"x".repeat(70_000);
+        let mut t = Table::new(["PATH", "SIZE"]).align(1, Align::Right);
+        t.row([wide.as_str(), "1G"]);
+        t.row(["/dev/sdb", "2G"]);
+        assert!(t.boxed().contains(&wide));
+        let plain = t.plain();
+        assert_eq!(plain.lines().nth(2).map(|l| l.chars().count()), Some(wide.len() + 2 + "SIZE".len()));
+        assert_eq!(pad("ab", 70_000, Align::Right).len(), 70_000);
     }
 
     #[test]

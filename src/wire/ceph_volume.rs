@@ -91,6 +91,14 @@ fn intern(s: &str) -> Arc<str> {
 }
 
 /// Reads one host's device list (a JSON array) and sorts it like cephadm.
+///
+/// A path listed twice refuses the list. ceph-volume reports each device
+/// once, so a repeated path means the inventory was damaged or pieced
+/// together, and nothing can tell which entry is true. cephadm would not
+/// notice: it drops a copy equal to one it took but leaves that copy in the
+/// pool, so `db_devices` can take the disk again (ceph-volume: "Device lists
+/// are not disjoint"), and it passes two differing copies both to
+/// `lvm batch /dev/sdb /dev/sdb`, which makes one OSD and then fails.
 pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> {
     // The fast pass skips the sys_api values no matcher looks at. That is
     // exact as long as sys_api holds every looked-up key itself (a direct
@@ -101,6 +109,14 @@ pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> 
         devices = parse_list(json, false)?.0;
     }
     sort_devices(&mut devices);
+    // Sorted by path, so copies are neighbours. A missing path is reported
+    // by the selection, as cephadm does ("Disk doesn't have a 'path'").
+    if let Some(w) = devices.windows(2).find(|w| w[0].path == w[1].path && !w[0].path.is_empty()) {
+        return Err(de::Error::custom(format!(
+            "device path {:?} is listed twice (ceph-volume lists each device once; fix the inventory)",
+            crate::domain::value::excerpt(&w[0].path)
+        )));
+    }
     Ok(devices)
 }
 

@@ -8,19 +8,31 @@ use std::io::Read;
 use std::sync::mpsc;
 
 use super::ceph_volume::parse_device_list;
-use super::json_stream::{JsonStream, StreamError};
+use super::json_stream::{serde_message, JsonStream, Position, StreamError};
 use crate::domain::inventory::{ClusterView, Device, HostInventory};
+use crate::domain::value::excerpt;
 
+/// Why an inventory file cannot be read. Positions are in the file; values
+/// and host names are quoted as excerpts.
 #[derive(Debug, thiserror::Error)]
 pub enum InventoryFileError {
     #[error(transparent)]
     Stream(#[from] StreamError),
-    #[error("host {host:?}: {source}")]
-    Host { host: String, source: serde_json::Error },
-    #[error("{key}: {source}")]
-    Section { key: String, source: serde_json::Error },
+    #[error("host {:?}: {message}{}", excerpt(.host), at_text(.at))]
+    Host { host: String, message: String, at: Option<Position> },
+    #[error("{key}: {message}{}", at_text(.at))]
+    Section { key: String, message: String, at: Option<Position> },
     #[error("the inventory must be a JSON object with a \"hosts\" mapping")]
     NotAnInventory,
+}
+
+fn at_text(at: &Option<Position>) -> String {
+    at.map(|p| format!(" (at {p})")).unwrap_or_default()
+}
+
+/// The error serde_json found in `value`, which starts at `start` in the file.
+fn in_value(e: &serde_json::Error, start: Position, value: &[u8]) -> (String, Option<Position>) {
+    (serde_message(e), start.of_error_in_value(e, value))
 }
 
 /// Reads an inventory, host by host, keeping only what planning needs.
@@ -55,14 +67,14 @@ pub fn read_inventory<R: Read>(src: R) -> Result<ClusterView, InventoryFileError
                         }
                     }
                 }
-                "labels" => labels = section(s.value()?, &key)?,
+                "labels" => labels = section(&mut s, &key)?,
                 "existing_daemons" => {
-                    let raw: Option<HashMap<String, Option<HashMap<String, u64>>>> = section(s.value()?, &key)?;
+                    let raw: Option<HashMap<String, Option<HashMap<String, u64>>>> = section(&mut s, &key)?;
                     view.existing_daemons =
                         raw.unwrap_or_default().into_iter().map(|(k, v)| (k, v.unwrap_or_default())).collect();
                 }
                 "osd_id_claims" => {
-                    let raw: Option<HashMap<String, Vec<serde_json::Value>>> = section(s.value()?, &key)?;
+                    let raw: Option<HashMap<String, Vec<serde_json::Value>>> = section(&mut s, &key)?;
                     view.osd_id_claims = raw
                         .unwrap_or_default()
                         .into_iter()
@@ -106,9 +118,12 @@ fn read_hosts<R: Read>(s: &mut JsonStream<R>) -> Result<Vec<(String, Vec<Device>
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| (std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) + 1).min(4));
-    let parse = |host: String, bytes: &[u8]| match parse_device_list(bytes) {
+    let parse = |host: String, start: Position, bytes: &[u8]| match parse_device_list(bytes) {
         Ok(devices) => Ok((host, devices)),
-        Err(source) => Err(InventoryFileError::Host { host, source }),
+        Err(e) => {
+            let (message, at) = in_value(&e, start, bytes);
+            Err(InventoryFileError::Host { host, message, at })
+        }
     };
     if workers < 2 {
         let mut out = Vec::new();
@@ -116,7 +131,9 @@ fn read_hosts<R: Read>(s: &mut JsonStream<R>) -> Result<Vec<(String, Vec<Device>
             loop {
                 let host = s.string()?;
                 s.expect(b':')?;
-                out.push(parse(host, s.value()?)?);
+                s.peek()?;
+                let start = s.position();
+                out.push(parse(host, start, s.value()?)?);
                 if !s.next_member(b'}')? {
                     break;
                 }
@@ -124,7 +141,7 @@ fn read_hosts<R: Read>(s: &mut JsonStream<R>) -> Result<Vec<(String, Vec<Device>
         }
         return Ok(out);
     }
-    type Job = (usize, String, Vec<u8>);
+    type Job = (usize, String, Position, Vec<u8>);
     type Done = (usize, Result<(String, Vec<Device>), InventoryFileError>);
     std::thread::scope(|scope| {
         let (done_tx, done_rx) = mpsc::channel::<Done>();
@@ -133,8 +150,8 @@ fn read_hosts<R: Read>(s: &mut JsonStream<R>) -> Result<Vec<(String, Vec<Device>
             let (tx, rx) = mpsc::sync_channel::<Job>(32);
             let done_tx = done_tx.clone();
             scope.spawn(move || {
-                for (i, host, bytes) in rx {
-                    if done_tx.send((i, parse(host, &bytes))).is_err() {
+                for (i, host, start, bytes) in rx {
+                    if done_tx.send((i, parse(host, start, &bytes))).is_err() {
                         return;
                     }
                 }
@@ -150,8 +167,10 @@ fn read_hosts<R: Read>(s: &mut JsonStream<R>) -> Result<Vec<(String, Vec<Device>
             loop {
                 let host = s.string()?;
                 s.expect(b':')?;
+                s.peek()?;
+                let start = s.position();
                 let bytes = s.value()?.to_vec();
-                if jobs[count % workers].send((count, host, bytes)).is_err() {
+                if jobs[count % workers].send((count, host, start, bytes)).is_err() {
                     break;
                 }
                 count += 1;
@@ -179,9 +198,17 @@ fn read_hosts<R: Read>(s: &mut JsonStream<R>) -> Result<Vec<(String, Vec<Device>
     })
 }
 
-fn section<T: serde::de::DeserializeOwned + Default>(raw: &[u8], key: &str) -> Result<T, InventoryFileError> {
-    let v: Option<T> =
-        serde_json::from_slice(raw).map_err(|source| InventoryFileError::Section { key: key.to_string(), source })?;
+fn section<T: serde::de::DeserializeOwned + Default, R: Read>(
+    s: &mut JsonStream<R>,
+    key: &str,
+) -> Result<T, InventoryFileError> {
+    s.peek()?;
+    let start = s.position();
+    let raw = s.value()?;
+    let v: Option<T> = serde_json::from_slice(raw).map_err(|e| {
+        let (message, at) = in_value(&e, start, raw);
+        InventoryFileError::Section { key: key.to_string(), message, at }
+    })?;
     Ok(v.unwrap_or_default())
 }
 
@@ -207,5 +234,65 @@ mod tests {
         let err = read_inventory(&br#"{"hosts": {"h1": [{"path": 5}]}}"#[..]).unwrap_err();
         assert!(err.to_string().contains("h1"), "{err}");
         assert!(read_inventory(&b"[]"[..]).is_err());
+    }
+
+    #[test]
+    fn errors_give_the_position_in_the_file() {
+        let json = "{\"hosts\": {\n  \"h1\": [],\n  \"h2\": [\n    {\"path\": 5}\n  ]\n}}\n";
+        let err = read_inventory(json.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("\"h2\"") && err.contains("line 4, column"), "{err}");
+        let json = "{\"hosts\": {},\n \"labels\": {\"a\": 5}}";
+        let err = read_inventory(json.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("labels") && err.contains("line 2, column"), "{err}");
+        let json = "{\"hosts\": {\"h1\": []},\n\n \"labels\" {}}";
+        let err = read_inventory(json.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("line 3, column 11"), "{err}");
+    }
+
+    fn plan(spec: &str, inventory: &str) -> crate::domain::plan::Preview {
+        let docs = crate::domain::spec::parse_spec_file(spec).unwrap();
+        crate::domain::plan::preview(&docs, &read_inventory(inventory.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn plan_errors_quote_only_an_excerpt_of_huge_names() {
+        let big = "x".repeat(100_000);
+        let p = plan(
+            "service_type: osd\nservice_id: s\nplacement: {host_pattern: '*'}\ndata_devices: {model: M}\n",
+            &format!(r#"{{"hosts": {{"h{big}": [{{"path": "/dev/{big}", "available": true, "sys_api": {{}}}}]}}}}"#),
+        );
+        let shown = p.errors[0].to_string();
+        assert!(shown.len() < 500, "{} bytes: {}", shown.len(), &shown[..300]);
+    }
+
+    #[test]
+    fn huge_existing_daemon_counts_do_not_overflow() {
+        let p = plan(
+            "service_type: osd\nservice_id: s\nplacement: {host_pattern: '*'}\ndata_devices: {all: true, limit: 2}\n",
+            r#"{"hosts": {"h1": [{"path": "/dev/sdb", "available": true}]},
+                "existing_daemons": {"s": {"h1": 18446744073709551615}}}"#,
+        );
+        assert!(p.errors.is_empty() && p.rows.iter().all(|r| r.selection.data.is_empty()), "{:?}", p.errors);
+    }
+
+    #[test]
+    fn a_path_listed_twice_refuses_the_host() {
+        let json = br#"{"hosts": {"h1": [{"path": "/dev/sdb"}, {"path": "/dev/sdc"}, {"path": "/dev/sdb"}]}}"#;
+        let err = read_inventory(&json[..]).unwrap_err().to_string();
+        assert!(err.contains("\"h1\"") && err.contains("/dev/sdb") && err.contains("twice"), "{err}");
+    }
+
+    #[test]
+    fn errors_quote_only_an_excerpt_of_huge_values() {
+        let big = "x".repeat(100_000);
+        for json in [
+            format!(r#"{{"hosts": {{"h1": [{{"path": "/dev/x", "rejected_reasons": "{big}"}}]}}}}"#),
+            format!(r#"{{"hosts": {{"{big}": [{{"path": 5}}]}}}}"#),
+            format!(r#"{{"hosts": {{"h1": [{{"path": "/dev/{big}"}}, {{"path": "/dev/{big}"}}]}}}}"#),
+            format!(r#"{{"hosts": {{}}, "labels": {{"a": "{big}"}}}}"#),
+        ] {
+            let err = read_inventory(json.as_bytes()).unwrap_err().to_string();
+            assert!(err.len() < 500, "{} bytes: {}", err.len(), &err[..300]);
+        }
     }
 }

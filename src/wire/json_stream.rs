@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-use memchr::{memchr2, memchr3};
+use memchr::{memchr2, memchr3, memchr_iter};
 
 const CHUNK: usize = 256 * 1024;
 
@@ -18,23 +18,93 @@ pub struct JsonStream<R> {
     eof: bool,
     /// Bytes dropped from the front of `buf`, for error offsets.
     dropped: u64,
+    /// Lines are counted lazily: every byte before offset `counted` has
+    /// been looked at; `line` is the line at `counted` and `line_start` the
+    /// offset where that line begins.
+    counted: u64,
+    line: u64,
+    line_start: u64,
+}
+
+/// A place in the whole input, as an editor shows it (1-based; the column
+/// counts bytes, as serde_json's do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub offset: u64,
+    pub line: u64,
+    pub column: u64,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+impl Position {
+    /// Where an error that serde_json found in `value`, which starts here,
+    /// lies in the whole input (serde_json counts from the value's start).
+    pub fn of_error_in_value(self, e: &serde_json::Error, value: &[u8]) -> Option<Position> {
+        if e.line() == 0 {
+            return None;
+        }
+        let (line, column) = (e.line() as u64, e.column() as u64);
+        if line == 1 {
+            let column = column.saturating_sub(1);
+            return Some(Position { offset: self.offset + column, line: self.line, column: self.column + column });
+        }
+        let line_start = memchr_iter(b'\n', value).nth(e.line() - 2).map_or(value.len(), |i| i + 1) as u64;
+        let offset = self.offset + line_start + column.saturating_sub(1);
+        Some(Position { offset, line: self.line + line - 1, column: column.max(1) })
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum StreamError {
     #[error("cannot read: {0}")]
     Io(#[from] std::io::Error),
-    #[error("invalid JSON near byte {offset}: {message}")]
-    Syntax { offset: u64, message: String },
+    #[error("invalid JSON at {at} (byte {}): {message}", at.offset)]
+    Syntax { at: Position, message: String },
 }
 
 impl<R: Read> JsonStream<R> {
     pub fn new(src: R) -> Self {
-        JsonStream { src, buf: vec![0; CHUNK], len: 0, pos: 0, eof: false, dropped: 0 }
+        JsonStream {
+            src,
+            buf: vec![0; CHUNK],
+            len: 0,
+            pos: 0,
+            eof: false,
+            dropped: 0,
+            counted: 0,
+            line: 1,
+            line_start: 0,
+        }
     }
 
-    fn syntax(&self, message: impl Into<String>) -> StreamError {
-        StreamError::Syntax { offset: self.dropped + self.pos as u64, message: message.into() }
+    /// Counts the lines up to `offset`, which must still be buffered.
+    fn count_lines_to(&mut self, offset: u64) {
+        if offset <= self.counted {
+            return;
+        }
+        let from = (self.counted - self.dropped) as usize;
+        let to = (offset - self.dropped) as usize;
+        for i in memchr_iter(b'\n', &self.buf[from..to]) {
+            self.line += 1;
+            self.line_start = self.dropped + (from + i) as u64 + 1;
+        }
+        self.counted = offset;
+    }
+
+    /// The position of the next unconsumed byte.
+    pub fn position(&mut self) -> Position {
+        let offset = self.dropped + self.pos as u64;
+        self.count_lines_to(offset);
+        Position { offset, line: self.line, column: offset - self.line_start + 1 }
+    }
+
+    fn syntax(&mut self, message: impl Into<String>) -> StreamError {
+        StreamError::Syntax { at: self.position(), message: message.into() }
     }
 
     /// Reads more input behind what is buffered, first moving the unread
@@ -46,6 +116,7 @@ impl<R: Read> JsonStream<R> {
         }
         let moved = self.pos;
         if moved > 0 {
+            self.count_lines_to(self.dropped + moved as u64);
             self.buf.copy_within(moved..self.len, 0);
             self.len -= moved;
             self.dropped += moved as u64;
@@ -129,7 +200,9 @@ impl<R: Read> JsonStream<R> {
     /// there are balanced in valid JSON), so those stretches are skipped with
     /// memchr; brackets are counted only outside every object.
     pub fn value(&mut self) -> Result<&[u8], StreamError> {
-        let first = self.peek()?.ok_or_else(|| self.syntax("expected a value, found the end of the file"))?;
+        let Some(first) = self.peek()? else {
+            return Err(self.syntax("expected a value, found the end of the file"));
+        };
         let scalar = !matches!(first, b'{' | b'[' | b'"');
         // `pos` stays at the value's start while scanning, so a refill
         // keeps the value; `i` is relative to `pos`.
@@ -215,12 +288,48 @@ impl<R: Read> JsonStream<R> {
 
     /// The next value, which must be a JSON string.
     pub fn string(&mut self) -> Result<String, StreamError> {
+        self.peek()?;
+        let start = self.position();
         let raw = self.value()?;
         serde_json::from_slice::<String>(raw).map_err(|e| StreamError::Syntax {
-            offset: self.dropped + self.pos as u64,
-            message: format!("expected a string: {e}"),
+            at: start.of_error_in_value(&e, raw).unwrap_or(start),
+            message: format!("expected a string: {}", serde_message(&e)),
         })
     }
+}
+
+/// serde_json's message without its position (which counts from the start
+/// of the value, not of the file), quoting at most an excerpt of any string.
+pub fn serde_message(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    shorten_quoted(full.strip_suffix(&suffix).unwrap_or(&full))
+}
+
+/// `text` with every double-quoted string in it (serde quotes the values
+/// it did not expect, escaped like Rust's `{:?}`) cut to an excerpt.
+pub fn shorten_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(512));
+    let mut rest = text;
+    while let Some(open) = rest.find('"') {
+        out.push_str(&rest[..=open]);
+        let body = &rest[open + 1..];
+        let mut escaped = false;
+        let close = body.char_indices().find_map(|(i, c)| {
+            let end = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            end.then_some(i)
+        });
+        let Some(close) = close else {
+            out.push_str(&crate::domain::value::excerpt(body));
+            return out;
+        };
+        out.push_str(&crate::domain::value::excerpt(&body[..close]));
+        out.push('"');
+        rest = &body[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]

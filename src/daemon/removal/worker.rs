@@ -5,16 +5,18 @@
 //! to SQLite**, and only then performs the step's effect, logging the
 //! action before issuing it. After a crash the worker simply observes again.
 
+use std::time::Duration;
+
 use crate::agent_client::AgentError;
 use crate::ceph::ClusterState;
 use crate::clock::now_ms;
 use crate::daemon::live::Live;
-use crate::daemon::{Daemon, DaemonError};
+use crate::daemon::{Daemon, DaemonError, Pace};
 use crate::domain::cluster::format_weight;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::{
-    advance, after_step, clean_devices, may_start_drain, observe_cluster, questions, sample_due, Effect, Observation,
-    Removal, RemovalRecord, Verdict,
+    advance, after_step, cadence, clean_devices, may_start_drain, observe_cluster, questions, sample_due, Effect,
+    Observation, Removal, RemovalRecord, Verdict,
 };
 use crate::wire::agent::ZapRequest;
 
@@ -25,10 +27,10 @@ const MAX_STEPS_PER_ROUND: usize = 8;
 impl Daemon {
     /// One round over all active removals.
     #[tracing::instrument(skip_all)]
-    pub async fn removal_round(&self) -> Result<(), DaemonError> {
+    pub async fn removal_round(&self) -> Result<Pace, DaemonError> {
         let active = self.store.active_removals().await?;
         if active.is_empty() {
-            return Ok(());
+            return Ok(Pace::Interval);
         }
         let osds: Vec<u32> = active.iter().map(|r| r.removal.osd_id).collect();
         let state = match self.ceph.state().await {
@@ -48,16 +50,18 @@ impl Daemon {
             }
         };
         let mut draining = active.iter().filter(|r| r.removal.phase.is_draining()).count();
+        let mut looks = Vec::new();
         for rec in active {
             let osd = rec.removal.osd_id;
             let host = rec.removal.host.clone();
             let span = tracing::info_span!("removal", osd, host = %host);
-            if let Err(e) = tracing::Instrument::instrument(self.drive(rec, &state, &mut draining), span).await {
-                tracing::error!(osd, host = %host, "removal step failed: {e}");
+            match tracing::Instrument::instrument(self.drive(rec, &state, &mut draining), span).await {
+                Ok(look) => looks.push(look),
+                Err(e) => tracing::error!(osd, host = %host, "removal step failed: {e}"),
             }
         }
         self.notify(Live::Removals { osds });
-        Ok(())
+        Ok(cadence::soonest(looks).map_or(Pace::Interval, Pace::Within))
     }
 
     /// What the removal's phase needs to know, beyond the round's cluster state.
@@ -112,12 +116,13 @@ impl Daemon {
 
     /// Advances one removal as far as it goes this round: phase changes
     /// without an effect follow each other at once; an effect ends the round.
+    /// Returns how soon it wants to be looked at again.
     async fn drive(
         &self,
         mut rec: RemovalRecord,
         state: &ClusterState,
         draining: &mut usize,
-    ) -> Result<(), DaemonError> {
+    ) -> Result<Option<Duration>, DaemonError> {
         for _ in 0..MAX_STEPS_PER_ROUND {
             let obs = self.observe(&rec, state, *draining).await;
             let step = advance(&rec.removal, &obs);
@@ -136,13 +141,14 @@ impl Daemon {
             }
             rec = recorded.next;
             if let Some(effect) = step.effect {
-                return self.perform(&mut rec, &effect).await;
+                self.perform(&mut rec, &effect).await?;
+                return Ok(cadence::next_look(&rec, true));
             }
             if !recorded.go_on {
-                return Ok(());
+                break;
             }
         }
-        Ok(())
+        Ok(cadence::next_look(&rec, false))
     }
 
     async fn record_sample(&self, before: &RemovalRecord, after: &RemovalRecord) {

@@ -12,18 +12,16 @@ use super::device::{lvm_device, note_shared_fast_device, vg_bytes, why_unavailab
 use super::size::display;
 use super::{Layout, PlannedOsd, Refusal, Unused};
 use crate::domain::inventory::Device;
-use crate::domain::spec::Role;
-
-/// More OSDs than this per device is a typo, and planning it would only
-/// fill memory (ceph-volume would plan them all).
-const MAX_OSDS_PER_DEVICE: i64 = 1024;
+use crate::domain::spec::{Role, MAX_OSDS_PER_DEVICE};
 
 pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal> {
     disjoint(b)?;
     if b.osds_per_device == 0 {
         return Err(Refusal::failed("float division by zero", Some("--osds-per-device 0".into())));
     }
-    if b.osds_per_device > MAX_OSDS_PER_DEVICE {
+    // The spec parser refuses such specs; this holds the same bound for
+    // commands that do not come from a spec (the simulator's agent API).
+    if b.osds_per_device > i64::from(MAX_OSDS_PER_DEVICE) {
         return Err(Refusal {
             exit_code: 1,
             message: format!("osdkeeper plans at most {MAX_OSDS_PER_DEVICE} OSDs per device"),

@@ -22,6 +22,7 @@
 //! docs/design/removal-state-machine.md.
 
 mod advance;
+pub mod cadence;
 mod devices;
 mod ending;
 mod pacing;

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::domain::value::excerpt;
+
 /// One invalid document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecError {
@@ -15,7 +17,7 @@ pub struct SpecError {
     /// Dotted path of the offending key, e.g. `data_devices.size`; empty when
     /// the document as a whole is wrong.
     pub field: String,
-    /// The offending value as written, when there is one.
+    /// The offending value as written, when there is one (an excerpt if long).
     pub value: Option<String>,
     pub message: String,
     /// True where cephadm 16.2 would accept the value and then misbehave and
@@ -27,7 +29,7 @@ impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "document {} (line {}", self.doc, self.line)?;
         if let Some(id) = &self.service_id {
-            write!(f, ", service_id '{id}'")?;
+            write!(f, ", service_id '{}'", excerpt(id))?;
         }
         f.write_str("): ")?;
         if !self.field.is_empty() {
@@ -55,12 +57,12 @@ pub struct FieldError {
 impl FieldError {
     /// An error cephadm raises too (with its own wording, kept in `message`).
     pub fn cephadm(field: impl Into<String>, value: Option<String>, message: impl Into<String>) -> Self {
-        FieldError { field: field.into(), value, message: message.into(), stricter: false }
+        FieldError { field: field.into(), value: value.map(|v| excerpt(&v)), message: message.into(), stricter: false }
     }
 
     /// A value cephadm would accept and then misuse.
     pub fn stricter(field: impl Into<String>, value: Option<String>, message: impl Into<String>) -> Self {
-        FieldError { field: field.into(), value, message: message.into(), stricter: true }
+        FieldError { field: field.into(), value: value.map(|v| excerpt(&v)), message: message.into(), stricter: true }
     }
 
     pub fn locate(self, doc: usize, line: usize, service_id: Option<String>) -> SpecError {

@@ -9,7 +9,10 @@ mod placement;
 mod size;
 
 pub use error::{FieldError, SpecError};
-pub use parse::{parse_spec_document, parse_spec_file, SpecDocument, SpecFileError};
+pub use parse::{
+    decode_spec, parse_spec_bytes, parse_spec_document, parse_spec_file, SpecDocument, SpecFileError,
+    MAX_OSDS_PER_DEVICE,
+};
 pub use placement::{valid_host as valid_host_name, HostEntry, HostRef, Placement};
 pub use size::{cephadm_disk_bytes, SizeBounds, SizeFilter};
 

@@ -7,7 +7,7 @@ use super::error::{FieldError, SpecError};
 use super::placement::Placement;
 use super::size::SizeFilter;
 use super::{DeviceFilter, DriveSpec, FilterLogic, Method};
-use crate::domain::value::Value;
+use crate::domain::value::{excerpt, Value};
 use crate::domain::yaml11::{self, YamlError};
 
 /// Keys cephadm 16.2 accepts in an OSD spec (`DriveGroupSpec._supported_features`).
@@ -41,6 +41,26 @@ const FEATURES: &[&str] = &[
 
 const FILTERS: &[&str] = &["paths", "size", "vendor", "model", "rotational", "limit", "all"];
 
+/// The most OSDs osdkeeper makes on one device, the one bound on
+/// `osds_per_device` (the spec parser refuses more; the OSD layout planner
+/// checks the same number for commands that come from elsewhere). Ceph
+/// advises 1, or 2 to 4 on a fast NVMe drive; past 64 each OSD would get
+/// under 2% of the disk and the host would need 256 GiB of memory for that
+/// one disk alone (`osd_memory_target` is 4 GiB). cephadm has no bound, and
+/// the planner lists every OSD it would make: `2147483647` filled memory.
+pub const MAX_OSDS_PER_DEVICE: u32 = 64;
+
+/// A positive whole number, written as a number or as digits in a string.
+fn is_whole_number(v: &Value) -> bool {
+    match v {
+        Value::Int(n) => *n > 0,
+        Value::Str(s) => {
+            !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) && !s.trim_start_matches('0').is_empty()
+        }
+        _ => false,
+    }
+}
+
 /// One document of a spec file after validation. Empty documents are left
 /// out (cephadm skips them) but keep their place in the numbering.
 #[derive(Debug, Clone)]
@@ -52,13 +72,55 @@ pub struct SpecDocument {
     pub spec: Result<DriveSpec, SpecError>,
 }
 
-/// The file is not YAML at all.
+/// The file as a whole cannot be read.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("the spec file is not valid YAML: {0}")]
-pub struct SpecFileError(#[from] pub YamlError);
+pub enum SpecFileError {
+    #[error("the spec file is not valid YAML: {0}")]
+    Yaml(YamlError),
+    #[error("the spec file is refused: {0}")]
+    Limit(YamlError),
+    /// `offset` counts bytes from the start of the file; `column` counts
+    /// characters, as an editor shows it.
+    #[error("the spec file is not UTF-8 text: {problem} at byte offset {offset} (line {line}, column {column})")]
+    NotUtf8 { offset: usize, line: usize, column: usize, problem: String },
+}
+
+impl From<YamlError> for SpecFileError {
+    fn from(e: YamlError) -> Self {
+        if e.limit.is_some() {
+            SpecFileError::Limit(e)
+        } else {
+            SpecFileError::Yaml(e)
+        }
+    }
+}
+
+/// The text of a spec file given as bytes (an HTTP body, a file), or where
+/// it stops being UTF-8. PyYAML, and so cephadm, reads specs as UTF-8 too.
+pub fn decode_spec(bytes: &[u8]) -> Result<&str, SpecFileError> {
+    let e = match std::str::from_utf8(bytes) {
+        Ok(text) => return Ok(text),
+        Err(e) => e,
+    };
+    let offset = e.valid_up_to();
+    let before = std::str::from_utf8(&bytes[..offset]).expect("valid up to the error");
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+    let problem = match e.error_len() {
+        Some(_) => format!("byte 0x{:02x} cannot start or continue a character", bytes[offset]),
+        None => "the file ends inside a character".to_string(),
+    };
+    Err(SpecFileError::NotUtf8 { offset, line, column, problem })
+}
+
+/// Reads every document of a spec file given as bytes.
+pub fn parse_spec_bytes(bytes: &[u8]) -> Result<Vec<SpecDocument>, SpecFileError> {
+    parse_spec_file(decode_spec(bytes)?)
+}
 
 /// Reads every document of a spec file; each document is judged on its own.
 pub fn parse_spec_file(text: &str) -> Result<Vec<SpecDocument>, SpecFileError> {
+    let text = yaml11::without_bom(text);
     let docs = yaml11::load_all(text)?;
     let sources = yaml11::document_sources(text, &docs);
     Ok(docs
@@ -126,7 +188,7 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
         return Err(FieldError::cephadm(
             "",
             None,
-            format!("a spec document must be a mapping, got {} {}", doc.type_name(), doc.display()),
+            format!("a spec document must be a mapping, got {} {}", doc.type_name(), excerpt(&doc.display())),
         ));
     };
     let mut top = entries.clone();
@@ -221,7 +283,7 @@ fn convert_features(entries: &Entries, prefix: &str) -> Result<Vec<(String, Slot
         let key = match k.as_str() {
             Some(key) if FEATURES.contains(&key) => key,
             _ => {
-                let shown = k.python_str();
+                let shown = excerpt(&k.python_str());
                 let hint = match shown.as_str() {
                     "config" | "networks" | "count" | "custom_configs" => {
                         " (cephadm accepts it for other services, not for OSD specs)"
@@ -260,7 +322,7 @@ fn selection(v: &Value, field: &str) -> Result<Option<Selection>, FieldError> {
     };
     let mut s = Selection { field: field.to_string(), ..Selection::default() };
     for (k, val) in entries {
-        let name = k.python_str();
+        let name = excerpt(&k.python_str());
         if !k.as_str().is_some_and(|key| FILTERS.contains(&key)) {
             return Err(FieldError::cephadm(
                 format!("{field}.{name}"),
@@ -351,7 +413,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
                 Some(v.display()),
                 format!(
                 "service_id must be a string (quote it: '{}'); cephadm fails when it builds the service name from a {}",
-                v.python_str(),
+                excerpt(&v.python_str()),
                 v.type_name()
             ),
             ))
@@ -424,7 +486,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
             return Err(FieldError::cephadm(
                 "objectstore",
                 Some(v.display()),
-                format!("{} is not supported. Must be one of ('bluestore')", v.python_str()),
+                format!("{} is not supported. Must be one of ('bluestore')", excerpt(&v.python_str())),
             ))
         }
         Some(_) => unreachable!("objectstore is never converted"),
@@ -454,17 +516,31 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
     let encrypted = flag(&mut kw, "encrypted")?;
     let unmanaged = flag(&mut kw, "unmanaged")?;
     let preview_only = flag(&mut kw, "preview_only")?;
+    let most = i128::from(MAX_OSDS_PER_DEVICE);
     let osds_per_device = match take_raw(&mut kw, "osds_per_device") {
         None => None,
         Some(Value::Int(0)) => None,
-        Some(Value::Int(n)) if n > 0 => Some(n.to_string()),
+        Some(Value::Int(n)) if (1..=most).contains(&n) => Some(n.to_string()),
         Some(Value::Str(s))
-            if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) && s.parse::<u64>().is_ok_and(|n| n > 0) =>
+            if !s.is_empty()
+                && s.chars().all(|c| c.is_ascii_digit())
+                && s.parse::<i128>().is_ok_and(|n| (1..=most).contains(&n)) =>
         {
             notes.push(format!(
                 "osds_per_device is the string '{s}'; cephadm passes it on verbatim, write {s} without quotes"
             ));
             Some(s)
+        }
+        Some(v @ (Value::Int(_) | Value::Str(_))) if is_whole_number(&v) => {
+            return Err(FieldError::stricter(
+                "osds_per_device",
+                Some(v.display()),
+                format!(
+                    "osds_per_device must be at most {MAX_OSDS_PER_DEVICE}: each OSD needs its own memory \
+                     (4 GiB by default) and a share of the disk, so more OSDs on one device only make them \
+                     slower; cephadm passes any number on, and ceph-volume tries to make them all"
+                ),
+            ))
         }
         Some(v) => {
             return Err(FieldError::stricter(
@@ -584,7 +660,7 @@ fn flag(kw: &mut Vec<(String, Slot)>, key: &str) -> Result<bool, FieldError> {
             format!(
                 "{key} must be true or false without quotes: cephadm treats any non-empty value as true{}",
                 if v.as_str().is_some() {
-                    ", so the string '{v}' means true".replace("{v}", &v.python_str())
+                    ", so the string '{v}' means true".replace("{v}", &excerpt(&v.python_str()))
                 } else {
                     String::new()
                 }
@@ -673,7 +749,8 @@ fn strict_filter(s: Selection) -> Result<DeviceFilter, FieldError> {
             let msg = match &v {
                 Value::Str(t) => format!(
                     "rotational must be 0 or 1 (or true/false) without quotes: cephadm treats any non-empty string \
-                     as true, so '{t}' would select rotating disks (HDDs)"
+                     as true, so '{}' would select rotating disks (HDDs)",
+                    excerpt(t)
                 ),
                 _ => "rotational must be 0 (SSD/NVMe) or 1 (HDD)".to_string(),
             };
@@ -682,12 +759,15 @@ fn strict_filter(s: Selection) -> Result<DeviceFilter, FieldError> {
     };
     out.limit = match s.limit {
         None | Some(Value::Null) | Some(Value::Int(0)) => None,
-        Some(Value::Int(n)) if n > 0 => Some(n as u64),
+        // A limit past u64 caps nothing, as in Python; `as` would wrap it
+        // round to a small one.
+        Some(Value::Int(n)) if n > 0 => Some(u64::try_from(n).unwrap_or(u64::MAX)),
         Some(v) => {
             let msg = match &v {
                 Value::Str(t) => format!(
                     "limit must be a whole number without quotes (limit: {t}): cephadm fails with a TypeError \
-                     when it compares the string '{t}' with a number"
+                     when it compares the string '{t}' with a number",
+                    t = excerpt(t)
                 ),
                 _ => "limit must be a whole number of at least 1 (leave it out for no limit)".to_string(),
             };

@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use super::error::FieldError;
 use crate::domain::fnmatch::Pattern;
-use crate::domain::value::Value;
+use crate::domain::value::{excerpt, Value};
 
 /// An entry of `placement.hosts` (`host[:network][=name]`).
 #[derive(Debug, Clone, PartialEq)]
@@ -130,7 +130,7 @@ impl Placement {
                 "count_per_host" => p.count_per_host = parse_count(val, "placement.count_per_host", "count-per-host")?,
                 other => {
                     return Err(FieldError::cephadm(
-                        format!("placement.{other}"),
+                        format!("placement.{}", excerpt(other)),
                         None,
                         "unknown placement key (known: host_pattern, hosts, label, count, count_per_host)",
                     ))
@@ -282,12 +282,15 @@ fn parse_host_entry(text: &str) -> Result<HostEntry, String> {
     for net in networks {
         let mut addr = net;
         if addr.starts_with('v') || addr.starts_with("[v") {
-            let after = addr.split_once(':').map(|(_, r)| r).ok_or_else(|| format!("cannot read network {net:?}"))?;
+            let after = addr
+                .split_once(':')
+                .map(|(_, r)| r)
+                .ok_or_else(|| format!("cannot read network {:?}", excerpt(net)))?;
             addr = after.rsplit_once(':').map(|(l, _)| l).unwrap_or(after);
         }
         let ok = if addr.contains('/') { valid_ip_network(addr) } else { valid_ip_address(addr) };
         if !ok {
-            return Err(format!("'{addr}' does not appear to be an IPv4 or IPv6 address or network"));
+            return Err(format!("'{}' does not appear to be an IPv4 or IPv6 address or network", excerpt(addr)));
         }
     }
     valid_host(&hostname)?;

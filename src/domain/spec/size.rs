@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::domain::value::excerpt;
+
 /// A unit cephadm understands, with its decimal multiplier.
 const UNITS: [(&str, f64); 8] =
     [("K", 1e3), ("KB", 1e3), ("M", 1e6), ("MB", 1e6), ("G", 1e9), ("GB", 1e9), ("T", 1e12), ("TB", 1e12)];
@@ -119,15 +121,17 @@ pub fn cephadm_disk_bytes(human: &str) -> Result<f64, String> {
             let frac = b.get(int_end + 1..).map_or(0, |r| r.iter().take_while(|c| c.is_ascii_digit()).count());
             (b.get(int_end) == Some(&b'.') && frac > 0).then(|| &human[i..int_end + 1 + frac])
         })
-        .ok_or_else(|| format!("the size {human:?} has no decimal number for cephadm's size filter to read"))?;
+        .ok_or_else(|| {
+            format!("the size {:?} has no decimal number for cephadm's size filter to read", excerpt(human))
+        })?;
     let start = b
         .iter()
         .position(u8::is_ascii_alphabetic)
-        .ok_or_else(|| format!("the size {human:?} has no unit for cephadm's size filter to read"))?;
+        .ok_or_else(|| format!("the size {:?} has no unit for cephadm's size filter to read", excerpt(human)))?;
     let len = b[start..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
     let unit = human[start..start + len].to_ascii_uppercase();
-    let m = multiplier(&unit).ok_or_else(|| format!("Unit '{unit}' not supported"))?;
-    let value: f64 = number.parse().map_err(|_| format!("cannot read {human:?}"))?;
+    let m = multiplier(&unit).ok_or_else(|| format!("Unit '{}' not supported", excerpt(&unit)))?;
+    let value: f64 = number.parse().map_err(|_| format!("cannot read {:?}", excerpt(human)))?;
     Ok(value * m)
 }
 
@@ -136,14 +140,15 @@ fn explain_unreadable(text: &str) -> String {
         return format!(
             "cephadm 16.2 reads only the start of this value, '{read}', and silently ignores '{}'; \
              write '{read}' if that is what you mean",
-            &text[read.len()..]
+            excerpt(&text[read.len()..]),
+            read = excerpt(&read)
         );
     }
     let base = "cephadm 16.2 cannot read this size: it understands 'A:B', 'A:' and ':B' with whole numbers, \
                 or an exact 'N' (decimals allowed), each followed by an upper-case K, KB, M, MB, G, GB, T or TB. \
                 It accepts the spec and then fails with \"No filters applied\" as soon as a disk is compared";
     match suggest(text) {
-        Some(s) if s != text => format!("{base}; write '{s}' instead"),
+        Some(s) if s != text => format!("{base}; write '{}' instead", excerpt(&s)),
         _ => base.to_string(),
     }
 }

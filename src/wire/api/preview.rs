@@ -105,7 +105,8 @@ impl From<&crate::domain::spec::SpecError> for SpecErrorJson {
         SpecErrorJson {
             doc: e.doc,
             line: e.line,
-            service_id: e.service_id.clone(),
+            // The message quotes an excerpt; so does this field.
+            service_id: e.service_id.as_deref().map(crate::domain::value::excerpt),
             error: e.to_string(),
             field: e.field.clone(),
             value: e.value.clone(),

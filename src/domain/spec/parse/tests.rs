@@ -129,3 +129,83 @@ fn ignored_keys_leave_notes() {
     let s = one("service_type: osd\nservice_id: a\nplacement: {host_pattern: '*'}\ndata_devices: {rotational: 1}\ndb_slots: 4\n").unwrap();
     assert!(s.notes.iter().any(|n| n.contains("db_slots")), "{:?}", s.notes);
 }
+
+const BASE: &str = "service_type: osd\nservice_id: s\nplacement: {host_pattern: '*'}\n";
+
+#[test]
+fn osds_per_device_is_bounded() {
+    for bad in ["2147483647", "65", "'100'", "'99999999999999999999999'"] {
+        let e = one(&format!("{BASE}data_devices: {{all: true}}\nosds_per_device: {bad}\n")).unwrap_err();
+        assert_eq!(e.field, "osds_per_device", "{bad}: {e}");
+        assert!(e.stricter_than_cephadm && e.message.contains("64"), "{bad}: {e}");
+    }
+    let s = one(&format!("{BASE}data_devices: {{all: true}}\nosds_per_device: 64\n")).unwrap();
+    assert_eq!(s.osds_per_device.as_deref(), Some("64"));
+}
+
+#[test]
+fn a_limit_beyond_u64_means_no_cap_rather_than_a_small_one() {
+    let s = one(&format!("{BASE}data_devices: {{rotational: 1, limit: 18446744073709551617}}\n")).unwrap();
+    assert_eq!(s.data.limit, Some(u64::MAX));
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted_like_pyyaml() {
+    let docs = parse_spec_file(&format!("\u{feff}{BASE}data_devices: {{all: true}}\n")).expect("yaml");
+    assert!(docs[0].spec.is_ok(), "{:?}", docs[0].spec);
+    assert!(docs[0].source.starts_with("service_type"), "{:?}", docs[0].source);
+}
+
+#[test]
+fn errors_quote_only_an_excerpt_of_huge_values() {
+    let big = "x".repeat(100_000);
+    let list = vec!["1"; 20_000].join(", ");
+    let all = "data_devices: {all: true}\n";
+    let host = "service_type: osd\nservice_id: s\ndata_devices: {all: true}\n";
+    for text in [
+        format!("{BASE}{all}objectstore: {big}\n"),
+        format!("{BASE}{all}encrypted: '{big}'\n"),
+        format!("{BASE}{all}filter_logic: '{big}'\n"),
+        format!("{BASE}{all}method: '{big}'\n"),
+        format!("{BASE}{all}crush_device_class: [{list}]\n"),
+        format!("{BASE}{all}data_allocate_fraction: [{list}]\n"),
+        // Keys past 1024 characters must be explicit (`? key`) in YAML.
+        format!("{BASE}{all}? {big}\n: 1\n"),
+        format!("{BASE}data_devices: {{rotational: '{big}'}}\n"),
+        format!("{BASE}data_devices: {{rotational: 1, limit: '{big}'}}\n"),
+        format!("{BASE}data_devices: {{size: '{big}'}}\n"),
+        format!("{BASE}data_devices: {{size: '1TB:2TB{big}'}}\n"),
+        format!("{BASE}data_devices:\n  ? {big}\n  : 1\n"),
+        format!("{BASE}data_devices: {{model: [{list}]}}\n"),
+        format!("{BASE}data_devices: {{paths: [[{list}]]}}\n"),
+        format!("service_type: osd\nservice_id: [{list}]\nplacement: {{host_pattern: '*'}}\n{all}"),
+        format!("service_type: osd\nservice_id: '{big} '\nplacement: {{host_pattern: '*'}}\n{all}"),
+        format!("service_type: '{big}'\n"),
+        format!("{host}placement: {{hosts: ['{big}']}}\n"),
+        format!("{host}placement: {{hosts: ['h:{big}']}}\n"),
+        format!("{host}placement: {{hosts: ['h:v{big}']}}\n"),
+        format!("{host}placement:\n  ? {big}\n  : 1\n"),
+        format!("{host}placement: {{label: [{list}]}}\n"),
+        format!("[{list}]\n"),
+        format!("service_type: osd\nservice_id: {big}\nplacement: {{host_pattern: '*'}}\ndata_devices: {{}}\n"),
+    ] {
+        let e = one(&text).unwrap_err();
+        let shown = e.to_string();
+        assert!(shown.len() < 1000, "{} bytes: {}", shown.len(), &shown[..300]);
+        assert!(e.field.len() < 200 && e.value.as_ref().is_none_or(|v| v.len() < 200), "{}", &shown[..300]);
+    }
+}
+
+#[test]
+fn invalid_utf8_is_reported_with_its_byte_offset() {
+    let mut bytes = format!("{BASE}data_devices: {{model: 'é").into_bytes();
+    let at = bytes.len();
+    bytes.extend_from_slice(b"\xff'}\n");
+    let e = parse_spec_bytes(&bytes).unwrap_err().to_string();
+    let column = "data_devices: {model: 'é".chars().count() + 1;
+    assert!(e.contains(&format!("byte 0xff cannot start or continue a character at byte offset {at}")), "{e}");
+    assert!(e.contains(&format!("(line 4, column {column})")), "{e}");
+    let cut = &"service_type: é".as_bytes()[..15];
+    let e = parse_spec_bytes(cut).unwrap_err().to_string();
+    assert!(e.contains("the file ends inside a character at byte offset 14 (line 1, column 15)"), "{e}");
+}
