@@ -208,7 +208,7 @@ mod tests {
     use super::*;
 
     fn host(addr: &str) -> Host {
-        Host::for_tests("f5-422-01", addr)
+        Host::unpolled("f5-422-01", addr)
     }
 
     // A host row from before agents spoke TLS: the token is kept back, and

@@ -13,7 +13,6 @@ pub fn check_host_name(name: &str) -> Result<(), DaemonError> {
     valid_host_name(name).map_err(|why| DaemonError::Invalid(format!("invalid host name {name:?}: {why}")))
 }
 
-/// An agent address: host:port (or an http:// URL), without spaces.
 /// An agent address: HOST:PORT, http://HOST:PORT, or https://HOST:PORT
 /// once the daemon has the agents' CA (`agents.ca`) to check them against.
 /// With an agent token, plain HTTP only to loopback: the token must not
@@ -89,16 +88,7 @@ impl Daemon {
     }
 
     async fn check_agent(&self, name: &str, addr: &str) -> Result<(), DaemonError> {
-        let candidate = Host {
-            name: name.to_string(),
-            addr: addr.to_string(),
-            labels: Vec::new(),
-            added_at: 0,
-            unreachable_since: None,
-            last_error: None,
-            consecutive_failures: 0,
-            next_poll_at: 0,
-        };
+        let candidate = Host::unpolled(name, addr);
         let not_added = |why: String| format!("host {name} not added: {why} (--no-check adds it anyway)");
         let report = self.agents.inventory(&candidate).await.map_err(|e| match e {
             AgentError::Unreachable { .. } | AgentError::Timeout { .. } => {

@@ -6,7 +6,7 @@ use crate::wire::agent::{CephVolumeRequest, CommandResult};
 use crate::wire::api::hosts::Host;
 
 fn host() -> Host {
-    Host::for_tests("h1", "sim:1")
+    Host::unpolled("h1", "sim:1")
 }
 
 fn cluster() -> SimCluster {

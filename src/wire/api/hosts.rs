@@ -17,10 +17,9 @@ pub struct Host {
     pub next_poll_at: i64,
 }
 
-#[cfg(test)]
 impl Host {
-    /// A host never polled, for the crate's unit tests.
-    pub fn for_tests(name: &str, addr: &str) -> Host {
+    /// A host not yet stored or polled: one about to be added, or a test's.
+    pub fn unpolled(name: &str, addr: &str) -> Host {
         Host {
             name: name.into(),
             addr: addr.into(),
