@@ -164,6 +164,41 @@ fn cephadm_forms_and_formats() {
     assert!(err.starts_with("Error ECONNREFUSED: cannot reach"), "{err}");
 }
 
+/// The field report's typos: `f5-442` for `f5-422`, in `hosts:` (refused,
+/// as cephadm does, with the host meant) and in `host_pattern:` (a loud
+/// warning; stored only when confirmed).
+#[test]
+fn placement_typos_are_caught_before_anything_is_stored() {
+    let s = setup();
+    let url = s.addr.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, placement: &str| {
+        let path = dir.path().join(name);
+        let spec =
+            format!("service_type: osd\nservice_id: ssds\nplacement:\n{placement}\ndata_devices:\n  rotational: 0\n");
+        std::fs::write(&path, spec).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let hosts = write("hosts.yaml", "  hosts: [f5-442-01, f5-422-02]");
+    for extra in [&["--dry-run"][..], &[]] {
+        let (code, out, err) = run(&[&["--url", url, "apply", "osd", "-i", &hosts], extra].concat());
+        assert_eq!((code, out.as_str()), (1, ""), "an unknown host is refused ({extra:?}): {err}");
+        golden("apply_unknown_host", &err);
+    }
+    let pattern = write("pattern.yaml", "  host_pattern: 'f5-442-*'");
+    let (code, out, err) = run(&["--url", url, "apply", "osd", "-i", &pattern, "--dry-run"]);
+    assert_eq!(code, 0, "a dry-run warns, it does not fail: {err}");
+    golden("apply_dry_run_pattern_matches_nothing", &out);
+    let (code, out, err) = run(&["--url", url, "apply", "osd", "-i", &pattern]);
+    assert_eq!((code, out.as_str()), (1, ""), "an apply needs confirming: {err}");
+    golden("apply_pattern_matches_nothing", &err);
+    let (_, listed, _) = run(&["--url", url, "spec", "ls"]);
+    assert!(!listed.contains("osd.ssds"), "refused means not stored: {listed}");
+    let (code, out, err) = run(&["--url", url, "apply", "osd", "-i", &pattern, "--allow-empty-placement"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Scheduled osd.ssds update"), "{out}");
+}
+
 #[test]
 fn host_add_asks_the_agent_first() {
     let s = setup();

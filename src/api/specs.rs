@@ -25,7 +25,7 @@ pub async fn apply(
     RawBody(body): RawBody,
 ) -> Result<(StatusCode, Json<ApplyResponse>), ApiError> {
     let text = decode_spec(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let answer = d.apply(text, q.dry_run, q.refresh).await?;
+    let answer = d.apply(text, &q).await?;
     let status = if q.dry_run { StatusCode::OK } else { StatusCode::CREATED };
     Ok((status, Json(answer)))
 }

@@ -1,4 +1,4 @@
-//! `osdkeeper apply -i FILE [--dry-run] [--refresh]`: the daemon's dry-run
+//! `osdkeeper apply -i FILE [--dry-run] [--refresh] [--allow-empty-placement]`: the daemon's dry-run
 //! of a spec file, or its apply.
 
 use std::process::ExitCode;
@@ -24,6 +24,9 @@ pub struct ApplyArgs {
     /// Ask the matching hosts' agents for fresh inventories first.
     #[arg(long)]
     pub refresh: bool,
+    /// Store a spec whose label or host_pattern matches no host yet.
+    #[arg(long)]
+    pub allow_empty_placement: bool,
 }
 
 pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
@@ -42,7 +45,8 @@ pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
             return Ok(ExitCode::from(exit::UNREADABLE));
         }
     };
-    let q = ApplyQuery { dry_run: args.dry_run, refresh: args.refresh };
+    let q =
+        ApplyQuery { dry_run: args.dry_run, refresh: args.refresh, allow_empty_placement: args.allow_empty_placement };
     let answer = match r.client()?.apply(&q, text).await {
         Ok(a) => a,
         Err(ClientError::Api { status: 422, body }) if r.format != Format::Plain => {

@@ -48,11 +48,16 @@ where
         Ok(code) => code,
         Err(e) => {
             // `ceph`'s shape: `Error ENOENT: unknown host f5-422-09`.
-            eprintln!("Error {}: {e}", e.errno());
-            if let ClientError::Api { body, .. } = &e {
-                for err in &body.errors {
-                    eprintln!("  {}", err.error);
+            match &e {
+                // The message joins every document's error on one line; a
+                // terminal reads them better one per line.
+                ClientError::Api { body, .. } if !body.errors.is_empty() => {
+                    eprintln!("Error {}: {} invalid document(s); nothing was applied:", e.errno(), body.errors.len());
+                    for err in &body.errors {
+                        eprintln!("  {}", err.error);
+                    }
                 }
+                _ => eprintln!("Error {}: {e}", e.errno()),
             }
             ExitCode::from(if e.is_client_error() { exit::INVALID } else { exit::UNREADABLE })
         }

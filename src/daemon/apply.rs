@@ -6,16 +6,17 @@ use super::{Daemon, DaemonError};
 use crate::clock::now_ms;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::plan::preview;
-use crate::domain::spec::{parse_spec_file, SpecDocument, SpecError};
+use crate::domain::spec::{check_placement, parse_spec_file, HostRef, SpecDocument, SpecError};
 use crate::store::{StoredInventory, StoredSpec};
-use crate::wire::api::preview::PreviewDoc;
-use crate::wire::api::specs::{ApplyResponse, HostFacts, RefreshFailure, SpecRecord};
+use crate::wire::api::preview::{PreviewDoc, SpecNote};
+use crate::wire::api::specs::{ApplyQuery, ApplyResponse, HostFacts, RefreshFailure, SpecRecord};
 use crate::wire::preview_json::PreviewReport;
 
 impl Daemon {
-    /// `apply -i FILE [--dry-run] [--refresh]`. Parsing and planning run
-    /// off the async runtime (`planning`).
-    pub async fn apply(&self, text: &str, dry_run: bool, refresh: bool) -> Result<ApplyResponse, DaemonError> {
+    /// `apply -i FILE [--dry-run] [--refresh] [--allow-empty-placement]`.
+    /// Parsing and planning run off the async runtime (`planning`).
+    pub async fn apply(&self, text: &str, q: &ApplyQuery) -> Result<ApplyResponse, DaemonError> {
+        let ApplyQuery { dry_run, refresh, allow_empty_placement } = *q;
         let text = text.to_owned();
         let docs = self.planning.run(move || parse_spec_file(&text)).await?;
         let docs = docs.map_err(|e| DaemonError::Invalid(e.to_string()))?;
@@ -50,7 +51,13 @@ impl Daemon {
         let snapshot = self.snapshot().await?;
         let now = now_ms();
         let planned = self.planning.run(move || plan(docs, snapshot, now)).await?;
-        let Planned { snapshot, mut doc, to_store } = planned?;
+        let Planned { snapshot, mut doc, to_store, empty_placements } = planned?;
+        if !dry_run && !allow_empty_placement && !empty_placements.is_empty() {
+            return Err(DaemonError::Invalid(format!(
+                "{}; nothing was applied (see it with --dry-run; apply with --allow-empty-placement to store it anyway)",
+                empty_placements.join("; ")
+            )));
+        }
         let age_of = |inv: &StoredInventory| (now - inv.taken_at) as f64 / 1000.0;
         let hosts = snapshot
             .hosts
@@ -127,11 +134,30 @@ struct Planned {
     snapshot: Snapshot,
     doc: PreviewDoc,
     to_store: Vec<StoredSpec>,
+    /// Why a document's label or pattern selects no host (needs confirming).
+    empty_placements: Vec<String>,
 }
 
-/// Plans valid documents on the snapshot: the dry-run, or the planning
-/// errors (cephadm raises on such a host too).
+/// Plans valid documents on the snapshot: the dry-run, or the placement
+/// and planning errors (cephadm raises on such a host too).
 fn plan(docs: Vec<SpecDocument>, snapshot: Snapshot, now: i64) -> Result<Planned, DaemonError> {
+    let known: Vec<HostRef<'_>> =
+        snapshot.hosts.iter().map(|h| HostRef { name: &h.host.name, labels: &h.host.labels }).collect();
+    let mut refusals = Vec::new();
+    let mut empty = Vec::new();
+    for d in &docs {
+        let spec = d.spec.as_ref().expect("validated");
+        if let Some(problem) = check_placement(&spec.placement, &known) {
+            match (problem.refusal(&known), problem.warning()) {
+                (Some(refusal), _) => refusals.push(refusal.locate(d.doc, d.line, spec.service_id.clone())),
+                (None, Some(warning)) => empty.push((d.doc, spec.service_id.clone(), warning.to_string())),
+                (None, None) => {}
+            }
+        }
+    }
+    if !refusals.is_empty() {
+        return Err(DaemonError::InvalidSpecs(refusals));
+    }
     let planned = preview(&docs, &snapshot.view);
     if !planned.errors.is_empty() {
         return Err(DaemonError::InvalidSpecs(planned.errors));
@@ -140,9 +166,15 @@ fn plan(docs: Vec<SpecDocument>, snapshot: Snapshot, now: i64) -> Result<Planned
         let h = snapshot.hosts.iter().find(|h| h.host.name == host)?;
         h.inventory.as_ref().map(|inv| (now - inv.taken_at) as f64 / 1000.0)
     };
-    let doc = PreviewReport { preview: &planned, docs: &docs, view: &snapshot.view, inventory_age: &age }.doc();
+    let mut doc = PreviewReport { preview: &planned, docs: &docs, view: &snapshot.view, inventory_age: &age }.doc();
+    let mut empty_placements = Vec::new();
+    for (index, service_id, warning) in empty {
+        let name = service_id.as_deref().map(|id| format!("osd.{id}: ")).unwrap_or_default();
+        empty_placements.push(format!("{name}{warning}"));
+        doc.notes.push(SpecNote { doc: index, service_id, note: format!("NO HOST MATCHES: {warning}") });
+    }
     let to_store = specs_to_store(&docs);
-    Ok(Planned { snapshot, doc, to_store })
+    Ok(Planned { snapshot, doc, to_store, empty_placements })
 }
 
 /// The documents to store (all but `preview_only` ones), each with its

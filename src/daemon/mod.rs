@@ -205,4 +205,6 @@ impl Daemon {
 }
 
 #[cfg(test)]
+mod apply_tests;
+#[cfg(test)]
 mod tests;

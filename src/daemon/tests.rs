@@ -14,10 +14,11 @@ use crate::wire::agent::{
     ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
+use crate::wire::api::specs::ApplyQuery;
 
 /// Serves one fixed device list per host and records ceph-volume calls.
 #[derive(Default)]
-struct FakeAgents {
+pub(super) struct FakeAgents {
     devices: Mutex<std::collections::HashMap<String, Vec<serde_json::Value>>>,
     calls: Mutex<Vec<(String, CephVolumeRequest)>>,
     down: Mutex<Vec<String>>,
@@ -116,7 +117,7 @@ async fn daemon_with(agents: Arc<FakeAgents>) -> (tempfile::TempDir, Arc<Daemon>
     (dir, Daemon::new(store, agents, ceph, config))
 }
 
-async fn with_cluster() -> (tempfile::TempDir, Arc<Daemon>, Arc<FakeAgents>) {
+pub(super) async fn with_cluster() -> (tempfile::TempDir, Arc<Daemon>, Arc<FakeAgents>) {
     let agents = Arc::new(FakeAgents::default());
     let hosts = fixture_hosts();
     for (name, devs) in hosts.as_object().unwrap() {
@@ -172,7 +173,7 @@ const SPEC: &str = "service_type: osd\nservice_id: osd_spec_F5-422_SSDs\nplaceme
 #[tokio::test]
 async fn reconcile_runs_each_planned_command_once_per_inventory() {
     let (_dir, d, agents) = with_cluster().await;
-    match d.apply(SPEC, false, false).await {
+    match d.apply(SPEC, &ApplyQuery::default()).await {
         Ok(o) => assert_eq!(o.stored.map(|s| s.len()), Some(1)),
         Err(_) => panic!("valid spec refused"),
     }
@@ -196,7 +197,7 @@ async fn reconcile_runs_each_planned_command_once_per_inventory() {
 async fn held_devices_are_not_planned_until_released() {
     let (_dir, d, agents) = with_cluster().await;
     d.store.hold("f5-422-01", "/dev/sdf", None, "zapped by osdkeeper", 1).await.unwrap();
-    let out = match d.apply(SPEC, true, false).await {
+    let out = match d.apply(SPEC, &ApplyQuery { dry_run: true, ..ApplyQuery::default() }).await {
         Ok(o) => serde_json::to_value(o).unwrap(),
         Err(_) => panic!("dry-run failed"),
     };
@@ -206,7 +207,9 @@ async fn held_devices_are_not_planned_until_released() {
     assert!(skipped["reasons"][0].as_str().unwrap().contains("held by osdkeeper"), "{skipped}");
     assert!(agents.calls.lock().unwrap().is_empty(), "a dry-run runs nothing");
     d.store.release("f5-422-01", "/dev/sdf").await.unwrap();
-    let out = serde_json::to_value(d.apply(SPEC, true, false).await.ok().unwrap()).unwrap();
+    let out =
+        serde_json::to_value(d.apply(SPEC, &ApplyQuery { dry_run: true, ..ApplyQuery::default() }).await.ok().unwrap())
+            .unwrap();
     let row = out["preview"].as_array().unwrap().iter().find(|r| r["host"] == "f5-422-01").unwrap();
     assert!(row["data"].as_array().unwrap().iter().any(|p| p == "/dev/sdf"));
 }
@@ -238,7 +241,7 @@ async fn changed_devices_raise_an_event_and_unreachable_hosts_are_marked() {
 async fn invalid_documents_store_nothing() {
     let (_dir, d, _agents) = with_cluster().await;
     let bad = format!("{SPEC}---\nservice_type: osd\nservice_id: x\nplacement: {{host_pattern: '*'}}\ndata_devices: {{rotational: '0'}}\n");
-    match d.apply(&bad, false, false).await {
+    match d.apply(&bad, &ApplyQuery::default()).await {
         Err(DaemonError::InvalidSpecs(errors)) => assert_eq!(errors[0].doc, 1),
         _ => panic!("an invalid document must refuse the whole apply"),
     }

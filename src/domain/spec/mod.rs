@@ -6,6 +6,7 @@
 mod error;
 mod parse;
 mod placement;
+mod placement_check;
 mod size;
 
 pub use error::{FieldError, SpecError};
@@ -14,6 +15,7 @@ pub use parse::{
     MAX_OSDS_PER_DEVICE,
 };
 pub use placement::{valid_host as valid_host_name, HostEntry, HostRef, Placement};
+pub use placement_check::{check_placement, PlacementProblem};
 pub use size::{cephadm_disk_bytes, SizeBounds, SizeFilter};
 
 /// How the filters of one device selection combine.

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::preview::PreviewDoc;
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::IntoParams)]
 pub struct ApplyQuery {
     /// Only show what would happen; store nothing.
     #[serde(default)]
@@ -12,6 +12,11 @@ pub struct ApplyQuery {
     /// Poll the hosts the specs match before planning.
     #[serde(default)]
     pub refresh: bool,
+    /// Store a spec whose `label:` or `host_pattern:` matches no host now
+    /// (it creates no OSDs until one matches); without it such an apply is
+    /// refused and the dry-run warns.
+    #[serde(default)]
+    pub allow_empty_placement: bool,
 }
 
 /// A stored spec with its version and times. Stored as is.
