@@ -88,6 +88,7 @@ impl Daemon {
                 .into_iter()
                 .map(|(host, error)| RefreshFailure { host, error })
                 .collect(),
+            empty_placements,
             stored: None,
         };
         if !dry_run {

@@ -37,6 +37,8 @@ async fn a_label_matching_no_host_is_warned_and_stored_only_when_confirmed() {
     let dry = d.apply(spec, &apply_query(true)).await.expect("a dry-run with a warning");
     let note = dry.preview.notes.iter().find(|n| n.note.starts_with("NO HOST MATCHES: placement label 'ssd-nodes'"));
     assert!(note.is_some(), "{:?}", dry.preview.notes);
+    assert_eq!(dry.empty_placements.len(), 1, "the answer says what needs confirming");
+    assert!(dry.empty_placements[0].starts_with("osd.ssd: placement label 'ssd-nodes'"), "{:?}", dry.empty_placements);
     match d.apply(spec, &apply_query(false)).await {
         Err(DaemonError::Invalid(m)) => assert!(m.contains("--allow-empty-placement"), "{m}"),
         other => panic!("an empty placement needs confirming: {:?}", other.map(|a| a.stored)),

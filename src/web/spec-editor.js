@@ -71,6 +71,8 @@ async function applyEditor() {
   const body = [
     names.length ? `The daemon stores ${joinAnd(names)} and keeps creating OSDs on the disks it matches.` : 'The daemon stores this spec; it matches no host right now.',
   ];
+  const empty = (editor.lastPreview && editor.lastPreview.empty_placements) || [];
+  for (const why of empty) body.push(h('p', { class: 'callout warn' }, why));
   if (planned.length) {
     body.push(h('ul', { class: 'plan' }, planned.map((r) => h('li', {}, h('strong', {}, r.host), `: new OSDs on ${joinAnd(r.planned_osds.map((p) => p.data))}`))));
   } else {
@@ -80,7 +82,8 @@ async function applyEditor() {
   if (!ok) return;
   await runAction($('spec-apply'), 'Applying the spec', async () => {
     try {
-      const { data } = await api('POST', '/api/v1/specs?dry_run=false', { yaml: text });
+      const confirmed = empty.length ? '&allow_empty_placement=true' : '';
+      const { data } = await api('POST', `/api/v1/specs?dry_run=false${confirmed}`, { yaml: text });
       const stored = data.stored || [];
       notify(`Stored ${joinAnd(stored.map((s) => `${s.service_name} (version ${s.version})`)) || 'the spec'}`, 'ok');
       $('spec-editor-result').replaceChildren(h('p', { class: 'callout ok', 'data-testid': 'spec-applied' },

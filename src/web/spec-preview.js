@@ -7,7 +7,15 @@ import { fmtDuration, joinAnd, plural } from './format.js';
 export function renderPreview(result) {
   const out = h('div', { class: 'preview', 'data-testid': 'preview' });
   if (result.errors && result.errors.length) out.append(renderSpecErrors(result.errors));
-  for (const note of result.notes || []) out.append(h('p', { class: 'callout' }, note));
+  const confirm = new Set(result.empty_placements || []);
+  for (const n of result.notes || []) {
+    const text = `${n.service_id || '<unnamed>'}: ${n.note}`;
+    out.append(h('p', { class: n.note.startsWith('NO HOST MATCHES') ? 'callout warn' : 'callout' }, text));
+  }
+  if (confirm.size) {
+    out.append(h('p', { class: 'callout warn', 'data-testid': 'empty-placement' },
+      'Applying stores a spec that selects no host now: the apply asks you to confirm it.'));
+  }
   if (result.hosts_without_inventory && result.hosts_without_inventory.length) {
     out.append(h('p', { class: 'callout warn' }, `No inventory yet for ${joinAnd(result.hosts_without_inventory)}: their disks are not in this preview.`));
   }

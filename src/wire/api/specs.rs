@@ -71,6 +71,10 @@ pub struct ApplyResponse {
     /// Known hosts without an inventory yet: left out of planning.
     pub hosts_without_inventory: Vec<String>,
     pub refresh_failures: Vec<RefreshFailure>,
+    /// Documents whose `label:` or `host_pattern:` selects no host now, and
+    /// why: the apply needs `allow_empty_placement` to store them.
+    #[serde(default)]
+    pub empty_placements: Vec<String>,
     /// The specs stored, when applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored: Option<Vec<SpecRecord>>,
