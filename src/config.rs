@@ -85,6 +85,11 @@ pub struct CephFile {
     /// The ceph CLI [default: ceph from PATH].
     pub bin: Option<String>,
     pub timeout_s: Option<u64>,
+    /// The cephx user the daemon acts as (`client.osdkeeper`; caps in
+    /// deploy/ceph-auth.sh) [default: the ceph CLI's, client.admin].
+    pub name: Option<String>,
+    /// Its keyring [default: found through ceph.conf].
+    pub keyring: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -115,6 +120,8 @@ pub struct Config {
     pub ceph_conf: Option<PathBuf>,
     pub ceph_bin: String,
     pub ceph_timeout: Duration,
+    pub ceph_name: Option<String>,
+    pub ceph_keyring: Option<PathBuf>,
     pub max_draining: usize,
     pub removal_interval: Duration,
     pub tls: Option<crate::tls::TlsFiles>,
@@ -132,6 +139,8 @@ pub enum ConfigError {
 }
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8740";
+/// The database when neither the file nor a flag names one.
+pub const DEFAULT_DB: &str = "osdkeeper.db";
 
 /// Command-line and environment values that override the file.
 #[derive(Debug, Clone, Default)]
@@ -140,6 +149,9 @@ pub struct Overrides {
     pub db: Option<PathBuf>,
     pub token: Option<String>,
     pub agent_token: Option<String>,
+    /// Win over the file's `token_file` / `agent_token_file`.
+    pub token_file: Option<PathBuf>,
+    pub agent_token_file: Option<PathBuf>,
     pub log_format: Option<LogFormat>,
     pub ceph_conf: Option<PathBuf>,
     pub tls_cert: Option<PathBuf>,
@@ -172,13 +184,15 @@ fn read_secret(path: &Path) -> Result<String, ConfigError> {
 
 impl Config {
     pub fn resolve(file: FileConfig, o: Overrides) -> Result<Config, ConfigError> {
-        let token = match (o.token, &file.token_file) {
+        let token_file = o.token_file.or(file.token_file.clone());
+        let agent_token_file = o.agent_token_file.or(file.agent_token_file.clone());
+        let token = match (o.token, &token_file) {
             (Some(t), _) => Some(t),
             (None, Some(p)) => Some(read_secret(p)?),
             (None, None) => None,
         }
         .filter(|t| !t.is_empty());
-        let agent_token = match (o.agent_token, &file.agent_token_file) {
+        let agent_token = match (o.agent_token, &agent_token_file) {
             (Some(t), _) => Some(t),
             (None, Some(p)) => Some(read_secret(p)?),
             (None, None) => None,
@@ -205,7 +219,7 @@ impl Config {
         let secs = |v: Option<u64>, default: u64| Duration::from_secs(v.unwrap_or(default).max(1));
         Ok(Config {
             listen,
-            db: o.db.or(file.db).unwrap_or_else(|| PathBuf::from("osdkeeper.db")),
+            db: o.db.or(file.db).unwrap_or_else(|| PathBuf::from(DEFAULT_DB)),
             token,
             agent_token,
             log_format: o.log_format.or(file.log_format).unwrap_or(LogFormat::Human),
@@ -220,6 +234,8 @@ impl Config {
             ceph_conf: o.ceph_conf.or(file.ceph.conf),
             ceph_bin: file.ceph.bin.unwrap_or_else(|| "ceph".into()),
             ceph_timeout: secs(file.ceph.timeout_s, 30),
+            ceph_name: file.ceph.name,
+            ceph_keyring: file.ceph.keyring,
             max_draining: file.removal.max_draining.unwrap_or(10).max(1),
             removal_interval: secs(file.removal.interval_s, 5),
             tls,
@@ -280,5 +296,33 @@ mod tests {
         let c = Config::resolve(file, open).unwrap();
         assert_eq!(c.tls.unwrap().key, PathBuf::from("/etc/osdkeeper/pki/daemon-key.pem"));
         assert_eq!(c.agent_ca.unwrap(), PathBuf::from("/etc/osdkeeper/pki/ca.pem"));
+    }
+
+    // Every section the daemon reads is in the example, and with every
+    // commented key uncommented it still parses (no stale key names).
+    #[test]
+    fn the_example_config_shows_every_section_and_key() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/osdkeeper.example.yaml")).unwrap();
+        let key = regex::Regex::new(r"^( *)# ( *[a-z_]+:( .*)?)$").unwrap();
+        let all: String = text
+            .lines()
+            .map(|l| key.captures(l).map_or(l.to_string(), |c| format!("{}{}", &c[1], &c[2])) + "\n")
+            .collect();
+        let f = FileConfig::parse(&all).unwrap_or_else(|e| panic!("{e}\n{all}"));
+        assert!(f.listen.is_some() && f.db.is_some() && f.log_format.is_some() && f.max_body_bytes.is_some());
+        assert!(f.token_file.is_some() && f.agent_token_file.is_some());
+        assert!(f.tls.cert.is_some() && f.tls.key.is_some() && f.agents.ca.is_some());
+        let c = &f.ceph;
+        assert!(
+            c.conf.is_some() && c.bin.is_some() && c.timeout_s.is_some() && c.name.is_some() && c.keyring.is_some()
+        );
+        let p = &f.poll;
+        assert!(
+            p.interval_s.is_some() && p.timeout_s.is_some() && p.concurrency.is_some() && p.max_backoff_s.is_some()
+        );
+        let r = &f.reconcile;
+        assert!(r.enabled.is_some() && r.interval_s.is_some() && r.command_timeout_s.is_some());
+        assert!(f.removal.max_draining.is_some() && f.removal.interval_s.is_some());
     }
 }

@@ -248,12 +248,12 @@ fn spec_text() -> impl Strategy<Value = String> {
 fn device_json(i: usize, rotational: bool, fields: &[(String, serde_json::Value)]) -> serde_json::Value {
     let mut d = serde_json::json!({
         "path": format!("/dev/sd{}", (b'b' + i as u8) as char),
-        "available": i % 3 != 0,
-        "ceph_device": i % 4 == 0,
-        "rejected_reasons": if i % 3 == 0 { vec!["locked"] } else { vec![] },
+        "available": !i.is_multiple_of(3),
+        "ceph_device": i.is_multiple_of(4),
+        "rejected_reasons": if i.is_multiple_of(3) { vec!["locked"] } else { vec![] },
         "sys_api": {"rotational": if rotational { "1" } else { "0" }, "size": 4.0e12, "human_readable_size": "3.64 TB",
                     "model": "ST4000", "vendor": "ATA"},
-        "lvs": if i % 4 == 0 { serde_json::json!([{"osdspec_affinity": "s", "osd_id": "3"}]) } else { serde_json::json!([]) },
+        "lvs": if i.is_multiple_of(4) { serde_json::json!([{"osdspec_affinity": "s", "osd_id": "3"}]) } else { serde_json::json!([]) },
     });
     for (k, v) in fields {
         d[k.as_str()] = v.clone();

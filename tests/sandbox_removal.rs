@@ -8,7 +8,9 @@
 //! restores the weight; a removal with --zap drains, purges and wipes; a
 //! replace keeps the id as destroyed; a removal survives `kill -9` while
 //! draining and right after the purge, with each destructive command issued
-//! exactly once (a `ceph` wrapper logs every command the daemon runs).
+//! exactly once (a `ceph` wrapper logs every command the daemon runs). The
+//! daemon acts as `client.osdkeeper` with only the caps `deploy/ceph-auth.sh`
+//! gives it, so the whole lifecycle shows those caps are enough.
 
 mod common;
 
@@ -39,10 +41,29 @@ fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String]) -> (Pro
 
 fn daemon_config(sb: &Sandbox, ceph_bin: &Path) -> String {
     format!(
-        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\nceph:\n  conf: {}\n  bin: {}\n  timeout_s: 30\n",
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\nceph:\n  conf: {}\n  bin: {}\n  timeout_s: 30\n  name: client.osdkeeper\n  keyring: {}\n",
         sb.conf().display(),
-        ceph_bin.display()
+        ceph_bin.display(),
+        keyring(sb).display()
     )
+}
+
+fn keyring(sb: &Sandbox) -> std::path::PathBuf {
+    sb.dir.join("osdkeeper.keyring")
+}
+
+/// The daemon's own cephx user, made by the script an operator runs; it
+/// may not do what an admin may.
+fn make_daemon_user(sb: &Sandbox) {
+    let out =
+        Command::new(repo().join("deploy/ceph-auth.sh")).arg(keyring(sb)).env("CEPH_CONF", sb.conf()).output().unwrap();
+    assert!(out.status.success(), "ceph-auth.sh: {}", String::from_utf8_lossy(&out.stderr));
+    let k = keyring(sb);
+    let as_daemon = ["--name", "client.osdkeeper", "--keyring", k.to_str().unwrap()];
+    let (code, _, err) = sb.ceph(&[&as_daemon[..], &["osd", "pool", "create", "not-allowed", "8"]].concat());
+    assert_eq!(code, 13, "the daemon's user cannot create pools: {err}");
+    let (code, _, err) = sb.ceph(&[&as_daemon[..], &["auth", "ls"]].concat());
+    assert_eq!(code, 13, "nor read keys: {err}");
 }
 
 fn env() -> Vec<(&'static str, &'static str)> {
@@ -60,7 +81,15 @@ fn removal_of(url: &str, osd: u32) -> Option<Value> {
 }
 
 fn wait_state(url: &str, osd: u32, state: &str, timeout: Duration) -> Value {
-    wait_for(&format!("osd.{osd} to reach {state}"), timeout, || removal_of(url, osd).filter(|r| r["state"] == state))
+    wait_for_or(
+        &format!("osd.{osd} to reach {state}"),
+        timeout,
+        || removal_of(url, osd).filter(|r| r["state"] == state),
+        || {
+            let (_, events, _) = cli(url, Some(TOKEN), &["events", "--osd", &osd.to_string()]);
+            format!("the removal: {:?}\nits events:\n{events}", removal_of(url, osd))
+        },
+    )
 }
 
 fn blkid_type(dev: &str) -> Option<String> {
@@ -78,6 +107,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     let work = tempfile::Builder::new().prefix("osdkeeper-sandbox").tempdir().unwrap();
     let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
     let (ceph_bin, ceph_log) = ceph_wrapper(work.path());
+    make_daemon_user(&sb);
     let loops = sb.loops();
     assert_eq!(loops.len(), 6, "{loops:?}");
     let dev = |id: u32| loops.iter().find(|(i, _)| *i == id).map(|(_, d)| d.clone()).unwrap();

@@ -139,7 +139,7 @@ pub fn wipe_ranges(size: u64) -> Vec<(u64, u64)> {
 
 /// "10 MiB" for whole MiB, bytes otherwise.
 pub fn shown_len(len: u64) -> String {
-    if len % (1 << 20) == 0 {
+    if len.is_multiple_of(1 << 20) {
         format!("{} MiB", len >> 20)
     } else {
         format!("{len} bytes")

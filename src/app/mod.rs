@@ -4,6 +4,7 @@
 //! only place that knows every layer; the layers do not know each other
 //! upward.
 
+pub mod backup;
 mod demo;
 
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use crate::ceph::cli::CephCli;
 use crate::ceph::CephCluster;
 use crate::config::Config;
 use crate::daemon::Daemon;
+use crate::store::backup::DbLock;
 use crate::store::Store;
 
 pub use demo::demo;
@@ -33,6 +35,8 @@ pub enum ServeError {
     Demo(String),
     #[error(transparent)]
     Tls(#[from] crate::tls::TlsError),
+    #[error("cannot lock the database: {0}")]
+    Lock(#[from] crate::store::backup::BackupError),
 }
 
 /// `osdkeeper serve`: runs the daemon until a shutdown signal arrives.
@@ -49,6 +53,8 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         bin: config.ceph_bin.clone(),
         conf: config.ceph_conf.clone(),
         timeout: config.ceph_timeout,
+        name: config.ceph_name.clone(),
+        keyring: config.ceph_keyring.clone(),
     });
     serve_with(config, agents, ceph, shutdown_signal()).await
 }
@@ -62,6 +68,9 @@ pub async fn serve_with(
 ) -> Result<(), ServeError> {
     // Certificates are checked before anything listens.
     let tls = config.tls.as_ref().map(crate::tls::server_config).transpose()?;
+    // Held until the daemon ends: a restore (or a second daemon) on this
+    // database is refused meanwhile. The kernel drops it if we are killed.
+    let _lock = DbLock::take(&config.db)?;
     let store = Store::open(&config.db)
         .await
         .map_err(|source| ServeError::Store { path: config.db.display().to_string(), source })?;

@@ -24,6 +24,9 @@ pub struct CephCli {
     pub bin: String,
     pub conf: Option<PathBuf>,
     pub timeout: Duration,
+    /// `--name` (a cephx user with only the caps the daemon needs).
+    pub name: Option<String>,
+    pub keyring: Option<PathBuf>,
 }
 
 struct Output {
@@ -47,6 +50,12 @@ impl CephCli {
         let mut cmd = Command::new(&self.bin);
         if let Some(conf) = &self.conf {
             cmd.arg("--conf").arg(conf);
+        }
+        if let Some(name) = &self.name {
+            cmd.arg("--name").arg(name);
+        }
+        if let Some(keyring) = &self.keyring {
+            cmd.arg("--keyring").arg(keyring);
         }
         cmd.arg("--connect-timeout").arg(self.timeout.as_secs().max(1).to_string());
         cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);

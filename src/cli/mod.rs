@@ -2,6 +2,7 @@
 
 mod agent;
 mod apply;
+mod backup;
 mod certs;
 mod demo;
 mod device;
@@ -91,6 +92,10 @@ pub enum Command {
     Agent(agent::AgentArgs),
     /// Make a small CA and TLS certificates for the daemon and its hosts (for operators without a PKI).
     Certs(certs::CertsArgs),
+    /// Copy the daemon's database to FILE while it runs (SQLite's VACUUM INTO), and check the copy.
+    Backup(backup::DbArgs),
+    /// Put a backup in place of the database (the daemon stopped; the old one is kept aside).
+    Restore(backup::DbArgs),
 }
 
 /// Exit statuses shared by every command.
@@ -117,6 +122,8 @@ pub fn run() -> ExitCode {
         Command::Events { args } => remote::run(|| async move { events::run(&remote, args).await }),
         Command::Agent(args) => agent::run(args),
         Command::Certs(args) => certs::run(args),
+        Command::Backup(args) => backup::run_backup(args),
+        Command::Restore(args) => backup::run_restore(args),
     }
 }
 

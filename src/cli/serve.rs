@@ -29,6 +29,12 @@ pub struct ServeArgs {
     /// The certificate's private key (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// File holding the bootstrap admin token (wins over token_file; OSDKEEPER_TOKEN wins over both).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// File holding the token sent to the agents (wins over agent_token_file).
+    #[arg(long, value_name = "FILE")]
+    agent_token_file: Option<PathBuf>,
     /// The CA that signed the agents' certificates (agents at https:// addresses).
     #[arg(long, value_name = "FILE")]
     agent_ca: Option<PathBuf>,
@@ -47,6 +53,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
         db: args.db,
         token: std::env::var("OSDKEEPER_TOKEN").ok(),
         agent_token: std::env::var("OSDKEEPER_AGENT_TOKEN").ok(),
+        token_file: args.token_file,
+        agent_token_file: args.agent_token_file,
         log_format: args.log_format,
         ceph_conf: args.ceph_conf,
         tls_cert: args.tls_cert,

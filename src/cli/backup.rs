@@ -1,0 +1,84 @@
+//! `osdkeeper backup FILE` and `osdkeeper restore FILE`: the daemon's
+//! database, copied while it runs and put back while it is stopped. Both
+//! work on the database file itself (run them on the daemon's host, as its
+//! user), as `sqlite3 .backup` would, so they need no daemon and no token.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::exit;
+use crate::app::backup::{self, BackupFacts};
+
+#[derive(clap::Args, Debug)]
+pub struct DbArgs {
+    /// The backup file (a SQLite database).
+    file: PathBuf,
+    /// The daemon's config file, for its `db:` [env OSDKEEPER_CONFIG].
+    #[arg(long, env = "OSDKEEPER_CONFIG")]
+    config: Option<PathBuf>,
+    /// The daemon's database [default: the config file's `db:`, else osdkeeper.db].
+    #[arg(long)]
+    db: Option<PathBuf>,
+}
+
+impl DbArgs {
+    fn db(&self) -> Result<PathBuf, String> {
+        backup::database(self.db.as_deref(), self.config.as_deref())
+    }
+}
+
+fn holds(f: &BackupFacts) -> String {
+    format!(
+        "schema {}, {} hosts, {} specs, {} removals, {} events, {} bytes",
+        f.schema_version, f.hosts, f.specs, f.removals, f.events, f.bytes
+    )
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start: {e}"))
+}
+
+/// `backup FILE`: a consistent copy of the live database, checked.
+pub fn run_backup(args: DbArgs) -> ExitCode {
+    let done = args.db().and_then(|db| {
+        let facts = runtime()?.block_on(backup::backup(&db, &args.file))?;
+        Ok((db, facts))
+    });
+    match done {
+        Ok((db, facts)) => {
+            super::out::line(format!("backed up {} to {} ({})", db.display(), args.file.display(), holds(&facts)));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail("backup", e),
+    }
+}
+
+/// `restore FILE`: the backup in place of the database (daemon stopped).
+pub fn run_restore(args: DbArgs) -> ExitCode {
+    let done = args.db().and_then(|db| {
+        let r = runtime()?.block_on(backup::restore(&db, &args.file))?;
+        Ok((db, r))
+    });
+    match done {
+        Ok((db, (facts, aside))) => {
+            super::out::line(format!("restored {} from {} ({})", db.display(), args.file.display(), holds(&facts)));
+            if let Some(aside) = aside {
+                super::out::line(format!("the database it replaced is kept as {}", aside.display()));
+            }
+            let known = backup::known_schema_version();
+            if facts.schema_version < known {
+                super::out::line(format!(
+                    "the next `osdkeeper serve` migrates it from schema {} to {known}",
+                    facts.schema_version
+                ));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail("restore", e),
+    }
+}
+
+fn fail(what: &str, message: String) -> ExitCode {
+    eprintln!("osdkeeper {what}: {message}");
+    ExitCode::from(exit::INVALID)
+}
