@@ -49,6 +49,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         bin: config.ceph_bin.clone(),
         conf: config.ceph_conf.clone(),
         timeout: config.ceph_timeout,
+        osdmaptool: config.osdmaptool.clone(),
     });
     serve_with(config, agents, ceph, shutdown_signal()).await
 }
