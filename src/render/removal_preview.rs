@@ -88,3 +88,70 @@ pub fn preview_text(p: &RemovalPreview) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::api::removal_preview::{PoolImpact, Receiver};
+
+    fn preview() -> RemovalPreview {
+        RemovalPreview {
+            osds: vec![0, 1, 2, 3],
+            pgs_to_move: 44,
+            bytes_to_move: 3_604_480,
+            eta_s: None,
+            eta_basis: Some("no recovery throughput observed yet".into()),
+            receivers: vec![Receiver {
+                osd: 4,
+                pgs_in: 20,
+                pgs_out: 0,
+                bytes_in: 1_638_400,
+                bytes_out: 0,
+                fullness_before: Some(0.0284),
+                fullness_after: Some(0.0286),
+            }],
+            pools: vec![PoolImpact {
+                pool: 2,
+                name: "sandbox".into(),
+                size: 2,
+                min_size: 1,
+                failure_domain: "host".into(),
+                domains_left: vec!["f5-422-03".into()],
+                pgs: 64,
+                pgs_moving: 43,
+                pgs_short: 64,
+                pgs_below_min: 0,
+            }],
+            blockers: vec!["pool 'sandbox' (size 2): 64 of its 64 PGs would have fewer than 2 copies".into()],
+            warnings: vec![],
+            ok_to_stop: false,
+            ok_to_stop_message: "unsafe to stop osd(s) at this time (9 PGs are or would become offline)".into(),
+            nearfull_ratio: 0.85,
+            backfillfull_ratio: 0.9,
+            full_ratio: 0.95,
+            moves: vec![],
+        }
+    }
+
+    #[test]
+    fn the_dry_run_reads_as_a_summary_tables_and_blockers() {
+        expect_test::expect![[r#"
+            Removing osd.0, osd.1, osd.2, osd.3 together (dry run, nothing changed)
+            PGs to move:    44
+            Bytes to move:  3520k
+            ETA:            unknown: no recovery throughput observed yet
+            ok-to-stop now: no: unsafe to stop osd(s) at this time (9 PGs are or would become offline)
+
+            RECEIVER  PGS IN  PGS OUT  BYTES IN  FULL BEFORE  FULL AFTER
+            osd.4         20        0     1600k         2.8%        2.9%
+
+            POOL     SIZE  FAILURE DOMAIN  LEFT  PGS  MOVING  UNDERSIZED
+            sandbox     2  host               1   64      43          64
+
+            Ratios: nearfull 85.0%, backfillfull 90.0%, full 95.0%
+            Blockers (osd rm refuses this removal unless given --ignore-preview-blockers):
+              - pool 'sandbox' (size 2): 64 of its 64 PGs would have fewer than 2 copies
+        "#]]
+        .assert_eq(&preview_text(&preview()));
+    }
+}
