@@ -33,21 +33,27 @@ impl CephCli {
             .map_err(|e| CephError::Tool { command: format!("copy {now_s}"), message: e.to_string() })?;
         let weights: Vec<String> = ids.iter().map(|id| format!("{id}:0")).collect();
         self.osdmaptool(&after, &["--adjust-crush-weight", &weights.join(","), "--save"]).await?;
-        let up_now = parse_pgs_dump_all(&self.osdmaptool(&now, &["--test-map-pgs-dump-all"]).await?)
-            .map_err(|m| CephError::Decode { command: "osdmaptool --test-map-pgs-dump-all".into(), message: m })?;
-        let up_after = parse_pgs_dump_all(&self.osdmaptool(&after, &["--test-map-pgs-dump-all"]).await?)
-            .map_err(|m| CephError::Decode { command: "osdmaptool --test-map-pgs-dump-all".into(), message: m })?;
+        let dump_all = ["--test-map-pgs-dump-all"];
+        let (now_text, after_text) =
+            tokio::try_join!(self.osdmaptool(&now, &dump_all), self.osdmaptool(&after, &dump_all))?;
+        let decode = |m| CephError::Decode { command: "osdmaptool --test-map-pgs-dump-all".into(), message: m };
+        let up_now = parse_pgs_dump_all(&now_text).map_err(decode)?;
+        let up_after = parse_pgs_dump_all(&after_text).map_err(decode)?;
         drop(dir);
 
-        let dump: PgDump = self.json(&["pg", "dump", "pgs"]).await?;
-        let osd_dump: OsdDumpPools = self.json(&["osd", "dump"]).await?;
-        let rules: Vec<CrushRule> = self.json(&["osd", "crush", "rule", "dump"]).await?;
-        let tree: OsdTree = self.json(&["osd", "tree"]).await?;
-        let df: OsdDfSizes = self.json(&["osd", "df"]).await?;
-        let status: Status = self.json(&["status"]).await?;
         let mut ok_args = vec!["osd".to_string(), "ok-to-stop".to_string()];
         ok_args.extend(ids.iter().map(u32::to_string));
-        let ok_to_stop = self.answer(&ok_args.iter().map(String::as_str).collect::<Vec<_>>()).await?;
+        let ok_args: Vec<&str> = ok_args.iter().map(String::as_str).collect();
+        // Independent reads, each a process start of the ceph CLI: at once.
+        let (dump, osd_dump, rules, tree, df, status, ok_to_stop) = tokio::try_join!(
+            self.json::<PgDump>(&["pg", "dump", "pgs"]),
+            self.json::<OsdDumpPools>(&["osd", "dump"]),
+            self.json::<Vec<CrushRule>>(&["osd", "crush", "rule", "dump"]),
+            self.json::<OsdTree>(&["osd", "tree"]),
+            self.json::<OsdDfSizes>(&["osd", "df"]),
+            self.json::<Status>(&["status"]),
+            self.answer(&ok_args),
+        )?;
 
         let pgs = up_now
             .into_iter()
