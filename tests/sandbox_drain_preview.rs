@@ -106,7 +106,10 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
 
     // 2. One OSD: the preview, then the drain, then what really moved.
     let before = up_sets(&sb);
+    let started = std::time::Instant::now();
     let p = preview(&daemon.url, &["1"]);
+    // BENCHMARKS.md reads the preview's latency from this line.
+    eprintln!("timing: osd rm 1 --dry-run answered in {} ms", started.elapsed().as_millis());
     assert_eq!(p["blockers"], serde_json::json!([]), "{p}");
     assert_eq!(p["ok_to_stop"], true, "{p}");
     // Every PG on osd.1 moves; so may some of osd.0's (their host lost weight).

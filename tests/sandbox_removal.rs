@@ -52,7 +52,12 @@ fn removal_of(url: &str, osd: u32) -> Option<Value> {
 }
 
 fn wait_state(url: &str, osd: u32, state: &str, timeout: Duration) -> Value {
-    wait_for(&format!("osd.{osd} to reach {state}"), timeout, || removal_of(url, osd).filter(|r| r["state"] == state))
+    wait_for_or(
+        &format!("osd.{osd} to reach {state}"),
+        timeout,
+        || removal_of(url, osd).filter(|r| r["state"] == state),
+        || format!("status now: {:?}", removal_of(url, osd)),
+    )
 }
 
 fn blkid_type(dev: &str) -> Option<String> {
