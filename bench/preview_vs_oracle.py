@@ -7,7 +7,8 @@ Both programs get the same files: an inventory from the oracle's gen.py (seed 42
 and bench/specs.yaml (two OSD specs with host_pattern '*', one simple, one with
 size/model filters and a limit). Each run is the whole process, JSON to
 /dev/null; wall time is measured around the process, peak memory is the
-child's ru_maxrss (os.wait4). Prints a Markdown table (medians).
+child's ru_maxrss and CPU time its ru_utime + ru_stime (os.wait4). Prints a
+Markdown table (medians).
 """
 import argparse
 import os
@@ -33,16 +34,17 @@ def run(cmd):
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         sys.exit('{} failed ({}): {}'.format(cmd[0], code, err))
-    return wall, usage.ru_maxrss / 1024.0
+    return wall, usage.ru_maxrss / 1024.0, usage.ru_utime + usage.ru_stime
 
 
 def measure(cmd, runs):
-    walls, rss = [], []
+    walls, rss, cpus = [], [], []
     for _ in range(runs):
-        w, r = run(cmd)
+        w, r, c = run(cmd)
         walls.append(w)
         rss.append(r)
-    return statistics.median(walls), max(rss), walls
+        cpus.append(c)
+    return statistics.median(walls), max(rss), walls, statistics.median(cpus)
 
 
 def main():
@@ -66,11 +68,12 @@ def main():
                          a.oracle_runs)
         mb = os.path.getsize(inv) / 1e6
         rows.append((size, mb, ours, theirs))
-    print('| hosts x devices | inventory MB | osdkeeper median s | oracle median s | speed-up | osdkeeper peak MiB | oracle peak MiB | memory ratio |')
-    print('|---|---:|---:|---:|---:|---:|---:|---:|')
+    print('| hosts x devices | inventory MB | osdkeeper median s | oracle median s | speed-up | osdkeeper CPU s | oracle CPU s | CPU ratio | osdkeeper peak MiB | oracle peak MiB | memory ratio |')
+    print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for size, mb, ours, theirs in rows:
-        print('| {} | {:.1f} | {:.3f} | {:.2f} | {:.1f}x | {:.1f} | {:.1f} | {:.2f} |'.format(
-            size, mb, ours[0], theirs[0], theirs[0] / ours[0], ours[1], theirs[1], ours[1] / theirs[1]))
+        print('| {} | {:.1f} | {:.3f} | {:.2f} | {:.1f}x | {:.3f} | {:.2f} | {:.1f}x | {:.1f} | {:.1f} | {:.2f} |'.format(
+            size, mb, ours[0], theirs[0], theirs[0] / ours[0], ours[3], theirs[3], theirs[3] / ours[3],
+            ours[1], theirs[1], ours[1] / theirs[1]))
     print()
     for size, _, ours, theirs in rows:
         print('- {}: osdkeeper runs {}; oracle runs {}'.format(

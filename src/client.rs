@@ -16,6 +16,7 @@ use crate::wire::api::error::ErrorBody;
 use crate::wire::api::events::{Event, EventQuery};
 use crate::wire::api::hosts::{AddHost, Host, HostQuery, LabelBody};
 use crate::wire::api::osds::{IdsBody, OsdQuery, OsdRow, RemovalStatus, RemoveBody, StatusQuery};
+use crate::wire::api::removal_preview::{PreviewBody, RemovalPreview};
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecListing, SpecRecord};
 use crate::wire::api::tokens::{CreatedToken, NewToken, TokenInfo, WhoAmI};
 
@@ -221,6 +222,10 @@ impl Client {
 
     pub async fn schedule_removals(&self, body: &RemoveBody) -> Result<Vec<RemovalStatus>, ClientError> {
         self.post("/api/v1/osds/removals", body).await
+    }
+
+    pub async fn preview_removals(&self, ids: &[u32]) -> Result<RemovalPreview, ClientError> {
+        self.post("/api/v1/osds/removals/preview", &PreviewBody { ids: ids.to_vec() }).await
     }
 
     pub async fn removals(&self, q: &StatusQuery) -> Result<Vec<RemovalStatus>, ClientError> {

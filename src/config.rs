@@ -84,6 +84,8 @@ pub struct CephFile {
     pub conf: Option<PathBuf>,
     /// The ceph CLI [default: ceph from PATH].
     pub bin: Option<String>,
+    /// Ceph's osdmaptool, which the removal preview runs [default: osdmaptool from PATH].
+    pub osdmaptool: Option<String>,
     pub timeout_s: Option<u64>,
     /// The cephx user the daemon acts as (`client.osdkeeper`; caps in
     /// deploy/ceph-auth.sh) [default: the ceph CLI's, client.admin].
@@ -119,6 +121,7 @@ pub struct Config {
     pub max_body_bytes: usize,
     pub ceph_conf: Option<PathBuf>,
     pub ceph_bin: String,
+    pub osdmaptool: String,
     pub ceph_timeout: Duration,
     pub ceph_name: Option<String>,
     pub ceph_keyring: Option<PathBuf>,
@@ -233,6 +236,7 @@ impl Config {
             max_body_bytes: file.max_body_bytes.unwrap_or(1 << 20),
             ceph_conf: o.ceph_conf.or(file.ceph.conf),
             ceph_bin: file.ceph.bin.unwrap_or_else(|| "ceph".into()),
+            osdmaptool: file.ceph.osdmaptool.unwrap_or_else(|| "osdmaptool".into()),
             ceph_timeout: secs(file.ceph.timeout_s, 30),
             ceph_name: file.ceph.name,
             ceph_keyring: file.ceph.keyring,

@@ -143,6 +143,13 @@ fn cephadm_forms_and_formats() {
     let (code, out, err) = run(&["--url", url, "osd", "rm", "stop"]);
     assert_eq!((code, out.as_str()), (1, ""), "a bare rm stop stops nothing and says so");
     golden("osd_rm_stop_bare", &err);
+    // The preview needs the cluster: without one, EAGAIN and nothing else.
+    let (code, out, err) = run(&["--url", url, "osd", "rm", "8", "--dry-run"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    golden("osd_rm_dry_run_no_cluster", &err);
+    let (code, _, err) = run(&["--url", url, "osd", "rm", "8", "8", "--dry-run"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("Error EINVAL: osd.8 is listed twice"), "{err}");
 
     let (code, out, err) = run(&["--url", url, "--format", "yaml", "token", "whoami"]);
     assert_eq!(code, 0, "{err}");

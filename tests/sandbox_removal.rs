@@ -19,7 +19,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::client::Api;
-use common::sandbox::{ceph_wrapper, sandbox_scripts, Sandbox};
+use common::sandbox::{ceph_wrapper, sandbox_agent, Sandbox};
 use common::*;
 use serde_json::Value;
 
@@ -28,15 +28,7 @@ const AGENT_TOKEN: &str = "sandbox-agent-token";
 const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
 
 fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String]) -> (Proc, String) {
-    let mut cmd = Command::new(bin());
-    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--devices", &devices.join(",")]);
-    cmd.arg("--osd-stop-command").arg(format!(
-        "{} {} osd.{{id}}",
-        sandbox_scripts().join("stop.sh").display(),
-        sb.dir.display()
-    ));
-    cmd.env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN);
-    spawn_listening(cmd, &format!("agent {host}"), &dir.join(format!("agent-{host}.log")))
+    sandbox_agent(dir, sb, host, devices, AGENT_TOKEN)
 }
 
 fn daemon_config(sb: &Sandbox, ceph_bin: &Path) -> String {

@@ -1,5 +1,6 @@
 //! `/api/v1/osds`: OSDs, their removal (drain, stop, destroy/purge, zap),
-//! the removal status with progress, and stopping a removal.
+//! the removal status with progress, stopping a removal, and the preview
+//! of one (`osd rm --dry-run`).
 
 use std::sync::Arc;
 
@@ -16,6 +17,7 @@ use crate::wire::api::error::ErrorBody;
 use crate::wire::api::osds::{
     DetailQuery, IdsBody, OsdQuery, OsdRow, RemovalDetail, RemovalStatus, RemoveBody, StatusQuery,
 };
+use crate::wire::api::removal_preview::{PreviewBody, RemovalPreview};
 
 #[utoipa::path(get, path = "/api/v1/osds", tag = "osds", params(OsdQuery),
     responses((status = 200, body = [OsdRow],
@@ -35,9 +37,27 @@ pub async fn remove(
     State(d): State<Arc<Daemon>>,
     JsonBody(b): JsonBody<RemoveBody>,
 ) -> Result<(StatusCode, Json<Vec<RemovalStatus>>), ApiError> {
-    let req = RemoveRequest { ids: b.ids, replace: b.replace, force: b.force, zap: b.zap };
+    let req = RemoveRequest {
+        ids: b.ids,
+        replace: b.replace,
+        force: b.force,
+        zap: b.zap,
+        ignore_preview_blockers: b.ignore_preview_blockers,
+    };
     let recs = d.schedule_removals(&req).await?;
     Ok((StatusCode::ACCEPTED, Json(d.removal_statuses(&recs).await?)))
+}
+
+/// What removing the OSDs together would do; nothing changes. It needs
+/// `operate` like the removal (it runs Ceph's tools on the daemon's host).
+#[utoipa::path(post, path = "/api/v1/osds/removals/preview", tag = "osds", request_body = PreviewBody,
+    responses((status = 200, body = RemovalPreview), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub async fn preview(
+    State(d): State<Arc<Daemon>>,
+    JsonBody(b): JsonBody<PreviewBody>,
+) -> Result<Json<RemovalPreview>, ApiError> {
+    Ok(Json(d.preview_removal(&b.ids).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/osds/removals", tag = "osds", params(StatusQuery), responses((status = 200, body = [RemovalStatus])))]

@@ -41,6 +41,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("hosts.js", JS, include_str!("../web/hosts.js")),
     ("osds.js", JS, include_str!("../web/osds.js")),
     ("removal-chart.js", JS, include_str!("../web/removal-chart.js")),
+    ("removal-preview.js", JS, include_str!("../web/removal-preview.js")),
     ("removals.js", JS, include_str!("../web/removals.js")),
     ("spec-editor.js", JS, include_str!("../web/spec-editor.js")),
     ("spec-list.js", JS, include_str!("../web/spec-list.js")),

@@ -55,6 +55,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         timeout: config.ceph_timeout,
         name: config.ceph_name.clone(),
         keyring: config.ceph_keyring.clone(),
+        osdmaptool: config.osdmaptool.clone(),
     });
     serve_with(config, agents, ceph, shutdown_signal()).await
 }

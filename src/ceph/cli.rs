@@ -18,7 +18,7 @@ use futures::future::BoxFuture;
 use tokio::process::Command;
 
 use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat};
-use super::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, Verdict};
+use super::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
 
 pub struct CephCli {
     pub bin: String,
@@ -27,9 +27,11 @@ pub struct CephCli {
     /// `--name` (a cephx user with only the caps the daemon needs).
     pub name: Option<String>,
     pub keyring: Option<PathBuf>,
+    /// Ceph's osdmaptool, for the removal preview [default: osdmaptool from PATH].
+    pub osdmaptool: String,
 }
 
-struct Output {
+pub(super) struct Output {
     code: i32,
     stdout: String,
     stderr: String,
@@ -71,7 +73,7 @@ impl CephCli {
         })
     }
 
-    async fn ok(&self, args: &[&str]) -> Result<Output, CephError> {
+    pub(super) async fn ok(&self, args: &[&str]) -> Result<Output, CephError> {
         let out = self.run(args).await?;
         if out.code != 0 {
             return Err(CephError::Command { command: args.join(" "), code: out.code, message: clean(&out.stderr) });
@@ -79,7 +81,7 @@ impl CephCli {
         Ok(out)
     }
 
-    async fn json<T: serde::de::DeserializeOwned>(&self, args: &[&str]) -> Result<T, CephError> {
+    pub(super) async fn json<T: serde::de::DeserializeOwned>(&self, args: &[&str]) -> Result<T, CephError> {
         let mut full: Vec<&str> = args.to_vec();
         full.extend(["--format", "json"]);
         let out = self.ok(&full).await?;
@@ -89,7 +91,7 @@ impl CephCli {
     }
 
     /// A yes/no command: exit 0 is yes, EBUSY (16) or EAGAIN (11) is no with a reason.
-    async fn answer(&self, args: &[&str]) -> Result<Verdict, CephError> {
+    pub(super) async fn answer(&self, args: &[&str]) -> Result<Verdict, CephError> {
         let out = self.run(args).await?;
         match out.code {
             0 => Ok(Verdict { ok: true, message: out.stdout.trim().lines().last().unwrap_or("ok").to_string() }),
@@ -194,6 +196,11 @@ impl CephCluster for CephCli {
 
     fn purge(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
         Box::pin(async move { self.ok(&["osd", "purge", &id.to_string()]).await.map(|_| ()) })
+    }
+
+    fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>> {
+        let ids = ids.to_vec();
+        Box::pin(async move { self.gather_preview_input(&ids).await })
     }
 }
 

@@ -1,9 +1,11 @@
 //! The Ceph cluster adapter: what the removal worker reads from and does to
 //! the cluster. Implemented by `CephCli` (the `ceph` command with
 //! `--format json` and timeouts; the cluster is found from `CEPH_CONF` or
-//! `--ceph-conf`) and by the simulator.
+//! `--ceph-conf`; `placement.rs` adds osdmaptool for the removal preview)
+//! and by the simulator.
 
 pub mod cli;
+mod placement;
 pub mod wire;
 
 use futures::future::BoxFuture;
@@ -18,9 +20,13 @@ pub enum CephError {
     Spawn { bin: String, message: String },
     #[error("`ceph {command}` printed something unreadable: {message}")]
     Decode { command: String, message: String },
+    /// Another of Ceph's tools (osdmaptool), or the temporary files it works on.
+    #[error("{command} failed: {message}")]
+    Tool { command: String, message: String },
 }
 
 pub use crate::domain::cluster::{ClusterState, OsdDevices, OsdState, Verdict};
+pub use crate::domain::drain_preview::PreviewInput;
 
 pub trait CephCluster: Send + Sync {
     fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>>;
@@ -36,4 +42,6 @@ pub trait CephCluster: Send + Sync {
     /// Keeps the id (replace). Never skips the monitors' own safety check.
     fn destroy(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>>;
     fn purge(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>>;
+    /// What the removal preview needs for draining `ids` together; changes nothing.
+    fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>>;
 }

@@ -1,4 +1,5 @@
-//! `osdkeeper osd ls`, `osd rm ID... [--replace] [--force] [--zap]`,
+//! `osdkeeper osd ls`, `osd rm ID... [--replace] [--force] [--zap]
+//! [--dry-run] [--ignore-preview-blockers]`,
 //! `osd rm status [ID...] [--finished]`, `osd rm stop ID...`.
 
 use std::process::ExitCode;
@@ -8,6 +9,7 @@ use super::remote::{parse_ids, Remote};
 use crate::client::ClientError;
 use crate::render::deployments::deployment_table;
 use crate::render::osds::{osd_table, removal_table};
+use crate::render::removal_preview::preview_text;
 use crate::wire::api::deployments::DeploymentQuery;
 use crate::wire::api::osds::{OsdQuery, RemoveBody, StatusQuery};
 
@@ -15,7 +17,8 @@ use crate::wire::api::osds::{OsdQuery, RemoveBody, StatusQuery};
 pub enum OsdCmd {
     /// List every OSD with its host, devices, CRUSH weight, up/in and PGs.
     Ls,
-    /// `osd rm ID... [--replace] [--force] [--zap]`, `osd rm status [ID...]`, `osd rm stop ID...`
+    /// `osd rm ID... [--replace] [--force] [--zap] [--dry-run] [--ignore-preview-blockers]`,
+    /// `osd rm status [ID...]`, `osd rm stop ID...`
     Rm {
         /// OSD ids (N or osd.N), or `status` (optionally with ids), or `stop` followed by ids.
         #[arg(required = true, num_args = 1..)]
@@ -29,6 +32,14 @@ pub enum OsdCmd {
         /// Wipe the OSD's devices once it is gone.
         #[arg(long)]
         zap: bool,
+        /// Show what the removal would do (PGs and bytes to move, where, fullness, blockers, ETA)
+        /// and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Remove even when the preview finds blockers (PGs left without a place, an OSD pushed
+        /// past backfillfull) or cannot be computed; the removal records what it ignored.
+        #[arg(long)]
+        ignore_preview_blockers: bool,
         /// With `status`: also the finished removals, with a FINISHED column...
         #[arg(long)]
         finished: bool,
@@ -61,37 +72,44 @@ pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
             let rows = c.deployments(&DeploymentQuery { history: Some(history) }).await?;
             out::answer(r.format, &rows, |rows| deployment_table(rows));
         }
-        OsdCmd::Rm { args, replace, force, zap, finished, history } => match args[0].as_str() {
-            "status" => {
-                // Live removals only unless asked: scripts that parse
-                // cephadm's output expect its empty message when nothing runs.
-                let finished = finished || history.is_some();
-                let history = if finished { history.unwrap_or(20).max(0) } else { 0 };
-                let mut rows = c.removals(&StatusQuery { history: Some(history) }).await?;
-                let ids = parse_ids(&args[1..])?;
-                if !ids.is_empty() {
-                    rows.retain(|row| ids.contains(&row.osd_id));
+        OsdCmd::Rm { args, replace, force, zap, dry_run, ignore_preview_blockers, finished, history } => {
+            match args[0].as_str() {
+                "status" => {
+                    // Live removals only unless asked: scripts that parse
+                    // cephadm's output expect its empty message when nothing runs.
+                    let finished = finished || history.is_some();
+                    let history = if finished { history.unwrap_or(20).max(0) } else { 0 };
+                    let mut rows = c.removals(&StatusQuery { history: Some(history) }).await?;
+                    let ids = parse_ids(&args[1..])?;
+                    if !ids.is_empty() {
+                        rows.retain(|row| ids.contains(&row.osd_id));
+                    }
+                    out::answer(r.format, &rows, |rows| removal_table(rows, finished));
                 }
-                out::answer(r.format, &rows, |rows| removal_table(rows, finished));
-            }
-            "stop" if args.len() == 1 => {
-                return Err(ClientError::Usage(
-                    "osd rm stop needs the OSD ids whose removal to stop, e.g. `osd rm stop 8 15`".into(),
-                ))
-            }
-            "stop" => {
-                let rows = c.stop_removals(&parse_ids(&args[1..])?).await?;
-                if !out::structured(r.format, &rows) {
-                    out::line("Stopped OSD(s) removal; the original weight will be restored");
+                "stop" if args.len() == 1 => {
+                    return Err(ClientError::Usage(
+                        "osd rm stop needs the OSD ids whose removal to stop, e.g. `osd rm stop 8 15`".into(),
+                    ))
+                }
+                "stop" => {
+                    let rows = c.stop_removals(&parse_ids(&args[1..])?).await?;
+                    if !out::structured(r.format, &rows) {
+                        out::line("Stopped OSD(s) removal; the original weight will be restored");
+                    }
+                }
+                _ if dry_run => {
+                    let preview = c.preview_removals(&parse_ids(&args)?).await?;
+                    out::answer(r.format, &preview, preview_text);
+                }
+                _ => {
+                    let body = RemoveBody { ids: parse_ids(&args)?, replace, force, zap, ignore_preview_blockers };
+                    let rows = c.schedule_removals(&body).await?;
+                    if !out::structured(r.format, &rows) {
+                        out::line("Scheduled OSD(s) for removal; follow with `osdkeeper osd rm status`");
+                    }
                 }
             }
-            _ => {
-                let rows = c.schedule_removals(&RemoveBody { ids: parse_ids(&args)?, replace, force, zap }).await?;
-                if !out::structured(r.format, &rows) {
-                    out::line("Scheduled OSD(s) for removal; follow with `osdkeeper osd rm status`");
-                }
-            }
-        },
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -16,6 +16,8 @@ use crate::wire::agent::{
 use crate::wire::api::hosts::Host;
 use crate::wire::api::specs::ApplyQuery;
 
+mod preview;
+
 /// Serves one fixed device list per host and records ceph-volume calls.
 #[derive(Default)]
 pub(super) struct FakeAgents {
@@ -285,7 +287,7 @@ async fn rounds_until(
 #[tokio::test]
 async fn removal_drains_purges_zaps_and_holds_the_disk() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
-    let req = removal::RemoveRequest { ids: vec![8, 15], replace: false, force: false, zap: true };
+    let req = removal::RemoveRequest { ids: vec![8, 15], zap: true, ..Default::default() };
     let recs = d.schedule_removals(&req).await.unwrap();
     assert_eq!(recs[0].removal.host, "f5-422-03");
     assert_eq!(recs[0].removal.devices, ["/dev/sdd"]);
@@ -312,9 +314,7 @@ async fn the_removal_worker_watches_gates_closely_and_long_drains_at_its_interva
     use crate::daemon::Pace;
     use crate::domain::removal::{cadence, Phase};
     let (_dir, d, sim) = sim_daemon(1.0).await;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![15], replace: false, force: false, zap: true })
-        .await
-        .unwrap();
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![15], zap: true, ..Default::default() }).await.unwrap();
     let mut seen = Vec::new();
     for _ in 0..2000 {
         let pace = d.removal_round().await.unwrap();
@@ -345,19 +345,16 @@ async fn the_removal_worker_watches_gates_closely_and_long_drains_at_its_interva
 async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
     let (_dir, d, sim) = sim_daemon(0.01).await;
     let before = sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false })
-        .await
-        .unwrap();
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
     rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
     assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, 0.0);
     // Errors: unknown, duplicate, already queued; none of them queues anything.
     assert!(matches!(
-        d.schedule_removals(&removal::RemoveRequest { ids: vec![2, 99], replace: false, force: false, zap: false })
-            .await,
+        d.schedule_removals(&removal::RemoveRequest { ids: vec![2, 99], ..Default::default() }).await,
         Err(DaemonError::NotFound(_))
     ));
     assert!(matches!(
-        d.schedule_removals(&removal::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false }).await,
+        d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await,
         Err(DaemonError::Conflict(_))
     ));
     assert!(d.store.active_removal_of(2).await.unwrap().is_none());
@@ -370,9 +367,7 @@ async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
 #[tokio::test]
 async fn replace_keeps_the_id_as_destroyed() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![11], replace: true, force: false, zap: false })
-        .await
-        .unwrap();
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![11], replace: true, ..Default::default() }).await.unwrap();
     rounds_until(&d, &sim, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
     let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
     assert!(osd.destroyed);
@@ -408,9 +403,7 @@ async fn a_zap_writes_its_intent_first() {
 #[tokio::test]
 async fn concurrent_rm_stop_never_fails_on_the_database() {
     let (_dir, d, sim) = sim_daemon(0.01).await;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![3], replace: false, force: false, zap: false })
-        .await
-        .unwrap();
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
     rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
     let stops = (0..40).map(|_| {
         let d = d.clone();

@@ -69,7 +69,10 @@ const ADMIN: Need = Need::Role(Role::Admin);
 /// so. The API's router is checked against it route by route (a route
 /// missing here would need `admin`, see `need`). A dry-run is asked on the
 /// apply route and needs `operate` like the apply, as `ceph orch apply
-/// --dry-run` needs the caps of the apply.
+/// --dry-run` needs the caps of the apply. The removal preview
+/// (`osd rm --dry-run`) changes nothing either, and needs `operate` like
+/// `osd rm`: it makes the daemon fetch the osdmap and run osdmaptool on
+/// every PG, work a read-only token should not be able to start at will.
 pub const RULES: &[Rule] = &[
     rule("GET", "/healthz", ANYONE),
     rule("GET", "/metrics", ANYONE),
@@ -95,6 +98,7 @@ pub const RULES: &[Rule] = &[
     rule("DELETE", "/api/v1/specs/{service_name}", OPERATE),
     rule("POST", "/api/v1/osds/removals", OPERATE),
     rule("POST", "/api/v1/osds/removals/stop", OPERATE),
+    rule("POST", "/api/v1/osds/removals/preview", OPERATE),
     rule("POST", "/api/v1/hosts", ADMIN),
     rule("DELETE", "/api/v1/hosts/{name}", ADMIN),
     rule("POST", "/api/v1/hosts/{name}/labels", ADMIN),

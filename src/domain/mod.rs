@@ -7,6 +7,7 @@ pub mod backoff;
 pub mod cluster;
 pub mod command;
 pub mod deploy;
+pub mod drain_preview;
 pub mod event;
 pub mod fnmatch;
 pub mod inventory;

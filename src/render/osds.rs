@@ -121,6 +121,7 @@ mod tests {
             replace: false,
             force: false,
             zap: true,
+            ignored_blockers: vec![],
             stop_requested: false,
             devices: vec![],
             pgs_at_start: None,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 
-use crate::ceph::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, Verdict};
+use crate::ceph::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimOsd {
@@ -264,18 +264,12 @@ impl CephCluster for SimCluster {
     }
 
     fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Verdict, CephError>> {
-        let ids = ids.to_vec();
-        let r = self.with(|s| {
-            let down_elsewhere = s.osds.iter().filter(|o| !o.up && !ids.contains(&o.id) && !o.destroyed).count();
-            if down_elsewhere > 0 {
-                Verdict {
-                    ok: false,
-                    message: format!("unsafe to stop osd(s) at this time ({down_elsewhere} OSDs already down)"),
-                }
-            } else {
-                Verdict { ok: true, message: format!("OSD(s) {ids:?} are ok to stop without reducing availability") }
-            }
-        });
+        let r = self.with(|s| ok_to_stop(s, ids));
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>> {
+        let r = self.with(|s| super::placement::preview_input(s, ids, ok_to_stop(s, ids)));
         Box::pin(async move { Ok(r) })
     }
 
@@ -351,5 +345,17 @@ impl CephCluster for SimCluster {
             Ok(())
         });
         Box::pin(async move { r })
+    }
+}
+
+fn ok_to_stop(s: &SimState, ids: &[u32]) -> Verdict {
+    let down_elsewhere = s.osds.iter().filter(|o| !o.up && !ids.contains(&o.id) && !o.destroyed).count();
+    if down_elsewhere > 0 {
+        Verdict {
+            ok: false,
+            message: format!("unsafe to stop osd(s) at this time ({down_elsewhere} OSDs already down)"),
+        }
+    } else {
+        Verdict { ok: true, message: format!("OSD(s) {ids:?} are ok to stop without reducing availability") }
     }
 }

@@ -7,6 +7,7 @@ import { $, badge, debounce, emptyState, h, rerender } from './dom.js';
 import { fmtWeight, joinAnd, osdName, plural } from './format.js';
 import { confirmAction, notify, runAction, showPanelError } from './notices.js';
 import { stateKind } from './phases.js';
+import { removalPreview } from './removal-preview.js';
 import { refreshers, register, signature } from './refresh.js';
 
 const osds = { rows: [], total: 0, sig: '', selected: new Map(), filter: '', seq: 0 };
@@ -143,6 +144,8 @@ async function scheduleRemoval() {
   if (options.zap) body.push('Wiping erases all data on those disks. Afterwards they are held: no spec uses them until you release them.');
   if (options.force) body.push('Force skips waiting for the drain: if other copies of the data are missing, data can become unavailable.');
   body.push('You can stop a removal until its daemon is stopped; the weight is then put back.');
+  const preview = await removalPreview(chosen.map((o) => o.id));
+  body.push(...preview.nodes);
   const ok = await confirmAction({
     title: `Remove ${plural(chosen.length, 'OSD')}?`,
     body,
@@ -151,7 +154,8 @@ async function scheduleRemoval() {
   if (!ok) return;
   await runAction($('rm-schedule'), 'Scheduling the removal', async () => {
     const ids = chosen.map((o) => o.id);
-    await api('POST', '/api/v1/osds/removals', { json: { ids, ...options } });
+    const ignore = preview.ignore ? preview.ignore.checked : false;
+    await api('POST', '/api/v1/osds/removals', { json: { ids, ...options, ignore_preview_blockers: ignore } });
     notify(`Scheduled the removal of ${joinAnd(ids.map(osdName))}`, 'ok');
     osds.selected.clear();
     for (const id of ['rm-replace', 'rm-force', 'rm-zap']) $(id).checked = false;

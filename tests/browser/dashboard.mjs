@@ -256,7 +256,7 @@ async function fieldReport(page) {
     await page.check('#osd-select-8');
     await page.check('#rm-zap');
     await page.click('#rm-schedule');
-    await confirmDialog(page, { expect: [/osd\.8 will be drained/, /purged/, /\/dev\/sdd wiped/, /Wiping erases all data/] });
+    await confirmDialog(page, { expect: [/osd\.8 will be drained/, /purged/, /\/dev\/sdd wiped/, /Wiping erases all data/, /Moves \d+ PGs \(.+\) onto osd\.\d+/, /ok-to-stop now: yes/] });
   });
 
   await step('its progress bar appears and moves', async () => {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{repo, wait_for};
+use super::{bin, repo, spawn_listening, wait_for, Proc};
 
 pub fn sandbox_scripts() -> PathBuf {
     std::env::var_os("OSDKEEPER_SANDBOX_DIR")
@@ -133,4 +133,18 @@ pub fn ceph_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
         .unwrap();
     Command::new("chmod").arg("+x").arg(&bin).status().unwrap();
     (bin, log)
+}
+
+/// A real agent for one CRUSH host of the sandbox, reporting `devices`; it
+/// stops an OSD daemon with the sandbox's own `stop.sh DIR osd.N`.
+pub fn sandbox_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String], token: &str) -> (Proc, String) {
+    let mut cmd = Command::new(bin());
+    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--devices", &devices.join(",")]);
+    cmd.arg("--osd-stop-command").arg(format!(
+        "{} {} osd.{{id}}",
+        sandbox_scripts().join("stop.sh").display(),
+        sb.dir.display()
+    ));
+    cmd.env("OSDKEEPER_AGENT_TOKEN", token);
+    spawn_listening(cmd, &format!("agent {host}"), &dir.join(format!("agent-{host}.log")))
 }

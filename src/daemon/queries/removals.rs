@@ -26,6 +26,7 @@ impl Daemon {
             replace: r.replace,
             force: r.force,
             zap: r.zap,
+            ignored_blockers: r.ignored_blockers.clone(),
             stop_requested: r.stop_requested,
             devices: r.devices.clone(),
             pgs_at_start: r.pgs_at_start,

@@ -2,6 +2,7 @@
 //! is stored, so a request is queued (or stopped) all or none.
 
 use super::super::{Daemon, DaemonError};
+use super::preview::check_ids;
 use crate::clock::now_ms;
 use crate::domain::cluster::same_host;
 use crate::domain::event::{EventKind, Level};
@@ -9,26 +10,21 @@ use crate::domain::removal::{identify, Removal, RemovalRecord};
 use crate::wire::ceph_volume::parse_device_list;
 
 /// What `osd rm` asks for.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RemoveRequest {
     pub ids: Vec<u32>,
     pub replace: bool,
     pub force: bool,
     pub zap: bool,
+    /// Queue it even when the preview finds blockers (or cannot be computed).
+    pub ignore_preview_blockers: bool,
 }
 
 impl Daemon {
     /// `osd rm ID... [--replace] [--force] [--zap]`: checks every id, finds
     /// each OSD's host and devices, and queues them all or none.
     pub async fn schedule_removals(&self, req: &RemoveRequest) -> Result<Vec<RemovalRecord>, DaemonError> {
-        if req.ids.is_empty() {
-            return Err(DaemonError::Invalid("give at least one OSD id".into()));
-        }
-        for (i, id) in req.ids.iter().enumerate() {
-            if req.ids[..i].contains(id) {
-                return Err(DaemonError::Invalid(format!("osd.{id} is listed twice")));
-            }
-        }
+        check_ids(&req.ids)?;
         let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
         let hosts = self.store.hosts().await?;
         let mut removals = Vec::new();
@@ -79,6 +75,10 @@ impl Daemon {
             r.device_ids = found.device_ids;
             removals.push(r);
         }
+        let ignored = self.preview_check(req).await?;
+        for r in &mut removals {
+            r.ignored_blockers = ignored.clone();
+        }
         let records = self.store.add_removals(&removals, now_ms()).await?;
         let names: Vec<String> = req.ids.iter().map(|i| format!("osd.{i}")).collect();
         let flags: Vec<&str> = [(req.replace, "replace"), (req.force, "force"), (req.zap, "zap")]
@@ -87,17 +87,48 @@ impl Daemon {
             .map(|(_, n)| *n)
             .collect();
         let flags = if flags.is_empty() { String::new() } else { format!(" ({})", flags.join(", ")) };
+        let (level, overridden) = if ignored.is_empty() {
+            (Level::Info, String::new())
+        } else {
+            (
+                Level::Warning,
+                format!("; ignoring the preview's blockers (--ignore-preview-blockers): {}", ignored.join(" | ")),
+            )
+        };
         self.event(
-            Level::Info,
+            level,
             EventKind::RemovalScheduled,
             None,
             None,
-            format!("Scheduled OSD(s) for removal: {}{flags}", names.join(", ")),
+            format!("Scheduled OSD(s) for removal: {}{flags}{overridden}", names.join(", ")),
         )
         .await;
         self.remover.wake();
         self.notify(crate::daemon::live::Live::Removals { osds: req.ids.clone() });
         Ok(records)
+    }
+
+    /// The preview's verdict on the request: refused with the blockers, or
+    /// the blockers the caller chose to ignore (none when there are none).
+    async fn preview_check(&self, req: &RemoveRequest) -> Result<Vec<String>, DaemonError> {
+        let skip = "`osd rm ... --ignore-preview-blockers` removes them anyway";
+        match self.compute_preview(&req.ids).await {
+            Ok(p) if p.blockers.is_empty() => Ok(Vec::new()),
+            Ok(p) if req.ignore_preview_blockers => Ok(p.blockers),
+            Ok(p) => Err(DaemonError::RefusedUnsafe(format!(
+                "not removing {}: the removal could not finish: {}; nothing was scheduled ({skip})",
+                osd_names(&req.ids),
+                p.blockers.join("; ")
+            ))),
+            Err(e) if req.ignore_preview_blockers => {
+                tracing::warn!("removing without a preview, as asked: {e}");
+                Ok(vec![format!("no preview: {e}")])
+            }
+            Err(e) => Err(DaemonError::CannotAct(format!(
+                "not removing {} without checking first: {e}; nothing was scheduled ({skip})",
+                osd_names(&req.ids)
+            ))),
+        }
     }
 
     /// `osd rm stop ID...`: each must be stoppable, or nothing changes.
@@ -129,4 +160,8 @@ impl Daemon {
         self.remover.wake();
         Ok(out)
     }
+}
+
+fn osd_names(ids: &[u32]) -> String {
+    ids.iter().map(|i| format!("osd.{i}")).collect::<Vec<_>>().join(", ")
 }

@@ -122,6 +122,10 @@ pub struct Removal {
     /// The daemon stop was requested from the host agent.
     pub stop_sent: bool,
     pub pgs_at_start: Option<i64>,
+    /// The preview's blockers that `osd rm --ignore-preview-blockers` was
+    /// told to skip, as the preview worded them when it was scheduled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_blockers: Vec<String>,
     /// How it ended, when not plainly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ending: Option<Ending>,
@@ -148,6 +152,7 @@ impl Removal {
             stop_requested: false,
             stop_sent: false,
             pgs_at_start: None,
+            ignored_blockers: Vec::new(),
             ending: None,
             legacy_note: None,
         }

@@ -10,6 +10,7 @@ pub mod events;
 pub mod hosts;
 pub mod osds;
 pub mod preview;
+pub mod removal_preview;
 pub mod specs;
 pub mod summary;
 pub mod tokens;

@@ -45,6 +45,11 @@ pub struct RemoveBody {
     /// Wipe the OSD's devices afterwards.
     #[serde(default)]
     pub zap: bool,
+    /// Remove even when the preview finds blockers (PGs left without a place,
+    /// an OSD pushed past backfillfull) or cannot be computed; the blockers
+    /// ignored are kept in the removal's record and event.
+    #[serde(default)]
+    pub ignore_preview_blockers: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
@@ -66,6 +71,9 @@ pub struct RemovalStatus {
     pub replace: bool,
     pub force: bool,
     pub zap: bool,
+    /// The preview's blockers this removal was told to ignore.
+    #[serde(default)]
+    pub ignored_blockers: Vec<String>,
     pub stop_requested: bool,
     pub devices: Vec<String>,
     pub pgs_at_start: Option<i64>,

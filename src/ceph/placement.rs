@@ -1,0 +1,146 @@
+//! What the removal preview reads from the cluster, in one go: the osdmap
+//! (`ceph osd getmap`), CRUSH's placement of every PG on it now and with
+//! the drained OSDs at CRUSH weight 0 (Ceph's own `osdmaptool
+//! --adjust-crush-weight` on a copy, then `--test-map-pgs-dump-all`, whose
+//! up sets have the upmap entries applied), PG bytes, pools and their
+//! rules, OSD usage and ratios, `ok-to-stop`, and the recovery rate if the
+//! cluster is recovering. Nothing on the cluster changes: the map is
+//! edited in a temporary directory, removed when the preview is done.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::Command;
+
+use super::cli::CephCli;
+use super::wire::{parse_pgs_dump_all, CrushRule, OsdDfSizes, OsdDumpPools, OsdTree, PgDump, Status};
+use super::CephError;
+use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios, Throughput};
+
+impl CephCli {
+    pub(super) async fn gather_preview_input(&self, ids: &[u32]) -> Result<PreviewInput, CephError> {
+        let dir = tempfile::Builder::new()
+            .prefix("osdkeeper-preview")
+            .tempdir()
+            .map_err(|e| CephError::Tool { command: "a temporary directory".into(), message: e.to_string() })?;
+        let now = dir.path().join("osdmap");
+        let after = dir.path().join("osdmap.drained");
+        let now_s = now.to_string_lossy().into_owned();
+        self.ok(&["osd", "getmap", "-o", &now_s]).await?;
+        tokio::fs::copy(&now, &after)
+            .await
+            .map_err(|e| CephError::Tool { command: format!("copy {now_s}"), message: e.to_string() })?;
+        let weights: Vec<String> = ids.iter().map(|id| format!("{id}:0")).collect();
+        self.osdmaptool(&after, &["--adjust-crush-weight", &weights.join(","), "--save"]).await?;
+        let dump_all = ["--test-map-pgs-dump-all"];
+        let (now_text, after_text) =
+            tokio::try_join!(self.osdmaptool(&now, &dump_all), self.osdmaptool(&after, &dump_all))?;
+        let decode = |m| CephError::Decode { command: "osdmaptool --test-map-pgs-dump-all".into(), message: m };
+        let up_now = parse_pgs_dump_all(&now_text).map_err(decode)?;
+        let up_after = parse_pgs_dump_all(&after_text).map_err(decode)?;
+        drop(dir);
+
+        let mut ok_args = vec!["osd".to_string(), "ok-to-stop".to_string()];
+        ok_args.extend(ids.iter().map(u32::to_string));
+        let ok_args: Vec<&str> = ok_args.iter().map(String::as_str).collect();
+        // Independent reads, each a process start of the ceph CLI: at once.
+        let (dump, osd_dump, rules, tree, df, status, ok_to_stop) = tokio::try_join!(
+            self.json::<PgDump>(&["pg", "dump", "pgs"]),
+            self.json::<OsdDumpPools>(&["osd", "dump"]),
+            self.json::<Vec<CrushRule>>(&["osd", "crush", "rule", "dump"]),
+            self.json::<OsdTree>(&["osd", "tree"]),
+            self.json::<OsdDfSizes>(&["osd", "df"]),
+            self.json::<Status>(&["status"]),
+            self.answer(&ok_args),
+        )?;
+
+        let pgs = up_now
+            .into_iter()
+            .map(|(pgid, now)| {
+                let after = up_after.iter().find(|(p, _)| *p == pgid).map(|(_, a)| a.clone()).unwrap_or_default();
+                let bytes = dump.pg_stats.iter().find(|s| s.pgid == pgid).map_or(0, |s| s.stat_sum.num_bytes.max(0));
+                let pool = pgid.split('.').next().and_then(|p| p.parse().ok()).unwrap_or(-1);
+                PgPlacement { pgid, pool, up_now: now, up_after: after, bytes: bytes as u64 }
+            })
+            .collect();
+        let pools = osd_dump
+            .pools
+            .iter()
+            .map(|p| {
+                let (root, device_class, failure_domain) = rules
+                    .iter()
+                    .find(|r| r.rule_id == p.crush_rule)
+                    .map(CrushRule::placement)
+                    .unwrap_or((None, None, "osd".into()));
+                PoolRule {
+                    id: p.pool,
+                    name: p.pool_name.clone(),
+                    size: p.size,
+                    min_size: p.min_size,
+                    root,
+                    device_class,
+                    failure_domain,
+                }
+            })
+            .collect();
+        let crush = tree
+            .nodes
+            .into_iter()
+            .map(|n| CrushItem {
+                id: n.id,
+                name: n.name,
+                kind: n.kind,
+                children: n.children,
+                crush_weight: n.crush_weight,
+                device_class: n.device_class,
+            })
+            .collect();
+        let usage = df
+            .nodes
+            .iter()
+            .filter_map(|n| Some(OsdUsage { id: u32::try_from(n.id).ok()?, kb: n.kb, kb_used: n.kb_used }))
+            .collect();
+        let throughput = status.pgmap.recovering_bytes_per_sec.filter(|r| *r > 0.0).map(|r| Throughput {
+            bytes_per_s: r,
+            source: "the cluster's recovery rate right now (ceph status)".into(),
+        });
+        Ok(PreviewInput {
+            osds: ids.to_vec(),
+            pgs,
+            pools,
+            crush,
+            usage,
+            ratios: Ratios {
+                nearfull: osd_dump.nearfull_ratio,
+                backfillfull: osd_dump.backfillfull_ratio,
+                full: osd_dump.full_ratio,
+            },
+            ok_to_stop,
+            throughput,
+        })
+    }
+
+    /// `osdmaptool MAP ARGS...` with the same time bound as a ceph command.
+    async fn osdmaptool(&self, map: &Path, args: &[&str]) -> Result<String, CephError> {
+        let command = format!("{} {} {}", self.osdmaptool, map.display(), args.join(" "));
+        let child = Command::new(&self.osdmaptool)
+            .arg(map)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| CephError::Spawn { bin: self.osdmaptool.clone(), message: e.to_string() })?;
+        let out = tokio::time::timeout(self.timeout + Duration::from_secs(5), child.wait_with_output())
+            .await
+            .map_err(|_| CephError::Timeout { command: command.clone(), seconds: self.timeout.as_secs() })?
+            .map_err(|e| CephError::Spawn { bin: self.osdmaptool.clone(), message: e.to_string() })?;
+        if !out.status.success() {
+            let message = String::from_utf8_lossy(&out.stderr).trim().lines().last().unwrap_or("").to_string();
+            return Err(CephError::Tool { command, message });
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}

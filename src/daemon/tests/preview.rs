@@ -1,0 +1,63 @@
+//! The removal preview and the refusal of a removal that could not finish,
+//! on the simulated cluster.
+
+use super::*;
+
+#[tokio::test]
+async fn a_removal_that_cannot_finish_is_refused_unless_told_to_ignore_the_blockers() {
+    let (_dir, d, sim) = sim_daemon(0.01).await;
+    let osds = sim.osds();
+    let keep = osds[0].host.clone();
+    let ids: Vec<u32> = osds.iter().filter(|o| o.host != keep && !o.destroyed).map(|o| o.id).collect();
+    let weights: Vec<f64> = osds.iter().map(|o| o.crush_weight).collect();
+    let req = |ignore| removal::RemoveRequest {
+        ids: ids.clone(),
+        replace: false,
+        force: false,
+        zap: false,
+        ignore_preview_blockers: ignore,
+    };
+    let preview = d.preview_removal(&ids).await.unwrap();
+    assert!(preview.blockers.iter().any(|b| b.starts_with("pool 'rbd' (size 2)")), "{:?}", preview.blockers);
+    match d.schedule_removals(&req(false)).await {
+        Err(DaemonError::RefusedUnsafe(m)) => {
+            assert!(m.contains("pool 'rbd'") && m.contains("--ignore-preview-blockers"), "{m}")
+        }
+        other => panic!("not refused: {other:?}"),
+    }
+    assert!(d.store.active_removals().await.unwrap().is_empty(), "nothing was queued");
+    assert_eq!(sim.osds().iter().map(|o| o.crush_weight).collect::<Vec<_>>(), weights);
+
+    let recs = d.schedule_removals(&req(true)).await.unwrap();
+    assert_eq!(recs.len(), ids.len());
+    assert_eq!(recs[0].removal.ignored_blockers, preview.blockers, "the override is in the record");
+    let stored = d.store.removal(recs[0].id).await.unwrap();
+    assert_eq!(stored.removal.ignored_blockers, preview.blockers);
+    let events = d.store.events(None, 50).await.unwrap();
+    let scheduled = events.iter().find(|e| e.kind == EventKind::RemovalScheduled).unwrap();
+    assert_eq!(scheduled.level, crate::domain::event::Level::Warning);
+    assert!(
+        scheduled.message.contains("ignoring the preview's blockers (--ignore-preview-blockers): pool 'rbd'"),
+        "{scheduled:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_preview_of_one_osd_moves_only_its_pgs_and_changes_nothing() {
+    let (_dir, d, sim) = sim_daemon(0.01).await;
+    let before = sim.osds();
+    let p = d.preview_removal(&[15]).await.unwrap();
+    assert!(p.pgs_to_move > 0 && p.blockers.is_empty(), "{p:?}");
+    // The host loses weight too, so a sibling's PG may leave it (as with
+    // CRUSH's straw2): data leaves only that host, and nothing lands on 15.
+    let host = before.iter().find(|o| o.id == 15).unwrap().host.clone();
+    let on_host = |id: &u32| before.iter().any(|o| o.id == *id && o.host == host);
+    assert!(p.moves.iter().all(|m| m.from.iter().all(on_host) && !m.to.contains(&15)), "{:?}", p.moves);
+    assert!(p.moves.iter().any(|m| m.from == [15]));
+    assert_eq!(p.bytes_to_move, p.moves.iter().map(|m| m.bytes).sum::<u64>());
+    assert_eq!(p.eta_s, None, "no throughput observed yet");
+    assert_eq!(sim.osds(), before);
+    assert!(d.store.active_removals().await.unwrap().is_empty());
+    assert!(matches!(d.preview_removal(&[15, 15]).await, Err(DaemonError::Invalid(_))));
+    assert!(matches!(d.preview_removal(&[999]).await, Err(DaemonError::NotFound(_))));
+}

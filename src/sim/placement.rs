@@ -1,0 +1,126 @@
+//! The simulated cluster's removal preview: one pool `rbd` of size 2, one
+//! copy per host (per OSD on a single host), its PGs placed by weighted rendezvous hashing (what
+//! CRUSH's straw2 buckets do), first a host, then an OSD in it; 4 MiB per
+//! PG, 1 TiB per OSD. Coherent with the simulator (zeroing an OSD moves
+//! only its PGs), not a model of any real cluster.
+
+use super::cluster::{SimOsd, SimState};
+use crate::domain::cluster::Verdict;
+use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios};
+
+const POOL: i64 = 1;
+const PG_BYTES: u64 = 4 << 20;
+const OSD_KB: u64 = 1 << 30;
+
+pub(super) fn preview_input(s: &SimState, ids: &[u32], ok_to_stop: Verdict) -> PreviewInput {
+    let live: Vec<&SimOsd> = s.osds.iter().filter(|o| !o.destroyed).collect();
+    let weight_now = |o: &SimOsd| if o.is_in { o.crush_weight } else { 0.0 };
+    let weight_after = |o: &SimOsd| if ids.contains(&o.id) { 0.0 } else { weight_now(o) };
+    let pg_num = ((live.iter().map(|o| o.pgs).sum::<f64>() / 2.0).round() as u32).clamp(1, 1024);
+    let pgs = (0..pg_num)
+        .map(|n| PgPlacement {
+            pgid: format!("{POOL}.{n:x}"),
+            pool: POOL,
+            up_now: place(&live, n, &weight_now),
+            up_after: place(&live, n, &weight_after),
+            bytes: PG_BYTES,
+        })
+        .collect();
+    let mut hosts: Vec<&str> = live.iter().map(|o| o.host.as_str()).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    let mut crush = vec![CrushItem {
+        id: -1,
+        name: "default".into(),
+        kind: "root".into(),
+        children: (0..hosts.len() as i64).map(|i| -2 - i).collect(),
+        crush_weight: None,
+        device_class: None,
+    }];
+    for (i, h) in hosts.iter().enumerate() {
+        crush.push(CrushItem {
+            id: -2 - i as i64,
+            name: h.to_string(),
+            kind: "host".into(),
+            children: live.iter().filter(|o| o.host == *h).map(|o| i64::from(o.id)).collect(),
+            crush_weight: None,
+            device_class: None,
+        });
+    }
+    crush.extend(live.iter().map(|o| CrushItem {
+        id: i64::from(o.id),
+        name: format!("osd.{}", o.id),
+        kind: "osd".into(),
+        children: vec![],
+        crush_weight: Some(o.crush_weight),
+        device_class: Some(o.device_class.clone()),
+    }));
+    PreviewInput {
+        osds: ids.to_vec(),
+        pgs,
+        pools: vec![PoolRule {
+            id: POOL,
+            name: "rbd".into(),
+            size: 2,
+            min_size: 1,
+            root: Some("default".into()),
+            device_class: None,
+            failure_domain: if hosts.len() < 2 { "osd" } else { "host" }.into(),
+        }],
+        crush,
+        usage: live
+            .iter()
+            .map(|o| OsdUsage { id: o.id, kb: OSD_KB, kb_used: (o.pgs.ceil() as u64) * (PG_BYTES / 1024) })
+            .collect(),
+        ratios: Ratios { nearfull: 0.85, backfillfull: 0.90, full: 0.95 },
+        ok_to_stop,
+        throughput: None,
+    }
+}
+
+/// Two copies: on two hosts by the highest weighted draw, then on the
+/// OSD of each host with the highest draw; on one host, two of its OSDs.
+fn place(osds: &[&SimOsd], pg: u32, weight: &dyn Fn(&SimOsd) -> f64) -> Vec<u32> {
+    let mut hosts: Vec<(&str, f64)> = Vec::new();
+    for o in osds.iter().filter(|o| weight(o) > 0.0) {
+        match hosts.iter_mut().find(|(h, _)| *h == o.host) {
+            Some((_, w)) => *w += weight(o),
+            None => hosts.push((&o.host, weight(o))),
+        }
+    }
+    let best_osds = |host: Option<&str>, n: usize| {
+        let mut ranked: Vec<(f64, u32)> = osds
+            .iter()
+            .filter(|o| host.is_none_or(|h| o.host == h) && weight(o) > 0.0)
+            .map(|o| (draw(key(pg, u64::from(o.id)), weight(o)), o.id))
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+        ranked.into_iter().take(n).map(|(_, id)| id).collect::<Vec<u32>>()
+    };
+    if hosts.len() < 2 {
+        return best_osds(None, 2);
+    }
+    let mut ranked: Vec<(f64, &str)> =
+        hosts.iter().map(|(h, w)| (draw(key(pg, fnv(h.as_bytes()) | 1 << 63), *w), *h)).collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    ranked.iter().take(2).flat_map(|(_, h)| best_osds(Some(h), 1)).collect()
+}
+
+fn key(pg: u32, item: u64) -> u64 {
+    fnv(&[u64::from(pg).to_le_bytes(), item.to_le_bytes()].concat())
+}
+
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// straw2's draw: ln(u) / w for a uniform u in (0, 1] from the hash.
+fn draw(hash: u64, w: f64) -> f64 {
+    let u = ((hash >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+    u.ln() / w
+}
