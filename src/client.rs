@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error_chain::with_causes;
+use crate::wire::api::bench::{OsdBench, OsdBenchBody, OsdBenchQuery};
 use crate::wire::api::deployments::{DeploymentQuery, DeploymentStatus};
 use crate::wire::api::devices::{DeviceQuery, DeviceRef, Hold, HostDevices, ZapBody};
 use crate::wire::api::encode;
@@ -229,6 +230,14 @@ impl Client {
 
     pub async fn stop_removals(&self, ids: &[u32]) -> Result<Vec<RemovalStatus>, ClientError> {
         self.post("/api/v1/osds/removals/stop", &IdsBody { ids: ids.to_vec() }).await
+    }
+
+    pub async fn bench_osds(&self, body: &OsdBenchBody) -> Result<Vec<OsdBench>, ClientError> {
+        self.post("/api/v1/benchmarks/osds", body).await
+    }
+
+    pub async fn osd_benches(&self, q: &OsdBenchQuery) -> Result<Vec<OsdBench>, ClientError> {
+        self.get("/api/v1/benchmarks/osds", q).await
     }
 
     pub async fn deployments(&self, q: &DeploymentQuery) -> Result<Vec<DeploymentStatus>, ClientError> {

@@ -84,6 +84,8 @@ pub struct CephFile {
     pub conf: Option<PathBuf>,
     /// The ceph CLI [default: ceph from PATH].
     pub bin: Option<String>,
+    /// The rados CLI, for cluster benchmarks [default: rados from PATH].
+    pub rados_bin: Option<String>,
     pub timeout_s: Option<u64>,
 }
 
@@ -114,6 +116,7 @@ pub struct Config {
     pub max_body_bytes: usize,
     pub ceph_conf: Option<PathBuf>,
     pub ceph_bin: String,
+    pub rados_bin: String,
     pub ceph_timeout: Duration,
     pub max_draining: usize,
     pub removal_interval: Duration,
@@ -219,6 +222,7 @@ impl Config {
             max_body_bytes: file.max_body_bytes.unwrap_or(1 << 20),
             ceph_conf: o.ceph_conf.or(file.ceph.conf),
             ceph_bin: file.ceph.bin.unwrap_or_else(|| "ceph".into()),
+            rados_bin: file.ceph.rados_bin.unwrap_or_else(|| "rados".into()),
             ceph_timeout: secs(file.ceph.timeout_s, 30),
             max_draining: file.removal.max_draining.unwrap_or(10).max(1),
             removal_interval: secs(file.removal.interval_s, 5),

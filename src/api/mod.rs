@@ -6,6 +6,7 @@
 //! Who may call which route is decided in `domain::auth` (`auth.rs` obeys it).
 
 pub mod auth;
+pub mod bench;
 pub mod deployments;
 pub mod devices;
 pub mod error;
@@ -65,6 +66,7 @@ pub fn paged<T>(page: Page<T>) -> Paged<T> {
         deployments::list, deployments::detail,
         events::list, events::workers, stream::stream, summary::summary, healthz,
         tokens::list, tokens::create, tokens::revoke, tokens::whoami,
+        bench::bench_osds, bench::osd_results,
     ),
     components(schemas(crate::wire::api::error::ErrorBody)),
     modifiers(&BearerAuth),
@@ -170,6 +172,8 @@ fn endpoints() -> Vec<Endpoint> {
         at("POST", "/api/v1/osds/removals/stop", osds::stop),
         at("GET", "/api/v1/osds/removals/{removal_id}", osds::detail),
         at("GET", "/api/v1/workers", events::workers),
+        at("GET", "/api/v1/benchmarks/osds", bench::osd_results),
+        at("POST", "/api/v1/benchmarks/osds", bench::bench_osds),
         at("GET", "/api/v1/deployments", deployments::list),
         at("GET", "/api/v1/deployments/{deployment_id}", deployments::detail),
         at("GET", "/api/v1/tokens", tokens::list),

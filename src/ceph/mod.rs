@@ -3,7 +3,9 @@
 //! `--format json` and timeouts; the cluster is found from `CEPH_CONF` or
 //! `--ceph-conf`) and by the simulator.
 
+pub mod bench;
 pub mod cli;
+mod cli_bench;
 pub mod wire;
 
 use futures::future::BoxFuture;
@@ -18,11 +20,17 @@ pub enum CephError {
     Spawn { bin: String, message: String },
     #[error("`ceph {command}` printed something unreadable: {message}")]
     Decode { command: String, message: String },
+    /// This adapter cannot do it (the simulator runs no benchmarks).
+    #[error("this cluster adapter cannot run `{what}`")]
+    Unsupported { what: String },
 }
 
 pub use crate::domain::cluster::{ClusterState, OsdDevices, OsdState, Verdict};
 
-pub trait CephCluster: Send + Sync {
+pub use bench::CephBench;
+
+/// The cluster: what removals and deployments read and do, and (`CephBench`) benchmarks.
+pub trait CephCluster: CephBench + Send + Sync {
     fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>>;
     fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>>;
     /// Devices of every OSD in one call (`ceph osd metadata`).

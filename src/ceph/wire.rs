@@ -81,6 +81,20 @@ pub struct OsdMetadata {
     pub device_ids: String,
     #[serde(default)]
     pub device_paths: String,
+    /// Bytes, as a decimal string ("10737418240").
+    #[serde(default)]
+    pub bluestore_bdev_size: Option<String>,
+    /// hdd, ssd or nvme: what the OSD detected.
+    #[serde(default)]
+    pub bluestore_bdev_type: Option<String>,
+}
+
+/// `ceph tell osd.N bench --format json`.
+#[derive(Debug, Deserialize)]
+pub struct OsdBenchOutput {
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub elapsed_sec: f64,
 }
 
 #[derive(Debug, Deserialize)]

@@ -91,10 +91,13 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/deployments/{deployment_id}", READ),
     rule("GET", "/api/v1/stream", READ),
     rule("GET", "/api/v1/summary", READ),
+    rule("GET", "/api/v1/benchmarks/osds", READ),
     rule("POST", "/api/v1/specs", OPERATE),
     rule("DELETE", "/api/v1/specs/{service_name}", OPERATE),
     rule("POST", "/api/v1/osds/removals", OPERATE),
     rule("POST", "/api/v1/osds/removals/stop", OPERATE),
+    // A benchmark loads the disks clients use, but changes nothing.
+    rule("POST", "/api/v1/benchmarks/osds", OPERATE),
     rule("POST", "/api/v1/hosts", ADMIN),
     rule("DELETE", "/api/v1/hosts/{name}", ADMIN),
     rule("POST", "/api/v1/hosts/{name}/labels", ADMIN),

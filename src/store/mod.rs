@@ -12,6 +12,7 @@ mod events;
 mod holds;
 mod hosts;
 mod inventories;
+mod osd_benches;
 mod removals;
 mod runs;
 mod specs;
