@@ -2,14 +2,19 @@
 //! with `--loop` (each OSD on its own loop device, so one OSD's disk can
 //! be slowed down for real), the real daemon, and the CLI.
 //!
-//! `bench osds --all` stores one result per OSD; then one OSD's ceph-osd
-//! process is put into a blkio cgroup that throttles its writes to its
-//! loop device (this machine runs cgroup v1), and the next `bench osds
-//! --all` names it as the outlier among the comparable OSDs.
+//! `bench cluster` runs write, seq and rand on a pool it makes, stores
+//! plausible numbers with the cluster's shape and removes the pool; it is
+//! refused while the cluster is not HEALTH_OK and on a pool holding other
+//! objects; on a given empty pool it removes only its objects; two runs
+//! compare. `bench osds --all` stores one result per OSD; then one OSD's
+//! ceph-osd process is put into a blkio cgroup that throttles its writes
+//! to its loop device (this machine runs cgroup v1), and the next `bench
+//! osds --all` names it as the outlier among the comparable OSDs.
 
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use common::sandbox::Sandbox;
 use common::*;
@@ -76,7 +81,97 @@ fn benchmarks_on_a_real_cluster() {
     let daemon = start_daemon(work.path(), &daemon_config(&sb), &[("OSDKEEPER_TOKEN", TOKEN)]);
     let url = daemon.url.as_str();
 
-    // 1. One result per OSD, with numbers a disk can have.
+    // 1. A cluster benchmark on a pool of its own: three passes with
+    //    plausible numbers, the cluster's shape, warnings about a short
+    //    run, and the pool gone afterwards.
+    let run = json(url, &["bench", "cluster", "--seconds", "3", "--label", "before"]);
+    assert_eq!((run["phase"].as_str(), run["failure"].as_str()), (Some("done"), None), "{run}");
+    let pool = run["pool"].as_str().unwrap().to_string();
+    assert_eq!(pool, format!("osdkeeper-bench-{}", run["bench_id"]));
+    let passes: Vec<&str> = run["results"].as_array().unwrap().iter().map(|r| r["pass"].as_str().unwrap()).collect();
+    assert_eq!(passes, ["write", "seq", "rand"], "{run}");
+    for r in run["results"].as_array().unwrap() {
+        let mb = r["bandwidth_mb_s"].as_f64().unwrap();
+        assert!(mb > 0.5 && mb < 100_000.0, "{r}");
+        assert!(r["ops"].as_u64().unwrap() > 0 && r["op_size"] == 4194304, "{r}");
+        assert!(r["avg_latency_s"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["max_latency_s"].as_f64() >= r["avg_latency_s"].as_f64(), "{r}");
+    }
+    assert_eq!(
+        run["shape"],
+        serde_json::json!({"osds_by_class": {"hdd": 6}, "hosts": 3, "pool_size": 2, "pg_num": 32})
+    );
+    assert_eq!(run["health"], "HEALTH_OK");
+    let warnings: Vec<&str> = run["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert!(warnings.iter().any(|w| w.starts_with("each pass ran 3 s")), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.starts_with("the write pass wrote")), "{warnings:?}");
+    let pools = sb.json(&["osd", "pool", "ls"]);
+    assert!(!pools.as_array().unwrap().iter().any(|p| p == pool.as_str()), "the test pool is removed: {pools}");
+
+    // 2. Refused while the cluster is not HEALTH_OK (noout makes it HEALTH_WARN), and on a pool with data.
+    assert_eq!(sb.ceph(&["osd", "set", "noout"]).0, 0);
+    wait_for("HEALTH_WARN", Duration::from_secs(30), || {
+        (sb.json(&["health"])["status"] == "HEALTH_WARN").then_some(())
+    });
+    let (code, _, err) = cli(url, Some(TOKEN), &["bench", "cluster", "--seconds", "1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("HEALTH_WARN") && err.contains("force"), "{err}");
+    assert_eq!(sb.ceph(&["osd", "unset", "noout"]).0, 0);
+    wait_for("HEALTH_OK", Duration::from_secs(30), || (sb.json(&["health"])["status"] == "HEALTH_OK").then_some(()));
+    let objects = |pool: &str| -> u64 {
+        let df = sb.json(&["df"]);
+        df["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == pool)
+            .map(|p| p["stats"]["objects"].as_u64().unwrap())
+            .unwrap()
+    };
+    assert!(objects("sandbox") > 0);
+    let (code, _, err) = cli(url, Some(TOKEN), &["bench", "cluster", "--pool", "sandbox", "--seconds", "1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("pool sandbox holds") && err.contains("allow_pool_with_data"), "{err}");
+    assert_eq!(json(url, &["bench", "ls"]).as_array().unwrap().len(), 1, "nothing stored for refused runs");
+
+    // 3. A given empty pool: the benchmark's objects are removed, the pool stays.
+    assert_eq!(sb.ceph(&["osd", "pool", "create", "testbench", "16", "16"]).0, 0);
+    assert_eq!(sb.ceph(&["osd", "pool", "application", "enable", "testbench", "rados"]).0, 0);
+    sb.wait_clean();
+    let given = json(url, &["bench", "cluster", "--pool", "testbench", "--seconds", "2", "--label", "after"]);
+    assert_eq!(given["phase"], "done", "{given}");
+    assert_eq!(given["shape"]["pg_num"], 16, "{given}");
+    let left = std::process::Command::new("rados")
+        .arg("--conf")
+        .arg(sb.conf())
+        .args(["-p", "testbench", "ls"])
+        .output()
+        .unwrap();
+    assert!(left.status.success() && left.stdout.is_empty(), "objects left: {}", String::from_utf8_lossy(&left.stdout));
+    assert!(
+        sb.json(&["osd", "pool", "ls"]).as_array().unwrap().iter().any(|p| p == "testbench"),
+        "the given pool stays"
+    );
+
+    // 4. The two side by side.
+    let (a, b) = (run["bench_id"].to_string(), given["bench_id"].to_string());
+    let cmp = json(url, &["bench", "compare", &a, &b]);
+    assert_eq!(cmp["passes"].as_array().unwrap().len(), 3, "{cmp}");
+    let write_mb = &cmp["passes"][0]["metrics"][0];
+    assert_eq!(
+        (write_mb["name"].as_str(), write_mb["a"].as_f64()),
+        (Some("MB/s"), run["results"][0]["bandwidth_mb_s"].as_f64())
+    );
+    assert!(write_mb["change_percent"].is_number(), "{cmp}");
+    assert!(cmp["differences"].as_array().unwrap().iter().any(|d| d == "pg_num: 32 then 16"), "{cmp}");
+    let (code, text, err) = cli(url, Some(TOKEN), &["bench", "compare", &a, &b]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("A: benchmark 1 (before)") && text.contains("%") && text.contains("avg latency s"), "{text}");
+    let (code, listing, _) = cli(url, Some(TOKEN), &["bench", "ls"]);
+    assert_eq!(code, 0);
+    assert!(listing.contains("before") && listing.contains("after") && listing.contains("MB/s"), "{listing}");
+
+    // 5. One result per OSD, with numbers a disk can have.
     let first = json(url, &["bench", "osds", "--all", "--bytes", "52428800", "--block-size", "4194304"]);
     let first = first.as_array().unwrap();
     let ids: Vec<u64> = first.iter().map(|b| b["osd_id"].as_u64().unwrap()).collect();
@@ -92,7 +187,7 @@ fn benchmarks_on_a_real_cluster() {
     let history = json(url, &["bench", "osds", "--results"]);
     assert_eq!(history.as_array().unwrap().len(), 6, "one stored result per OSD: {history}");
 
-    // 2. osd.5's writes to its disk throttled to 4 MB/s: it is the outlier,
+    // 6. osd.5 writes to its disk throttled to 4 MB/s: it is the outlier,
     //    in `bench osds`, `osd ls --wide` and the event log.
     let slow = 5;
     let pid = std::fs::read_to_string(sb.dir.join(format!("run/osd.{slow}.pid"))).unwrap().trim().to_string();

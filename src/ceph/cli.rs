@@ -55,6 +55,20 @@ impl CephCli {
         self.spawn(&self.bin, &full, &args.join(" "), timeout).await
     }
 
+    /// `rados ARGS` (its cluster found the same way), bounded by `timeout`.
+    pub(super) async fn rados(&self, args: &[&str], timeout: Duration) -> Result<Output, CephError> {
+        let full: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let out = self.spawn(&self.rados_bin, &full, &format!("rados {}", args.join(" ")), timeout).await?;
+        if out.code != 0 {
+            return Err(CephError::Command {
+                command: format!("rados {}", args.join(" ")),
+                code: out.code,
+                message: clean(&out.stderr),
+            });
+        }
+        Ok(out)
+    }
+
     async fn spawn(&self, bin: &str, args: &[String], command: &str, timeout: Duration) -> Result<Output, CephError> {
         let mut cmd = Command::new(bin);
         if let Some(conf) = &self.conf {

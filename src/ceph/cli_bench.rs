@@ -5,10 +5,12 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
-use super::bench::{CephBench, OsdHardware};
+use super::bench::{CephBench, OsdHardware, PoolInfo};
 use super::cli::CephCli;
-use super::wire::{OsdBenchOutput, OsdMetadata};
+use super::rados_wire::parse_pass;
+use super::wire::{Df, Health, OsdBenchOutput, OsdMetadata, PoolDetail};
 use super::CephError;
+use crate::domain::bench::cluster::{Pass, PassResult};
 use crate::domain::bench::osd::OsdBenchResult;
 
 /// How long one `ceph tell osd.N bench` may take: Ceph's default (1 GiB)
@@ -51,6 +53,75 @@ impl CephBench for CephCli {
                     })
                 })
                 .collect())
+        })
+    }
+
+    fn health(&self) -> BoxFuture<'_, Result<String, CephError>> {
+        Box::pin(async move {
+            let h: Health = self.json(&["health"]).await?;
+            Ok(h.status)
+        })
+    }
+
+    fn pool(&self, name: &str) -> BoxFuture<'_, Result<Option<PoolInfo>, CephError>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let pools: Vec<PoolDetail> = self.json(&["osd", "pool", "ls", "detail"]).await?;
+            let Some(p) = pools.into_iter().find(|p| p.pool_name == name) else {
+                return Ok(None);
+            };
+            let df: Df = self.json(&["df"]).await?;
+            let objects = df.pools.iter().find(|d| d.name == name).map_or(0, |d| d.stats.objects);
+            Ok(Some(PoolInfo { size: p.size, pg_num: p.pg_num, objects }))
+        })
+    }
+
+    fn create_pool(&self, name: &str, pg_num: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let pg = pg_num.to_string();
+            self.ok(&["osd", "pool", "create", &name, &pg, &pg, "replicated"]).await?;
+            // Without an application the cluster warns (POOL_APP_NOT_ENABLED).
+            self.ok(&["osd", "pool", "application", "enable", &name, "rados"]).await.map(|_| ())
+        })
+    }
+
+    fn delete_pool(&self, name: &str) -> BoxFuture<'_, Result<(), CephError>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            // The name twice and the flag are how Ceph asks for intent; the
+            // daemon made this pool for the run and nothing else is in it.
+            self.ok(&["osd", "pool", "delete", &name, &name, "--yes-i-really-really-mean-it"]).await.map(|_| ())
+        })
+    }
+
+    fn rados_bench(
+        &self,
+        pool: &str,
+        pass: Pass,
+        seconds: u32,
+        run_name: &str,
+    ) -> BoxFuture<'_, Result<PassResult, CephError>> {
+        let (pool, run_name) = (pool.to_string(), run_name.to_string());
+        Box::pin(async move {
+            let secs = seconds.to_string();
+            let mut args = vec!["-p", &pool, "bench", &secs, pass.as_str(), "--run-name", &run_name, "-f", "json"];
+            if pass == Pass::Write {
+                args.push("--no-cleanup");
+            }
+            // The pass, then its own cleanup of in-flight ops, with room for a slow cluster.
+            let bound = Duration::from_secs(u64::from(seconds) * 2 + 60).max(self.timeout);
+            let out = self.rados(&args, bound).await?;
+            parse_pass(pass, &out.stdout)
+                .map_err(|message| CephError::Decode { command: format!("rados bench {}", pass.as_str()), message })
+        })
+    }
+
+    fn rados_cleanup(&self, pool: &str, run_name: &str) -> BoxFuture<'_, Result<(), CephError>> {
+        let (pool, run_name) = (pool.to_string(), run_name.to_string());
+        Box::pin(async move {
+            let bound = Duration::from_secs(600).max(self.timeout);
+            self.rados(&["-p", &pool, "cleanup", "--run-name", &run_name], bound).await.map(|_| ())
         })
     }
 }

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod cli;
 mod cli_bench;
+mod rados_wire;
 pub mod wire;
 
 use futures::future::BoxFuture;

@@ -114,3 +114,36 @@ pub struct PgStateCount {
     pub name: String,
     pub num: i64,
 }
+
+/// `ceph health --format json`.
+#[derive(Debug, Deserialize)]
+pub struct Health {
+    pub status: String,
+}
+
+/// One pool of `ceph osd pool ls detail --format json`.
+#[derive(Debug, Deserialize)]
+pub struct PoolDetail {
+    pub pool_name: String,
+    pub size: u32,
+    pub pg_num: u32,
+}
+
+/// `ceph df --format json`: objects per pool.
+#[derive(Debug, Deserialize)]
+pub struct Df {
+    #[serde(default)]
+    pub pools: Vec<DfPool>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DfPool {
+    pub name: String,
+    pub stats: DfPoolStats,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DfPoolStats {
+    #[serde(default)]
+    pub objects: u64,
+}

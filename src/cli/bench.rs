@@ -2,6 +2,9 @@
 //! queues per-OSD benches on the daemon, waits for them (the daemon runs
 //! them; Ctrl-C stops only the waiting) and prints each OSD's latest
 //! result with the outliers; `--results` prints them without a new run.
+//! `bench cluster [--pool P] [--seconds N] [--label TEXT]` runs `rados
+//! bench` the same way (queued, waited for); `bench ls`, `bench show ID`,
+//! `bench compare A B` read the stored runs.
 
 use std::collections::HashSet;
 use std::process::ExitCode;
@@ -10,8 +13,8 @@ use std::time::Duration;
 use super::out;
 use super::remote::{parse_ids, Remote};
 use crate::client::{Client, ClientError};
-use crate::render::bench::osd_bench_table;
-use crate::wire::api::bench::{OsdBench, OsdBenchBody, OsdBenchQuery};
+use crate::render::bench::{cluster_run_text, cluster_runs_table, comparison_text, osd_bench_table};
+use crate::wire::api::bench::{ClusterBenchBody, ClusterRunQuery, OsdBench, OsdBenchBody, OsdBenchQuery};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum BenchCmd {
@@ -35,6 +38,40 @@ pub enum BenchCmd {
         #[arg(long, conflicts_with_all = ["all", "bytes", "block_size"])]
         results: bool,
     },
+    /// `rados bench` write, seq and rand on a test pool made for the run (or --pool), stored with the cluster's shape.
+    Cluster {
+        /// Run in this pool instead of a test pool made and removed for the run.
+        #[arg(long)]
+        pool: Option<String>,
+        /// Seconds per pass [default: 60].
+        #[arg(long)]
+        seconds: Option<u32>,
+        /// Placement groups of the test pool [default: 32].
+        #[arg(long, conflicts_with = "pool")]
+        pg_num: Option<u32>,
+        /// Words to find the run by later ("before the disk swap").
+        #[arg(long)]
+        label: Option<String>,
+        /// Run although the cluster is not HEALTH_OK or a drain runs.
+        #[arg(long)]
+        force: bool,
+        /// With --pool: write into a pool that already holds objects (only the run's own are removed).
+        #[arg(long, requires = "pool")]
+        allow_pool_with_data: bool,
+        /// Queue the run and return without waiting for it.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// Cluster benchmarks, newest first.
+    Ls {
+        /// At most this many.
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+    },
+    /// One cluster benchmark: its cluster, each pass, its warnings.
+    Show { id: i64 },
+    /// Two cluster benchmarks side by side, with the change from A to B in percent.
+    Compare { a: i64, b: i64 },
 }
 
 /// How often the CLI looks whether its benches are done.
@@ -69,6 +106,33 @@ pub async fn run(r: &Remote, cmd: BenchCmd) -> Result<ExitCode, ClientError> {
             let rows = wait_for(&c, &queued).await?;
             out::answer(r.format, &rows, |rows| osd_bench_table(rows));
         }
+        BenchCmd::Cluster { pool, seconds, pg_num, label, force, allow_pool_with_data, no_wait } => {
+            let body = ClusterBenchBody { pool, seconds, pg_num, label, force, allow_pool_with_data };
+            let mut run = c.bench_cluster(&body).await?;
+            if no_wait {
+                if !out::structured(r.format, &run) {
+                    out::line(format!(
+                        "Queued cluster benchmark {}; follow with `osdkeeper bench show {}`",
+                        run.bench_id, run.bench_id
+                    ));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            while !run.bench.phase.is_finished() {
+                tokio::time::sleep(POLL).await;
+                run = c.cluster_run(run.bench_id).await?;
+            }
+            out::answer(r.format, &run, cluster_run_text);
+            if run.bench.failure.is_some() {
+                return Ok(ExitCode::from(super::exit::INVALID));
+            }
+        }
+        BenchCmd::Ls { limit } => {
+            let rows = c.cluster_runs(&ClusterRunQuery { limit: Some(limit) }).await?;
+            out::answer(r.format, &rows, |rows| cluster_runs_table(rows));
+        }
+        BenchCmd::Show { id } => out::answer(r.format, &c.cluster_run(id).await?, cluster_run_text),
+        BenchCmd::Compare { a, b } => out::answer(r.format, &c.compare_runs(a, b).await?, comparison_text),
     }
     Ok(ExitCode::SUCCESS)
 }

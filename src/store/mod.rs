@@ -7,6 +7,7 @@
 //! the event log (with the name of the token that asked), and the API
 //! tokens (their digests and roles). The database runs in WAL mode with foreign keys on.
 
+mod cluster_benches;
 mod deployments;
 mod events;
 mod holds;

@@ -1,9 +1,10 @@
 //! Benchmarks: per-OSD benches (`osds.rs`: asked, queued, run at most one
 //! per host at a time by the benchmark worker, outliers among comparable
-//! OSDs) and cluster benchmarks (`cluster.rs`). Every bench is stored
+//! OSDs) and cluster benchmarks (`cluster.rs`: `rados bench` on a test pool). Every bench is stored
 //! before it runs; the worker marks what a restart cut off instead of
 //! running it twice.
 
+mod cluster;
 mod osds;
 
 pub use osds::OsdBenchRequest;
@@ -15,6 +16,7 @@ impl Daemon {
     /// then runs what is queued.
     #[tracing::instrument(skip_all)]
     pub async fn bench_round(&self) -> Result<(), DaemonError> {
-        self.run_osd_benches().await
+        self.run_osd_benches().await?;
+        self.run_cluster_bench().await
     }
 }

@@ -8,6 +8,9 @@
 //! second: the same unit for both benchmarks, so that numbers an operator
 //! compares with old `rados bench` logs line up.
 
+pub mod cluster;
+pub mod compare;
+pub mod methodology;
 pub mod osd;
 pub mod outliers;
 

@@ -4,6 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::bench::cluster::ClusterBench;
+use crate::domain::bench::compare::PassComparison;
+
 /// Where a bench is: stored before each change, so a restart finds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -90,4 +93,68 @@ pub struct OsdBench {
 pub struct OsdBenchQuery {
     /// Every bench of the last ones (default: only the latest of each OSD).
     pub history: Option<i64>,
+}
+
+/// `POST /api/v1/benchmarks/cluster`: a `rados bench` run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterBenchBody {
+    /// A pool to run in [default: a test pool made for the run and removed after it].
+    #[serde(default)]
+    pub pool: Option<String>,
+    /// Seconds per pass (write, seq, rand) [default: 60].
+    #[serde(default)]
+    pub seconds: Option<u32>,
+    /// Placement groups of the test pool [default: 32].
+    #[serde(default)]
+    pub pg_num: Option<u32>,
+    /// Words to find the run by later ("before the disk swap").
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Run although the cluster is not HEALTH_OK or a drain runs.
+    #[serde(default)]
+    pub force: bool,
+    /// Write into a given pool that already holds objects (only the
+    /// benchmark's own objects are removed after).
+    #[serde(default)]
+    pub allow_pool_with_data: bool,
+}
+
+/// A cluster benchmark as stored: its request, phase, shape and results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClusterRun {
+    pub bench_id: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub finished_at: Option<i64>,
+    /// The token that asked.
+    pub actor: Option<String>,
+    /// Bumped by each stored change (optimistic concurrency).
+    pub version: i64,
+    #[serde(flatten)]
+    pub bench: ClusterBench,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct ClusterRunQuery {
+    /// At most this many runs, newest first [default: 50].
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct CompareQuery {
+    /// The earlier run...
+    pub a: i64,
+    /// ...and the later one: changes are from `a` to `b`.
+    pub b: i64,
+}
+
+/// Two runs side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClusterComparison {
+    pub a: ClusterRun,
+    pub b: ClusterRun,
+    pub passes: Vec<PassComparison>,
+    /// How the clusters differed (OSDs per class, hosts, pool size, PGs).
+    pub differences: Vec<String>,
 }
