@@ -23,11 +23,24 @@ use serde_json::Value;
 const TOKEN: &str = "sandbox-api-token";
 const BLKIO: &str = "/sys/fs/cgroup/blkio";
 
-fn daemon_config(sb: &Sandbox) -> String {
+fn daemon_config(sb: &Sandbox, rados: &Path) -> String {
     format!(
-        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nceph:\n  conf: {}\n  timeout_s: 30\n",
-        sb.conf().display()
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nceph:\n  conf: {}\n  rados_bin: {}\n  timeout_s: 30\n",
+        sb.conf().display(),
+        rados.display()
     )
+}
+
+/// A `rados` that logs each command line the daemon runs, then runs the real one.
+fn rados_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
+    let log = dir.join("rados-commands.log");
+    let bin = dir.join("rados-logged");
+    let real = std::process::Command::new("sh").args(["-c", "command -v rados"]).output().unwrap().stdout;
+    let real = String::from_utf8(real).unwrap();
+    std::fs::write(&bin, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real.trim()))
+        .unwrap();
+    assert!(std::process::Command::new("chmod").arg("+x").arg(&bin).status().unwrap().success());
+    (bin, log)
 }
 
 fn json(url: &str, args: &[&str]) -> Value {
@@ -78,7 +91,9 @@ fn benchmarks_on_a_real_cluster() {
     let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
     let loops = sb.loops();
     assert_eq!(loops.len(), 6, "{loops:?}");
-    let daemon = start_daemon(work.path(), &daemon_config(&sb), &[("OSDKEEPER_TOKEN", TOKEN)]);
+    let (rados, rados_log) = rados_wrapper(work.path());
+    let config = daemon_config(&sb, &rados);
+    let mut daemon = start_daemon(work.path(), &config, &[("OSDKEEPER_TOKEN", TOKEN)]);
     let url = daemon.url.as_str();
 
     // 1. A cluster benchmark on a pool of its own: three passes with
@@ -218,4 +233,42 @@ fn benchmarks_on_a_real_cluster() {
         events.as_array().unwrap().iter().any(|e| e["kind"] == "bench-outlier" && e["subject"] == "osd.5"),
         "{events}"
     );
+
+    // 7. A crash right after the write pass: after the restart the pass is
+    //    not run again (one `rados bench ... write` in the log), the run is
+    //    failed with the reason, and the pool it made is removed.
+    daemon.proc.terminate();
+    let crash_dir = work.path().join("crash");
+    std::fs::create_dir(&crash_dir).unwrap();
+    let writes_before = count_lines(&rados_log, " write ");
+    let env = [("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_CRASH_AFTER", "bench-write")];
+    let mut crashing = start_daemon(&crash_dir, &config, &env);
+    let queued = json(&crashing.url, &["bench", "cluster", "--seconds", "2", "--no-wait"]);
+    let pool = queued["pool"].as_str().unwrap().to_string();
+    wait_for("the daemon to abort after the write pass", Duration::from_secs(120), || {
+        crashing.proc.child.try_wait().unwrap().map(|_| ())
+    });
+    assert!(
+        sb.json(&["osd", "pool", "ls"]).as_array().unwrap().iter().any(|p| p == pool.as_str()),
+        "the pool was made"
+    );
+    assert_eq!(count_lines(&rados_log, " write "), writes_before + 1);
+    let daemon = start_daemon(&crash_dir, &config, &[("OSDKEEPER_TOKEN", TOKEN)]);
+    let id = queued["bench_id"].to_string();
+    let run = wait_for("the cut-off run to be cleaned up", Duration::from_secs(120), || {
+        let run = json(&daemon.url, &["bench", "show", &id]);
+        (run["phase"] == "failed").then_some(run)
+    });
+    assert!(run["failure"].as_str().unwrap().contains("during the write phase"), "{run}");
+    assert_eq!(run["results"], serde_json::json!([]), "{run}");
+    assert_eq!(count_lines(&rados_log, " write "), writes_before + 1, "the write pass is not repeated");
+    assert_eq!(count_lines(&rados_log, " seq "), count_lines(&rados_log, " rand "), "no read pass after the crash");
+    assert!(
+        !sb.json(&["osd", "pool", "ls"]).as_array().unwrap().iter().any(|p| p == pool.as_str()),
+        "the pool is removed"
+    );
+}
+
+fn count_lines(log: &Path, needle: &str) -> usize {
+    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| l.contains(needle)).count()
 }

@@ -115,6 +115,9 @@ impl Daemon {
             let mut after = run.bench.clone();
             after.in_flight = false;
             let outcome = self.carry_out_bench_phase(&mut after).await;
+            if outcome.is_ok() {
+                crash_point(after.phase);
+            }
             if let Err(why) = &outcome {
                 tracing::warn!(
                     bench = run.bench_id,
@@ -242,5 +245,15 @@ impl Daemon {
         };
         let passes = compare(&ra.bench.results, &rb.bench.results);
         Ok(ClusterComparison { a: ra, b: rb, passes, differences })
+    }
+}
+
+/// See `daemon::crash`: `OSDKEEPER_CRASH_AFTER=bench-write` aborts after
+/// the write pass ran and before it is recorded.
+fn crash_point(phase: ClusterPhase) {
+    let name = format!("bench-{}", phase.as_str());
+    if crate::daemon::crash::armed(&name) {
+        eprintln!("OSDKEEPER_CRASH_AFTER={name}: aborting after the {} phase, as a crash would", phase.as_str());
+        std::process::abort();
     }
 }
