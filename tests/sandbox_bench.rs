@@ -199,6 +199,24 @@ fn benchmarks_on_a_real_cluster() {
         assert_eq!(b["device_class"], "hdd", "{b}");
         assert_eq!(b["size_bytes"], 10737418240u64, "{b}");
     }
+    // At most one OSD per host at a time: on each host, one bench ended before the next began.
+    for host in ["f5-422-01", "f5-422-02", "f5-422-03"] {
+        let mut spans: Vec<(i64, i64)> = first
+            .iter()
+            .filter(|b| b["host"] == host)
+            .map(|b| (b["started_at"].as_i64().unwrap(), b["finished_at"].as_i64().unwrap()))
+            .collect();
+        spans.sort();
+        assert_eq!(spans.len(), 2, "{host}: {first:?}");
+        assert!(spans[0].1 <= spans[1].0, "two benches at once on {host}: {spans:?}");
+    }
+    // A size the OSD would not bench is refused with the field and value, and nothing is queued.
+    let (code, _, err) = cli(url, Some(TOKEN), &["bench", "osds", "0", "--block-size", "512"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("block_size 512 is out of range"), "{err}");
+    let (code, _, err) = cli(url, Some(TOKEN), &["bench", "osds", "42"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("osd.42 does not exist"), "{err}");
     let history = json(url, &["bench", "osds", "--results"]);
     assert_eq!(history.as_array().unwrap().len(), 6, "one stored result per OSD: {history}");
 
