@@ -9,6 +9,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error_chain::with_causes;
+use crate::wire::api::bench::{
+    ClusterBenchBody, ClusterComparison, ClusterRun, ClusterRunQuery, CompareQuery, OsdBench, OsdBenchBody,
+    OsdBenchQuery,
+};
 use crate::wire::api::deployments::{DeploymentQuery, DeploymentStatus};
 use crate::wire::api::devices::{DeviceQuery, DeviceRef, Hold, HostDevices, ZapBody};
 use crate::wire::api::encode;
@@ -234,6 +238,30 @@ impl Client {
 
     pub async fn stop_removals(&self, ids: &[u32]) -> Result<Vec<RemovalStatus>, ClientError> {
         self.post("/api/v1/osds/removals/stop", &IdsBody { ids: ids.to_vec() }).await
+    }
+
+    pub async fn bench_osds(&self, body: &OsdBenchBody) -> Result<Vec<OsdBench>, ClientError> {
+        self.post("/api/v1/benchmarks/osds", body).await
+    }
+
+    pub async fn osd_benches(&self, q: &OsdBenchQuery) -> Result<Vec<OsdBench>, ClientError> {
+        self.get("/api/v1/benchmarks/osds", q).await
+    }
+
+    pub async fn bench_cluster(&self, body: &ClusterBenchBody) -> Result<ClusterRun, ClientError> {
+        self.post("/api/v1/benchmarks/cluster", body).await
+    }
+
+    pub async fn cluster_runs(&self, q: &ClusterRunQuery) -> Result<Vec<ClusterRun>, ClientError> {
+        self.get("/api/v1/benchmarks/cluster", q).await
+    }
+
+    pub async fn cluster_run(&self, id: i64) -> Result<ClusterRun, ClientError> {
+        self.get(&format!("/api/v1/benchmarks/cluster/{id}"), &()).await
+    }
+
+    pub async fn compare_runs(&self, a: i64, b: i64) -> Result<ClusterComparison, ClientError> {
+        self.get("/api/v1/benchmarks/compare", &CompareQuery { a, b }).await
     }
 
     pub async fn deployments(&self, q: &DeploymentQuery) -> Result<Vec<DeploymentStatus>, ClientError> {

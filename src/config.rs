@@ -86,6 +86,8 @@ pub struct CephFile {
     pub bin: Option<String>,
     /// Ceph's osdmaptool, which the removal preview runs [default: osdmaptool from PATH].
     pub osdmaptool: Option<String>,
+    /// The rados CLI, for cluster benchmarks [default: rados from PATH].
+    pub rados_bin: Option<String>,
     pub timeout_s: Option<u64>,
     /// The cephx user the daemon acts as (`client.osdkeeper`; caps in
     /// deploy/ceph-auth.sh) [default: the ceph CLI's, client.admin].
@@ -122,6 +124,7 @@ pub struct Config {
     pub ceph_conf: Option<PathBuf>,
     pub ceph_bin: String,
     pub osdmaptool: String,
+    pub rados_bin: String,
     pub ceph_timeout: Duration,
     pub ceph_name: Option<String>,
     pub ceph_keyring: Option<PathBuf>,
@@ -237,6 +240,7 @@ impl Config {
             ceph_conf: o.ceph_conf.or(file.ceph.conf),
             ceph_bin: file.ceph.bin.unwrap_or_else(|| "ceph".into()),
             osdmaptool: file.ceph.osdmaptool.unwrap_or_else(|| "osdmaptool".into()),
+            rados_bin: file.ceph.rados_bin.unwrap_or_else(|| "rados".into()),
             ceph_timeout: secs(file.ceph.timeout_s, 30),
             ceph_name: file.ceph.name,
             ceph_keyring: file.ceph.keyring,

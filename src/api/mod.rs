@@ -6,6 +6,7 @@
 //! Who may call which route is decided in `domain::auth` (`auth.rs` obeys it).
 
 pub mod auth;
+pub mod bench;
 pub mod deployments;
 pub mod devices;
 pub mod error;
@@ -65,6 +66,8 @@ pub fn paged<T>(page: Page<T>) -> Paged<T> {
         deployments::list, deployments::detail,
         events::list, events::workers, stream::stream, summary::summary, healthz,
         tokens::list, tokens::create, tokens::revoke, tokens::whoami,
+        bench::bench_osds, bench::osd_results, bench::bench_cluster, bench::cluster_runs, bench::cluster_run,
+        bench::compare,
     ),
     components(schemas(crate::wire::api::error::ErrorBody)),
     modifiers(&BearerAuth),
@@ -171,6 +174,12 @@ fn endpoints() -> Vec<Endpoint> {
         at("POST", "/api/v1/osds/removals/preview", osds::preview),
         at("GET", "/api/v1/osds/removals/{removal_id}", osds::detail),
         at("GET", "/api/v1/workers", events::workers),
+        at("GET", "/api/v1/benchmarks/osds", bench::osd_results),
+        at("POST", "/api/v1/benchmarks/osds", bench::bench_osds),
+        at("GET", "/api/v1/benchmarks/cluster", bench::cluster_runs),
+        at("POST", "/api/v1/benchmarks/cluster", bench::bench_cluster),
+        at("GET", "/api/v1/benchmarks/cluster/{bench_id}", bench::cluster_run),
+        at("GET", "/api/v1/benchmarks/compare", bench::compare),
         at("GET", "/api/v1/deployments", deployments::list),
         at("GET", "/api/v1/deployments/{deployment_id}", deployments::detail),
         at("GET", "/api/v1/tokens", tokens::list),

@@ -51,6 +51,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let agents: Arc<dyn HostAgents> = Arc::new(agents);
     let ceph: Arc<dyn CephCluster> = Arc::new(CephCli {
         bin: config.ceph_bin.clone(),
+        rados_bin: config.rados_bin.clone(),
         conf: config.ceph_conf.clone(),
         timeout: config.ceph_timeout,
         name: config.ceph_name.clone(),

@@ -22,6 +22,8 @@ use super::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, PreviewI
 
 pub struct CephCli {
     pub bin: String,
+    /// The `rados` CLI, for cluster benchmarks.
+    pub rados_bin: String,
     pub conf: Option<PathBuf>,
     pub timeout: Duration,
     /// `--name` (a cephx user with only the caps the daemon needs).
@@ -32,13 +34,13 @@ pub struct CephCli {
 }
 
 pub(super) struct Output {
-    code: i32,
-    stdout: String,
-    stderr: String,
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
 }
 
 /// ceph's error lines look like "Error EBUSY: OSD(s) 1 have 22 pgs ..."; keep the words.
-fn clean(stderr: &str) -> String {
+pub(super) fn clean(stderr: &str) -> String {
     let line = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").trim();
     match line.strip_prefix("Error ") {
         Some(rest) => rest.split_once(": ").map(|(_, m)| m.to_string()).unwrap_or_else(|| rest.to_string()),
@@ -48,8 +50,32 @@ fn clean(stderr: &str) -> String {
 
 impl CephCli {
     async fn run(&self, args: &[&str]) -> Result<Output, CephError> {
-        let command = args.join(" ");
-        let mut cmd = Command::new(&self.bin);
+        self.run_within(args, self.timeout).await
+    }
+
+    /// `ceph ARGS` with its own bound (a bench runs longer than a query).
+    pub(super) async fn run_within(&self, args: &[&str], timeout: Duration) -> Result<Output, CephError> {
+        let mut full = vec!["--connect-timeout".to_string(), self.timeout.as_secs().max(1).to_string()];
+        full.extend(args.iter().map(|a| a.to_string()));
+        self.spawn(&self.bin, &full, &args.join(" "), timeout).await
+    }
+
+    /// `rados ARGS` (its cluster found the same way), bounded by `timeout`.
+    pub(super) async fn rados(&self, args: &[&str], timeout: Duration) -> Result<Output, CephError> {
+        let full: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let out = self.spawn(&self.rados_bin, &full, &format!("rados {}", args.join(" ")), timeout).await?;
+        if out.code != 0 {
+            return Err(CephError::Command {
+                command: format!("rados {}", args.join(" ")),
+                code: out.code,
+                message: clean(&out.stderr),
+            });
+        }
+        Ok(out)
+    }
+
+    async fn spawn(&self, bin: &str, args: &[String], command: &str, timeout: Duration) -> Result<Output, CephError> {
+        let mut cmd = Command::new(bin);
         if let Some(conf) = &self.conf {
             cmd.arg("--conf").arg(conf);
         }
@@ -59,13 +85,12 @@ impl CephCli {
         if let Some(keyring) = &self.keyring {
             cmd.arg("--keyring").arg(keyring);
         }
-        cmd.arg("--connect-timeout").arg(self.timeout.as_secs().max(1).to_string());
         cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
-        let child = cmd.spawn().map_err(|e| CephError::Spawn { bin: self.bin.clone(), message: e.to_string() })?;
-        let out = tokio::time::timeout(self.timeout + Duration::from_secs(5), child.wait_with_output())
+        let child = cmd.spawn().map_err(|e| CephError::Spawn { bin: bin.to_string(), message: e.to_string() })?;
+        let out = tokio::time::timeout(timeout + Duration::from_secs(5), child.wait_with_output())
             .await
-            .map_err(|_| CephError::Timeout { command: command.clone(), seconds: self.timeout.as_secs() })?
-            .map_err(|e| CephError::Spawn { bin: self.bin.clone(), message: e.to_string() })?;
+            .map_err(|_| CephError::Timeout { command: command.to_string(), seconds: timeout.as_secs() })?
+            .map_err(|e| CephError::Spawn { bin: bin.to_string(), message: e.to_string() })?;
         Ok(Output {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

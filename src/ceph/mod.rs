@@ -4,8 +4,11 @@
 //! `--ceph-conf`; `placement.rs` adds osdmaptool for the removal preview)
 //! and by the simulator.
 
+pub mod bench;
 pub mod cli;
 mod placement;
+mod cli_bench;
+mod rados_wire;
 pub mod wire;
 
 use futures::future::BoxFuture;
@@ -23,12 +26,18 @@ pub enum CephError {
     /// Another of Ceph's tools (osdmaptool), or the temporary files it works on.
     #[error("{command} failed: {message}")]
     Tool { command: String, message: String },
+    /// This adapter cannot do it (the simulator runs no benchmarks).
+    #[error("this cluster adapter cannot run `{what}`")]
+    Unsupported { what: String },
 }
 
 pub use crate::domain::cluster::{ClusterState, OsdDevices, OsdState, Verdict};
 pub use crate::domain::drain_preview::PreviewInput;
 
-pub trait CephCluster: Send + Sync {
+pub use bench::CephBench;
+
+/// The cluster: what removals and deployments read and do, and (`CephBench`) benchmarks.
+pub trait CephCluster: CephBench + Send + Sync {
     fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>>;
     fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>>;
     /// Devices of every OSD in one call (`ceph osd metadata`).

@@ -81,6 +81,20 @@ pub struct OsdMetadata {
     pub device_ids: String,
     #[serde(default)]
     pub device_paths: String,
+    /// Bytes, as a decimal string ("10737418240").
+    #[serde(default)]
+    pub bluestore_bdev_size: Option<String>,
+    /// hdd, ssd or nvme: what the OSD detected.
+    #[serde(default)]
+    pub bluestore_bdev_type: Option<String>,
+}
+
+/// `ceph tell osd.N bench --format json`.
+#[derive(Debug, Deserialize)]
+pub struct OsdBenchOutput {
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub elapsed_sec: f64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -99,6 +113,39 @@ pub struct PgSummary {
 pub struct PgStateCount {
     pub name: String,
     pub num: i64,
+}
+
+/// `ceph health --format json`.
+#[derive(Debug, Deserialize)]
+pub struct Health {
+    pub status: String,
+}
+
+/// One pool of `ceph osd pool ls detail --format json`.
+#[derive(Debug, Deserialize)]
+pub struct PoolDetail {
+    pub pool_name: String,
+    pub size: u32,
+    pub pg_num: u32,
+}
+
+/// `ceph df --format json`: objects per pool.
+#[derive(Debug, Deserialize)]
+pub struct Df {
+    #[serde(default)]
+    pub pools: Vec<DfPool>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DfPool {
+    pub name: String,
+    pub stats: DfPoolStats,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DfPoolStats {
+    #[serde(default)]
+    pub objects: u64,
 }
 
 /// `ceph osd dump`'s pools and ratios, for the removal preview.

@@ -3,6 +3,7 @@
 mod agent;
 mod apply;
 mod backup;
+mod bench;
 mod certs;
 mod demo;
 mod device;
@@ -71,6 +72,11 @@ pub enum Command {
         #[command(subcommand)]
         cmd: osd::OsdCmd,
     },
+    /// Benchmarks: each OSD's disk (`bench osds`), with the outliers among comparable OSDs.
+    Bench {
+        #[command(subcommand)]
+        cmd: bench::BenchCmd,
+    },
     /// Applied specs.
     Spec {
         #[command(subcommand)]
@@ -117,6 +123,7 @@ pub fn run() -> ExitCode {
         Command::Device { cmd } => remote::run(|| async move { device::run(&remote, cmd).await }),
         Command::Apply { args } => remote::run(|| async move { apply::run(&remote, args).await }),
         Command::Osd { cmd } => remote::run(|| async move { osd::run(&remote, cmd).await }),
+        Command::Bench { cmd } => remote::run(|| async move { bench::run(&remote, cmd).await }),
         Command::Spec { cmd } => remote::run(|| async move { spec::run(&remote, cmd).await }),
         Command::Token { cmd } => remote::run(|| async move { token::run(&remote, cmd).await }),
         Command::Events { args } => remote::run(|| async move { events::run(&remote, args).await }),

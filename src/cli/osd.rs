@@ -16,7 +16,11 @@ use crate::wire::api::osds::{OsdQuery, RemoveBody, StatusQuery};
 #[derive(clap::Subcommand, Debug)]
 pub enum OsdCmd {
     /// List every OSD with its host, devices, CRUSH weight, up/in and PGs.
-    Ls,
+    Ls {
+        /// Also each OSD's latest bench (`bench osds`) and whether it is an outlier.
+        #[arg(long)]
+        wide: bool,
+    },
     /// `osd rm ID... [--replace] [--force] [--zap] [--dry-run] [--ignore-preview-blockers]`,
     /// `osd rm status [ID...]`, `osd rm stop ID...`
     Rm {
@@ -67,7 +71,7 @@ pub enum DeployCmd {
 pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
     let c = r.client()?;
     match cmd {
-        OsdCmd::Ls => out::answer(r.format, &c.osds(&OsdQuery::default()).await?, |o| osd_table(o)),
+        OsdCmd::Ls { wide } => out::answer(r.format, &c.osds(&OsdQuery::default()).await?, |o| osd_table(o, wide)),
         OsdCmd::Deploy { cmd: DeployCmd::Status { history } } => {
             let rows = c.deployments(&DeploymentQuery { history: Some(history) }).await?;
             out::answer(r.format, &rows, |rows| deployment_table(rows));

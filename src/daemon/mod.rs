@@ -8,6 +8,7 @@
 
 pub mod apply;
 pub mod audit;
+mod bench;
 mod crash;
 mod deploy;
 mod devices;
@@ -23,6 +24,7 @@ mod tokens;
 pub mod view;
 mod worker;
 
+pub use bench::OsdBenchRequest;
 pub use error::{invalid_specs_message, DaemonError};
 pub use worker::{paced, Pace, Worker};
 
@@ -54,6 +56,8 @@ pub struct Daemon {
     remover: Worker,
     /// Woken by a new deployment.
     deployer: Worker,
+    /// Runs queued benchmarks; woken by a new one.
+    bencher: Worker,
     /// The stored API tokens, read once and after each change.
     tokens: tokens::TokenCache,
     /// Live updates for dashboards.
@@ -77,6 +81,10 @@ pub struct Daemon {
 /// its own interval and backoff).
 const POLL_TICK: Duration = Duration::from_secs(1);
 
+/// How often the benchmark worker looks for queued work it was not woken
+/// for (every request wakes it).
+const BENCH_INTERVAL: Duration = Duration::from_secs(30);
+
 impl Daemon {
     pub fn new(store: Store, agents: Arc<dyn HostAgents>, ceph: Arc<dyn CephCluster>, config: Config) -> Arc<Daemon> {
         Arc::new(Daemon {
@@ -84,6 +92,7 @@ impl Daemon {
             reconciler: Worker::new("reconciler", config.reconcile_interval, config.max_backoff),
             remover: Worker::new("removals", config.removal_interval, config.max_backoff),
             deployer: Worker::new("deployments", config.removal_interval, config.max_backoff),
+            bencher: Worker::new("benchmarks", BENCH_INTERVAL, config.max_backoff),
             store,
             agents,
             ceph,
@@ -124,13 +133,19 @@ impl Daemon {
         let d = self.clone();
         let c = cancel.clone();
         tasks.push(tokio::spawn(async move { d.deployer.run(c, || paced(d.deployment_round())).await }));
+        let d = self.clone();
+        let c = cancel.clone();
+        tasks.push(tokio::spawn(async move { d.bencher.run(c, || paced(d.bench_round())).await }));
         tasks.push(tokio::spawn(live::announce_polled_hosts(self.clone(), cancel.clone())));
         tasks
     }
 
     /// How each background worker fares.
     pub fn workers(&self) -> Vec<WorkerStatus> {
-        [&self.poller, &self.reconciler, &self.remover, &self.deployer].iter().map(|w| w.status()).collect()
+        [&self.poller, &self.reconciler, &self.remover, &self.deployer, &self.bencher]
+            .iter()
+            .map(|w| w.status())
+            .collect()
     }
 
     /// Ends the open live streams (the HTTP server waits for them).

@@ -99,6 +99,13 @@ event_kinds! {
     TokenRevoked = "token-revoked",
     /// A token asked for a change its role does not allow.
     AccessDenied = "access-denied",
+    /// Benchmarks were queued (per OSD or of the cluster).
+    BenchRequested = "bench-requested",
+    BenchFinished = "bench-finished",
+    /// A benchmark failed, or a restart cut it off.
+    BenchFailed = "bench-failed",
+    /// An OSD is much slower than comparable ones.
+    BenchOutlier = "bench-outlier",
 }
 
 impl EventKind {

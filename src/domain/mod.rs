@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod backoff;
+pub mod bench;
 pub mod cluster;
 pub mod command;
 pub mod deploy;

@@ -1,6 +1,7 @@
 //! What operators read: tables in cephadm's styles, one file per noun, over
 //! the API's types (the CLI renders the daemon's answers with them).
 
+pub mod bench;
 pub mod deployments;
 pub mod devices;
 pub mod hosts;

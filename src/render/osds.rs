@@ -3,21 +3,28 @@
 
 use super::table::{Align, Table};
 use crate::clock::format_ms;
+use crate::domain::bench::format_rate;
 use crate::domain::cluster::format_weight;
 use crate::domain::progress::format_duration;
 use crate::wire::api::osds::{OsdRow, RemovalStatus};
 
-pub fn osd_table(osds: &[OsdRow]) -> String {
-    let mut t = Table::new(["OSD", "HOST", "DEVICES", "WEIGHT", "STATUS", "PGS", "REMOVAL"])
-        .align(3, Align::Right)
-        .align(5, Align::Right);
+/// `osd ls`; `wide` adds each OSD's latest bench and outlier verdict.
+pub fn osd_table(osds: &[OsdRow], wide: bool) -> String {
+    let mut headers = vec!["OSD", "HOST", "DEVICES", "WEIGHT", "STATUS", "PGS", "REMOVAL"];
+    if wide {
+        headers.extend(["BENCH", "OUTLIER"]);
+    }
+    let mut t = Table::new(headers).align(3, Align::Right).align(5, Align::Right);
+    if wide {
+        t = t.align(7, Align::Right);
+    }
     for o in osds {
         let status = if o.destroyed {
             "destroyed".to_string()
         } else {
             format!("{} {}", if o.up { "up" } else { "down" }, if o.is_in { "in" } else { "out" })
         };
-        t.row([
+        let mut row = vec![
             format!("osd.{}", o.id),
             o.host.clone().unwrap_or_default(),
             o.devices.join(","),
@@ -25,7 +32,12 @@ pub fn osd_table(osds: &[OsdRow]) -> String {
             status,
             o.pgs.map(|p| p.to_string()).unwrap_or_default(),
             o.removal.map(|p| p.as_str().to_string()).unwrap_or_default(),
-        ]);
+        ];
+        if wide {
+            row.push(o.bench_bytes_per_sec.map(format_rate).unwrap_or_default());
+            row.push(o.bench_outlier.clone().unwrap_or_default());
+        }
+        t.row(row);
     }
     t.plain()
 }

@@ -210,6 +210,9 @@ impl SimCluster {
     }
 }
 
+/// The simulator runs no benchmarks: numbers it made up would be shown as measured.
+impl crate::ceph::CephBench for SimCluster {}
+
 impl CephCluster for SimCluster {
     fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>> {
         let st = self.with(|s| ClusterState {

@@ -8,11 +8,13 @@
 //! tokens (their digests and roles). The database runs in WAL mode with foreign keys on.
 
 pub mod backup;
+mod cluster_benches;
 mod deployments;
 mod events;
 mod holds;
 mod hosts;
 mod inventories;
+mod osd_benches;
 mod removals;
 mod runs;
 mod specs;

@@ -52,6 +52,14 @@ impl Daemon {
         };
         let active: HashMap<u32, Phase> =
             self.store.active_removals().await?.into_iter().map(|r| (r.removal.osd_id, r.removal.phase)).collect();
+        let benches = match self.bench_brief().await {
+            Ok(b) => b,
+            Err(e) => {
+                // The list still shows every OSD, without bench results.
+                tracing::warn!("cannot read the OSD bench results: {e}");
+                HashMap::new()
+            }
+        };
         let filter = q.q.as_deref().and_then(OsdFilter::parse);
         let mut rows: Vec<OsdRow> = state
             .osds
@@ -68,6 +76,8 @@ impl Daemon {
                     pgs: o.pgs,
                     devices: m.map(|m| m.dev_nodes.clone()).unwrap_or_default(),
                     removal: active.get(&o.id).copied(),
+                    bench_bytes_per_sec: benches.get(&o.id).map(|b| b.0),
+                    bench_outlier: benches.get(&o.id).and_then(|b| b.1.clone()),
                 }
             })
             .filter(|r| q.host.as_ref().is_none_or(|h| r.host.as_ref() == Some(h)))

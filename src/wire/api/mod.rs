@@ -3,6 +3,7 @@
 //! sends them (and describes them in the OpenAPI document), and the CLI
 //! reads them back as the same types, never as untyped JSON.
 
+pub mod bench;
 pub mod deployments;
 pub mod devices;
 pub mod error;

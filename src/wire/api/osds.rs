@@ -17,6 +17,12 @@ pub struct OsdRow {
     pub devices: Vec<String>,
     /// The state of its removal, if one is under way.
     pub removal: Option<Phase>,
+    /// Its latest `bench osds` result, in bytes per second.
+    #[serde(default)]
+    pub bench_bytes_per_sec: Option<f64>,
+    /// Why it is much slower than comparable OSDs, if it is.
+    #[serde(default)]
+    pub bench_outlier: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]

@@ -1,0 +1,22 @@
+//! Benchmarks: per-OSD benches (`osds.rs`: asked, queued, run at most one
+//! per host at a time by the benchmark worker, outliers among comparable
+//! OSDs) and cluster benchmarks (`cluster.rs`: `rados bench` on a test pool). Every bench is stored
+//! before it runs; the worker marks what a restart cut off instead of
+//! running it twice.
+
+mod cluster;
+mod osds;
+
+pub use osds::OsdBenchRequest;
+
+use super::{Daemon, DaemonError};
+
+impl Daemon {
+    /// One round of the benchmark worker: marks what a restart cut off,
+    /// then runs what is queued.
+    #[tracing::instrument(skip_all)]
+    pub async fn bench_round(&self) -> Result<(), DaemonError> {
+        self.run_osd_benches().await?;
+        self.run_cluster_bench().await
+    }
+}

@@ -1,0 +1,277 @@
+//! A cluster benchmark (`rados bench` write, then seq and rand reads) as a
+//! value: what was asked, the phase it is in, the cluster's shape when it
+//! ran, each pass's numbers, warnings. The daemon stores it before each
+//! step; `next` says which step follows which.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One `rados bench` mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Pass {
+    Write,
+    Seq,
+    Rand,
+}
+
+impl Pass {
+    pub const ALL: [Pass; 3] = [Pass::Write, Pass::Seq, Pass::Rand];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pass::Write => "write",
+            Pass::Seq => "seq",
+            Pass::Rand => "rand",
+        }
+    }
+}
+
+/// What one pass measured (`rados bench ... -f json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PassResult {
+    pub pass: Pass,
+    /// How long it ran (`total_time_run`).
+    pub seconds: f64,
+    /// Objects written or read.
+    pub ops: u64,
+    pub op_size: u64,
+    /// Ceph's MB/s (MiB per second).
+    pub bandwidth_mb_s: f64,
+    pub iops: f64,
+    pub avg_latency_s: f64,
+    pub max_latency_s: f64,
+    pub min_latency_s: f64,
+}
+
+/// The cluster when the benchmark ran: what a later run must match to be
+/// comparable.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClusterShape {
+    /// OSDs up and in, by device class ("hdd": 6).
+    pub osds_by_class: BTreeMap<String, u32>,
+    pub hosts: u32,
+    /// The test pool's replica count and placement groups.
+    pub pool_size: u32,
+    pub pg_num: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ClusterPhase {
+    /// Stored; the worker checks the cluster again before anything else.
+    Queued,
+    /// Creating the test pool (if it is ours) and waiting for its PGs.
+    Preparing,
+    Write,
+    Seq,
+    Rand,
+    /// Removing the benchmark's objects, and the pool if it made it.
+    Cleaning,
+    Done,
+    Failed,
+}
+
+impl ClusterPhase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClusterPhase::Queued => "queued",
+            ClusterPhase::Preparing => "preparing",
+            ClusterPhase::Write => "write",
+            ClusterPhase::Seq => "seq",
+            ClusterPhase::Rand => "rand",
+            ClusterPhase::Cleaning => "cleaning",
+            ClusterPhase::Done => "done",
+            ClusterPhase::Failed => "failed",
+        }
+    }
+
+    pub fn is_finished(self) -> bool {
+        matches!(self, ClusterPhase::Done | ClusterPhase::Failed)
+    }
+
+    pub fn pass(self) -> Option<Pass> {
+        match self {
+            ClusterPhase::Write => Some(Pass::Write),
+            ClusterPhase::Seq => Some(Pass::Seq),
+            ClusterPhase::Rand => Some(Pass::Rand),
+            _ => None,
+        }
+    }
+}
+
+/// Bounds of a request, each with its reason.
+pub const MIN_SECONDS: u32 = 1;
+/// An hour per pass: longer runs are a soak test, not a benchmark.
+pub const MAX_SECONDS: u32 = 3600;
+pub const DEFAULT_SECONDS: u32 = 60;
+/// The field report compares pools of 16 and 256 PGs.
+pub const DEFAULT_PG_NUM: u32 = 32;
+pub const MAX_PG_NUM: u32 = 4096;
+pub const MAX_LABEL: usize = 200;
+
+/// A benchmark run and where it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClusterBench {
+    pub pool: String,
+    /// The daemon made the pool (and removes it); false for a given pool,
+    /// where only the benchmark's own objects are removed.
+    pub own_pool: bool,
+    pub seconds: u32,
+    pub pg_num: u32,
+    pub label: Option<String>,
+    /// Run although the cluster is not HEALTH_OK or a drain runs.
+    pub force: bool,
+    /// `rados bench --run-name`: names this run's objects, for seq, rand
+    /// and the cleanup.
+    pub run_name: String,
+    pub phase: ClusterPhase,
+    /// The phase's action was started and has not been recorded as ended:
+    /// found so at the start of a round, a restart cut it off.
+    pub in_flight: bool,
+    /// The cluster's health when the run started.
+    pub health: Option<String>,
+    pub shape: Option<ClusterShape>,
+    pub results: Vec<PassResult>,
+    pub warnings: Vec<String>,
+    pub failure: Option<String>,
+}
+
+/// The pool name a run of ours uses.
+pub fn own_pool_name(id: i64) -> String {
+    format!("osdkeeper-bench-{id}")
+}
+
+/// A request as a run, or why it cannot be one (naming the field).
+pub fn new_run(
+    pool: Option<String>,
+    seconds: Option<u32>,
+    pg_num: Option<u32>,
+    label: Option<String>,
+    force: bool,
+) -> Result<ClusterBench, String> {
+    let seconds = seconds.unwrap_or(DEFAULT_SECONDS);
+    if !(MIN_SECONDS..=MAX_SECONDS).contains(&seconds) {
+        return Err(format!("seconds {seconds} is out of range: a pass runs {MIN_SECONDS} to {MAX_SECONDS} s"));
+    }
+    let pg_num = pg_num.unwrap_or(DEFAULT_PG_NUM);
+    if pool.is_some() && pg_num != DEFAULT_PG_NUM {
+        return Err("pg_num is only for the pool the benchmark makes, not a given pool".into());
+    }
+    if !(1..=MAX_PG_NUM).contains(&pg_num) {
+        return Err(format!("pg_num {pg_num} is out of range: 1 to {MAX_PG_NUM}"));
+    }
+    if let Some(p) = &pool {
+        let fine =
+            !p.is_empty() && p.len() <= 128 && p.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+        if !fine {
+            return Err(format!("pool {p:?} is not a pool name (letters, digits, '-', '_', '.')"));
+        }
+    }
+    if let Some(l) = &label {
+        if l.chars().count() > MAX_LABEL || l.chars().any(char::is_control) {
+            return Err(format!("label is longer than {MAX_LABEL} characters or holds control characters"));
+        }
+    }
+    Ok(ClusterBench {
+        own_pool: pool.is_none(),
+        pool: pool.unwrap_or_default(),
+        seconds,
+        pg_num,
+        label: label.filter(|l| !l.trim().is_empty()),
+        force,
+        run_name: String::new(),
+        phase: ClusterPhase::Queued,
+        in_flight: false,
+        health: None,
+        shape: None,
+        results: Vec::new(),
+        warnings: Vec::new(),
+        failure: None,
+    })
+}
+
+/// The phase after `phase` when it went well; a failure goes to
+/// `Cleaning` (`failed`), whose end is `Failed`.
+pub fn next(phase: ClusterPhase, failed: bool) -> ClusterPhase {
+    use ClusterPhase::*;
+    match (phase, failed) {
+        (Queued, true) => Failed,
+        (Cleaning, true) | (Failed, _) => Failed,
+        (_, true) => Cleaning,
+        (Queued, false) => Preparing,
+        (Preparing, false) => Write,
+        (Write, false) => Seq,
+        (Seq, false) => Rand,
+        (Rand, false) => Cleaning,
+        (Cleaning, false) | (Done, _) => Done,
+    }
+}
+
+/// What a run found cut off by a restart becomes: the cleanup always runs
+/// again (it is safe to repeat), a pass never does (it would write twice).
+pub fn after_restart(mut b: ClusterBench) -> ClusterBench {
+    if !b.in_flight {
+        return b;
+    }
+    b.in_flight = false;
+    // Queued does nothing to the cluster (it reads it), Cleaning is safe to repeat.
+    if !matches!(b.phase, ClusterPhase::Queued | ClusterPhase::Cleaning) {
+        b.failure = Some(format!(
+            "the daemon stopped during the {} phase; the run is not repeated (start a new one)",
+            b.phase.as_str()
+        ));
+        b.phase = ClusterPhase::Cleaning;
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_checked_field_by_field() {
+        let b = new_run(None, None, None, Some("before swap".into()), false).unwrap();
+        assert_eq!((b.own_pool, b.seconds, b.pg_num, b.label.as_deref()), (true, 60, 32, Some("before swap")));
+        assert!(new_run(None, Some(0), None, None, false).unwrap_err().starts_with("seconds 0"));
+        assert!(new_run(None, Some(4000), None, None, false).unwrap_err().starts_with("seconds 4000"));
+        assert!(new_run(Some("rbd".into()), None, Some(256), None, false).unwrap_err().starts_with("pg_num is only"));
+        assert!(new_run(None, None, Some(0), None, false).unwrap_err().starts_with("pg_num 0"));
+        assert!(new_run(Some("a b".into()), None, None, None, false).unwrap_err().starts_with("pool \"a b\""));
+        assert!(new_run(None, None, None, Some("x\ny".into()), false).unwrap_err().starts_with("label"));
+        assert!(!new_run(Some("testbench".into()), None, None, None, false).unwrap().own_pool);
+    }
+
+    #[test]
+    fn phases_follow_each_other_and_failures_still_clean_up() {
+        use ClusterPhase::*;
+        let mut p = Queued;
+        let mut walked = vec![p];
+        while !p.is_finished() {
+            p = next(p, false);
+            walked.push(p);
+        }
+        assert_eq!(walked, vec![Queued, Preparing, Write, Seq, Rand, Cleaning, Done]);
+        assert_eq!(next(Seq, true), Cleaning);
+        assert_eq!(next(Cleaning, true), Failed);
+        assert_eq!(next(Queued, true), Failed, "nothing was made: nothing to clean");
+    }
+
+    #[test]
+    fn a_pass_cut_off_is_not_repeated_but_the_cleanup_is() {
+        let mut b = new_run(None, None, None, None, false).unwrap();
+        b.phase = ClusterPhase::Write;
+        b.in_flight = true;
+        let after = after_restart(b.clone());
+        assert_eq!((after.phase, after.in_flight), (ClusterPhase::Cleaning, false));
+        assert!(after.failure.unwrap().contains("during the write phase"));
+        b.phase = ClusterPhase::Cleaning;
+        let after = after_restart(b.clone());
+        assert_eq!((after.phase, after.failure), (ClusterPhase::Cleaning, None));
+        b.in_flight = false;
+        b.phase = ClusterPhase::Seq;
+        assert_eq!(after_restart(b.clone()), b, "not in flight: unchanged");
+    }
+}

@@ -1,0 +1,160 @@
+//! `/api/v1/benchmarks`: per-OSD benches (`ceph tell osd.N bench`) with
+//! the outliers among comparable OSDs, and cluster benchmarks
+//! (`rados bench`) with their history and comparisons.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::bench::cluster::ClusterBench;
+use crate::domain::bench::compare::PassComparison;
+
+/// Where a bench is: stored before each change, so a restart finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BenchState {
+    Queued,
+    Running,
+    Done,
+    Failed,
+}
+
+impl BenchState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BenchState::Queued => "queued",
+            BenchState::Running => "running",
+            BenchState::Done => "done",
+            BenchState::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<BenchState> {
+        [BenchState::Queued, BenchState::Running, BenchState::Done, BenchState::Failed]
+            .into_iter()
+            .find(|b| b.as_str() == s)
+    }
+
+    pub fn is_finished(self) -> bool {
+        matches!(self, BenchState::Done | BenchState::Failed)
+    }
+}
+
+/// `POST /api/v1/benchmarks/osds`: the OSDs to bench, or all of them.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OsdBenchBody {
+    #[serde(default)]
+    pub ids: Vec<u32>,
+    /// Every OSD that is up (instead of `ids`).
+    #[serde(default)]
+    pub all: bool,
+    /// Bytes each OSD writes [default: 1 GiB, as Ceph's].
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    /// Size of each write [default: 4 MiB].
+    #[serde(default)]
+    pub block_size: Option<u64>,
+}
+
+/// Which OSD a bench runs on, where, how much it writes, and what makes
+/// the OSD comparable to others (as Ceph reported it when it was asked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OsdBenchTarget {
+    pub osd_id: u32,
+    /// The host it runs on: at most one bench per host at a time.
+    pub host: String,
+    pub device_class: Option<String>,
+    pub size_bytes: Option<u64>,
+    pub model: Option<String>,
+    pub bytes: u64,
+    pub block_size: u64,
+}
+
+/// One per-OSD bench: asked, running, or with its result. Stored as is,
+/// except `outlier`, which is worked out when it is shown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OsdBench {
+    pub bench_id: i64,
+    #[serde(flatten)]
+    pub target: OsdBenchTarget,
+    pub state: BenchState,
+    pub requested_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub bytes_per_sec: Option<f64>,
+    pub iops: Option<f64>,
+    pub elapsed_s: Option<f64>,
+    pub error: Option<String>,
+    /// Why this OSD is much slower than comparable ones, if it is
+    /// (only on the latest result of each OSD).
+    pub outlier: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct OsdBenchQuery {
+    /// Every bench of the last ones (default: only the latest of each OSD).
+    pub history: Option<i64>,
+}
+
+/// `POST /api/v1/benchmarks/cluster`: a `rados bench` run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterBenchBody {
+    /// A pool to run in [default: a test pool made for the run and removed after it].
+    #[serde(default)]
+    pub pool: Option<String>,
+    /// Seconds per pass (write, seq, rand) [default: 60].
+    #[serde(default)]
+    pub seconds: Option<u32>,
+    /// Placement groups of the test pool [default: 32].
+    #[serde(default)]
+    pub pg_num: Option<u32>,
+    /// Words to find the run by later ("before the disk swap").
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Run although the cluster is not HEALTH_OK or a drain runs.
+    #[serde(default)]
+    pub force: bool,
+    /// Write into a given pool that already holds objects (only the
+    /// benchmark's own objects are removed after).
+    #[serde(default)]
+    pub allow_pool_with_data: bool,
+}
+
+/// A cluster benchmark as stored: its request, phase, shape and results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClusterRun {
+    pub bench_id: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub finished_at: Option<i64>,
+    /// The token that asked.
+    pub actor: Option<String>,
+    /// Bumped by each stored change (optimistic concurrency).
+    pub version: i64,
+    #[serde(flatten)]
+    pub bench: ClusterBench,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct ClusterRunQuery {
+    /// At most this many runs, newest first [default: 50].
+    pub limit: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct CompareQuery {
+    /// The earlier run...
+    pub a: i64,
+    /// ...and the later one: changes are from `a` to `b`.
+    pub b: i64,
+}
+
+/// Two runs side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ClusterComparison {
+    pub a: ClusterRun,
+    pub b: ClusterRun,
+    pub passes: Vec<PassComparison>,
+    /// How the clusters differed (OSDs per class, hosts, pool size, PGs).
+    pub differences: Vec<String>,
+}

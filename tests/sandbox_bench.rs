@@ -1,0 +1,292 @@
+//! Benchmarks against a real Ceph cluster: ../shared/ceph-sandbox started
+//! with `--loop` (each OSD on its own loop device, so one OSD's disk can
+//! be slowed down for real), the real daemon, and the CLI.
+//!
+//! `bench cluster` runs write, seq and rand on a pool it makes, stores
+//! plausible numbers with the cluster's shape and removes the pool; it is
+//! refused while the cluster is not HEALTH_OK and on a pool holding other
+//! objects; on a given empty pool it removes only its objects; two runs
+//! compare. `bench osds --all` stores one result per OSD; then one OSD's
+//! ceph-osd process is put into a blkio cgroup that throttles its writes
+//! to its loop device (this machine runs cgroup v1), and the next `bench
+//! osds --all` names it as the outlier among the comparable OSDs.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::sandbox::Sandbox;
+use common::*;
+use serde_json::Value;
+
+const TOKEN: &str = "sandbox-api-token";
+const BLKIO: &str = "/sys/fs/cgroup/blkio";
+
+fn daemon_config(sb: &Sandbox, rados: &Path) -> String {
+    format!(
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nceph:\n  conf: {}\n  rados_bin: {}\n  timeout_s: 30\n",
+        sb.conf().display(),
+        rados.display()
+    )
+}
+
+/// A `rados` that logs each command line the daemon runs, then runs the real one.
+fn rados_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
+    let log = dir.join("rados-commands.log");
+    let bin = dir.join("rados-logged");
+    let real = std::process::Command::new("sh").args(["-c", "command -v rados"]).output().unwrap().stdout;
+    let real = String::from_utf8(real).unwrap();
+    std::fs::write(&bin, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real.trim()))
+        .unwrap();
+    assert!(std::process::Command::new("chmod").arg("+x").arg(&bin).status().unwrap().success());
+    (bin, log)
+}
+
+fn json(url: &str, args: &[&str]) -> Value {
+    let mut full = args.to_vec();
+    full.extend(["--format", "json"]);
+    let (code, out, err) = cli(url, Some(TOKEN), &full);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
+}
+
+/// A blkio cgroup holding one process, with a write limit on one device;
+/// the process goes back to the root group and the group is removed when
+/// dropped.
+struct Throttle {
+    group: PathBuf,
+    pid: String,
+}
+
+impl Throttle {
+    fn writes(pid: &str, device: &str, bytes_per_sec: u64, name: &str) -> Throttle {
+        let out = std::process::Command::new("lsblk").args(["-dno", "MAJ:MIN", device]).output().unwrap();
+        let major_minor = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(major_minor.contains(':'), "lsblk {device}: {major_minor:?}");
+        let group = Path::new(BLKIO).join(name);
+        std::fs::create_dir(&group).unwrap_or_else(|e| panic!("mkdir {}: {e}", group.display()));
+        let throttle = Throttle { group: group.clone(), pid: pid.to_string() };
+        std::fs::write(group.join("blkio.throttle.write_bps_device"), format!("{major_minor} {bytes_per_sec}"))
+            .unwrap();
+        std::fs::write(group.join("cgroup.procs"), pid).unwrap();
+        throttle
+    }
+}
+
+impl Drop for Throttle {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::write(Path::new(BLKIO).join("cgroup.procs"), &self.pid) {
+            eprintln!("cannot move {} back to the root blkio group: {e}", self.pid);
+        }
+        if let Err(e) = std::fs::remove_dir(&self.group) {
+            eprintln!("cannot remove {}: {e}", self.group.display());
+        }
+    }
+}
+
+#[test]
+fn benchmarks_on_a_real_cluster() {
+    let work = tempfile::Builder::new().prefix("osdkeeper-bench").tempdir().unwrap();
+    let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
+    let loops = sb.loops();
+    assert_eq!(loops.len(), 6, "{loops:?}");
+    let (rados, rados_log) = rados_wrapper(work.path());
+    let config = daemon_config(&sb, &rados);
+    let mut daemon = start_daemon(work.path(), &config, &[("OSDKEEPER_TOKEN", TOKEN)]);
+    let url = daemon.url.as_str();
+
+    // 1. A cluster benchmark on a pool of its own: three passes with
+    //    plausible numbers, the cluster's shape, warnings about a short
+    //    run, and the pool gone afterwards.
+    let run = json(url, &["bench", "cluster", "--seconds", "3", "--label", "before"]);
+    assert_eq!((run["phase"].as_str(), run["failure"].as_str()), (Some("done"), None), "{run}");
+    let pool = run["pool"].as_str().unwrap().to_string();
+    assert_eq!(pool, format!("osdkeeper-bench-{}", run["bench_id"]));
+    let passes: Vec<&str> = run["results"].as_array().unwrap().iter().map(|r| r["pass"].as_str().unwrap()).collect();
+    assert_eq!(passes, ["write", "seq", "rand"], "{run}");
+    for r in run["results"].as_array().unwrap() {
+        let mb = r["bandwidth_mb_s"].as_f64().unwrap();
+        assert!(mb > 0.5 && mb < 100_000.0, "{r}");
+        assert!(r["ops"].as_u64().unwrap() > 0 && r["op_size"] == 4194304, "{r}");
+        assert!(r["avg_latency_s"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["max_latency_s"].as_f64() >= r["avg_latency_s"].as_f64(), "{r}");
+    }
+    assert_eq!(
+        run["shape"],
+        serde_json::json!({"osds_by_class": {"hdd": 6}, "hosts": 3, "pool_size": 2, "pg_num": 32})
+    );
+    assert_eq!(run["health"], "HEALTH_OK");
+    let warnings: Vec<&str> = run["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert!(warnings.iter().any(|w| w.starts_with("each pass ran 3 s")), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.starts_with("the write pass wrote")), "{warnings:?}");
+    let pools = sb.json(&["osd", "pool", "ls"]);
+    assert!(!pools.as_array().unwrap().iter().any(|p| p == pool.as_str()), "the test pool is removed: {pools}");
+
+    // 2. Refused while the cluster is not HEALTH_OK (noout makes it HEALTH_WARN), and on a pool with data.
+    assert_eq!(sb.ceph(&["osd", "set", "noout"]).0, 0);
+    wait_for("HEALTH_WARN", Duration::from_secs(30), || {
+        (sb.json(&["health"])["status"] == "HEALTH_WARN").then_some(())
+    });
+    let (code, _, err) = cli(url, Some(TOKEN), &["bench", "cluster", "--seconds", "1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("HEALTH_WARN") && err.contains("force"), "{err}");
+    assert_eq!(sb.ceph(&["osd", "unset", "noout"]).0, 0);
+    wait_for("HEALTH_OK", Duration::from_secs(30), || (sb.json(&["health"])["status"] == "HEALTH_OK").then_some(()));
+    let objects = |pool: &str| -> u64 {
+        let df = sb.json(&["df"]);
+        df["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == pool)
+            .map(|p| p["stats"]["objects"].as_u64().unwrap())
+            .unwrap()
+    };
+    assert!(objects("sandbox") > 0);
+    let (code, _, err) = cli(url, Some(TOKEN), &["bench", "cluster", "--pool", "sandbox", "--seconds", "1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("pool sandbox holds") && err.contains("allow_pool_with_data"), "{err}");
+    assert_eq!(json(url, &["bench", "ls"]).as_array().unwrap().len(), 1, "nothing stored for refused runs");
+
+    // 3. A given empty pool: the benchmark's objects are removed, the pool stays.
+    assert_eq!(sb.ceph(&["osd", "pool", "create", "testbench", "16", "16"]).0, 0);
+    assert_eq!(sb.ceph(&["osd", "pool", "application", "enable", "testbench", "rados"]).0, 0);
+    sb.wait_clean();
+    let given = json(url, &["bench", "cluster", "--pool", "testbench", "--seconds", "2", "--label", "after"]);
+    assert_eq!(given["phase"], "done", "{given}");
+    assert_eq!(given["shape"]["pg_num"], 16, "{given}");
+    let left = std::process::Command::new("rados")
+        .arg("--conf")
+        .arg(sb.conf())
+        .args(["-p", "testbench", "ls"])
+        .output()
+        .unwrap();
+    assert!(left.status.success() && left.stdout.is_empty(), "objects left: {}", String::from_utf8_lossy(&left.stdout));
+    assert!(
+        sb.json(&["osd", "pool", "ls"]).as_array().unwrap().iter().any(|p| p == "testbench"),
+        "the given pool stays"
+    );
+
+    // 4. The two side by side.
+    let (a, b) = (run["bench_id"].to_string(), given["bench_id"].to_string());
+    let cmp = json(url, &["bench", "compare", &a, &b]);
+    assert_eq!(cmp["passes"].as_array().unwrap().len(), 3, "{cmp}");
+    let write_mb = &cmp["passes"][0]["metrics"][0];
+    assert_eq!(
+        (write_mb["name"].as_str(), write_mb["a"].as_f64()),
+        (Some("MB/s"), run["results"][0]["bandwidth_mb_s"].as_f64())
+    );
+    assert!(write_mb["change_percent"].is_number(), "{cmp}");
+    assert!(cmp["differences"].as_array().unwrap().iter().any(|d| d == "pg_num: 32 then 16"), "{cmp}");
+    let (code, text, err) = cli(url, Some(TOKEN), &["bench", "compare", &a, &b]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("A: benchmark 1 (before)") && text.contains("%") && text.contains("avg latency s"), "{text}");
+    let (code, listing, _) = cli(url, Some(TOKEN), &["bench", "ls"]);
+    assert_eq!(code, 0);
+    assert!(listing.contains("before") && listing.contains("after") && listing.contains("MB/s"), "{listing}");
+
+    // 5. One result per OSD, with numbers a disk can have.
+    let first = json(url, &["bench", "osds", "--all", "--bytes", "52428800", "--block-size", "4194304"]);
+    let first = first.as_array().unwrap();
+    let ids: Vec<u64> = first.iter().map(|b| b["osd_id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, vec![0, 1, 2, 3, 4, 5], "{first:?}");
+    for b in first {
+        assert_eq!(b["state"], "done", "{b}");
+        let rate = b["bytes_per_sec"].as_f64().unwrap();
+        assert!(rate > 1e6 && rate < 1e11, "{b}");
+        assert_eq!((b["bytes"].as_u64(), b["block_size"].as_u64()), (Some(52428800), Some(4194304)), "{b}");
+        assert_eq!(b["device_class"], "hdd", "{b}");
+        assert_eq!(b["size_bytes"], 10737418240u64, "{b}");
+    }
+    // At most one OSD per host at a time: on each host, one bench ended before the next began.
+    for host in ["f5-422-01", "f5-422-02", "f5-422-03"] {
+        let mut spans: Vec<(i64, i64)> = first
+            .iter()
+            .filter(|b| b["host"] == host)
+            .map(|b| (b["started_at"].as_i64().unwrap(), b["finished_at"].as_i64().unwrap()))
+            .collect();
+        spans.sort();
+        assert_eq!(spans.len(), 2, "{host}: {first:?}");
+        assert!(spans[0].1 <= spans[1].0, "two benches at once on {host}: {spans:?}");
+    }
+    // A size the OSD would not bench is refused with the field and value, and nothing is queued.
+    let (code, _, err) = cli(url, Some(TOKEN), &["bench", "osds", "0", "--block-size", "512"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("block_size 512 is out of range"), "{err}");
+    let (code, _, err) = cli(url, Some(TOKEN), &["bench", "osds", "42"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("osd.42 does not exist"), "{err}");
+    let history = json(url, &["bench", "osds", "--results"]);
+    assert_eq!(history.as_array().unwrap().len(), 6, "one stored result per OSD: {history}");
+
+    // 6. osd.5 writes to its disk throttled to 4 MB/s: it is the outlier,
+    //    in `bench osds`, `osd ls --wide` and the event log.
+    let slow = 5;
+    let pid = std::fs::read_to_string(sb.dir.join(format!("run/osd.{slow}.pid"))).unwrap().trim().to_string();
+    let device = loops.iter().find(|(id, _)| *id == slow).map(|(_, d)| d.clone()).unwrap();
+    let group = format!("osdkeeper-test-{}", std::process::id());
+    let throttle = Throttle::writes(&pid, &device, 4 << 20, &group);
+    let second = json(url, &["bench", "osds", "--all", "--bytes", "20971520"]);
+    drop(throttle);
+    let flagged: Vec<(u64, String)> = second
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| Some((b["osd_id"].as_u64()?, b["outlier"].as_str()?.to_string())))
+        .collect();
+    assert_eq!(flagged.len(), 1, "only the throttled OSD is an outlier: {second}");
+    assert_eq!(flagged[0].0, slow as u64, "{second}");
+    assert!(
+        flagged[0].1.starts_with("osd.5: ") && flagged[0].1.contains("the other 5 HDD OSDs of 10.7 GB do"),
+        "{}",
+        flagged[0].1
+    );
+    let (code, table, err) = cli(url, Some(TOKEN), &["osd", "ls", "--wide"]);
+    assert_eq!(code, 0, "{err}");
+    let row = table.lines().find(|l| l.starts_with("osd.5 ")).unwrap();
+    assert!(row.contains("MB/s") && row.contains("the other 5 HDD OSDs"), "{table}");
+    let events = json(url, &["events"]);
+    assert!(
+        events.as_array().unwrap().iter().any(|e| e["kind"] == "bench-outlier" && e["subject"] == "osd.5"),
+        "{events}"
+    );
+
+    // 7. A crash right after the write pass: after the restart the pass is
+    //    not run again (one `rados bench ... write` in the log), the run is
+    //    failed with the reason, and the pool it made is removed.
+    daemon.proc.terminate();
+    let crash_dir = work.path().join("crash");
+    std::fs::create_dir(&crash_dir).unwrap();
+    let writes_before = count_lines(&rados_log, " write ");
+    let env = [("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_CRASH_AFTER", "bench-write")];
+    let mut crashing = start_daemon(&crash_dir, &config, &env);
+    let queued = json(&crashing.url, &["bench", "cluster", "--seconds", "2", "--no-wait"]);
+    let pool = queued["pool"].as_str().unwrap().to_string();
+    wait_for("the daemon to abort after the write pass", Duration::from_secs(120), || {
+        crashing.proc.child.try_wait().unwrap().map(|_| ())
+    });
+    assert!(
+        sb.json(&["osd", "pool", "ls"]).as_array().unwrap().iter().any(|p| p == pool.as_str()),
+        "the pool was made"
+    );
+    assert_eq!(count_lines(&rados_log, " write "), writes_before + 1);
+    let daemon = start_daemon(&crash_dir, &config, &[("OSDKEEPER_TOKEN", TOKEN)]);
+    let id = queued["bench_id"].to_string();
+    let run = wait_for("the cut-off run to be cleaned up", Duration::from_secs(120), || {
+        let run = json(&daemon.url, &["bench", "show", &id]);
+        (run["phase"] == "failed").then_some(run)
+    });
+    assert!(run["failure"].as_str().unwrap().contains("during the write phase"), "{run}");
+    assert_eq!(run["results"], serde_json::json!([]), "{run}");
+    assert_eq!(count_lines(&rados_log, " write "), writes_before + 1, "the write pass is not repeated");
+    assert_eq!(count_lines(&rados_log, " seq "), count_lines(&rados_log, " rand "), "no read pass after the crash");
+    assert!(
+        !sb.json(&["osd", "pool", "ls"]).as_array().unwrap().iter().any(|p| p == pool.as_str()),
+        "the pool is removed"
+    );
+}
+
+fn count_lines(log: &Path, needle: &str) -> usize {
+    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| l.contains(needle)).count()
+}
