@@ -86,6 +86,7 @@ fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String], ceph_vo
         sb.dir.display()
     ));
     cmd.arg("--ceph-volume").arg(ceph_volume);
+    cmd.arg("--osd-cluster-conf").arg(sb.conf());
     cmd.env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)
         .env("CEPH_CONF", sb.conf())
         .env("CEPH_VOLUME_LOG_PATH", sb.dir.join("log"));

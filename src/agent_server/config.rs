@@ -54,6 +54,9 @@ pub struct AgentConfig {
     pub osd_start_timeout: Duration,
     /// HTTPS with this certificate and key; required off loopback.
     pub tls: Option<crate::tls::TlsFiles>,
+    /// Only ceph-osd processes running with this ceph.conf are this host's
+    /// OSDs (a host running daemons of two clusters).
+    pub osd_cluster_conf: Option<PathBuf>,
 }
 
 /// The settings as given on the command line and in the environment.
@@ -79,6 +82,7 @@ pub struct RawSettings {
     pub osd_start_timeout_s: u64,
     pub tls_cert: Option<PathBuf>,
     pub tls_key: Option<PathBuf>,
+    pub osd_cluster_conf: Option<PathBuf>,
 }
 
 /// The default address is loopback: a token is needed for anything else.
@@ -194,6 +198,7 @@ impl AgentConfig {
             osd_start,
             osd_start_timeout: Duration::from_secs(raw.osd_start_timeout_s),
             tls,
+            osd_cluster_conf: raw.osd_cluster_conf,
         })
     }
 

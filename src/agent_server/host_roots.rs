@@ -5,16 +5,34 @@
 
 use std::path::PathBuf;
 
+use super::osd_argv::conf_of;
+use super::proc_scan::ProcessInfo;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostRoots {
     /// `/proc`.
     pub proc: PathBuf,
     /// `/sys/class/block`: every block device, partitions included.
     pub sys_class_block: PathBuf,
+    /// Only ceph-osd processes running with this ceph.conf are this host's
+    /// OSDs (`--osd-cluster-conf`); by default every ceph-osd is, which is
+    /// the safe side: a zap then refuses for any daemon of that id.
+    pub cluster_conf: Option<PathBuf>,
 }
 
 impl Default for HostRoots {
     fn default() -> Self {
-        HostRoots { proc: PathBuf::from("/proc"), sys_class_block: PathBuf::from("/sys/class/block") }
+        HostRoots {
+            proc: PathBuf::from("/proc"),
+            sys_class_block: PathBuf::from("/sys/class/block"),
+            cluster_conf: None,
+        }
+    }
+}
+
+impl HostRoots {
+    /// Whether a process belongs to the cluster this agent serves.
+    pub fn of_our_cluster(&self, p: &ProcessInfo) -> bool {
+        self.cluster_conf.as_ref().is_none_or(|ours| conf_of(&p.argv) == *ours)
     }
 }

@@ -44,6 +44,36 @@ pub fn served_osd(argv: &[String]) -> Option<u32> {
     served
 }
 
+/// The ceph.conf a Ceph daemon's command line runs it with: `-c`/`--conf`,
+/// else `/etc/ceph/CLUSTER.conf` for `--cluster CLUSTER` (Ceph's default
+/// cluster name is `ceph`); a later option overrides an earlier one.
+pub fn conf_of(argv: &[String]) -> std::path::PathBuf {
+    let (mut conf, mut cluster) = (None::<String>, None::<String>);
+    let mut args = argv.iter().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        let (option, inline) = match arg.split_once('=') {
+            Some((o, v)) => (o, Some(v.to_string())),
+            None => (arg.as_str(), None),
+        };
+        let slot = match option {
+            "-c" | "--conf" => &mut conf,
+            "--cluster" => &mut cluster,
+            _ => continue,
+        };
+        match inline.or_else(|| args.next().cloned()) {
+            Some(v) => *slot = Some(v),
+            None => break,
+        }
+    }
+    match conf {
+        Some(c) => c.into(),
+        None => format!("/etc/ceph/{}.conf", cluster.as_deref().unwrap_or("ceph")).into(),
+    }
+}
+
 /// An id as Ceph writes it: decimal digits only.
 pub fn parse_id(text: &str) -> Option<u32> {
     if text.is_empty() || text.len() > 10 || !text.bytes().all(|b| b.is_ascii_digit()) {
@@ -55,6 +85,18 @@ pub fn parse_id(text: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_conf_a_daemon_runs_with() {
+        let conf = |s: &str| conf_of(&argv(s)).display().to_string();
+        assert_eq!(conf("ceph-osd -f --cluster ceph --id 4 --setuser ceph"), "/etc/ceph/ceph.conf");
+        assert_eq!(conf("ceph-osd -f --id 4"), "/etc/ceph/ceph.conf");
+        assert_eq!(conf("ceph-osd --cluster backup -i 4"), "/etc/ceph/backup.conf");
+        assert_eq!(conf("ceph-osd -i 4 -c /tmp/sb/ceph.conf"), "/tmp/sb/ceph.conf");
+        assert_eq!(conf("ceph-osd --conf=/a.conf --cluster x -i 4"), "/a.conf");
+        assert_eq!(conf("ceph-osd -c /a.conf -c /b.conf"), "/b.conf");
+        assert_eq!(conf("ceph-osd -i 4 -- -c /not-an-option"), "/etc/ceph/ceph.conf");
+    }
 
     fn argv(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()

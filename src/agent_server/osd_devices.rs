@@ -21,7 +21,7 @@ pub fn serves_from(roots: &HostRoots, osd_id: u32, devices: &BTreeSet<String>) -
     let procs = processes(&roots.proc)?;
     Ok(procs
         .iter()
-        .filter(|p| osd_of(p) == Some(osd_id))
+        .filter(|p| osd_of(p) == Some(osd_id) && roots.of_our_cluster(p))
         .any(|p| open_files(&roots.proc, p.pid).iter().any(|f| names.contains(f))))
 }
 
@@ -35,7 +35,7 @@ mod tests {
         let p = FakeProc::new();
         p.add(500, 'S', "ceph-osd", &["ceph-osd", "-i", "4"]);
         p.open(500, 7, "/dev/loop4");
-        let roots = HostRoots { proc: p.root(), sys_class_block: p.dir.path().join("sys") };
+        let roots = HostRoots { proc: p.root(), sys_class_block: p.dir.path().join("sys"), cluster_conf: None };
         let mine: BTreeSet<String> = ["/dev/loop4".to_string()].into();
         let other: BTreeSet<String> = ["/dev/loop5".to_string()].into();
         assert!(serves_from(&roots, 4, &mine).unwrap());

@@ -4,7 +4,7 @@
 //! ceph-osd process serves the id. A running daemon is left alone, so a
 //! repeated start is harmless.
 
-use std::path::PathBuf;
+use super::host_roots::HostRoots;
 use std::time::{Duration, Instant};
 
 use super::ceph_volume::command_line;
@@ -32,13 +32,13 @@ pub struct OsdStarter {
     pub method: ControlMethod,
     /// How long the daemon may take to appear, the command included.
     pub timeout: Duration,
-    pub proc_root: PathBuf,
+    pub roots: HostRoots,
 }
 
 impl OsdStarter {
     async fn pids(&self, osd_id: u32) -> Result<Vec<u32>, StartError> {
-        let root = self.proc_root.clone();
-        tokio::task::spawn_blocking(move || osd_pids(&root, osd_id))
+        let roots = self.roots.clone();
+        tokio::task::spawn_blocking(move || osd_pids(&roots, osd_id))
             .await
             .map_err(|e| StartError::Task(e.to_string()))?
             .map_err(StartError::Scan)
@@ -97,7 +97,7 @@ mod tests {
         OsdStarter {
             method: ControlMethod::Command { words: words.iter().map(|w| w.to_string()).collect() },
             timeout: Duration::from_millis(timeout_ms),
-            proc_root: p.root(),
+            roots: HostRoots { proc: p.root(), ..HostRoots::default() },
         }
     }
 

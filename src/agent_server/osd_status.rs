@@ -3,19 +3,22 @@
 //! daemon that is starting), and an OSD the cluster has marked down may
 //! still hold its disk.
 
-use std::path::Path;
-
+use super::host_roots::HostRoots;
 use super::osd_argv::{is_ceph_osd, served_osd};
 use super::proc_scan::{processes, ProcessInfo};
 use crate::wire::agent::OsdDaemonStatus;
 
-/// The pids of the live ceph-osd processes serving `osd_id`.
-pub fn osd_pids(proc_root: &Path, osd_id: u32) -> std::io::Result<Vec<u32>> {
-    Ok(pids_serving(&processes(proc_root)?, osd_id))
+/// The pids of the live ceph-osd processes of our cluster serving `osd_id`.
+pub fn osd_pids(roots: &HostRoots, osd_id: u32) -> std::io::Result<Vec<u32>> {
+    Ok(pids_serving(roots, &processes(&roots.proc)?, osd_id))
 }
 
-pub fn pids_serving(procs: &[ProcessInfo], osd_id: u32) -> Vec<u32> {
-    procs.iter().filter(|p| is_ceph_osd(p) && served_osd(&p.argv) == Some(osd_id)).map(|p| p.pid).collect()
+pub fn pids_serving(roots: &HostRoots, procs: &[ProcessInfo], osd_id: u32) -> Vec<u32> {
+    procs
+        .iter()
+        .filter(|p| is_ceph_osd(p) && served_osd(&p.argv) == Some(osd_id) && roots.of_our_cluster(p))
+        .map(|p| p.pid)
+        .collect()
 }
 
 /// The OSD a process serves, when it is a ceph-osd.
@@ -28,8 +31,8 @@ pub fn osd_of(p: &ProcessInfo) -> Option<u32> {
 }
 
 /// `GET /v1/osd/{id}`.
-pub fn status(proc_root: &Path, osd_id: u32) -> std::io::Result<OsdDaemonStatus> {
-    let pids = osd_pids(proc_root, osd_id)?;
+pub fn status(roots: &HostRoots, osd_id: u32) -> std::io::Result<OsdDaemonStatus> {
+    let pids = osd_pids(roots, osd_id)?;
     Ok(OsdDaemonStatus { osd_id, running: !pids.is_empty(), detail: describe(osd_id, &pids), pids })
 }
 
@@ -51,6 +54,23 @@ mod tests {
     use super::super::proc_scan::fake::FakeProc;
     use super::*;
 
+    fn roots_at(p: &FakeProc) -> HostRoots {
+        HostRoots { proc: p.root(), ..HostRoots::default() }
+    }
+
+    #[test]
+    fn with_a_cluster_conf_only_that_clusters_daemons_count() {
+        let p = FakeProc::new();
+        p.add(100, 'S', "ceph-osd", &["ceph-osd", "-i", "4", "-c", "/tmp/ours/ceph.conf"]);
+        p.add(101, 'S', "ceph-osd", &["ceph-osd", "-i", "4", "-c", "/tmp/theirs/ceph.conf"]);
+        p.add(102, 'S', "ceph-osd", &["ceph-osd", "-f", "--cluster", "ceph", "--id", "4"]);
+        assert_eq!(osd_pids(&roots_at(&p), 4).unwrap(), [100, 101, 102], "by default every ceph-osd counts");
+        let ours = HostRoots { cluster_conf: Some("/tmp/ours/ceph.conf".into()), ..roots_at(&p) };
+        assert_eq!(osd_pids(&ours, 4).unwrap(), [100]);
+        let host = HostRoots { cluster_conf: Some("/etc/ceph/ceph.conf".into()), ..roots_at(&p) };
+        assert_eq!(osd_pids(&host, 4).unwrap(), [102], "a packaged OSD runs with the default conf");
+    }
+
     #[test]
     fn finds_the_daemon_of_one_osd() {
         let p = FakeProc::new();
@@ -60,13 +80,13 @@ mod tests {
         p.add(103, 'Z', "ceph-osd", &[]);
         p.add(104, 'S', "ceph-mon", &["ceph-mon", "-i", "1"]);
         p.add(105, 'S', "bash", &["bash", "-c", "ceph-osd -i 1"]);
-        let s = status(&p.root(), 1).unwrap();
+        let s = status(&roots_at(&p), 1).unwrap();
         assert!(s.running);
         assert_eq!(s.pids, [100, 102]);
         assert_eq!(s.detail, "ceph-osd for osd.1 runs (pids 100, 102)");
-        let s = status(&p.root(), 12).unwrap();
+        let s = status(&roots_at(&p), 12).unwrap();
         assert_eq!((s.pids, s.detail), (vec![101], "ceph-osd for osd.12 runs (pid 101)".to_string()));
-        let s = status(&p.root(), 2).unwrap();
+        let s = status(&roots_at(&p), 2).unwrap();
         assert!(!s.running && s.pids.is_empty());
         assert_eq!(s.detail, "no ceph-osd process serves osd.2 on this host");
     }
@@ -78,6 +98,6 @@ mod tests {
         // stat that still showed them must not count.
         let d = p.add(200, 'Z', "ceph-osd", &["ceph-osd", "-i", "3"]);
         assert!(d.join("stat").exists());
-        assert!(!status(&p.root(), 3).unwrap().running);
+        assert!(!status(&roots_at(&p), 3).unwrap().running);
     }
 }

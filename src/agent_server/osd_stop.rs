@@ -7,7 +7,7 @@
 //! whitespace and `{id}` is replaced by a number in each word, so nothing
 //! in a request can reach a shell or add an argument.
 
-use std::path::PathBuf;
+use super::host_roots::HostRoots;
 use std::time::{Duration, Instant};
 
 use super::ceph_volume::command_line;
@@ -130,21 +130,21 @@ pub struct OsdControl {
     pub method: ControlMethod,
     /// How long the daemon may take to exit, the command included.
     pub timeout: Duration,
-    pub proc_root: PathBuf,
+    pub roots: HostRoots,
 }
 
 impl OsdControl {
     pub async fn status(&self, osd_id: u32) -> Result<OsdDaemonStatus, StopError> {
-        let root = self.proc_root.clone();
-        tokio::task::spawn_blocking(move || super::osd_status::status(&root, osd_id))
+        let roots = self.roots.clone();
+        tokio::task::spawn_blocking(move || super::osd_status::status(&roots, osd_id))
             .await
             .map_err(|e| StopError::Task(e.to_string()))?
             .map_err(StopError::Scan)
     }
 
     async fn pids(&self, osd_id: u32) -> Result<Vec<u32>, StopError> {
-        let root = self.proc_root.clone();
-        tokio::task::spawn_blocking(move || osd_pids(&root, osd_id))
+        let roots = self.roots.clone();
+        tokio::task::spawn_blocking(move || osd_pids(&roots, osd_id))
             .await
             .map_err(|e| StopError::Task(e.to_string()))?
             .map_err(StopError::Scan)
@@ -258,7 +258,7 @@ mod tests {
         OsdControl {
             method: ControlMethod::Command { words: words.iter().map(|w| w.to_string()).collect() },
             timeout: Duration::from_millis(timeout_ms),
-            proc_root: p.root(),
+            roots: HostRoots { proc: p.root(), ..HostRoots::default() },
         }
     }
 

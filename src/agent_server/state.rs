@@ -36,7 +36,7 @@ impl AgentState {
     /// Checks `--inventory-file` now, so that a bad file stops the agent
     /// before it listens.
     pub fn from_config(config: &AgentConfig) -> Result<AgentState, InventoryError> {
-        let roots = HostRoots::default();
+        let roots = HostRoots { cluster_conf: config.osd_cluster_conf.clone(), ..HostRoots::default() };
         let ceph_volume = CephVolume {
             program: config.ceph_volume.clone(),
             inventory_timeout: config.inventory_timeout,
@@ -60,12 +60,12 @@ impl AgentState {
         let osd = Arc::new(OsdControl {
             method: config.osd_stop.clone(),
             timeout: config.osd_stop_timeout,
-            proc_root: roots.proc.clone(),
+            roots: roots.clone(),
         });
         let starter = Arc::new(OsdStarter {
             method: config.osd_start.clone(),
             timeout: config.osd_start_timeout,
-            proc_root: roots.proc.clone(),
+            roots: roots.clone(),
         });
         let zapper = Arc::new(Zapper { inventory: inventory.clone(), ceph_volume: ceph_volume.clone(), roots });
         Ok(AgentState {

@@ -181,8 +181,8 @@ impl Zapper {
     }
 
     async fn osd_pids(&self, osd_id: u32) -> Result<Vec<u32>, ZapError> {
-        let root = self.roots.proc.clone();
-        tokio::task::spawn_blocking(move || osd_pids(&root, osd_id))
+        let roots = self.roots.clone();
+        tokio::task::spawn_blocking(move || osd_pids(&roots, osd_id))
             .await
             .map_err(|e| ZapError::Task(e.to_string()))?
             .map_err(ZapError::Scan)
@@ -264,7 +264,7 @@ fn wipe(path: &str, roots: &HostRoots) -> Result<Vec<String>, ZapError> {
     if let Some(osd_id) = whoami(&head) {
         // A daemon that has not opened its device yet (starting up) does
         // not make the open fail.
-        let pids = osd_pids(&roots.proc, osd_id).map_err(ZapError::Scan)?;
+        let pids = osd_pids(roots, osd_id).map_err(ZapError::Scan)?;
         if !pids.is_empty() {
             return Err(ZapError::OsdRunning { path: path.to_string(), osd_id, pids: join_pids(&pids) });
         }

@@ -6,8 +6,8 @@
 
 pub mod bench;
 pub mod cli;
-mod placement;
 mod cli_bench;
+mod placement;
 mod rados_wire;
 pub mod wire;
 

@@ -62,6 +62,12 @@ pub struct AgentArgs {
     /// The certificate's private key (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// Count only ceph-osd processes running with this ceph.conf (their
+    /// -c/--conf, or /etc/ceph/CLUSTER.conf for --cluster CLUSTER) as this
+    /// host's OSDs, on a host running daemons of more than one cluster
+    /// [default: every ceph-osd counts].
+    #[arg(long, value_name = "FILE")]
+    osd_cluster_conf: Option<PathBuf>,
     /// The ceph-volume program.
     #[arg(long, env = "OSDKEEPER_CEPH_VOLUME", default_value = "ceph-volume", value_name = "PATH")]
     ceph_volume: String,
@@ -88,6 +94,7 @@ pub fn run(args: AgentArgs) -> ExitCode {
         osd_start_timeout_s: args.osd_start_timeout_s,
         tls_cert: args.tls_cert,
         tls_key: args.tls_key,
+        osd_cluster_conf: args.osd_cluster_conf,
     };
     let config = match AgentConfig::resolve(raw) {
         Ok(c) => c,

@@ -136,10 +136,13 @@ pub fn ceph_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
 }
 
 /// A real agent for one CRUSH host of the sandbox, reporting `devices`; it
-/// stops an OSD daemon with the sandbox's own `stop.sh DIR osd.N`.
+/// stops an OSD daemon with the sandbox's own `stop.sh DIR osd.N`. Only this
+/// sandbox's ceph-osd processes are its OSDs: another sandbox on the
+/// machine runs an osd.4 too.
 pub fn sandbox_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String], token: &str) -> (Proc, String) {
     let mut cmd = Command::new(bin());
     cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--devices", &devices.join(",")]);
+    cmd.arg("--osd-cluster-conf").arg(sb.conf());
     cmd.arg("--osd-stop-command").arg(format!(
         "{} {} osd.{{id}}",
         sandbox_scripts().join("stop.sh").display(),
