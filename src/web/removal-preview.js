@@ -12,7 +12,7 @@ const pct = (f) => (f === null || f === undefined ? '—' : `${(f * 100).toFixed
 export async function removalPreview(ids) {
   let p;
   try {
-    p = await api('POST', '/api/v1/osds/removals/preview', { json: { ids } });
+    ({ data: p } = await api('POST', '/api/v1/osds/removals/preview', { json: { ids } }));
   } catch (e) {
     const ignore = h('input', { type: 'checkbox', 'data-testid': 'rm-ignore-blockers' });
     const nodes = [
