@@ -107,16 +107,12 @@ impl PlacementProblem {
 }
 
 fn names(hosts: &[HostRef<'_>]) -> String {
-    let mut shown: Vec<&str> = hosts.iter().take(NAMES_SHOWN).map(|h| h.name).collect();
-    let more = hosts.len().saturating_sub(NAMES_SHOWN);
-    if more > 0 {
-        let tail = format!("and {more} more");
-        return format!("{}, {tail}", shown.join(", "));
+    let shown: Vec<&str> = hosts.iter().take(NAMES_SHOWN).map(|h| h.name).collect();
+    match hosts.len().saturating_sub(NAMES_SHOWN) {
+        _ if shown.is_empty() => "none".to_string(),
+        0 => shown.join(", "),
+        more => format!("{}, and {more} more", shown.join(", ")),
     }
-    if shown.is_empty() {
-        shown.push("none");
-    }
-    shown.join(", ")
 }
 
 /// Longer than any DNS name: not worth comparing with every host.
