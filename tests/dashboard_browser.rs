@@ -3,7 +3,8 @@
 //! Debian's headless Chromium through playwright-core and checks what the
 //! page shows: hosts and devices, a removal scheduled, followed and finished
 //! through the page, the live event log, a spec applied after its dry-run,
-//! the token form; then the same page over 2000 simulated hosts.
+//! the token form; then the same page over 2000 simulated hosts, and with
+//! fifteen removals at once in a wide and an 800 px window.
 //!
 //! Needs `node`, `/usr/bin/chromium` and `tests/browser/node_modules`
 //! (`npm ci` there); `scripts/test` installs them. Without them this test
@@ -11,7 +12,8 @@
 //!
 //! Screenshots (kept by CI as artifacts) go to the target directory:
 //! `dashboard-screenshot.png`, `dashboard-screenshot-draining.png`,
-//! `dashboard-scale-screenshot.png`, and `*-failure.png` when a check fails.
+//! `dashboard-scale-screenshot.png`, `dashboard-many-removals.png` and
+//! `dashboard-many-removals-800px.png`, and `*-failure.png` when a check fails.
 
 mod common;
 
@@ -141,5 +143,20 @@ fn dashboard_pages_through_2000_hosts() {
         &["--scale", &url, shot.to_str().expect("UTF-8 path")],
         &dir.path().join("scale.log"),
     );
+    assert!(shot.is_file(), "no screenshot at {}", shot.display());
+}
+
+/// Fifteen removals over six hosts: grouped per host with totals, compact
+/// rows, finished below live, a chart of ten drains whose labels do not
+/// overlap, the health strip during the backfill, and an 800 px window in
+/// which nothing is cut or scrolls sideways.
+#[test]
+fn dashboard_shows_fifteen_removals_and_fits_800_px() {
+    require_browser_tooling();
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (_demo, url) = start_demo(dir.path(), "many", &["--hosts", "6", "--devices-per-host", "8"]);
+    let shot = target_dir().join("dashboard-many-removals.png");
+    run_browser_script(dir.path(), &["--many", &url, shot.to_str().expect("UTF-8 path")], &dir.path().join("many.log"));
     assert!(shot.is_file(), "no screenshot at {}", shot.display());
 }

@@ -131,6 +131,17 @@ fn benchmarks_on_a_real_cluster() {
     let (code, _, err) = cli(url, Some(TOKEN), &["bench", "cluster", "--seconds", "1"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("HEALTH_WARN") && err.contains("force"), "{err}");
+    // The dashboard's health strip has the same words as `ceph status`
+    // (its read is shared for 5 s, so it may lag the flag by that much).
+    let api = common::client::Api::new(url, Some(TOKEN));
+    let status = wait_for("the strip's HEALTH_WARN", Duration::from_secs(30), || {
+        let s = api.get("/api/v1/cluster/status").body;
+        (s["health"] == "HEALTH_WARN").then_some(s)
+    });
+    let checks = status["checks"].as_array().unwrap();
+    assert!(checks.iter().any(|c| c["code"] == "OSDMAP_FLAGS" && c["message"] == "noout flag(s) set"), "{status}");
+    let in_states: i64 = status["pg_states"].as_array().unwrap().iter().map(|s| s["count"].as_i64().unwrap()).sum();
+    assert_eq!(in_states, status["pgs"].as_i64().unwrap(), "every PG is in one listed state: {status}");
     assert_eq!(sb.ceph(&["osd", "unset", "noout"]).0, 0);
     wait_for("HEALTH_OK", Duration::from_secs(30), || (sb.json(&["health"])["status"] == "HEALTH_OK").then_some(()));
     let objects = |pool: &str| -> u64 {

@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod bench;
+pub mod cluster;
 pub mod deployments;
 pub mod devices;
 pub mod error;
@@ -64,7 +65,7 @@ pub fn paged<T>(page: Page<T>) -> Paged<T> {
         specs::apply, specs::list, specs::get, specs::remove,
         osds::list, osds::remove, osds::status, osds::detail, osds::stop, osds::preview, devices::zap,
         deployments::list, deployments::detail,
-        events::list, events::workers, stream::stream, summary::summary, healthz,
+        events::list, events::workers, stream::stream, summary::summary, cluster::status, healthz,
         tokens::list, tokens::create, tokens::revoke, tokens::whoami,
         bench::bench_osds, bench::osd_results, bench::bench_cluster, bench::cluster_runs, bench::cluster_run,
         bench::compare,
@@ -189,6 +190,7 @@ fn endpoints() -> Vec<Endpoint> {
         at("GET", "/api/v1/openapi.json", openapi),
         at("GET", "/api/v1/stream", stream::stream),
         at("GET", "/api/v1/summary", summary::summary),
+        at("GET", "/api/v1/cluster/status", cluster::status),
         at("GET", "/metrics", metrics::metrics),
         at("GET", "/healthz", healthz),
         at("GET", "/", web::index),

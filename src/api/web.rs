@@ -37,6 +37,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     // One per panel.
     ("events.js", JS, include_str!("../web/events.js")),
     ("deployments.js", JS, include_str!("../web/deployments.js")),
+    ("health.js", JS, include_str!("../web/health.js")),
     ("held.js", JS, include_str!("../web/held.js")),
     ("hosts.js", JS, include_str!("../web/hosts.js")),
     ("osds.js", JS, include_str!("../web/osds.js")),

@@ -18,7 +18,7 @@ use futures::future::BoxFuture;
 use tokio::process::Command;
 
 use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat};
-use super::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
+use super::{CephCluster, CephError, ClusterHealth, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
 
 pub struct CephCli {
     pub bin: String,
@@ -163,6 +163,10 @@ impl CephCluster for CephCli {
             let pg_states = pg.pg_summary.num_pg_by_state.into_iter().map(|s| (s.name, s.num)).collect();
             Ok(ClusterState { fsid: dump.fsid, osds, pg_states })
         })
+    }
+
+    fn status(&self) -> BoxFuture<'_, Result<ClusterHealth, CephError>> {
+        Box::pin(async move { Ok(super::status::health_of(self.json(&["status"]).await?)) })
     }
 
     fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>> {

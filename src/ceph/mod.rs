@@ -9,6 +9,7 @@ pub mod cli;
 mod cli_bench;
 mod placement;
 mod rados_wire;
+mod status;
 pub mod wire;
 
 use futures::future::BoxFuture;
@@ -32,6 +33,7 @@ pub enum CephError {
 }
 
 pub use crate::domain::cluster::{ClusterState, OsdDevices, OsdState, Verdict};
+pub use crate::domain::cluster_health::ClusterHealth;
 pub use crate::domain::drain_preview::PreviewInput;
 
 pub use bench::CephBench;
@@ -39,6 +41,8 @@ pub use bench::CephBench;
 /// The cluster: what removals and deployments read and do, and (`CephBench`) benchmarks.
 pub trait CephCluster: CephBench + Send + Sync {
     fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>>;
+    /// Health, its checks, PG states and rates (`ceph status`).
+    fn status(&self) -> BoxFuture<'_, Result<ClusterHealth, CephError>>;
     fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>>;
     /// Devices of every OSD in one call (`ceph osd metadata`).
     fn all_osd_devices(&self) -> BoxFuture<'_, Result<Vec<(u32, OsdDevices)>, CephError>>;

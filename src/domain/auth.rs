@@ -94,6 +94,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/deployments/{deployment_id}", READ),
     rule("GET", "/api/v1/stream", READ),
     rule("GET", "/api/v1/summary", READ),
+    rule("GET", "/api/v1/cluster/status", READ),
     rule("GET", "/api/v1/benchmarks/osds", READ),
     rule("GET", "/api/v1/benchmarks/cluster", READ),
     rule("GET", "/api/v1/benchmarks/cluster/{bench_id}", READ),

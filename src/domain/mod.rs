@@ -6,6 +6,7 @@ pub mod auth;
 pub mod backoff;
 pub mod bench;
 pub mod cluster;
+pub mod cluster_health;
 pub mod command;
 pub mod deploy;
 pub mod drain_preview;

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 
-use crate::ceph::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
+use crate::ceph::{CephCluster, CephError, ClusterHealth, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimOsd {
@@ -235,6 +235,11 @@ impl CephCluster for SimCluster {
             pg_states: vec![("active+clean".into(), s.osds.iter().map(|o| o.pgs).sum::<f64>().round() as i64 / 2)],
         });
         Box::pin(async move { Ok(st) })
+    }
+
+    fn status(&self) -> BoxFuture<'_, Result<ClusterHealth, CephError>> {
+        let h = self.with(|s| super::health::health(s));
+        Box::pin(async move { Ok(h) })
     }
 
     fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>> {

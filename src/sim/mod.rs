@@ -6,6 +6,7 @@
 
 mod agents;
 mod cluster;
+mod health;
 mod placement;
 /// The CRUSH weight a new OSD of `bytes` gets: its size in TiB, as
 /// ceph-osd sets it (`osd_crush_initial_weight` unset): a 1.9 TB disk

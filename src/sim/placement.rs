@@ -9,7 +9,7 @@ use crate::domain::cluster::Verdict;
 use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios};
 
 const POOL: i64 = 1;
-const PG_BYTES: u64 = 4 << 20;
+pub(super) const PG_BYTES: u64 = 4 << 20;
 const OSD_KB: u64 = 1 << 30;
 
 pub(super) fn preview_input(s: &SimState, ids: &[u32], ok_to_stop: Verdict) -> PreviewInput {

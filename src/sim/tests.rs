@@ -57,3 +57,54 @@ fn a_batch_makes_the_planned_osds_and_its_db_volumes_show() {
     assert_eq!(run(&sim, WITH_DB).exit_code, 0);
     assert_eq!(sim.osds().len(), 2);
 }
+
+mod health {
+    use std::time::Duration;
+
+    use futures::executor::block_on;
+
+    use crate::ceph::CephCluster;
+
+    fn field_report() -> crate::sim::SimCluster {
+        crate::sim::field_report_cluster(20.0, 1.0, 1.0).manual_clock()
+    }
+
+    #[test]
+    fn an_idle_cluster_is_ok_and_all_clean() {
+        let h = block_on(field_report().status()).unwrap();
+        assert_eq!(h.status, "HEALTH_OK");
+        assert!(h.checks.is_empty());
+        assert_eq!(h.pgs_not_clean(), 0);
+        assert_eq!(h.pg_states, [("active+clean".to_string(), h.pgs)]);
+        assert!(h.throughput.recovery_bytes_per_sec.is_none());
+    }
+
+    #[test]
+    fn a_drain_backfills_misplaced_objects_and_stays_ok() {
+        let sim = field_report();
+        block_on(sim.reweight(8, 0.0)).unwrap();
+        sim.advance(Duration::from_secs(5));
+        let h = block_on(sim.status()).unwrap();
+        assert_eq!(h.status, "HEALTH_OK", "misplaced objects raise no check since Mimic");
+        let state = |name: &str| h.pg_states.iter().find(|(s, _)| s == name).map(|(_, n)| *n);
+        assert_eq!(state("active+remapped+backfilling"), Some(1));
+        assert_eq!(state("active+remapped+backfill_wait"), Some(14), "15 of osd.8's 20 PGs left after 5 s at 1 PG/s");
+        // 10 OSDs of 20 PGs at size 2 are 100 PGs of 64 objects, 12800 copies; one copy of 15 PGs moves.
+        assert_eq!(h.object_lines(), ["960/12800 objects misplaced (7.500%)"]);
+        assert!(h.throughput.recovery_bytes_per_sec.is_some_and(|r| r > 0.0));
+    }
+
+    #[test]
+    fn a_down_osd_with_data_is_a_warning_in_cephs_words() {
+        let sim = field_report();
+        sim.inner.lock().unwrap().osds.iter_mut().find(|o| o.id == 15).unwrap().up = false;
+        let h = block_on(sim.status()).unwrap();
+        assert_eq!(h.status, "HEALTH_WARN");
+        let messages: Vec<&str> = h.checks.iter().map(|c| c.message.as_str()).collect();
+        assert_eq!(messages[0], "1 osds down");
+        assert!(
+            messages[1].starts_with("Degraded data redundancy: 1280/12800 objects degraded (10.000%), 20 pgs degraded"),
+            "{messages:?}"
+        );
+    }
+}

@@ -132,7 +132,8 @@ function hostGroup(host) {
 
 function hostHeader(host) {
   const devs = host.devices;
-  const available = devs.filter((d) => d.available).length;
+  // As the rows show them: a held disk says Held, not Yes, so it is not counted as available.
+  const available = devs.filter((d) => d.available && !d.held).length;
   const heldCount = devs.filter((d) => d.held).length;
   const parts = [
     h('span', { class: 'host-name' }, host.host),

@@ -12,6 +12,7 @@
 // panels refresh one another through refresh.js's registry.
 import { tickAges } from './clock.js';
 import { addEvents, initEvents } from './events.js';
+import { initHealth } from './health.js';
 import { hostsPolled, initHosts } from './hosts.js';
 import { EventKind, StreamMessage } from './kinds.js';
 import { namedInMessage, startLive } from './live.js';
@@ -74,6 +75,7 @@ function onEventKind(ev) {
 initSpecEditor();
 initEvents();
 initSummary();
+initHealth();
 initHosts();
 initOsds();
 initTokenForm();

@@ -73,6 +73,7 @@ export const refreshers = Object.seal({
   osds: null,
   hosts: null,
   summary: null,
+  health: null,
   unreachable: null,
   held: null,
   specs: null,

@@ -1,7 +1,8 @@
 // The removals chart: PGs remaining against time since each drain started,
 // so that removals begun at different times can be compared. Series differ
-// by colour and by dash pattern, and carry their OSD's name at the end of
-// the line.
+// by colour and by dash pattern. Their OSD names stand in a column at the
+// right, spread so that none overlaps another, each joined to the end of
+// its line: with ten drains many lines end close together.
 import { api } from './api.js';
 import { $, emptyState, h, svg } from './dom.js';
 import { fmtDuration, osdName } from './format.js';
@@ -9,7 +10,8 @@ import { TERMINAL } from './phases.js';
 
 /** Samples per removal id: { samples, final, fetchedAt }. */
 const details = new Map();
-const CHART_SERIES_MAX = 6;
+// Live drains first (the rows come sorted so); ten lines stay readable.
+const CHART_SERIES_MAX = 10;
 // A running removal's new samples are fetched at most this often.
 const DETAIL_REFRESH_MS = 2000;
 
@@ -20,8 +22,14 @@ const SERIES_STYLES = [
   { color: '#7c3aed', dash: '10 3 2 3' },
   { color: '#0f766e', dash: '4 4' },
   { color: '#b91c1c', dash: '1 2' },
+  { color: '#a16207', dash: '' },
+  { color: '#1e3a8a', dash: '6 2' },
+  { color: '#be185d', dash: '3 2 1 2' },
+  { color: '#4d7c0f', dash: '8 2 2 2 2 2' },
 ];
-const CHART = { w: 640, h: 260, left: 46, right: 70, top: 14, bottom: 36 };
+const CHART = { w: 640, h: 290, left: 46, right: 64, top: 14, bottom: 36 };
+// Vertical room one name needs in the label column: the 12 px label's whole box.
+const LABEL_GAP = 16;
 
 function chartedRemovals(rows) {
   // Only removals that drained have samples; queued ones have none yet.
@@ -63,6 +71,26 @@ function chartSeries(rows) {
   }).filter((s) => s.points.length > 0);
 }
 
+/**
+ * Label baselines for lines ending at `ys`: each as near its line's end as
+ * it can be, at least LABEL_GAP from the next, all within [lo, hi].
+ */
+export function spreadLabels(ys, lo, hi) {
+  const order = ys.map((y, i) => ({ y: y + 4, i })).sort((a, b) => a.y - b.y);
+  for (let k = 0; k < order.length; k += 1) {
+    const floor = k === 0 ? lo : order[k - 1].y + LABEL_GAP;
+    order[k].y = Math.max(order[k].y, floor);
+  }
+  // Pushed past the bottom: shift the tail up, keeping the gaps.
+  for (let k = order.length - 1; k >= 0; k -= 1) {
+    const ceiling = k === order.length - 1 ? hi : order[k + 1].y - LABEL_GAP;
+    order[k].y = Math.min(order[k].y, ceiling);
+  }
+  const out = new Array(ys.length);
+  for (const o of order) out[o.i] = o.y;
+  return out;
+}
+
 /** At most `max` points, keeping the first and the last. */
 function thin(points, max) {
   if (points.length <= max) return points;
@@ -80,6 +108,10 @@ function niceStep(max, count, steps) {
 
 export function renderChart(rows) {
   const series = chartSeries(rows);
+  const drained = rows.filter((r) => r.drain_started_at).length;
+  $('removal-chart-caption').textContent = drained > series.length && series.length
+    ? `PGs remaining over time (${series.length} of ${drained} drains: running ones first)`
+    : 'PGs remaining over time';
   const box = $('removal-chart');
   const legend = $('removal-chart-legend');
   if (!series.length) {
@@ -110,28 +142,31 @@ export function renderChart(rows) {
   }
   for (let t = 0; t <= tMax + 1e-9; t += tStep) {
     grid.append(svg('line', { x1: x(t), x2: x(t), y1: top, y2: top + plotH, class: 'vertical' }),
-      svg('text', { x: x(t), y: top + plotH + 16, 'text-anchor': 'middle' }, t === 0 ? '0' : fmtDuration(t)));
+      svg('text', { x: x(t), y: top + plotH + 16, 'text-anchor': x(t) > left + plotW - 24 ? 'end' : 'middle' }, t === 0 ? '0' : fmtDuration(t)));
   }
   grid.append(svg('text', { x: left + plotW / 2, y: height - 3, 'text-anchor': 'middle', class: 'axis-title' }, 'time since the drain started'),
     svg('text', { x: 12, y: top + plotH / 2, 'text-anchor': 'middle', class: 'axis-title', transform: `rotate(-90 12 ${top + plotH / 2})` }, 'PGs left'));
   root.append(grid);
 
-  for (const s of series) {
+  const labelY = spreadLabels(series.map((s) => y(s.points[s.points.length - 1].pgs)), top + 4, top + plotH + 4);
+  const labelX = left + plotW + 8;
+  series.forEach((s, i) => {
     const pts = s.points.map((p) => `${x(p.t).toFixed(1)},${y(p.pgs).toFixed(1)}`).join(' ');
     const last = s.points[s.points.length - 1];
     const g = svg('g', { class: 'series', 'data-testid': 'chart-series', 'data-osd-id': s.r.osd_id, 'data-removal-id': s.r.removal_id, 'data-points': s.points.length });
     g.append(svg('polyline', { points: pts, fill: 'none', stroke: s.style.color, 'stroke-width': 2.2, 'stroke-dasharray': s.style.dash || null, 'stroke-linejoin': 'round' },
       svg('title', {}, `${osdName(s.r.osd_id)} on ${s.r.host}: ${last.pgs} PGs left after ${fmtDuration(last.t)}`)));
     g.append(svg('circle', { cx: x(last.t), cy: y(last.pgs), r: 3.5, fill: s.style.color }));
-    g.append(svg('text', { x: x(last.t) + 6, y: y(last.pgs) - 6, fill: s.style.color, class: 'series-label' }, osdName(s.r.osd_id)));
+    g.append(svg('line', { x1: x(last.t) + 4, y1: y(last.pgs), x2: labelX - 2, y2: labelY[i] - 4, stroke: s.style.color, 'stroke-width': 0.8, 'stroke-opacity': 0.55, class: 'leader' }));
+    g.append(svg('text', { x: labelX, y: labelY[i], fill: s.style.color, class: 'series-label', 'data-testid': 'chart-label' }, osdName(s.r.osd_id)));
     root.append(g);
-  }
+  });
   box.replaceChildren(root);
   legend.replaceChildren(...series.map((s) => {
     const last = s.points[s.points.length - 1];
     return h('li', {},
       svg('svg', { viewBox: '0 0 28 8', width: 28, height: 8, 'aria-hidden': 'true' },
         svg('line', { x1: 1, x2: 27, y1: 4, y2: 4, stroke: s.style.color, 'stroke-width': 2.5, 'stroke-dasharray': s.style.dash || null })),
-      h('span', { class: 'mono' }, osdName(s.r.osd_id)), ` on ${s.r.host} · ${s.r.state} · ${last.pgs} PGs left`);
+      h('span', { class: 'mono' }, osdName(s.r.osd_id)), h('span', { class: 'muted small nowrap' }, `${s.r.host} · ${last.pgs} left`));
   }));
 }

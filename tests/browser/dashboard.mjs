@@ -5,6 +5,7 @@
 //
 //   node dashboard.mjs BASE_URL SCREENSHOT.png            the field-report cluster
 //   node dashboard.mjs --scale BASE_URL SCREENSHOT.png    a demo with --hosts 2000
+//   node dashboard.mjs --many BASE_URL SCREENSHOT.png     15 removals on a small generated cluster
 //
 // Exit status 0 when every check passed; otherwise the failing step and
 // what the page showed are printed, with a screenshot next to SCREENSHOT.
@@ -23,11 +24,11 @@ const CHROMIUM_ARGS = [
 // ───────────── harness ─────────────
 
 const args = process.argv.slice(2);
-const scale = args[0] === '--scale';
-if (scale) args.shift();
+const mode = ['--scale', '--many'].includes(args[0]) ? args.shift().slice(2) : 'field-report';
+const scale = mode === 'scale';
 const [baseUrl, screenshotPath] = args;
 if (!baseUrl || !screenshotPath) {
-  console.error('usage: node dashboard.mjs [--scale] BASE_URL SCREENSHOT.png');
+  console.error('usage: node dashboard.mjs [--scale|--many] BASE_URL SCREENSHOT.png');
   process.exit(2);
 }
 
@@ -210,6 +211,12 @@ async function fieldReport(page) {
     }
   });
 
+  await step('the health strip shows the cluster healthy, every PG active+clean', async () => {
+    await until('HEALTH_OK in the health strip', async () => (await page.getAttribute('#health-strip', 'data-health')) === 'HEALTH_OK');
+    check(/HEALTH_OK/.test(await page.locator('[data-testid="health-badge"]').innerText()), 'the health is written out, not only coloured');
+    check(/\d+ PGs/i.test(await page.locator('[data-testid="health-pgs"]').innerText()), 'the strip counts the PGs (its label is in capitals)');
+  });
+
   await step('the header shows the counts from /api/v1/summary', async () => {
     await until('the summary to count 4 hosts', async () => (await summaryValue(page, 'summary-hosts')) === '4');
     check((await summaryValue(page, 'summary-unreachable')) === '0', 'no host is unreachable');
@@ -316,6 +323,11 @@ async function fieldReport(page) {
     check((await removalRow(page, 8).locator('[data-testid="removal-stop"]').count()) === 0, 'a finished removal must not offer Stop');
     await until('the wiped disk to be listed as held', async () => (await page.locator('[data-testid="held-device"][data-host="f5-422-03"][data-path="/dev/sdd"]').count()) === 1);
     await until('/dev/sdd on f5-422-03 to show as held in its host', async () => /Held/.test(await deviceRow(page, 'f5-422-03', '/dev/sdd').innerText()));
+    // The host's line counts what its rows say: a held disk is not "available".
+    const group = hostGroup(page, 'f5-422-03');
+    const yes = await group.locator('tr[data-testid="device"]').evaluateAll((rows) => rows.filter((r) => /Yes/.test(r.innerText)).length);
+    const counts = await group.locator('.host-counts').innerText();
+    check(new RegExp(`· ${yes} available · 1 held`).test(counts), `f5-422-03's line should count the ${yes} disks its rows call available and the held one: ${counts}`);
   });
 
   await step('release the held disk (behind a confirmation)', async () => {
@@ -502,6 +514,129 @@ async function scaleRun(page) {
   });
 }
 
+// ───────────── 15 removals at once, and an 800 px window ─────────────
+
+/** The boxes of `selector`'s elements, in page coordinates. */
+async function boxes(page, selector) {
+  return page.locator(selector).evaluateAll((els) => els.map((e) => {
+    const r = e.getBoundingClientRect();
+    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, lines: e.getClientRects().length, text: e.textContent };
+  }));
+}
+
+function overlapping(list) {
+  for (let i = 0; i < list.length; i += 1) {
+    for (let j = i + 1; j < list.length; j += 1) {
+      const a = list[i];
+      const b = list[j];
+      if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) return `${a.text} and ${b.text}`;
+    }
+  }
+  return null;
+}
+
+/** What must hold at any width: nothing scrolls sideways, names stay whole, chart labels apart and inside. */
+async function checkLayout(page, width) {
+  const fit = await page.evaluate(() => {
+    const wrap = document.getElementById('removals-table');
+    return { wrap: wrap.clientWidth, table: wrap.scrollWidth, page: document.documentElement.scrollWidth, view: window.innerWidth };
+  });
+  check(fit.table <= fit.wrap, `at ${width} px the removals table is ${fit.table} px wide in ${fit.wrap} px: it scrolls sideways`);
+  check(fit.page <= fit.view, `at ${width} px the page is ${fit.page} px wide in a ${fit.view} px window`);
+  for (const b of await boxes(page, '[data-testid="removal-host-group"] .host-name')) {
+    check(b.lines === 1, `at ${width} px the host name "${b.text}" is broken over ${b.lines} lines`);
+  }
+  const labels = await boxes(page, '#removal-chart [data-testid="chart-label"]');
+  const clash = overlapping(labels);
+  check(!clash, `at ${width} px the chart labels ${clash} overlap`);
+  const chart = (await boxes(page, '#removal-chart svg'))[0];
+  for (const l of labels) {
+    check(l.right <= chart.right + 0.5 && l.top >= chart.top - 0.5 && l.bottom <= chart.bottom + 0.5, `at ${width} px the chart label ${l.text} is cut off (${JSON.stringify(l)} outside ${JSON.stringify(chart)})`);
+  }
+}
+
+async function manyRemovals(page) {
+  const HOSTS_MANY = 6;
+  let picked;
+  await step('the health strip shows the cluster as ceph -s does', async () => {
+    await page.goto(baseUrl, { waitUntil: 'load' });
+    await until('HEALTH_OK in the health strip', async () => (await page.getAttribute('#health-strip', 'data-health')) === 'HEALTH_OK');
+    const pgs = await page.locator('[data-testid="health-pgs"]').innerText();
+    const total = Number(/(\d+) PGs/i.exec(pgs)[1]);
+    check(total > 0 && new RegExp(`${total} active\\+clean`).test(pgs.replace(/\s+/g, ' ')), `every PG should be active+clean before any removal: ${pgs}`);
+    check((await page.locator('[data-testid="health-recovery"]').count()) === 0, 'an idle cluster shows no recovery');
+  });
+
+  await step('schedule 15 removals over the six hosts', async () => {
+    const osds = await (await page.request.get(`${baseUrl}/api/v1/osds?limit=100`)).json();
+    const byHost = new Map();
+    for (const o of osds) byHost.set(o.host, [...(byHost.get(o.host) || []), o.id]);
+    check(byHost.size === HOSTS_MANY, `the demo should have ${HOSTS_MANY} hosts with OSDs: ${[...byHost.keys()]}`);
+    check(osds.length >= 15 && osds.every((o) => Number.isInteger(o.id)), `the demo should have 15 OSDs or more: ${osds.length}`);
+    // Round-robin over the hosts: every host gets some, none is emptied first.
+    picked = [];
+    for (let round = 0; picked.length < 15; round += 1) {
+      for (const ids of byHost.values()) if (ids[round] !== undefined && picked.length < 15) picked.push(ids[round]);
+    }
+    const r = await page.request.post(`${baseUrl}/api/v1/osds/removals`, { data: { ids: picked, ignore_preview_blockers: true } });
+    check(r.ok(), `scheduling 15 removals answered ${r.status()}: ${await r.text()}`);
+    await until('15 removal rows', async () => (await page.locator('[data-testid="removals-live"] tr[data-testid="removal"]').count()) === 15);
+  });
+
+  await step('15 removals: grouped per host with totals, compact rows', async () => {
+    const live = page.locator('[data-testid="removals-live"]');
+    check((await live.getAttribute('data-grouped')) === 'true', 'with 15 removals the rows should be grouped by host');
+    const groups = page.locator('[data-testid="removal-host-group"]');
+    check((await groups.count()) === HOSTS_MANY, `one group per host: ${await groups.count()}`);
+    for (const g of await groups.all()) {
+      const host = await g.getAttribute('data-host');
+      const n = await g.locator('tr[data-testid="removal"]').count();
+      const totals = await g.locator('[data-testid="removal-host-totals"]').innerText();
+      check(totals.startsWith(`${n} removal`), `${host}'s totals should count its ${n} removals: ${totals}`);
+    }
+    await until('some drains with PGs counted in the host totals', async () => /\d+ of \d+ PGs left/.test(await live.innerText()));
+    const heights = await page.locator('[data-testid="removals-live"] tr[data-testid="removal"]').evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().height));
+    check(Math.max(...heights) <= 44, `compact rows should be one line each (≤ 44 px), the tallest is ${Math.max(...heights)} px`);
+  });
+
+  await step('15 removals: the health strip shows the backfill, misplaced objects and recovery', async () => {
+    await until('backfilling PGs in the strip', async () => /backfill/.test(await page.locator('[data-testid="health-pgs"]').innerText()));
+    await until('misplaced objects in Ceph\'s words', async () => /\d+\/\d+ objects misplaced \(\d+\.\d{3}%\)/.test(await page.locator('[data-testid="health-objects"]').innerText()));
+    await until('a recovery rate', async () => /\/s/.test(await page.locator('[data-testid="health-recovery"]').innerText()));
+    check((await page.getAttribute('#health-strip', 'data-health')) === 'HEALTH_OK', 'misplaced objects alone leave the cluster HEALTH_OK, as Ceph reports it');
+  });
+
+  await step('15 removals: the chart draws every running drain, up to ten, with readable labels', async () => {
+    const draining = async () => page.locator('[data-testid="removals-live"] tr[data-testid="removal"][data-state="draining"]').count();
+    await until('ten chart lines', async () => {
+      const n = await page.locator('#removal-chart [data-testid="chart-series"]').count();
+      return n === Math.min(10, await draining()) && n >= 10;
+    });
+    check(/10 of \d+ drains|PGs remaining over time/.test(await page.textContent('#removal-chart-caption')), 'the caption names the chart');
+    await checkLayout(page, 1440);
+  });
+
+  await step('a stopped removal moves below the live ones, with when it finished', async () => {
+    const last = picked[picked.length - 1];
+    const r = await page.request.post(`${baseUrl}/api/v1/osds/removals/stop`, { data: { ids: [last] } });
+    check(r.ok(), `stopping osd.${last} answered ${r.status()}`);
+    const row = page.locator(`[data-testid="removals-finished"] tr[data-testid="removal"][data-osd-id="${last}"]`);
+    await until(`osd.${last} in the finished table`, async () => (await row.count()) === 1);
+    check(/\d\d:\d\d:\d\d/.test(await row.locator('[data-testid="removal-finished-at"]').innerText()), 'a finished row says when it finished');
+    const [liveBox] = await boxes(page, '[data-testid="removals-live"]');
+    const [doneBox] = await boxes(page, '[data-testid="removals-finished"]');
+    check(doneBox.top >= liveBox.bottom, 'finished removals are listed below the live ones');
+  });
+
+  await step('an 800 px window: nothing cut, nothing scrolls sideways', async () => {
+    await page.setViewportSize({ width: 800, height: 900 });
+    await page.waitForTimeout(300);
+    await checkLayout(page, 800);
+    await until('the health strip still shown', async () => (await page.locator('[data-testid="health-badge"]').innerText()) === 'HEALTH_OK');
+    await fullScreenshot(page, shotPath('800px'));
+  });
+}
+
 // ───────────── main ─────────────
 
 const browser = await openBrowser();
@@ -509,6 +644,8 @@ let failed = null;
 try {
   if (scale) {
     await scaleRun(browser.page);
+  } else if (mode === 'many') {
+    await manyRemovals(browser.page);
   } else {
     await fieldReport(browser.page);
     await tokenForm(browser.context, baseUrl);

@@ -2,6 +2,7 @@
 //! the store, the cached inventories and the cluster, as the types of
 //! `wire::api`. Handlers call these and send what they return.
 
+mod cluster_status;
 mod deployments;
 mod devices;
 mod hosts;

@@ -31,6 +31,8 @@ pub struct ClusterCache {
     /// The outcome of the last read, for `/healthz`, which must answer at
     /// once and so never waits for a read under way.
     outcome: std::sync::Mutex<Option<CephHealth>>,
+    /// The last `ceph status`, for the health strip (`cluster_status.rs`).
+    pub(super) status: tokio::sync::Mutex<super::cluster_status::StatusRead>,
 }
 
 impl Daemon {

@@ -4,6 +4,7 @@
 //! reads them back as the same types, never as untyped JSON.
 
 pub mod bench;
+pub mod cluster;
 pub mod deployments;
 pub mod devices;
 pub mod error;
