@@ -60,7 +60,7 @@ function deploymentRow(d) {
   if (d.retry_at && d.state === DeployPhase.FAILED) notes.push(h('div', { class: 'muted small' }, `next attempt at ${fmtClock(d.retry_at)}`));
   const attempt = d.attempt > 1 ? ` (attempt ${d.attempt})` : '';
   return h('tr', { 'data-testid': 'deployment', 'data-state': d.state, 'data-host': d.host },
-    h('td', {}, d.host),
+    h('td', { class: 'nowrap' }, d.host),
     h('td', {}, d.service_name),
     h('td', {}, badge(`${d.state}${attempt}`, stateKind(d.state))),
     h('td', { class: 'mono small' }, d.disks.join(', ')),

@@ -100,7 +100,7 @@ function osdRow(o) {
   return h('tr', { 'data-testid': 'osd-row', 'data-osd-id': o.id, class: osds.selected.has(o.id) ? 'selected' : '' },
     h('td', { class: 'select' }, checkbox),
     h('td', {}, h('label', { for: `osd-select-${o.id}`, class: 'mono' }, osdName(o.id))),
-    h('td', {}, o.host || '—'),
+    h('td', { class: 'nowrap' }, o.host || '—'),
     h('td', { class: 'mono' }, o.devices.join(', ') || '—'),
     h('td', { class: 'num' }, fmtWeight(o.crush_weight)),
     h('td', {}, status),

@@ -520,7 +520,11 @@ async function scaleRun(page) {
 async function boxes(page, selector) {
   return page.locator(selector).evaluateAll((els) => els.map((e) => {
     const r = e.getBoundingClientRect();
-    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, lines: e.getClientRects().length, text: e.textContent };
+    // One rectangle per line the text runs over.
+    const range = document.createRange();
+    range.selectNodeContents(e);
+    const lines = new Set([...range.getClientRects()].map((q) => Math.round(q.top))).size;
+    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, lines, text: e.textContent };
   }));
 }
 
@@ -543,7 +547,8 @@ async function checkLayout(page, width) {
   });
   check(fit.table <= fit.wrap, `at ${width} px the removals table is ${fit.table} px wide in ${fit.wrap} px: it scrolls sideways`);
   check(fit.page <= fit.view, `at ${width} px the page is ${fit.page} px wide in a ${fit.view} px window`);
-  for (const b of await boxes(page, '[data-testid="removal-host-group"] .host-name')) {
+  const names = ['[data-testid="removal-host-group"] .host-name', 'tr[data-testid="osd-row"] td:nth-child(3)', 'tbody[data-testid="host"] .host-name'];
+  for (const b of (await Promise.all(names.map((sel) => boxes(page, sel)))).flat()) {
     check(b.lines === 1, `at ${width} px the host name "${b.text}" is broken over ${b.lines} lines`);
   }
   const labels = await boxes(page, '#removal-chart [data-testid="chart-label"]');
