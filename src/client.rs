@@ -18,7 +18,9 @@ use crate::wire::api::devices::{DeviceQuery, DeviceRef, Hold, HostDevices, ZapBo
 use crate::wire::api::encode;
 use crate::wire::api::error::ErrorBody;
 use crate::wire::api::events::{Event, EventQuery};
-use crate::wire::api::hosts::{AddHost, Host, HostQuery, LabelBody};
+use crate::wire::api::hosts::{
+    AddHost, Host, HostDrainBody, HostDrainStatus, HostDrainStop, HostQuery, LabelBody, RemoveHostQuery,
+};
 use crate::wire::api::osds::{IdsBody, OsdQuery, OsdRow, RemovalStatus, RemoveBody, StatusQuery};
 use crate::wire::api::removal_preview::{PreviewBody, RemovalPreview};
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecListing, SpecRecord};
@@ -165,6 +167,12 @@ impl Client {
         self.read(self.http.post(self.url(path)).json(body)).await
     }
 
+    /// A POST whose request says it all in its path (the API still wants a JSON content type).
+    async fn post_empty<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
+        let req = self.http.post(self.url(path)).header(reqwest::header::CONTENT_TYPE, "application/json").body("{}");
+        self.read(req).await
+    }
+
     pub async fn hosts(&self, q: &HostQuery) -> Result<Vec<Host>, ClientError> {
         self.get("/api/v1/hosts", q).await
     }
@@ -173,8 +181,24 @@ impl Client {
         self.post("/api/v1/hosts", body).await
     }
 
-    pub async fn remove_host(&self, name: &str) -> Result<(), ClientError> {
-        self.send(self.http.delete(self.url(&format!("/api/v1/hosts/{}", encode(name))))).await.map(|_| ())
+    pub async fn remove_host(&self, name: &str, q: &RemoveHostQuery) -> Result<(), ClientError> {
+        self.send(self.http.delete(self.url(&format!("/api/v1/hosts/{}", encode(name)))).query(q)).await.map(|_| ())
+    }
+
+    pub async fn drain_host(&self, name: &str, body: &HostDrainBody) -> Result<HostDrainStatus, ClientError> {
+        self.post(&format!("/api/v1/hosts/{}/drain", encode(name)), body).await
+    }
+
+    pub async fn preview_host_drain(&self, name: &str) -> Result<RemovalPreview, ClientError> {
+        self.post_empty(&format!("/api/v1/hosts/{}/drain/preview", encode(name))).await
+    }
+
+    pub async fn stop_host_drain(&self, name: &str) -> Result<HostDrainStop, ClientError> {
+        self.post_empty(&format!("/api/v1/hosts/{}/drain/stop", encode(name))).await
+    }
+
+    pub async fn host_drain_status(&self, name: &str) -> Result<HostDrainStatus, ClientError> {
+        self.get(&format!("/api/v1/hosts/{}/drain", encode(name)), &()).await
     }
 
     pub async fn add_label(&self, host: &str, label: &str) -> Result<Host, ClientError> {

@@ -163,6 +163,18 @@ fn cephadm_forms_and_formats() {
     let hosts: Value = serde_json::from_str(&run(&["--url", url, "--format", "json", "host", "ls"]).1).unwrap();
     assert_eq!(hosts[0]["labels"], serde_json::json!(["osd", "ssd"]));
 
+    // A host is forgotten only once it is known to hold no OSDs: without a
+    // cluster to ask, `host rm` refuses and says how to insist.
+    let (code, out, err) = run(&["--url", url, "host", "rm", "f5-422-04"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    golden("host_rm_unchecked", &err);
+    let (code, _, err) = run(&["--url", url, "host", "drain", "halt", "f5-422-04"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("Error EINVAL: host drain takes HOST, `stop HOST` or `status HOST`"), "{err}");
+    let (code, out, err) = run(&["--url", url, "host", "drain", "stop", "f5-422-04"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("No removal is running on host f5-422-04\n"), "{out}");
+
     let (code, _, err) = run(&["--url", "ftp://127.0.0.1:1", "host", "ls"]);
     assert_eq!(code, 1);
     assert!(err.starts_with("Error EINVAL: invalid daemon address"), "{err}");

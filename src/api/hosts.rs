@@ -11,7 +11,10 @@ use super::json_body::{JsonBody, PathParam, QueryParams};
 use super::{paged, Paged};
 use crate::daemon::Daemon;
 use crate::wire::api::error::ErrorBody;
-use crate::wire::api::hosts::{AddHost, Host, HostQuery, LabelBody};
+use crate::wire::api::hosts::{
+    AddHost, Host, HostDrainBody, HostDrainStatus, HostDrainStop, HostQuery, LabelBody, RemoveHostQuery,
+};
+use crate::wire::api::removal_preview::RemovalPreview;
 
 #[utoipa::path(get, path = "/api/v1/hosts", tag = "hosts", params(HostQuery),
     responses((status = 200, body = [Host],
@@ -32,11 +35,54 @@ pub async fn add(
     Ok((StatusCode::CREATED, Json(d.add_host(&body.name, &body.addr, &body.labels, !body.no_check).await?)))
 }
 
-#[utoipa::path(delete, path = "/api/v1/hosts/{name}", tag = "hosts", params(("name" = String, Path)),
-    responses((status = 204), (status = 404, body = ErrorBody)))]
-pub async fn remove(State(d): State<Arc<Daemon>>, PathParam(name): PathParam<String>) -> Result<StatusCode, ApiError> {
-    d.remove_host(&name).await?;
+#[utoipa::path(delete, path = "/api/v1/hosts/{name}", tag = "hosts", params(("name" = String, Path), RemoveHostQuery),
+    responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn remove(
+    State(d): State<Arc<Daemon>>,
+    PathParam(name): PathParam<String>,
+    QueryParams(q): QueryParams<RemoveHostQuery>,
+) -> Result<StatusCode, ApiError> {
+    d.remove_host(&name, q.forget_osds).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(post, path = "/api/v1/hosts/{name}/drain", tag = "hosts", params(("name" = String, Path)),
+    request_body = HostDrainBody,
+    responses((status = 200, body = HostDrainStatus), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn drain(
+    State(d): State<Arc<Daemon>>,
+    PathParam(name): PathParam<String>,
+    JsonBody(body): JsonBody<HostDrainBody>,
+) -> Result<Json<HostDrainStatus>, ApiError> {
+    Ok(Json(d.drain_host(&name, &body).await?))
+}
+
+/// What draining the host would do; changes nothing.
+#[utoipa::path(post, path = "/api/v1/hosts/{name}/drain/preview", tag = "hosts", params(("name" = String, Path)),
+    responses((status = 200, body = RemovalPreview), (status = 404, body = ErrorBody)))]
+pub async fn drain_preview(
+    State(d): State<Arc<Daemon>>,
+    PathParam(name): PathParam<String>,
+) -> Result<Json<RemovalPreview>, ApiError> {
+    Ok(Json(d.preview_host_drain(&name).await?))
+}
+
+#[utoipa::path(post, path = "/api/v1/hosts/{name}/drain/stop", tag = "hosts", params(("name" = String, Path)),
+    responses((status = 200, body = HostDrainStop), (status = 404, body = ErrorBody)))]
+pub async fn drain_stop(
+    State(d): State<Arc<Daemon>>,
+    PathParam(name): PathParam<String>,
+) -> Result<Json<HostDrainStop>, ApiError> {
+    Ok(Json(d.stop_host_drain(&name).await?))
+}
+
+#[utoipa::path(get, path = "/api/v1/hosts/{name}/drain", tag = "hosts", params(("name" = String, Path)),
+    responses((status = 200, body = HostDrainStatus), (status = 404, body = ErrorBody)))]
+pub async fn drain_status(
+    State(d): State<Arc<Daemon>>,
+    PathParam(name): PathParam<String>,
+) -> Result<Json<HostDrainStatus>, ApiError> {
+    Ok(Json(d.host_drain_status(&name).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/hosts/{name}/labels", tag = "hosts", params(("name" = String, Path)),

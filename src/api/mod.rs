@@ -61,6 +61,7 @@ pub fn paged<T>(page: Page<T>) -> Paged<T> {
     info(title = "osdkeeper", description = "Ceph OSD lifecycle daemon: hosts, inventories, specs, removals"),
     paths(
         hosts::list, hosts::add, hosts::remove, hosts::add_label, hosts::remove_label,
+        hosts::drain, hosts::drain_preview, hosts::drain_stop, hosts::drain_status,
         devices::list, devices::held, devices::release,
         specs::apply, specs::list, specs::get, specs::remove,
         osds::list, osds::remove, osds::status, osds::detail, osds::stop, osds::preview, devices::zap,
@@ -159,6 +160,10 @@ fn endpoints() -> Vec<Endpoint> {
         at("DELETE", "/api/v1/hosts/{name}", hosts::remove),
         at("POST", "/api/v1/hosts/{name}/labels", hosts::add_label),
         at("DELETE", "/api/v1/hosts/{name}/labels/{label}", hosts::remove_label),
+        at("GET", "/api/v1/hosts/{name}/drain", hosts::drain_status),
+        at("POST", "/api/v1/hosts/{name}/drain", hosts::drain),
+        at("POST", "/api/v1/hosts/{name}/drain/preview", hosts::drain_preview),
+        at("POST", "/api/v1/hosts/{name}/drain/stop", hosts::drain_stop),
         at("GET", "/api/v1/devices", devices::list),
         at("GET", "/api/v1/devices/held", devices::held),
         at("POST", "/api/v1/devices/release", devices::release),

@@ -135,12 +135,14 @@ impl CephCluster for CephCli {
         Box::pin(async move {
             // Side by side: each is a CLI start of half a second or more, and
             // the removal worker reads this every round between its steps.
-            let (dump, df, tree, pg): (OsdDump, OsdDf, OsdTree, PgStat) = futures::try_join!(
-                self.json(&["osd", "dump"]),
-                self.json(&["osd", "df"]),
-                self.json(&["osd", "tree"]),
-                self.json(&["pg", "stat"]),
-            )?;
+            // The first failure in this order is the one reported, whichever ended first.
+            let (dump, df, tree, pg) = futures::join!(
+                self.json::<OsdDump>(&["osd", "dump"]),
+                self.json::<OsdDf>(&["osd", "df"]),
+                self.json::<OsdTree>(&["osd", "tree"]),
+                self.json::<PgStat>(&["pg", "stat"]),
+            );
+            let (dump, df, tree, pg) = (dump?, df?, tree?, pg?);
             let host_of = |id: i64| {
                 tree.nodes.iter().find(|n| n.kind == "host" && n.children.contains(&id)).map(|n| n.name.clone())
             };

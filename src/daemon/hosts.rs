@@ -105,7 +105,8 @@ impl Daemon {
         Ok(())
     }
 
-    pub async fn remove_host(&self, name: &str) -> Result<(), DaemonError> {
+    pub async fn remove_host(&self, name: &str, forget_osds: bool) -> Result<(), DaemonError> {
+        self.check_host_forgettable(name, forget_osds).await?;
         self.store.remove_host(name).await?;
         self.cache.forget(name);
         self.event(Level::Info, EventKind::HostRemoved, Some(name), None, format!("Removed host {name}")).await;

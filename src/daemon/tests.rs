@@ -16,6 +16,7 @@ use crate::wire::agent::{
 use crate::wire::api::hosts::Host;
 use crate::wire::api::specs::ApplyQuery;
 
+mod host_drain;
 mod preview;
 
 /// Serves one fixed device list per host and records ceph-volume calls.

@@ -88,6 +88,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/events", READ),
     rule("GET", "/api/v1/osds", READ),
     rule("GET", "/api/v1/osds/removals", READ),
+    rule("GET", "/api/v1/hosts/{name}/drain", READ),
     rule("GET", "/api/v1/osds/removals/{removal_id}", READ),
     rule("GET", "/api/v1/workers", READ),
     rule("GET", "/api/v1/deployments", READ),
@@ -104,6 +105,10 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/osds/removals", OPERATE),
     rule("POST", "/api/v1/osds/removals/stop", OPERATE),
     rule("POST", "/api/v1/osds/removals/preview", OPERATE),
+    // A drain marks its host _no_schedule itself: part of the removal, not a label edit.
+    rule("POST", "/api/v1/hosts/{name}/drain", OPERATE),
+    rule("POST", "/api/v1/hosts/{name}/drain/preview", OPERATE),
+    rule("POST", "/api/v1/hosts/{name}/drain/stop", OPERATE),
     // A benchmark loads the disks clients use, but changes nothing.
     rule("POST", "/api/v1/benchmarks/osds", OPERATE),
     rule("POST", "/api/v1/benchmarks/cluster", OPERATE),

@@ -174,7 +174,7 @@ pub struct HostInventory {
 
 impl HostInventory {
     pub fn schedulable(&self) -> bool {
-        !self.labels.iter().any(|l| l == "_no_schedule")
+        !self.labels.iter().any(|l| l == crate::domain::spec::NO_SCHEDULE)
     }
 
     /// How many OSDs each spec (by `osdspec_affinity`) has on this host,

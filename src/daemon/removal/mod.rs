@@ -2,10 +2,11 @@
 //! (`osd rm stop`) in `schedule`, the preview `osd rm` checks first (and
 //! `--dry-run` shows) in `preview`, the worker that drives every removal
 //! through `domain::removal::advance` in `worker`, and the events it
-//! records in `events`. The decisions themselves (gates, pacing, which
+//! records in `events`; `host_drain` removes every OSD of a host. The decisions themselves (gates, pacing, which
 //! devices, when a disk counts as wiped) are in `domain::removal`.
 
 mod events;
+mod host_drain;
 mod preview;
 mod schedule;
 mod worker;

@@ -15,7 +15,7 @@ pub use parse::{
     MAX_OSDS_PER_DEVICE,
 };
 pub use placement::{valid_host as valid_host_name, HostEntry, HostRef, Placement};
-pub use placement_check::{check_placement, PlacementProblem};
+pub use placement_check::{check_placement, PlacementProblem, NO_SCHEDULE};
 pub use size::{cephadm_disk_bytes, SizeBounds, SizeFilter};
 
 /// How the filters of one device selection combine.

@@ -71,7 +71,8 @@ pub fn check_placement(placement: &Placement, known: &[HostRef<'_>]) -> Option<P
 }
 
 /// The label that keeps specs off a host (cephadm's).
-const NO_SCHEDULE: &str = "_no_schedule";
+/// The label cephadm gives a host that no new daemon may be placed on.
+pub const NO_SCHEDULE: &str = "_no_schedule";
 
 impl PlacementProblem {
     /// The refusal, as a spec error on `placement.hosts`; `None` for a warning.

@@ -63,3 +63,62 @@ pub struct HostQuery {
     /// ...and return at most this many (default: all).
     pub limit: Option<usize>,
 }
+
+/// `POST /api/v1/hosts/{name}/drain`: remove every OSD of the host.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostDrainBody {
+    /// Wipe each OSD's devices once it is purged (they are then held back from specs).
+    #[serde(default)]
+    pub zap_osd_devices: bool,
+    /// Drain even when the removal preview finds blockers; they are recorded.
+    #[serde(default)]
+    pub ignore_preview_blockers: bool,
+}
+
+/// `DELETE /api/v1/hosts/{name}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
+pub struct RemoveHostQuery {
+    /// Forget the host although Ceph still has OSDs on it (they are not touched).
+    #[serde(default)]
+    pub forget_osds: bool,
+}
+
+/// A host's drain: its removals and their totals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct HostDrainStatus {
+    pub host: String,
+    /// Whether the host carries `_no_schedule` (specs skip it).
+    pub no_schedule: bool,
+    /// OSDs Ceph still has under this host (destroyed ones left out).
+    pub osds_in_cluster: Vec<u32>,
+    /// The host's removals not finished yet.
+    pub removals: Vec<super::osds::RemovalStatus>,
+    pub totals: HostDrainTotals,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct HostDrainTotals {
+    pub removals: usize,
+    /// Removals still draining or waiting to.
+    pub draining: usize,
+    /// PGs still on the host's draining OSDs, and at their start.
+    pub pgs_left: i64,
+    pub pgs_at_start: i64,
+    /// Bytes still used on the OSDs being removed.
+    pub bytes_left: f64,
+    /// When the last of them is expected to finish draining (the largest ETA).
+    pub eta_s: Option<f64>,
+}
+
+/// `POST /api/v1/hosts/{name}/drain/stop`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct HostDrainStop {
+    pub host: String,
+    /// Removals stopped: their weights are put back.
+    pub stopped: Vec<u32>,
+    /// Removals already past the point of no return (stopped daemon, purge, zap): they finish.
+    pub continuing: Vec<u32>,
+    /// Whether `_no_schedule` was taken off again.
+    pub no_schedule_removed: bool,
+}

@@ -1,0 +1,144 @@
+//! `host drain HOST`: every OSD of a host removed in one request, the host
+//! marked `_no_schedule` first so that no spec puts new OSDs on it
+//! meanwhile; `host drain stop HOST` stops what can still be undone; and
+//! `host rm`'s check that a host it forgets holds no OSDs.
+
+use super::super::{Daemon, DaemonError};
+use super::RemoveRequest;
+use crate::domain::cluster::same_host;
+use crate::domain::removal::RemovalRecord;
+use crate::domain::spec::NO_SCHEDULE;
+use crate::wire::api::hosts::{HostDrainBody, HostDrainStatus, HostDrainStop, HostDrainTotals};
+use crate::wire::api::removal_preview::RemovalPreview;
+
+impl Daemon {
+    /// The OSDs Ceph has under `host` (by CRUSH host), destroyed ones left out.
+    async fn osds_of_host(&self, host: &str) -> Result<Vec<u32>, DaemonError> {
+        let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
+        let mut ids: Vec<u32> = state
+            .osds
+            .iter()
+            .filter(|o| !o.destroyed && o.crush_host.as_deref().is_some_and(|h| same_host(h, host)))
+            .map(|o| o.id)
+            .collect();
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    async fn host_removals(&self, host: &str) -> Result<Vec<RemovalRecord>, DaemonError> {
+        let mut recs = self.store.active_removals().await?;
+        recs.retain(|r| r.removal.host == host);
+        Ok(recs)
+    }
+
+    /// What draining the host would do (`host drain HOST --dry-run`).
+    pub async fn preview_host_drain(&self, host: &str) -> Result<RemovalPreview, DaemonError> {
+        self.store.host(host).await?;
+        let ids = self.osds_of_host(host).await?;
+        if ids.is_empty() {
+            return Err(DaemonError::NotFound(format!("Ceph has no OSDs on host {host}")));
+        }
+        self.preview_removal(&ids).await
+    }
+
+    /// Marks the host `_no_schedule`, then queues the removal of each of its
+    /// OSDs not being removed already: asked twice, it queues nothing twice.
+    pub async fn drain_host(&self, host: &str, body: &HostDrainBody) -> Result<HostDrainStatus, DaemonError> {
+        self.store.host(host).await?;
+        let ids = self.osds_of_host(host).await?;
+        let queued: Vec<u32> = self.host_removals(host).await?.iter().map(|r| r.removal.osd_id).collect();
+        let todo: Vec<u32> = ids.iter().copied().filter(|id| !queued.contains(id)).collect();
+        // The label comes first: a spec applied while the drain is queued must not choose this host.
+        self.label(host, NO_SCHEDULE, true).await?;
+        if !todo.is_empty() {
+            let req = RemoveRequest {
+                ids: todo,
+                zap: body.zap_osd_devices,
+                ignore_preview_blockers: body.ignore_preview_blockers,
+                ..RemoveRequest::default()
+            };
+            if let Err(e) = self.schedule_removals(&req).await {
+                tracing::warn!("the drain of {host} was refused; it stays _no_schedule until `host drain stop`: {e}");
+                return Err(e);
+            }
+        }
+        self.host_drain_status(host).await
+    }
+
+    /// Stops the host's removals that can still be undone (their weights
+    /// come back); the ones past the point of no return finish. Once none
+    /// of its removals is left running, the host loses `_no_schedule`.
+    pub async fn stop_host_drain(&self, host: &str) -> Result<HostDrainStop, DaemonError> {
+        self.store.host(host).await?;
+        let recs = self.host_removals(host).await?;
+        let (undo, continuing): (Vec<&RemovalRecord>, Vec<&RemovalRecord>) =
+            recs.iter().partition(|r| r.removal.phase.can_stop());
+        let stop: Vec<u32> = undo.iter().filter(|r| !r.removal.stop_requested).map(|r| r.removal.osd_id).collect();
+        if !stop.is_empty() {
+            self.stop_removals(&stop).await?;
+        }
+        let no_schedule_removed = continuing.is_empty();
+        if no_schedule_removed {
+            self.label(host, NO_SCHEDULE, false).await?;
+        }
+        Ok(HostDrainStop {
+            host: host.to_string(),
+            stopped: undo.iter().map(|r| r.removal.osd_id).collect(),
+            continuing: continuing.iter().map(|r| r.removal.osd_id).collect(),
+            no_schedule_removed,
+        })
+    }
+
+    pub async fn host_drain_status(&self, host: &str) -> Result<HostDrainStatus, DaemonError> {
+        let h = self.store.host(host).await?;
+        let osds_in_cluster = self.osds_of_host(host).await?;
+        let removals = self.removal_statuses(&self.host_removals(host).await?).await?;
+        let mut totals = HostDrainTotals { removals: removals.len(), ..HostDrainTotals::default() };
+        for r in &removals {
+            if r.state.is_draining() || r.state == crate::domain::removal::Phase::Queued {
+                totals.draining += 1;
+            }
+            if let Some(start) = r.pgs_at_start {
+                totals.pgs_at_start += start;
+                totals.pgs_left += r.pgs_now.unwrap_or(start);
+            }
+            totals.bytes_left += r.bytes_now.unwrap_or(0.0);
+            totals.eta_s = match (totals.eta_s, r.eta_s) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        Ok(HostDrainStatus {
+            host: h.name.clone(),
+            no_schedule: h.labels.iter().any(|l| l == NO_SCHEDULE),
+            osds_in_cluster,
+            removals,
+            totals,
+        })
+    }
+
+    /// `host rm`: a host Ceph still has OSDs on is kept unless told to forget them.
+    pub async fn check_host_forgettable(&self, host: &str, forget_osds: bool) -> Result<(), DaemonError> {
+        self.store.host(host).await?;
+        if forget_osds {
+            return Ok(());
+        }
+        let ids = match self.osds_of_host(host).await {
+            Ok(ids) => ids,
+            Err(e) => {
+                return Err(DaemonError::CannotAct(format!(
+                    "not removing host {host}: cannot check it holds no OSDs ({e}); --forget-osds removes it anyway"
+                )))
+            }
+        };
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> = ids.iter().map(|i| format!("osd.{i}")).collect();
+        Err(DaemonError::Conflict(format!(
+            "host {host} still has OSDs in the cluster: {}; drain it first (`osdkeeper host drain {host}`), \
+             or --forget-osds to stop managing it with its OSDs left as they are",
+            names.join(", ")
+        )))
+    }
+}

@@ -1,0 +1,41 @@
+//! `host drain`, `host drain stop` and `host rm` on the simulated field-report cluster.
+
+use super::{rounds_until, sim_daemon};
+use crate::daemon::DaemonError;
+
+#[tokio::test]
+async fn a_host_drain_removes_every_osd_of_the_host_and_stops_cleanly() {
+    use crate::domain::removal::Phase;
+    use crate::wire::api::hosts::HostDrainBody;
+    let (_dir, d, sim) = sim_daemon(1.0).await;
+    let weight = |id: u32| sim.osds().iter().find(|o| o.id == id).map(|o| o.crush_weight);
+    let before = (weight(8), weight(15));
+    let body = HostDrainBody { zap_osd_devices: true, ..Default::default() };
+    let s = d.drain_host("f5-422-03", &body).await.unwrap();
+    assert!(s.no_schedule, "the host is _no_schedule before its removals are queued");
+    let mut ids: Vec<u32> = s.removals.iter().map(|r| r.osd_id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [8, 15]);
+    assert!(s.removals.iter().all(|r| r.zap));
+    // Asked again: nothing is queued twice.
+    let again = d.drain_host("f5-422-03", &body).await.unwrap();
+    assert_eq!(again.removals.len(), 2);
+    // A host with OSDs is not forgotten unless asked.
+    let refused = d.remove_host("f5-422-03", false).await;
+    assert!(matches!(&refused, Err(DaemonError::Conflict(m)) if m.contains("osd.8, osd.15")), "{refused:?}");
+    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Draining).await;
+    // Stopped in the middle: weights come back and the host is schedulable again.
+    let stop = d.stop_host_drain("f5-422-03").await.unwrap();
+    assert_eq!((stop.stopped.len(), stop.continuing.len(), stop.no_schedule_removed), (2, 0, true), "{stop:?}");
+    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Cancelled).await;
+    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Cancelled).await;
+    assert_eq!((weight(8), weight(15)), before);
+    assert!(!d.host_drain_status("f5-422-03").await.unwrap().no_schedule);
+    // Drained to the end: no OSD left there, and then the host may go.
+    d.drain_host("f5-422-03", &HostDrainBody::default()).await.unwrap();
+    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Done).await;
+    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Done).await;
+    let s = d.host_drain_status("f5-422-03").await.unwrap();
+    assert!(s.osds_in_cluster.is_empty() && s.removals.is_empty(), "{s:?}");
+    d.remove_host("f5-422-03", false).await.unwrap();
+}
