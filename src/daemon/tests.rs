@@ -11,7 +11,7 @@ use crate::config::{Config, FileConfig, Overrides};
 use crate::domain::event::EventKind;
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, OsdDaemonStatus,
-    ZapRequest, ZapResult,
+    ProbeRequest, ProbeResult, ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
 use crate::wire::api::specs::ApplyQuery;
@@ -27,6 +27,10 @@ pub(super) struct FakeAgents {
     /// What a zap answers instead of success; it records the holds it saw.
     zap_error: Mutex<Option<AgentError>>,
     zaps: Mutex<Vec<String>>,
+    /// What each probe answers: the sync-write IOPS it reports, or the
+    /// refusal; the probes it was asked for.
+    probe_answer: Mutex<Option<Result<f64, AgentError>>>,
+    probes: Mutex<Vec<ProbeRequest>>,
 }
 
 impl HostAgents for FakeAgents {
@@ -103,6 +107,41 @@ impl HostAgents for FakeAgents {
 
     fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         self.osd_status(host, osd_id)
+    }
+
+    fn probe<'a>(
+        &'a self,
+        _host: &'a Host,
+        request: &'a ProbeRequest,
+    ) -> BoxFuture<'a, Result<ProbeResult, AgentError>> {
+        Box::pin(async move {
+            self.probes.lock().unwrap().push(request.clone());
+            let sync_iops = self.probe_answer.lock().unwrap().clone().unwrap_or(Ok(5000.0))?;
+            let jobs = crate::wire::agent::ProbeJob::ALL
+                .into_iter()
+                .map(|job| crate::wire::agent::JobFigures {
+                    job,
+                    bytes_per_sec: 200.0 * 1_048_576.0,
+                    iops: if job == crate::wire::agent::ProbeJob::SyncWrite4k { sync_iops } else { 9000.0 },
+                    mean_latency_us: 100.0,
+                    p99_latency_us: None,
+                    io_bytes: 1 << 20,
+                    runtime_ms: 5000,
+                })
+                .collect();
+            Ok(ProbeResult {
+                path: request.path.clone(),
+                mode: request.mode,
+                device_bytes: 1 << 40,
+                region_bytes: 256 << 20,
+                command: "fio".into(),
+                fio_version: "fio-3.33".into(),
+                jobs,
+                fio_json: "{}".into(),
+                steps: vec!["fake".into()],
+                elapsed_ms: 20_000,
+            })
+        })
     }
 }
 
