@@ -177,7 +177,7 @@ impl Prober {
         }
         let fio_json = finished.stdout.text();
         let parsed = fio::parse(&fio_json).map_err(ProbeError::Report)?;
-        crate::domain::probe::ProbeFigures::from_jobs(&parsed.jobs).map_err(ProbeError::Incomplete)?;
+        crate::wire::agent::ProbeFigures::from_jobs(&parsed.jobs).map_err(ProbeError::Incomplete)?;
         tracing::info!(device = %path, steps = %steps.join("; "), "probed");
         Ok(ProbeResult {
             path: req.path.clone(),

@@ -17,6 +17,7 @@ use crate::wire::api::hosts::Host;
 use crate::wire::api::specs::ApplyQuery;
 
 mod preview;
+mod probes;
 
 /// Serves one fixed device list per host and records ceph-volume calls.
 #[derive(Default)]
@@ -27,10 +28,13 @@ pub(super) struct FakeAgents {
     /// What a zap answers instead of success; it records the holds it saw.
     zap_error: Mutex<Option<AgentError>>,
     zaps: Mutex<Vec<String>>,
-    /// What each probe answers: the sync-write IOPS it reports, or the
-    /// refusal; the probes it was asked for.
-    probe_answer: Mutex<Option<Result<f64, AgentError>>>,
-    probes: Mutex<Vec<ProbeRequest>>,
+    /// The 4k sync-write IOPS a probe of a path reports (5000 if not
+    /// set), or the refusal every probe gets; each probe asked for, with
+    /// the state its stored row had at that moment (from `store`).
+    probe_iops: Mutex<std::collections::HashMap<String, f64>>,
+    probe_error: Mutex<Option<AgentError>>,
+    probes: Mutex<Vec<(ProbeRequest, Option<String>)>>,
+    store: Mutex<Option<Store>>,
 }
 
 impl HostAgents for FakeAgents {
@@ -115,32 +119,20 @@ impl HostAgents for FakeAgents {
         request: &'a ProbeRequest,
     ) -> BoxFuture<'a, Result<ProbeResult, AgentError>> {
         Box::pin(async move {
-            self.probes.lock().unwrap().push(request.clone());
-            let sync_iops = self.probe_answer.lock().unwrap().clone().unwrap_or(Ok(5000.0))?;
-            let jobs = crate::wire::agent::ProbeJob::ALL
-                .into_iter()
-                .map(|job| crate::wire::agent::JobFigures {
-                    job,
-                    bytes_per_sec: 200.0 * 1_048_576.0,
-                    iops: if job == crate::wire::agent::ProbeJob::SyncWrite4k { sync_iops } else { 9000.0 },
-                    mean_latency_us: 100.0,
-                    p99_latency_us: None,
-                    io_bytes: 1 << 20,
-                    runtime_ms: 5000,
-                })
-                .collect();
-            Ok(ProbeResult {
-                path: request.path.clone(),
-                mode: request.mode,
-                device_bytes: 1 << 40,
-                region_bytes: 256 << 20,
-                command: "fio".into(),
-                fio_version: "fio-3.33".into(),
-                jobs,
-                fio_json: "{}".into(),
-                steps: vec!["fake".into()],
-                elapsed_ms: 20_000,
-            })
+            let store = self.store.lock().unwrap().clone();
+            let state = match store {
+                Some(store) => {
+                    let running = store.disk_probes_in(crate::wire::api::probes::ProbeState::Running).await.unwrap();
+                    running.iter().find(|p| p.path == request.path).map(|p| p.state.as_str().to_string())
+                }
+                None => None,
+            };
+            self.probes.lock().unwrap().push((request.clone(), state));
+            if let Some(e) = self.probe_error.lock().unwrap().clone() {
+                return Err(e);
+            }
+            let sync_iops = self.probe_iops.lock().unwrap().get(&request.path).copied().unwrap_or(5000.0);
+            Ok(probes::answer(request, sync_iops))
         })
     }
 }
