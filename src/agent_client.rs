@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 use crate::error_chain::with_causes;
 use crate::wire::agent::{
     ActivateRequest, AgentErrorBody, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, OsdDaemonStatus,
-    ZapRequest, ZapResult,
+    ProbeRequest, ProbeResult, ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
 
@@ -51,6 +51,15 @@ pub trait HostAgents: Send + Sync {
         request: &'a ActivateRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>>;
     fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+    /// fio on a blank device; the agent checks that it is blank first.
+    fn probe<'a>(&'a self, host: &'a Host, request: &'a ProbeRequest)
+        -> BoxFuture<'a, Result<ProbeResult, AgentError>>;
+}
+
+/// How long the daemon waits for a probe's answer: the agent's own bound
+/// on fio, plus its fresh inventory, the checks and the zeroing.
+pub fn probe_timeout(request: &ProbeRequest) -> Duration {
+    Duration::from_secs(request.mode.time_bound_s() + 90)
 }
 
 impl AgentError {
@@ -199,6 +208,17 @@ impl HostAgents for HttpAgents {
                 .post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/start")))
                 .json(&serde_json::json!({}));
             self.send(&host.addr, req, self.command_timeout).await
+        })
+    }
+
+    fn probe<'a>(
+        &'a self,
+        host: &'a Host,
+        request: &'a ProbeRequest,
+    ) -> BoxFuture<'a, Result<ProbeResult, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.post(Self::url(&host.addr, "/v1/probe")).json(request);
+            self.send(&host.addr, req, probe_timeout(request)).await
         })
     }
 }

@@ -22,6 +22,7 @@ use crate::wire::api::hosts::{
     AddHost, Host, HostDrainBody, HostDrainStatus, HostDrainStop, HostQuery, LabelBody, RemoveHostQuery,
 };
 use crate::wire::api::osds::{IdsBody, OsdQuery, OsdRow, RemovalStatus, RemoveBody, StatusQuery};
+use crate::wire::api::probes::{DiskProbe, ProbeBody, ProbeQuery};
 use crate::wire::api::removal_preview::{PreviewBody, RemovalPreview};
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecListing, SpecRecord};
 use crate::wire::api::tokens::{CreatedToken, NewToken, TokenInfo, WhoAmI};
@@ -223,6 +224,18 @@ impl Client {
 
     pub async fn zap(&self, body: &ZapBody) -> Result<Vec<String>, ClientError> {
         self.post("/api/v1/devices/zap", body).await
+    }
+
+    pub async fn probe(&self, body: &ProbeBody) -> Result<DiskProbe, ClientError> {
+        self.post("/api/v1/devices/probe", body).await
+    }
+
+    pub async fn probes(&self, q: &ProbeQuery) -> Result<Vec<DiskProbe>, ClientError> {
+        self.get("/api/v1/devices/probes", q).await
+    }
+
+    pub async fn disk_probe(&self, id: i64) -> Result<DiskProbe, ClientError> {
+        self.get(&format!("/api/v1/devices/probes/{id}"), &()).await
     }
 
     /// Posts a spec file (YAML) for a dry-run or an apply.

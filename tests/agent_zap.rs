@@ -9,7 +9,7 @@ mod agent_common;
 
 use std::process::Command;
 
-use agent_common::{client, Agent, FakeCephVolume, FakeOsd, LoopDevice};
+use agent_common::{bluestore_label, client, Agent, FakeCephVolume, FakeOsd, LoopDevice};
 use osdkeeper::agent_server::exclusive::{ExclusiveDevice, ExclusiveError};
 use osdkeeper::wire::agent::{AgentErrorBody, InventoryReport, InventorySource, ZapResult};
 use serde_json::{json, Value};
@@ -34,28 +34,6 @@ async fn inventory(agent: &Agent, query: &str) -> InventoryReport {
     resp.json().await.unwrap()
 }
 
-/// A BlueStore label as `ceph-osd --mkfs` writes it (header, then the
-/// encoded `bluestore_bdev_label_t` with `whoami` in its meta map).
-fn bluestore_label(whoami: u32) -> Vec<u8> {
-    fn string(out: &mut Vec<u8>, s: &str) {
-        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-        out.extend_from_slice(s.as_bytes());
-    }
-    let mut out = b"bluestore block device\n4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55\n".to_vec();
-    out.extend_from_slice(&[2, 1, 0, 1, 0, 0]);
-    out.extend_from_slice(&[0x4a; 16]);
-    out.extend_from_slice(&SIX_GIB.to_le_bytes());
-    out.extend_from_slice(&[0; 8]);
-    string(&mut out, "main");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    for (k, v) in [("ceph_fsid", "75757249-f864-4e02-9720-f37e52df334e".to_string()), ("whoami", whoami.to_string())] {
-        string(&mut out, k);
-        string(&mut out, &v);
-    }
-    out.resize(4096, 0);
-    out
-}
-
 fn blkid(path: &str) -> (i32, String) {
     let out = Command::new("blkid").args(["-c", "/dev/null", "-p", path]).output().expect("run blkid");
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
@@ -65,7 +43,7 @@ fn blkid(path: &str) -> (i32, String) {
 async fn refused_while_held_then_wiped_at_both_ends() {
     let dev = LoopDevice::new(SIX_GIB);
     let agent = Agent::start(&["--devices", &dev.path, "--host-name", "zap-host"], &[]);
-    dev.write_head(&bluestore_label(9120));
+    dev.write_head(&bluestore_label(9120, SIX_GIB));
     let tail = b"something at the end of the disk";
     dev.write_at(SIX_GIB - 4096, tail);
     let before = inventory(&agent, "").await;
@@ -122,7 +100,7 @@ async fn refused_while_held_then_wiped_at_both_ends() {
 #[tokio::test]
 async fn refused_while_the_osd_of_its_label_runs() {
     let dev = LoopDevice::new(SIX_GIB);
-    dev.write_head(&bluestore_label(9121));
+    dev.write_head(&bluestore_label(9121, SIX_GIB));
     let osd = FakeOsd::start(9121);
     let agent = Agent::start(&["--devices", &dev.path], &[]);
     let body = json!({"path": dev.path, "force": true});

@@ -21,12 +21,13 @@ use super::osd_argv::parse_id;
 use super::osd_list::{self, ListError};
 use super::osd_start::StartError;
 use super::osd_stop::{nothing_to_stop, StopError};
+use super::probe::{self as disk_probe, ProbeError};
 use super::process::RunError;
 use super::state::{AgentState, BUSY};
 use super::zap::{check_request, ZapError};
 use crate::wire::agent::{
     ActivateRequest, AgentErrorBody, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, OsdDaemonStatus,
-    ZapRequest, ZapResult,
+    ProbeRequest, ProbeResult, ZapRequest, ZapResult,
 };
 
 /// Requests are small JSON documents; anything bigger is a mistake.
@@ -43,6 +44,7 @@ pub fn build_router(state: AgentState) -> Router {
         .route("/v1/osd/{id}/activate", post(osd_activate))
         .route("/v1/osds", get(osds))
         .route("/v1/zap", post(zap))
+        .route("/v1/probe", post(probe))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.token.clone(), require_token))
@@ -134,6 +136,12 @@ impl From<ListError> for ApiError {
 
 impl From<ZapError> for ApiError {
     fn from(e: ZapError) -> Self {
+        ApiError::new(e.status(), e.to_string())
+    }
+}
+
+impl From<ProbeError> for ApiError {
+    fn from(e: ProbeError) -> Self {
         ApiError::new(e.status(), e.to_string())
     }
 }
@@ -237,31 +245,63 @@ async fn zap(
     body: Result<Json<ZapRequest>, JsonRejection>,
 ) -> Result<Json<ZapResult>, ApiError> {
     let Json(req) = body?;
-    let reason = req.reason.clone().unwrap_or_else(|| "no reason given".into());
+    let checked = check_request(&req, s.inventory.allowed.as_ref(), s.inventory.fixed_file());
+    let (device, reason) = (req.path.clone(), req.reason.clone());
     let zapper = s.zapper.clone();
-    let checked = check_request(&req, s.inventory.allowed.as_ref(), s.inventory.fixed_file())
-        .and_then(|()| s.busy.clone().try_lock_owned().map_err(|_| ZapError::AgentBusy));
-    let busy = match checked {
-        Ok(b) => b,
+    let run = async move { zapper.zap(&req).await };
+    disk_command(&s, "zap", device, reason, checked, ZapError::AgentBusy, run).await
+}
+
+async fn probe(
+    State(s): State<AgentState>,
+    body: Result<Json<ProbeRequest>, JsonRejection>,
+) -> Result<Json<ProbeResult>, ApiError> {
+    let Json(req) = body?;
+    let checked = disk_probe::check_request(&req, s.inventory.allowed.as_ref(), s.inventory.fixed_file());
+    let (device, reason) = (req.path.clone(), req.reason.clone());
+    let prober = s.prober.clone();
+    let run = async move { prober.probe(&req).await };
+    disk_command(&s, "probe", device, reason, checked, ProbeError::AgentBusy, run).await
+}
+
+/// Runs a command that writes on one device (a zap, a probe) once its
+/// request passed `checked`, holding the one-command-at-a-time lock, in its
+/// own task: it is never left halfway (a wipe half done, fio running, a
+/// probed disk not zeroed) because the client went away.
+async fn disk_command<T, E>(
+    s: &AgentState,
+    what: &'static str,
+    device: String,
+    reason: Option<String>,
+    checked: Result<(), E>,
+    busy: E,
+    run: impl std::future::Future<Output = Result<T, E>> + Send + 'static,
+) -> Result<Json<T>, ApiError>
+where
+    T: Send + 'static,
+    E: std::fmt::Display + Send + 'static,
+    ApiError: From<E>,
+{
+    let reason = reason.unwrap_or_else(|| "no reason given".into());
+    let lock = match checked.and_then(|()| s.busy.clone().try_lock_owned().map_err(|_| busy)) {
+        Ok(lock) => lock,
         Err(e) => {
-            tracing::warn!(device = %req.path, %reason, "zap refused: {e}");
+            tracing::warn!(%device, %reason, "{what} refused: {e}");
             return Err(e.into());
         }
     };
-    // Its own task, as for ceph-volume: a wipe is never left halfway
-    // because the client went away.
     let job = tokio::spawn(async move {
-        let _busy = busy;
-        let result = zapper.zap(&req).await;
+        let _busy = lock;
+        let result = run.await;
         if let Err(e) = &result {
-            tracing::warn!(device = %req.path, %reason, "zap refused or failed: {e}");
+            tracing::warn!(%device, %reason, "{what} refused or failed: {e}");
         }
         result
     });
     match job.await {
         Ok(result) => Ok(Json(result?)),
         Err(e) => {
-            Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the zap task ended unexpectedly: {e}")))
+            Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the {what} task ended unexpectedly: {e}")))
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `osdkeeper agent`: the small HTTP server that runs on each storage host.
 //! It reports the host's disks in ceph-volume's inventory format, runs the
-//! ceph-volume commands that create OSDs, stops OSD daemons and wipes
-//! freed disks, for the daemon.
+//! ceph-volume commands that create OSDs, stops OSD daemons wipes
+//! freed disks and probes blank ones with fio, for the daemon.
 //!
 //! * `config` — settings and their checks (token, loopback-only without one).
 //! * `state` — `AgentState`, shared by the handlers; `http` — `build_router`,
@@ -19,10 +19,13 @@
 //! * Zaps: `zap` — checks and order of a zap; `exclusive` — the exclusive
 //!   handle and the zeroing through it; `holders` — who holds a busy
 //!   device; `osd_label` — the OSD a BlueStore label names.
+//! * Probes: `probe` — fio on a blank device, held exclusively while it
+//!   runs, its ends zeroed after; `blank` — when a device counts as blank.
 //! * `host_roots` — where `/proc` and `/sys/class/block` are read.
 
 pub mod auth;
 pub mod batch_filter;
+pub mod blank;
 pub mod ceph_volume;
 pub mod ceph_volume_args;
 pub mod config;
@@ -40,6 +43,7 @@ pub mod osd_list;
 pub mod osd_start;
 pub mod osd_status;
 pub mod osd_stop;
+pub mod probe;
 pub mod proc_scan;
 pub mod process;
 pub mod state;

@@ -10,10 +10,12 @@ use super::kernel_inventory::gather::Tools;
 use super::kernel_inventory::KernelPaths;
 use super::osd_start::OsdStarter;
 use super::osd_stop::OsdControl;
+use super::probe::Prober;
 use super::zap::Zapper;
 
 /// The answer while another command holds the one-at-a-time lock.
-pub const BUSY: &str = "another command that changes this host's disks or daemons (ceph-volume, a zap or an OSD stop) \
+pub const BUSY: &str =
+    "another command that changes this host's disks or daemons (ceph-volume, a zap, a probe or an OSD stop) \
                         is still running on this host; retry when it has finished";
 
 #[derive(Clone)]
@@ -30,6 +32,7 @@ pub struct AgentState {
     pub osd: Arc<OsdControl>,
     pub starter: Arc<OsdStarter>,
     pub zapper: Arc<Zapper>,
+    pub prober: Arc<Prober>,
 }
 
 impl AgentState {
@@ -67,6 +70,12 @@ impl AgentState {
             timeout: config.osd_start_timeout,
             roots: roots.clone(),
         });
+        let prober = Arc::new(Prober {
+            inventory: inventory.clone(),
+            roots: roots.clone(),
+            fio: "fio".into(),
+            blkid: "blkid".into(),
+        });
         let zapper = Arc::new(Zapper { inventory: inventory.clone(), ceph_volume: ceph_volume.clone(), roots });
         Ok(AgentState {
             inventory,
@@ -76,6 +85,7 @@ impl AgentState {
             osd,
             starter,
             zapper,
+            prober,
         })
     }
 }

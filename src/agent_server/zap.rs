@@ -90,16 +90,22 @@ pub fn check_request(
     if !req.force {
         return Err(ZapError::NoForce(req.path.clone()));
     }
-    let p = &req.path;
+    check_target(&req.path, allowed, fixed_file)
+}
+
+/// Whether a device may be written to at all by this agent: a `/dev/` path,
+/// among `--devices`, on an agent that serves the host's own disks (zaps
+/// and probes both ask).
+pub fn check_target(p: &str, allowed: Option<&BTreeSet<String>>, fixed_file: Option<&Path>) -> Result<(), ZapError> {
     let shaped = p.starts_with("/dev/")
         && p.len() > "/dev/".len()
         && !p.contains('\0')
         && !p.split('/').any(|c| c == ".." || c == ".");
     if !shaped {
-        return Err(ZapError::BadPath(p.clone()));
+        return Err(ZapError::BadPath(p.to_string()));
     }
     if allowed.is_some_and(|a| !a.contains(p)) {
-        return Err(ZapError::NotAllowed(p.clone()));
+        return Err(ZapError::NotAllowed(p.to_string()));
     }
     if let Some(file) = fixed_file {
         return Err(ZapError::FixedInventory(file.display().to_string()));

@@ -1,5 +1,5 @@
 //! `/api/v1/devices`: every host's devices as its agent last reported them,
-//! with the inventory's age; devices held back from specs; zap.
+//! with the inventory's age; devices held back from specs; zap; disk probes.
 
 use std::sync::Arc;
 
@@ -7,11 +7,12 @@ use axum::extract::State;
 use axum::Json;
 
 use super::error::ApiError;
-use super::json_body::{JsonBody, QueryParams};
+use super::json_body::{JsonBody, PathParam, QueryParams};
 use super::{paged, Paged};
 use crate::daemon::Daemon;
 use crate::wire::api::devices::{DeviceQuery, DeviceRef, Hold, HostDevices, ZapBody};
 use crate::wire::api::error::ErrorBody;
+use crate::wire::api::probes::{DiskProbe, ProbeBody, ProbeQuery};
 
 #[utoipa::path(get, path = "/api/v1/devices", tag = "devices", params(DeviceQuery),
     responses((status = 200, body = [HostDevices],
@@ -40,4 +41,35 @@ pub async fn release(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<DeviceR
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn zap(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<ZapBody>) -> Result<Json<Vec<String>>, ApiError> {
     Ok(Json(d.zap_device(&b.host, &b.path, b.force).await?))
+}
+
+/// Queues fio on a blank disk; refused without `yes_i_really_mean_it`, for
+/// a disk that is not blank or holds an OSD, and while the disk has a probe
+/// queued or running. The answer is the probe as stored (`queued`).
+#[utoipa::path(post, path = "/api/v1/devices/probe", tag = "devices", request_body = ProbeBody,
+    responses((status = 200, body = DiskProbe), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn probe(
+    State(d): State<Arc<Daemon>>,
+    JsonBody(b): JsonBody<ProbeBody>,
+) -> Result<Json<DiskProbe>, ApiError> {
+    Ok(Json(d.schedule_probe(&b.host, &b.path, b.mode, b.yes_i_really_mean_it).await?))
+}
+
+#[utoipa::path(get, path = "/api/v1/devices/probes", tag = "devices", params(ProbeQuery),
+    responses((status = 200, body = [DiskProbe])))]
+pub async fn probes(
+    State(d): State<Arc<Daemon>>,
+    QueryParams(q): QueryParams<ProbeQuery>,
+) -> Result<Json<Vec<DiskProbe>>, ApiError> {
+    Ok(Json(d.disk_probes(&q).await?))
+}
+
+#[utoipa::path(get, path = "/api/v1/devices/probes/{probe_id}", tag = "devices",
+    params(("probe_id" = i64, Path)), responses((status = 200, body = DiskProbe), (status = 404, body = ErrorBody)))]
+pub async fn probe_detail(
+    State(d): State<Arc<Daemon>>,
+    PathParam(id): PathParam<i64>,
+) -> Result<Json<DiskProbe>, ApiError> {
+    Ok(Json(d.disk_probe(id).await?))
 }

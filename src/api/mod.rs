@@ -62,7 +62,7 @@ pub fn paged<T>(page: Page<T>) -> Paged<T> {
     paths(
         hosts::list, hosts::add, hosts::remove, hosts::add_label, hosts::remove_label,
         hosts::drain, hosts::drain_preview, hosts::drain_stop, hosts::drain_status,
-        devices::list, devices::held, devices::release,
+        devices::list, devices::held, devices::release, devices::probe, devices::probes, devices::probe_detail,
         specs::apply, specs::list, specs::get, specs::remove,
         osds::list, osds::remove, osds::status, osds::detail, osds::stop, osds::preview, devices::zap,
         deployments::list, deployments::detail,
@@ -168,6 +168,9 @@ fn endpoints() -> Vec<Endpoint> {
         at("GET", "/api/v1/devices/held", devices::held),
         at("POST", "/api/v1/devices/release", devices::release),
         at("POST", "/api/v1/devices/zap", devices::zap),
+        at("POST", "/api/v1/devices/probe", devices::probe),
+        at("GET", "/api/v1/devices/probes", devices::probes),
+        at("GET", "/api/v1/devices/probes/{probe_id}", devices::probe_detail),
         at("GET", "/api/v1/specs", specs::list),
         at("POST", "/api/v1/specs", specs::apply),
         at("GET", "/api/v1/specs/{service_name}", specs::get),

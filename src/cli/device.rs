@@ -1,4 +1,4 @@
-//! `osdkeeper device ls|release|zap|held`.
+//! `osdkeeper device ls|release|zap|held|probe|probes`.
 
 use std::process::ExitCode;
 
@@ -6,7 +6,9 @@ use super::out;
 use super::remote::Remote;
 use crate::client::ClientError;
 use crate::render::devices::{device_table, held_table};
+use crate::render::probes::{probe_text, probes_table};
 use crate::wire::api::devices::{DeviceQuery, DeviceRef, ZapBody};
+use crate::wire::api::probes::{ProbeBody, ProbeMode, ProbeQuery, ProbeState};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum DeviceCmd {
@@ -32,7 +34,38 @@ pub enum DeviceCmd {
     },
     /// List held devices.
     Held,
+    /// Run fio on a blank disk before it becomes an OSD: sequential writes and reads, 4k random reads, 4k sync writes.
+    Probe {
+        host: String,
+        path: String,
+        /// A few seconds per job over the first 256 MiB [the default].
+        #[arg(long, conflicts_with = "full")]
+        quick: bool,
+        /// A minute per job over up to 16 GiB.
+        #[arg(long)]
+        full: bool,
+        /// Required: the probe OVERWRITES the start of the device (it runs on blank devices only).
+        #[arg(long)]
+        yes_i_really_mean_it: bool,
+        /// Queue the probe and return without waiting for it.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// Each disk's latest probe (with the outliers), the last N, or one probe job by job.
+    Probes {
+        /// One probe, job by job.
+        id: Option<i64>,
+        /// Only this host's.
+        #[arg(long, conflicts_with = "id")]
+        host: Option<String>,
+        /// The last N probes, newest first.
+        #[arg(long, conflicts_with = "id")]
+        history: Option<i64>,
+    },
 }
+
+/// How often the CLI looks whether its probe is done.
+const POLL: std::time::Duration = std::time::Duration::from_millis(500);
 
 pub async fn run(r: &Remote, cmd: DeviceCmd) -> Result<ExitCode, ClientError> {
     let c = r.client()?;
@@ -63,6 +96,32 @@ pub async fn run(r: &Remote, cmd: DeviceCmd) -> Result<ExitCode, ClientError> {
             ));
         }
         DeviceCmd::Held => out::answer(r.format, &c.held().await?, |h| held_table(h)),
+        DeviceCmd::Probe { host, path, quick: _, full, yes_i_really_mean_it, no_wait } => {
+            let mode = Some(if full { ProbeMode::Full } else { ProbeMode::Quick });
+            let mut p = c.probe(&ProbeBody { host, path, mode, yes_i_really_mean_it }).await?;
+            if no_wait {
+                if !out::structured(r.format, &p) {
+                    out::line(format!(
+                        "Queued probe {} of {} on {}; follow with `osdkeeper device probes {}`",
+                        p.probe_id, p.path, p.host, p.probe_id
+                    ));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            while !p.state.is_finished() {
+                tokio::time::sleep(POLL).await;
+                p = c.disk_probe(p.probe_id).await?;
+            }
+            out::answer(r.format, &p, probe_text);
+            if p.state == ProbeState::Failed {
+                return Ok(ExitCode::from(super::exit::INVALID));
+            }
+        }
+        DeviceCmd::Probes { id: Some(id), .. } => out::answer(r.format, &c.disk_probe(id).await?, probe_text),
+        DeviceCmd::Probes { id: None, host, history } => {
+            let rows = c.probes(&ProbeQuery { history, host }).await?;
+            out::answer(r.format, &rows, |rows| probes_table(rows));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -18,44 +18,14 @@ impl Daemon {
         if !force {
             return Err(DaemonError::Invalid("must pass --force to PERMANENTLY ERASE DEVICE DATA".into()));
         }
-        let host = self.store.host(host_name).await?;
-        let inv = self
-            .store
-            .inventory(host_name)
-            .await?
-            .ok_or_else(|| DaemonError::Conflict(format!("host {host_name} has not reported an inventory yet")))?;
-        let devices = self.cache.devices(&inv).map_err(DaemonError::Internal)?;
-        let Some(device) = devices.iter().find(|d| &*d.path == path) else {
-            return Err(DaemonError::NotFound(format!("device path '{path}' not found on host '{host_name}'")));
-        };
-        // The OSDs on this device, from its LVs and from the cluster's own
-        // metadata (a raw BlueStore OSD has no LVs).
-        let mut ids: Vec<u32> = device.osd_ids().filter_map(|i| i.parse().ok()).collect();
-        match self.ceph.all_osd_devices().await {
-            Ok(all) => {
-                for (id, m) in all {
-                    if m.is_on(host_name) && m.dev_nodes.iter().any(|n| n == path) && !ids.contains(&id) {
-                        ids.push(id);
-                    }
-                }
-            }
-            // The agent's own check (the device is not open) still guards the disk.
-            Err(e) => tracing::warn!("cannot read OSD metadata before zapping {path} on {host_name}: {e}"),
-        }
-        if !ids.is_empty() {
-            let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
-            let active: Vec<String> = ids
-                .iter()
-                .filter(|id| state.osd(**id).is_some_and(|o| !o.destroyed))
-                .map(|id| format!("osd.{id}"))
-                .collect();
-            if !active.is_empty() {
-                return Err(DaemonError::RefusedUnsafe(format!(
-                    "unable to zap: device '{path}' on {host_name} has {} active OSD(s) ({}); use `osdkeeper osd rm` first",
-                    active.len(),
-                    active.join(", ")
-                )));
-            }
+        let (host, device) = self.known_device(host_name, path).await?;
+        let active = self.active_osds_on(host_name, path, &device).await?;
+        if !active.is_empty() {
+            return Err(DaemonError::RefusedUnsafe(format!(
+                "unable to zap: device '{path}' on {host_name} has {} active OSD(s) ({}); use `osdkeeper osd rm` first",
+                active.len(),
+                active.join(", ")
+            )));
         }
         // Intent before action: the disk is held (and the zap announced)
         // before the agent wipes it, so a crash in between never leaves a
@@ -101,6 +71,57 @@ impl Daemon {
             tracing::warn!("cannot refresh the inventory of {host_name} after the zap: {e}");
         }
         Ok(result.steps)
+    }
+
+    /// A device of a known host as its latest inventory reports it.
+    pub(super) async fn known_device(
+        &self,
+        host_name: &str,
+        path: &str,
+    ) -> Result<(crate::wire::api::hosts::Host, crate::domain::inventory::Device), DaemonError> {
+        let host = self.store.host(host_name).await?;
+        let inv = self
+            .store
+            .inventory(host_name)
+            .await?
+            .ok_or_else(|| DaemonError::Conflict(format!("host {host_name} has not reported an inventory yet")))?;
+        let devices = self.cache.devices(&inv).map_err(DaemonError::Internal)?;
+        match devices.iter().find(|d| &*d.path == path) {
+            Some(d) => Ok((host, d.clone())),
+            None => Err(DaemonError::NotFound(format!("device path '{path}' not found on host '{host_name}'"))),
+        }
+    }
+
+    /// The OSDs the cluster still has (not destroyed) with their data on a
+    /// device, from its LVs and from the cluster's own metadata (a raw
+    /// BlueStore OSD has no LVs), as `osd.N`.
+    pub(super) async fn active_osds_on(
+        &self,
+        host_name: &str,
+        path: &str,
+        device: &crate::domain::inventory::Device,
+    ) -> Result<Vec<String>, DaemonError> {
+        let mut ids: Vec<u32> = device.osd_ids().filter_map(|i| i.parse().ok()).collect();
+        match self.ceph.all_osd_devices().await {
+            Ok(all) => {
+                for (id, m) in all {
+                    if m.is_on(host_name) && m.dev_nodes.iter().any(|n| n == path) && !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+            }
+            // The agent's own check (the device is not open) still guards the disk.
+            Err(e) => tracing::warn!("cannot read OSD metadata for {path} on {host_name}: {e}"),
+        }
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
+        Ok(ids
+            .iter()
+            .filter(|id| state.osd(**id).is_some_and(|o| !o.destroyed))
+            .map(|id| format!("osd.{id}"))
+            .collect())
     }
 
     /// `device release HOST PATH`: specs may use the device again.

@@ -209,7 +209,9 @@ impl Daemon {
         let hosts = self.store.hosts().await?;
         let inventories = self.store.inventories().await?;
         let holds = self.store.holds().await?;
-        let mut snapshot = view::build(&self.cache, hosts, inventories, &holds).map_err(DaemonError::Internal)?;
+        let probes = self.probe_statuses().await?;
+        let mut snapshot =
+            view::build(&self.cache, hosts, inventories, &holds, &probes).map_err(DaemonError::Internal)?;
         match self.cluster_recently().await {
             Ok(cluster) => snapshot.view.osd_id_claims = crate::domain::cluster::destroyed_by_host(&cluster),
             // Planned without claims; a replaced OSD's id would not come back.

@@ -12,7 +12,7 @@ use super::{Daemon, DaemonError};
 use crate::clock::now_ms;
 use crate::domain::deploy::{DeployPhase, Deployment, DeploymentRecord};
 use crate::domain::plan::preview;
-use crate::domain::reconcile::{creates_osds, deploy_steps, run_key, should_run, LastRun};
+use crate::domain::reconcile::{creates_osds, deploy_steps, probe_marker, run_key, should_run, LastRun};
 use crate::store::SpecHostRun;
 
 impl Daemon {
@@ -53,19 +53,25 @@ impl Daemon {
             if !creates_osds(row) {
                 continue;
             }
+            let Ok(spec) = &docs[row.spec].spec else { continue };
+            // A spec waiting for probes runs again when a probe comes in.
+            let fingerprint = match &spec.probe {
+                Some(_) => format!("{}|probes:{}", inv.fingerprint, probe_marker(host_view)),
+                None => inv.fingerprint.clone(),
+            };
             let key = run_key(row, host_view);
             let last = self.store.spec_host_run(&record.service_name, &host_view.name).await?;
             let last = last
                 .as_ref()
                 .map(|l| LastRun { spec_version: l.spec_version, inventory_fingerprint: &l.inventory_fingerprint });
-            if !should_run(last, record.version, &inv.fingerprint) {
+            if !should_run(last, record.version, &fingerprint) {
                 continue;
             }
             let run = |outcome: String| SpecHostRun {
                 service_name: record.service_name.clone(),
                 host: host_view.name.clone(),
                 spec_version: record.version,
-                inventory_fingerprint: inv.fingerprint.clone(),
+                inventory_fingerprint: fingerprint.clone(),
                 command: key.clone(),
                 outcome,
                 at: now_ms(),
@@ -89,7 +95,6 @@ impl Daemon {
                     continue;
                 }
             }
-            let Ok(spec) = &docs[row.spec].spec else { continue };
             let deployment = Deployment::new(
                 host_view.name.clone(),
                 record.service_name.clone(),

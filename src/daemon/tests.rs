@@ -11,13 +11,15 @@ use crate::config::{Config, FileConfig, Overrides};
 use crate::domain::event::EventKind;
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, OsdDaemonStatus,
-    ZapRequest, ZapResult,
+    ProbeRequest, ProbeResult, ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
 use crate::wire::api::specs::ApplyQuery;
 
 mod host_drain;
 mod preview;
+mod probes;
+mod removals;
 
 /// Serves one fixed device list per host and records ceph-volume calls.
 #[derive(Default)]
@@ -28,6 +30,13 @@ pub(super) struct FakeAgents {
     /// What a zap answers instead of success; it records the holds it saw.
     zap_error: Mutex<Option<AgentError>>,
     zaps: Mutex<Vec<String>>,
+    /// The 4k sync-write IOPS a probe of a path reports (5000 if not
+    /// set), or the refusal every probe gets; each probe asked for, with
+    /// the state its stored row had at that moment (from `store`).
+    probe_iops: Mutex<std::collections::HashMap<String, f64>>,
+    probe_error: Mutex<Option<AgentError>>,
+    probes: Mutex<Vec<(ProbeRequest, Option<String>)>>,
+    store: Mutex<Option<Store>>,
 }
 
 impl HostAgents for FakeAgents {
@@ -104,6 +113,29 @@ impl HostAgents for FakeAgents {
 
     fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         self.osd_status(host, osd_id)
+    }
+
+    fn probe<'a>(
+        &'a self,
+        _host: &'a Host,
+        request: &'a ProbeRequest,
+    ) -> BoxFuture<'a, Result<ProbeResult, AgentError>> {
+        Box::pin(async move {
+            let store = self.store.lock().unwrap().clone();
+            let state = match store {
+                Some(store) => {
+                    let running = store.disk_probes_in(crate::wire::api::probes::ProbeState::Running).await.unwrap();
+                    running.iter().find(|p| p.path == request.path).map(|p| p.state.as_str().to_string())
+                }
+                None => None,
+            };
+            self.probes.lock().unwrap().push((request.clone(), state));
+            if let Some(e) = self.probe_error.lock().unwrap().clone() {
+                return Err(e);
+            }
+            let sync_iops = self.probe_iops.lock().unwrap().get(&request.path).copied().unwrap_or(5000.0);
+            Ok(probes::answer(request, sync_iops))
+        })
     }
 }
 
@@ -283,95 +315,6 @@ async fn rounds_until(
         sim.advance(std::time::Duration::from_millis(20));
     }
     panic!("removal of osd.{osd} did not get there");
-}
-
-#[tokio::test]
-async fn removal_drains_purges_zaps_and_holds_the_disk() {
-    let (_dir, d, sim) = sim_daemon(50.0).await;
-    let req = removal::RemoveRequest { ids: vec![8, 15], zap: true, ..Default::default() };
-    let recs = d.schedule_removals(&req).await.unwrap();
-    assert_eq!(recs[0].removal.host, "f5-422-03");
-    assert_eq!(recs[0].removal.devices, ["/dev/sdd"]);
-    let rec = rounds_until(&d, &sim, 15, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
-    assert_eq!(rec.removal.zapped, ["/dev/sde"]);
-    assert!(sim.osds().iter().all(|o| o.id != 15), "purged");
-    let actions = d.store.actions(rec.id).await.unwrap();
-    let purges = actions.iter().filter(|a| a.effect.contains("purge")).count();
-    let zaps = actions.iter().filter(|a| a.effect.contains("zap")).count();
-    assert_eq!((purges, zaps), (1, 1), "{actions:?}");
-    let samples = d.store.samples(rec.id).await.unwrap();
-    assert!(samples.first().unwrap().pgs > samples.last().unwrap().pgs, "progress was sampled: {samples:?}");
-    let holds = d.store.holds().await.unwrap();
-    assert!(holds.iter().any(|h| h.host == "f5-422-03" && h.path == "/dev/sde"), "{holds:?}");
-    let events: Vec<String> = d.store.events(None, 200).await.unwrap().into_iter().map(|e| e.message).collect();
-    assert!(events.iter().any(|e| e == "Successfully purged osd.15 on f5-422-03"), "{events:?}");
-    assert!(events.iter().any(|e| e == "Zapping devices for osd.15 on f5-422-03"), "{events:?}");
-}
-
-// The worker looks again soon only where a gate is about to open: right
-// after each action, and while the last PGs leave; not during the drain.
-#[tokio::test]
-async fn the_removal_worker_watches_gates_closely_and_long_drains_at_its_interval() {
-    use crate::daemon::Pace;
-    use crate::domain::removal::{cadence, Phase};
-    let (_dir, d, sim) = sim_daemon(1.0).await;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![15], zap: true, ..Default::default() }).await.unwrap();
-    let mut seen = Vec::new();
-    for _ in 0..2000 {
-        let pace = d.removal_round().await.unwrap();
-        let rec = d.store.removals(50).await.unwrap().into_iter().rfind(|r| r.removal.osd_id == 15).unwrap();
-        seen.push((rec.removal.phase, rec.pgs_now, pace));
-        if rec.removal.phase == Phase::Done {
-            break;
-        }
-        sim.advance(std::time::Duration::from_millis(20));
-    }
-    assert_eq!(seen.last().unwrap().0, Phase::Done, "{seen:?}");
-    let after_action = Pace::Within(cadence::AFTER_ACTION);
-    let acted = seen.iter().filter(|s| s.2 == after_action).count();
-    assert!(acted >= 3, "reweight, stop, purge and zap are each followed by a quick look: {seen:?}");
-    assert!(
-        seen.iter().any(|(p, pgs, pace)| *p == Phase::Draining && pgs.unwrap_or(0) > 8 && *pace == Pace::Interval),
-        "a drain with many PGs left waits the interval: {seen:?}"
-    );
-    assert!(
-        seen.iter().any(|(p, pgs, pace)| *p == Phase::Draining
-            && pgs.is_some_and(|n| n <= 8)
-            && *pace == Pace::Within(cadence::WATCH)),
-        "the last PGs are watched: {seen:?}"
-    );
-}
-
-#[tokio::test]
-async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
-    let (_dir, d, sim) = sim_daemon(0.01).await;
-    let before = sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
-    rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
-    assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, 0.0);
-    // Errors: unknown, duplicate, already queued; none of them queues anything.
-    assert!(matches!(
-        d.schedule_removals(&removal::RemoveRequest { ids: vec![2, 99], ..Default::default() }).await,
-        Err(DaemonError::NotFound(_))
-    ));
-    assert!(matches!(
-        d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await,
-        Err(DaemonError::Conflict(_))
-    ));
-    assert!(d.store.active_removal_of(2).await.unwrap().is_none());
-    d.stop_removals(&[3]).await.unwrap();
-    let rec = rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Cancelled).await;
-    assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, before, "{rec:?}");
-    assert!(matches!(d.stop_removals(&[3]).await, Err(DaemonError::NotFound(_))));
-}
-
-#[tokio::test]
-async fn replace_keeps_the_id_as_destroyed() {
-    let (_dir, d, sim) = sim_daemon(50.0).await;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![11], replace: true, ..Default::default() }).await.unwrap();
-    rounds_until(&d, &sim, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
-    let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
-    assert!(osd.destroyed);
 }
 
 /// An operator's zap holds the disk (and says so) before the agent wipes

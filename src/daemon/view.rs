@@ -1,12 +1,13 @@
 //! The daemon's picture of the cluster for planning: hosts in the order they
 //! were added, each with its latest inventory (parsed once per change and
-//! cached), held devices marked, and each spec's OSD count per host taken
+//! cached), held devices and each disk's probes marked, and each spec's OSD count per host taken
 //! from the OSD volumes the inventories show.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::domain::inventory::{ClusterView, Device, HostInventory};
+use crate::domain::probe::{DiskKey, ProbeStatus};
 use crate::store::StoredInventory;
 use crate::wire::api::devices::Hold;
 use crate::wire::api::hosts::Host;
@@ -77,6 +78,7 @@ pub fn build(
     hosts: Vec<Host>,
     inventories: Vec<StoredInventory>,
     holds: &[Hold],
+    probes: &HashMap<String, Arc<ProbeStatus>>,
 ) -> Result<Snapshot, String> {
     let mut by_host: HashMap<String, StoredInventory> = inventories.into_iter().map(|i| (i.host.clone(), i)).collect();
     let mut view = ClusterView::default();
@@ -89,6 +91,7 @@ pub fn build(
                 if let Some(h) = holds.iter().find(|h| h.covers(&host.name, &d.path, &d.device_id)) {
                     d.held = Some(Arc::from(h.reason.as_str()));
                 }
+                d.probe = probes.get(&DiskKey::of(&host.name, &d.path, &d.device_id).stored()).cloned();
             }
             let hi = HostInventory { name: host.name.clone(), labels: host.labels.clone(), devices };
             for (affinity, n) in hi.osds_by_affinity() {

@@ -83,6 +83,8 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/hosts", READ),
     rule("GET", "/api/v1/devices", READ),
     rule("GET", "/api/v1/devices/held", READ),
+    rule("GET", "/api/v1/devices/probes", READ),
+    rule("GET", "/api/v1/devices/probes/{probe_id}", READ),
     rule("GET", "/api/v1/specs", READ),
     rule("GET", "/api/v1/specs/{service_name}", READ),
     rule("GET", "/api/v1/events", READ),
@@ -118,6 +120,8 @@ pub const RULES: &[Rule] = &[
     rule("DELETE", "/api/v1/hosts/{name}/labels/{label}", ADMIN),
     rule("POST", "/api/v1/devices/release", ADMIN),
     rule("POST", "/api/v1/devices/zap", ADMIN),
+    // fio overwrites the disk it probes: as destructive as a zap.
+    rule("POST", "/api/v1/devices/probe", ADMIN),
     rule("GET", "/api/v1/tokens", ADMIN),
     rule("POST", "/api/v1/tokens", ADMIN),
     rule("DELETE", "/api/v1/tokens/{name}", ADMIN),

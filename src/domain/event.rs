@@ -106,6 +106,13 @@ event_kinds! {
     BenchFailed = "bench-failed",
     /// An OSD is much slower than comparable ones.
     BenchOutlier = "bench-outlier",
+    /// A disk probe (fio on a blank disk) was asked for.
+    ProbeRequested = "probe-requested",
+    ProbeFinished = "probe-finished",
+    /// A probe was refused by the agent, failed, or a restart cut it off.
+    ProbeFailed = "probe-failed",
+    /// A probed disk is far below comparable disks.
+    ProbeOutlier = "probe-outlier",
 }
 
 impl EventKind {

@@ -120,6 +120,9 @@ pub struct Device {
     /// Set when osdkeeper holds the device back from every spec (it zapped
     /// it, or removed its OSD), with the reason. cephadm has no such notion.
     pub held: Option<Arc<str>>,
+    /// What osdkeeper's disk probes say of this disk (set by the daemon's
+    /// planning view; a spec's `osdkeeper.probe` gate reads it).
+    pub probe: Option<Arc<crate::domain::probe::ProbeStatus>>,
 }
 
 impl Device {

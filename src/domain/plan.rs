@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use crate::domain::command::{ceph_volume_commands, raw_ratio_error};
 use crate::domain::inventory::{ClusterView, HostInventory};
 use crate::domain::osd_layout::{planned_osds, Layout, Refusal};
+use crate::domain::probe::gate::hold_back;
 use crate::domain::selection::{select, Selection};
 use crate::domain::spec::{DriveSpec, HostRef, SpecDocument, SpecError};
 use crate::domain::value::excerpt;
@@ -137,8 +138,12 @@ pub fn plan_host(
 ) -> Result<PlanRow, PlanError> {
     let name = inv.name.as_str();
     let existing = view.existing(spec.service_id.as_deref().unwrap_or(""), name);
-    let selection = select(spec, &inv.devices, existing)
+    let mut selection = select(spec, &inv.devices, existing)
         .map_err(|e| (e.field, format!("host {}: {}", excerpt(name), e.message)))?;
+    // Beyond cephadm, after its choice: new disks wait for their probe.
+    if let Some(gate) = &spec.probe {
+        hold_back(gate, &inv.devices, &mut selection);
+    }
     if let Some(msg) = raw_ratio_error(spec, &selection, name) {
         return Err(("method".into(), msg));
     }

@@ -46,6 +46,27 @@ pub fn deploy_steps(spec: &DriveSpec, row: &PlanRow) -> Vec<(String, Vec<String>
     }
 }
 
+/// What a spec's probe gate has seen of a host's disks (each disk's
+/// latest finished probe, one under way, a failure): folded into what
+/// `should_run` compares for a spec with the gate, so that a probe that
+/// lets a disk through makes the plan run again, though neither the spec
+/// nor the inventory changed.
+pub fn probe_marker(host: &HostInventory) -> String {
+    let mut marks: Vec<String> = host
+        .devices
+        .iter()
+        .filter_map(|d| {
+            let p = d.probe.as_ref()?;
+            let done = p.done.as_ref().map(|d| d.probe_id.to_string()).unwrap_or_default();
+            let pending = if p.pending { "+" } else { "" };
+            let failed = if p.failure.is_some() { "!" } else { "" };
+            Some(format!("{}={done}{pending}{failed}", d.path))
+        })
+        .collect();
+    marks.sort();
+    marks.join(",")
+}
+
 /// Whether to run now: not when the same spec version already ran on the
 /// same inventory (a failure is not retried in a loop).
 pub fn should_run(last: Option<LastRun<'_>>, spec_version: i64, inventory_fingerprint: &str) -> bool {
@@ -66,6 +87,24 @@ mod tests {
         assert!(should_run(None, 1, "fp1"), "never ran");
         assert!(!should_run(last(1, "fp1"), 1, "fp1"), "nothing changed (also after a failure: no loop)");
         assert!(should_run(last(1, "fp1"), 2, "fp1"), "a new spec version");
+    }
+
+    #[test]
+    fn a_probe_changes_what_a_gated_spec_compares() {
+        use crate::domain::inventory::Device;
+        use crate::domain::probe::{ProbeDone, ProbeFigures, ProbeMode, ProbeStatus};
+        let disk = |probe: Option<ProbeStatus>| Device {
+            path: "/dev/sdb".into(),
+            probe: probe.map(std::sync::Arc::new),
+            ..Device::default()
+        };
+        let host = |d: Device| HostInventory { name: "h".into(), devices: vec![d], ..HostInventory::default() };
+        let figures = ProbeFigures { seq_write_bps: 1.0, seq_read_bps: 1.0, rand_read_iops: 1.0, sync_write_iops: 1.0 };
+        let done = ProbeDone { probe_id: 4, mode: ProbeMode::Quick, figures, finished_at: 0, outlier: None };
+        let none = probe_marker(&host(disk(None)));
+        let pending = probe_marker(&host(disk(Some(ProbeStatus { pending: true, ..ProbeStatus::default() }))));
+        let finished = probe_marker(&host(disk(Some(ProbeStatus { done: Some(done), ..ProbeStatus::default() }))));
+        assert_eq!((none.as_str(), pending.as_str(), finished.as_str()), ("", "/dev/sdb=+", "/dev/sdb=4"));
     }
 
     #[test]

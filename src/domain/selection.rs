@@ -11,6 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::domain::inventory::{Affinity, Device, Found};
+use crate::domain::probe::gate::GateMiss;
 use crate::domain::spec::{cephadm_disk_bytes, DeviceFilter, DriveSpec, FilterLogic, Role};
 use crate::domain::value::excerpt;
 
@@ -70,6 +71,13 @@ impl Default for Passes {
 }
 
 impl Passes {
+    /// One role's decision.
+    pub fn single(role: Role, pass: Pass) -> Passes {
+        let mut p = Passes::default();
+        p.push(role, pass);
+        p
+    }
+
     fn push(&mut self, role: Role, pass: Pass) {
         self.items[usize::from(self.len)] = (role, pass);
         self.len += 1;
@@ -102,6 +110,13 @@ pub enum Pass {
     NotInPaths,
     /// Held back by osdkeeper until released (not a cephadm notion).
     Held,
+    /// Taken, then kept back by the spec's `osdkeeper.probe` gate (not a
+    /// cephadm notion): it waits for a probe, or its probe is refused.
+    Probe(GateMiss),
+    /// Taken, then kept back with the other disks of the host's OSDs
+    /// because one of them waits for its probe or was refused (they share
+    /// DB/WAL devices, so they are made together or not at all).
+    ProbeShared,
 }
 
 /// Which filter did not match.
@@ -449,6 +464,14 @@ impl fmt::Display for PassText<'_> {
                 "held by osdkeeper ({}); `osdkeeper device release HOST {}` makes it available to specs again",
                 d.held.as_deref().unwrap_or("held"),
                 d.path
+            ),
+            Pass::Probe(miss) => {
+                let gate = self.spec.probe.clone().unwrap_or_default();
+                f.write_str(&crate::domain::probe::gate::describe(&gate, d.probe.as_deref(), miss, &d.path))
+            }
+            Pass::ProbeShared => f.write_str(
+                "kept back until every disk of this host's new OSDs passes its probe (osdkeeper.probe): \
+                 they share DB/WAL devices, so they are made together",
             ),
             Pass::Mismatch(miss) => {
                 let filter = self.spec.filter(self.role).expect("a role that looked has a filter");

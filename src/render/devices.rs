@@ -1,6 +1,7 @@
-//! `device ls` (cephadm's `orch device ls`, plus held devices and
-//! unreachable hosts) and `device held`.
+//! `device ls` (cephadm's `orch device ls`, plus held devices, unreachable
+//! hosts and, with `--wide`, each disk's probe) and `device held`.
 
+use super::probes::device_probe_cell;
 use super::table::{Align, Table};
 use super::units::format_bytes;
 use crate::clock::{format_age, format_ms, now_ms};
@@ -22,6 +23,7 @@ pub fn device_table(hosts: &[HostDevices], wide: bool) -> String {
             "AVAILABLE",
             "REFRESHED",
             "REJECT REASONS",
+            "PROBE",
         ]
     } else {
         vec!["HOST", "PATH", "TYPE", "DEVICE ID", "SIZE", "AVAILABLE", "REFRESHED", "REJECT REASONS"]
@@ -65,6 +67,23 @@ pub fn device_table(hosts: &[HostDevices], wide: bool) -> String {
                 row.extend([text(&d.health), text(&d.ident), text(&d.fault)]);
             }
             row.extend([available.to_string(), refreshed.clone(), reasons.join(", ")]);
+            if wide {
+                row.push(d.probe.as_ref().map(device_probe_cell).unwrap_or_default());
+                if let Some(p) = &d.probe {
+                    if let Some(o) = &p.outlier {
+                        notes.push(format!("{}:{} is far below comparable disks: {o}", h.host, d.path));
+                    }
+                    if let Some(f) = p.failure.as_ref().filter(|_| !p.pending) {
+                        notes.push(format!("{}:{}: the last probe failed: {f}", h.host, d.path));
+                    }
+                    if p.by_slot && p.figures.is_some() {
+                        notes.push(format!(
+                            "{}:{} reports no serial/WWN: its probe results belong to the slot, not to the disk",
+                            h.host, d.path
+                        ));
+                    }
+                }
+            }
             t.row(row);
         }
     }

@@ -7,6 +7,7 @@ pub mod devices;
 pub mod hosts;
 pub mod osds;
 pub mod preview;
+pub mod probes;
 pub mod removal_preview;
 pub mod specs;
 pub mod table;

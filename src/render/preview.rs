@@ -57,6 +57,7 @@ pub fn preview_table(p: &PreviewDoc) -> String {
     let mut not_chosen = String::new();
     let mut warnings = String::new();
     let mut cmds = String::new();
+    let mut probes = String::new();
     for row in &p.preview {
         let name = row.service_id.as_deref().unwrap_or("<unnamed>");
         let host = &row.host;
@@ -81,11 +82,24 @@ pub fn preview_table(p: &PreviewDoc) -> String {
         for c in &row.commands {
             putln!(cmds, "  {host}: ceph-volume {c}");
         }
+        for n in &row.probes {
+            let outlier = n.outlier.as_deref().map(|o| format!("; OUTLIER: {o}")).unwrap_or_default();
+            putln!(
+                probes,
+                "  {name} on {host}: {}  probe {} ({}): {}{outlier}",
+                n.path,
+                n.probe_id,
+                n.mode.as_str(),
+                n.figures.summary()
+            );
+        }
     }
     for n in &p.notes {
         putln!(warnings, "  {}: {}", n.service_id.as_deref().unwrap_or("<unnamed>"), n.note);
     }
-    for (title, text) in [("Not chosen", &not_chosen), ("Warnings", &warnings), ("Commands", &cmds)] {
+    for (title, text) in
+        [("Not chosen", &not_chosen), ("Disk probes", &probes), ("Warnings", &warnings), ("Commands", &cmds)]
+    {
         if !text.is_empty() {
             put!(out, "\n{title}:\n{text}");
         }

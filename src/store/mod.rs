@@ -10,6 +10,7 @@
 pub mod backup;
 mod cluster_benches;
 mod deployments;
+mod disk_probes;
 mod events;
 mod holds;
 mod hosts;
@@ -27,6 +28,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
 
+pub use disk_probes::NewProbe;
 pub use events::{EventFilter, NewEvent};
 pub use hosts::PollFailure;
 pub use inventories::StoredInventory;

@@ -13,6 +13,7 @@
 //! | `GET /v1/osds` | | `HostOsds`: the OSDs ceph-volume finds on this host's devices (`raw list`, `lvm list`) |
 //! | `POST /v1/osd/{id}/activate` | `ActivateRequest` | `CommandResult` of `ceph-volume raw activate` / `lvm activate` (also when it failed) |
 //! | `POST /v1/osd/{id}/start` | | `OsdDaemonStatus` once a process serves the id (idempotent: a running daemon is left alone) |
+//! | `POST /v1/probe` | `ProbeRequest` | `ProbeResult` (fio's four jobs on a blank device), or 4xx `AgentErrorBody` when refused (not blank, another disk at the path, no intent) |
 
 use serde::{Deserialize, Serialize};
 
@@ -104,6 +105,48 @@ pub struct ZapResult {
     pub path: String,
     /// What was done, in order ("held /dev/loop4 exclusively", "zeroed 10 MiB at 0", ...).
     pub steps: Vec<String>,
+}
+
+/// How long and over how much of a disk a probe runs; what one fio job measured.
+pub use crate::domain::probe::{JobFigures, ProbeFigures, ProbeJob, ProbeMode};
+
+/// `POST /v1/probe`: fio on a blank device. It writes over the start of the
+/// device, so it runs only on a device with nothing on it and nothing using
+/// it, checked on the host right before fio starts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProbeRequest {
+    pub path: String,
+    pub mode: ProbeMode,
+    /// Required: the probe overwrites what is on the device.
+    #[serde(default)]
+    pub yes_i_really_mean_it: bool,
+    /// The disk id (`device_id`) the daemon saw at this path, if it had one:
+    /// another disk found there now is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    /// Why (logged), e.g. "probe 12 requested by ops".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What a probe measured (refusals are 4xx `AgentErrorBody` with the reason).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProbeResult {
+    pub path: String,
+    pub mode: ProbeMode,
+    pub device_bytes: u64,
+    /// How much of the device, from its start, the jobs used.
+    pub region_bytes: u64,
+    /// The fio command line as run.
+    pub command: String,
+    pub fio_version: String,
+    /// Each job's figures, in the order they ran.
+    pub jobs: Vec<JobFigures>,
+    /// fio's JSON report as printed, for the record.
+    pub fio_json: String,
+    /// What was checked and done, in order.
+    pub steps: Vec<String>,
+    pub elapsed_ms: u64,
 }
 
 /// How ceph-volume made an OSD: `raw` (BlueStore straight on the device)

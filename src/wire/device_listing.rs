@@ -62,6 +62,7 @@ pub fn device_row(v: &Value) -> DeviceRow {
         ident: led(led_support.and_then(|l| l.get("IDENTstatus"))),
         fault: led(led_support.and_then(|l| l.get("FAILstatus"))),
         osd_ids,
+        probe: None,
     }
 }
 

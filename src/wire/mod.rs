@@ -8,6 +8,7 @@ pub mod browser_guard;
 pub mod ceph_volume;
 pub mod ceph_volume_list;
 pub mod device_listing;
+pub mod fio;
 pub mod inventory_file;
 pub mod json_stream;
 pub mod preview_json;

@@ -9,7 +9,7 @@ use crate::domain::plan::{PlanRow, Preview, PREVIEW_SUFFIX};
 use crate::domain::selection::describe;
 use crate::domain::spec::{DriveSpec, SpecDocument};
 use crate::wire::api::preview::{
-    PlannedOsdRow, PlannedOsds, PreviewDoc, PreviewRow, SkippedDevice, SpecErrorJson, SpecNote,
+    DiskProbeNote, PlannedOsdRow, PlannedOsds, PreviewDoc, PreviewRow, SkippedDevice, SpecErrorJson, SpecNote,
 };
 
 /// A preview with what it needs to be shown.
@@ -91,9 +91,40 @@ impl PreviewReport<'_> {
                 .collect(),
             unused: unused_devices(row),
             warnings: sel.warnings.iter().chain(row.layout.iter().flat_map(|l| &l.warnings)).cloned().collect(),
+            probes: probe_notes(host, row),
             inventory_age_s: (self.inventory_age)(&host.name),
         }
     }
+}
+
+/// The finished probes of the disks a row takes, then of those it passed
+/// over for their probe, by path.
+fn probe_notes(host: &crate::domain::inventory::HostInventory, row: &PlanRow) -> Vec<DiskProbeNote> {
+    use crate::domain::selection::Pass;
+    let sel = &row.selection;
+    let taken = sel.data.iter().chain(&sel.db).chain(&sel.wal).chain(&sel.journal);
+    let taken = taken.filter_map(|p| host.devices.iter().find(|d| d.path == *p));
+    let gated = sel
+        .skipped
+        .iter()
+        .filter(|s| s.passes.iter().any(|(_, p)| matches!(p, Pass::Probe(_) | Pass::ProbeShared)))
+        .map(|s| &host.devices[s.device]);
+    let mut out: Vec<DiskProbeNote> = Vec::new();
+    for d in taken.chain(gated) {
+        let Some(done) = d.probe.as_ref().and_then(|p| p.done.as_ref()) else { continue };
+        if out.iter().any(|n| *n.path == *d.path) {
+            continue;
+        }
+        out.push(DiskProbeNote {
+            path: d.path.to_string(),
+            probe_id: done.probe_id,
+            mode: done.mode,
+            figures: done.figures,
+            outlier: done.outlier.clone(),
+        });
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
 }
 
 fn planned_row(o: &PlannedOsd) -> PlannedOsdRow {

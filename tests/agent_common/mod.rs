@@ -235,6 +235,29 @@ impl Drop for LoopDevice {
     }
 }
 
+/// A BlueStore label as `ceph-osd --mkfs` writes it (header, then the
+/// encoded `bluestore_bdev_label_t` with `whoami` in its meta map), for a
+/// device of `size` bytes.
+pub fn bluestore_label(whoami: u32, size: u64) -> Vec<u8> {
+    fn string(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    let mut out = b"bluestore block device\n4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55\n".to_vec();
+    out.extend_from_slice(&[2, 1, 0, 1, 0, 0]);
+    out.extend_from_slice(&[0x4a; 16]);
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&[0; 8]);
+    string(&mut out, "main");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    for (k, v) in [("ceph_fsid", "75757249-f864-4e02-9720-f37e52df334e".to_string()), ("whoami", whoami.to_string())] {
+        string(&mut out, k);
+        string(&mut out, &v);
+    }
+    out.resize(4096, 0);
+    out
+}
+
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap()
 }

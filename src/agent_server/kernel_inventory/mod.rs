@@ -18,9 +18,9 @@ pub mod gather;
 mod lsblk;
 mod lvm;
 mod reasons;
-mod signatures;
+pub mod signatures;
 pub mod size;
-mod sysfs;
+pub mod sysfs;
 mod udev;
 
 #[cfg(test)]

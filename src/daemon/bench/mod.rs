@@ -1,11 +1,14 @@
 //! Benchmarks: per-OSD benches (`osds.rs`: asked, queued, run at most one
 //! per host at a time by the benchmark worker, outliers among comparable
-//! OSDs) and cluster benchmarks (`cluster.rs`: `rados bench` on a test pool). Every bench is stored
+//! OSDs), cluster benchmarks (`cluster.rs`: `rados bench` on a test pool)
+//! and disk probes (`probes.rs`: fio on a blank disk through its agent,
+//! before it becomes an OSD). Every bench is stored
 //! before it runs; the worker marks what a restart cut off instead of
 //! running it twice.
 
 mod cluster;
 mod osds;
+mod probes;
 
 pub use osds::OsdBenchRequest;
 
@@ -16,6 +19,7 @@ impl Daemon {
     /// then runs what is queued.
     #[tracing::instrument(skip_all)]
     pub async fn bench_round(&self) -> Result<(), DaemonError> {
+        self.run_disk_probes().await?;
         self.run_osd_benches().await?;
         self.run_cluster_bench().await
     }

@@ -195,16 +195,16 @@ impl Daemon {
         let measured: Vec<Measured> = latest
             .iter()
             .filter_map(|b| {
-                Some(Measured {
-                    osd: b.target.osd_id,
-                    device_class: b.target.device_class.clone(),
-                    size_bytes: b.target.size_bytes,
-                    model: b.target.model.clone(),
-                    bytes_per_sec: b.bytes_per_sec?,
-                })
+                Some(Measured::osd(
+                    b.target.osd_id,
+                    b.target.device_class.clone(),
+                    b.target.size_bytes,
+                    b.target.model.clone(),
+                    b.bytes_per_sec?,
+                ))
             })
             .collect();
-        Ok(outliers(&measured).into_iter().map(|o| (o.osd, o.message)).collect())
+        Ok(outliers(&measured).into_iter().map(|o| (o.id, o.message)).collect())
     }
 
     /// The latest bench of each OSD with its outlier verdict, or (with

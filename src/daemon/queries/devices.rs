@@ -1,12 +1,13 @@
 //! Every host's devices as its agent last reported them, with the
-//! inventory's age and the holds; optionally polled first.
+//! inventory's age, the holds and each disk's probes; optionally polled first.
 
 use std::collections::HashMap;
 
 use crate::clock::now_ms;
 use crate::daemon::{Daemon, DaemonError};
 use crate::domain::deploy::{DeployPhase, ATTEMPTS};
-use crate::wire::api::devices::{DeviceQuery, Hold, HostDevices, InventoryInfo};
+use crate::domain::probe::DiskKey;
+use crate::wire::api::devices::{DeviceProbe, DeviceQuery, Hold, HostDevices, InventoryInfo};
 use crate::wire::api::Page;
 use crate::wire::device_listing::device_rows;
 
@@ -32,6 +33,7 @@ impl Daemon {
         }
         let holds = self.store.holds().await?;
         let deploy_failures = self.deploy_failures().await?;
+        let probes = self.probe_statuses().await?;
         let now = now_ms();
         let mut out = Vec::with_capacity(hosts.len());
         for h in hosts {
@@ -44,6 +46,17 @@ impl Daemon {
             for d in &mut devices {
                 d.held = holds.iter().find(|x| x.covers(&h.name, &d.path, &d.device_id)).map(|x| x.reason.clone());
                 d.deploy_failure = deploy_failures.get(&(h.name.clone(), d.path.clone())).cloned();
+                let key = DiskKey::of(&h.name, &d.path, &d.device_id);
+                d.probe = probes.get(&key.stored()).map(|p| DeviceProbe {
+                    probe_id: p.done.as_ref().map(|x| x.probe_id),
+                    mode: p.done.as_ref().map(|x| x.mode),
+                    figures: p.done.as_ref().map(|x| x.figures),
+                    finished_at: p.done.as_ref().map(|x| x.finished_at),
+                    outlier: p.done.as_ref().and_then(|x| x.outlier.clone()),
+                    pending: p.pending,
+                    failure: p.failure.clone(),
+                    by_slot: key.by_slot(),
+                });
             }
             devices.sort_by(|a, b| a.path.cmp(&b.path));
             out.push(HostDevices {

@@ -1,24 +1,26 @@
-//! Which OSDs are much slower than the OSDs they should match.
+//! Which OSDs (or disks) are much slower than the ones they should match.
 //!
-//! OSDs are compared only with comparable ones: the same device class, the
+//! They are compared only with comparable ones: the same device class, the
 //! same model where both are known, and a similar size (within
 //! `SIMILAR_SIZE` of the smallest of the group: a 4 TB and a 12 TB HDD
 //! differ by design, not by fault).
 //!
-//! The rule: in a group of at least `MIN_GROUP` OSDs, an OSD is an outlier
-//! when its rate is below `SLOW_FRACTION` of the group's **median**. Why
+//! The rule: in a group of at least `MIN_GROUP`, one is an outlier when
+//! its figure is below `SLOW_FRACTION` of the group's **median**. Why
 //! the median and not the mean: one slow disk drags a mean down (a very
 //! slow one drags it far, and hides a second slow disk), while the median
 //! of three or more stays among the healthy disks as long as fewer than
 //! half are slow; and one fast disk (a cache, a newer model) does not make
 //! its healthy peers look slow, as it would against a mean or against the
 //! median of the others in a group of three. Why at least three: with two
-//! OSDs nothing says which of the two is wrong. Why half:
-//! `ceph tell osd.N bench` on the same disk varies by a few tens of
+//! nothing says which of the two is wrong. Why half:
+//! `ceph tell osd.N bench` (and fio) on the same disk varies by a few tens of
 //! percent from run to run (caches, other clients); a disk at less than
 //! half the speed of its peers is the failing or mismatched disk the field
-//! reports find (38 MB/s among 118-131 MB/s), not noise. Only slow OSDs
-//! are flagged: a fast one slows nobody down.
+//! reports find (38 MB/s among 118-131 MB/s), not noise. Only slow ones
+//! are flagged: a fast one slows nobody down. The same rule judges OSD
+//! benches (`outliers`) and disk probes (`slow_among` with the probe's
+//! figure and unit, `domain::probe::outliers`).
 
 use super::{format_disk_size, format_rate};
 
@@ -26,19 +28,74 @@ pub const MIN_GROUP: usize = 3;
 pub const SLOW_FRACTION: f64 = 0.5;
 pub const SIMILAR_SIZE: f64 = 1.25;
 
-/// One OSD's latest result and what makes OSDs comparable.
+/// One measured subject (an OSD's latest bench, a disk's latest probe) and
+/// what makes subjects comparable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
-    pub osd: u32,
+    /// Identifies the subject to the caller (an OSD id, an index).
+    pub id: u32,
+    /// How the message names it ("osd.11", "f5-422-01:/dev/sdb").
+    pub name: String,
     pub device_class: Option<String>,
     pub size_bytes: Option<u64>,
     pub model: Option<String>,
-    pub bytes_per_sec: f64,
+    /// The figure compared: higher is better.
+    pub value: f64,
 }
+
+impl Measured {
+    /// An OSD's bench rate, named `osd.N`.
+    pub fn osd(
+        osd: u32,
+        device_class: Option<String>,
+        size_bytes: Option<u64>,
+        model: Option<String>,
+        bytes_per_sec: f64,
+    ) -> Measured {
+        Measured { id: osd, name: format!("osd.{osd}"), device_class, size_bytes, model, value: bytes_per_sec }
+    }
+}
+
+/// What the figures are and how the message words them.
+#[derive(Debug, Clone, Copy)]
+pub struct Figure {
+    /// "OSDs", "disks".
+    pub noun: &'static str,
+    /// Before the value: "" or "4k sync writes ".
+    pub what: &'static str,
+    pub unit: Unit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Bytes per second, shown in Ceph's MB/s.
+    Rate,
+    /// Operations per second.
+    Iops,
+}
+
+impl Unit {
+    pub fn show(self, v: f64) -> String {
+        match self {
+            Unit::Rate => format_rate(v),
+            Unit::Iops => format!("{v:.0} IOPS"),
+        }
+    }
+
+    fn suffix(self) -> &'static str {
+        match self {
+            Unit::Rate => " MB/s",
+            Unit::Iops => " IOPS",
+        }
+    }
+}
+
+/// The OSD benches' figure.
+pub const OSD_RATE: Figure = Figure { noun: "OSDs", what: "", unit: Unit::Rate };
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outlier {
-    pub osd: u32,
+    pub id: u32,
     /// e.g. "osd.11: 38 MB/s, the other 5 HDD OSDs of 1 TB do 118-131 MB/s".
     pub message: String,
 }
@@ -52,7 +109,7 @@ fn median(sorted: &[f64]) -> f64 {
     }
 }
 
-/// Groups of comparable OSDs, each sorted by OSD id.
+/// Groups of comparable subjects, each sorted by id.
 pub fn groups(all: &[Measured]) -> Vec<Vec<&Measured>> {
     let mut by_kind: Vec<Vec<&Measured>> = Vec::new();
     for m in all {
@@ -70,7 +127,7 @@ pub fn groups(all: &[Measured]) -> Vec<Vec<&Measured>> {
     }
     let mut out = Vec::new();
     for mut kind in by_kind {
-        kind.sort_by_key(|m| (m.size_bytes, m.osd));
+        kind.sort_by_key(|m| (m.size_bytes, m.id));
         let mut current: Vec<&Measured> = Vec::new();
         for m in kind {
             let fits = match (current.first().and_then(|f| f.size_bytes), m.size_bytes) {
@@ -87,51 +144,59 @@ pub fn groups(all: &[Measured]) -> Vec<Vec<&Measured>> {
         }
     }
     for g in &mut out {
-        g.sort_by_key(|m| m.osd);
+        g.sort_by_key(|m| m.id);
     }
     out
 }
 
-/// The slow OSDs, by id, each with what it is compared against.
+/// The slow OSDs by bench rate, by id, each with what it is compared against.
 pub fn outliers(all: &[Measured]) -> Vec<Outlier> {
+    slow_among(all, OSD_RATE)
+}
+
+/// The slow subjects by `figure`, by id, each with what it is compared against.
+pub fn slow_among(all: &[Measured], figure: Figure) -> Vec<Outlier> {
     let mut found = Vec::new();
     for group in groups(all) {
         if group.len() < MIN_GROUP {
             continue;
         }
-        let mut rates: Vec<f64> = group.iter().map(|o| o.bytes_per_sec).collect();
-        rates.sort_by(f64::total_cmp);
-        let reference = median(&rates);
+        let mut values: Vec<f64> = group.iter().map(|o| o.value).collect();
+        values.sort_by(f64::total_cmp);
+        let reference = median(&values);
         for m in &group {
-            if m.bytes_per_sec < reference * SLOW_FRACTION {
-                let mut others: Vec<f64> = group.iter().filter(|o| o.osd != m.osd).map(|o| o.bytes_per_sec).collect();
+            if m.value < reference * SLOW_FRACTION {
+                let mut others: Vec<f64> = group.iter().filter(|o| o.id != m.id).map(|o| o.value).collect();
                 others.sort_by(f64::total_cmp);
-                found.push(Outlier { osd: m.osd, message: describe(m, &group, &others) });
+                found.push(Outlier { id: m.id, message: describe(m, &group, &others, figure) });
             }
         }
     }
-    found.sort_by_key(|o| o.osd);
+    found.sort_by_key(|o| o.id);
     found
 }
 
-fn describe(m: &Measured, group: &[&Measured], others: &[f64]) -> String {
+fn describe(m: &Measured, group: &[&Measured], others: &[f64], figure: Figure) -> String {
     let class = m.device_class.as_deref().map(str::to_uppercase).unwrap_or_else(|| "unclassified".into());
     let size = match group.iter().filter_map(|o| o.size_bytes).min() {
         Some(s) => format!(" of {}", format_disk_size(s)),
         None => String::new(),
     };
     let model = m.model.as_deref().map(|md| format!(" ({md})")).unwrap_or_default();
+    let unit = figure.unit;
     let (low, high) = (others[0], others[others.len() - 1]);
-    let range = if format_rate(low) == format_rate(high) {
-        format_rate(low)
+    let range = if unit.show(low) == unit.show(high) {
+        unit.show(low)
     } else {
-        format!("{}-{}", format_rate(low).trim_end_matches(" MB/s"), format_rate(high))
+        format!("{}-{}", unit.show(low).trim_end_matches(unit.suffix()), unit.show(high))
     };
     format!(
-        "osd.{}: {}, the other {} {class} OSDs{size}{model} do {range}",
-        m.osd,
-        format_rate(m.bytes_per_sec),
-        others.len()
+        "{}: {}{}, the other {} {class} {}{size}{model} do {range}",
+        m.name,
+        figure.what,
+        unit.show(m.value),
+        others.len(),
+        figure.noun
     )
 }
 
@@ -143,11 +208,11 @@ mod tests {
     const TB: u64 = 1_000_204_886_016;
 
     fn hdd(osd: u32, mb_s: f64) -> Measured {
-        Measured { osd, device_class: Some("hdd".into()), size_bytes: Some(TB), model: None, bytes_per_sec: mb_s * MB }
+        Measured::osd(osd, Some("hdd".into()), Some(TB), None, mb_s * MB)
     }
 
     fn flagged(all: &[Measured]) -> Vec<u32> {
-        outliers(all).iter().map(|o| o.osd).collect()
+        outliers(all).iter().map(|o| o.id).collect()
     }
 
     #[test]
@@ -205,5 +270,24 @@ mod tests {
         assert_eq!(flagged(&all), vec![3]);
         let found = outliers(&all);
         assert_eq!(found[0].message, "osd.3: 20 MB/s, the other 2 HDD OSDs of 1 TB do 120-125 MB/s");
+    }
+
+    #[test]
+    fn other_figures_read_in_their_unit() {
+        let disk = |id: u32, iops: f64| Measured {
+            id,
+            name: format!("h:/dev/sd{}", (b'a' + id as u8) as char),
+            device_class: Some("ssd".into()),
+            size_bytes: Some(TB),
+            model: None,
+            value: iops,
+        };
+        let figure = Figure { noun: "disks", what: "4k sync writes ", unit: Unit::Iops };
+        let found = slow_among(&[disk(0, 9500.0), disk(1, 11000.0), disk(2, 120.0), disk(3, 10200.0)], figure);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].message,
+            "h:/dev/sdc: 4k sync writes 120 IOPS, the other 3 SSD disks of 1 TB do 9500-11000 IOPS"
+        );
     }
 }

@@ -65,6 +65,12 @@ impl FieldError {
         FieldError { field: field.into(), value: value.map(|v| excerpt(&v)), message: message.into(), stricter: true }
     }
 
+    /// A value of osdkeeper's own section (`osdkeeper:`), which cephadm
+    /// does not read at all.
+    pub fn own(field: impl Into<String>, value: Option<String>, message: impl Into<String>) -> Self {
+        FieldError { field: field.into(), value: value.map(|v| excerpt(&v)), message: message.into(), stricter: false }
+    }
+
     pub fn locate(self, doc: usize, line: usize, service_id: Option<String>) -> SpecError {
         SpecError {
             doc,

@@ -4,6 +4,7 @@
 //! `stricter_than_cephadm`; the list is docs/differences-from-cephadm.md).
 
 mod error;
+pub mod extension;
 mod parse;
 mod placement;
 mod placement_check;
@@ -114,6 +115,9 @@ pub struct DriveSpec {
     /// Things the operator should know that do not make the spec invalid
     /// (keys cephadm 16.2 accepts but ignores, for instance).
     pub notes: Vec<String>,
+    /// `osdkeeper.probe` (`extension`): new disks wait for a probe and are
+    /// judged by it. Not a cephadm notion.
+    pub probe: Option<crate::domain::probe::gate::ProbeGate>,
 }
 
 impl DriveSpec {

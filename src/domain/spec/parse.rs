@@ -192,6 +192,11 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
         ));
     };
     let mut top = entries.clone();
+    // osdkeeper's own options leave before cephadm's reading begins.
+    let extensions = match remove(&mut top, super::extension::KEY) {
+        Some(v) => super::extension::read(&v)?,
+        None => super::extension::Extensions::default(),
+    };
 
     if let Some(name) = get(&top, "service_name").filter(|v| v.truthy()).cloned() {
         let Some(name) = name.as_str() else {
@@ -273,7 +278,9 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
         };
         put(&mut kwargs, key.to_string(), slot);
     }
-    construct(kwargs, notes)
+    let mut spec = construct(kwargs, notes)?;
+    spec.probe = extensions.probe;
+    Ok(spec)
 }
 
 /// `_drive_group_spec_from_json`: unknown keys are errors, `*_devices` become selections.
@@ -289,6 +296,7 @@ fn convert_features(entries: &Entries, prefix: &str) -> Result<Vec<(String, Slot
                         " (cephadm accepts it for other services, not for OSD specs)"
                     }
                     "host_pattern" => " (put it under placement:)",
+                    "osdkeeper" => " (osdkeeper's own options go at the top level of the document, not under spec:)",
                     _ => "",
                 };
                 return Err(FieldError::cephadm(
@@ -644,6 +652,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         extra_container_args,
         extra_entrypoint_args,
         notes,
+        probe: None,
     })
 }
 

@@ -55,6 +55,27 @@ pub struct DeviceRow {
     pub fault: Option<String>,
     /// OSD ids with volumes on this device.
     pub osd_ids: Vec<String>,
+    /// What the disk's probes say (`device probe`), when it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<DeviceProbe>,
+}
+
+/// A device's probes in brief: its latest finished one, and whether one
+/// is under way or the latest failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DeviceProbe {
+    pub probe_id: Option<i64>,
+    pub mode: Option<crate::domain::probe::ProbeMode>,
+    pub figures: Option<crate::domain::probe::ProbeFigures>,
+    pub finished_at: Option<i64>,
+    /// Why it is far below comparable disks, if it is.
+    pub outlier: Option<String>,
+    /// A probe is queued or running.
+    pub pending: bool,
+    /// Why the latest probe failed, when no probe finished after it.
+    pub failure: Option<String>,
+    /// The disk has no serial/WWN: the results belong to the slot.
+    pub by_slot: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -12,6 +12,7 @@ pub mod events;
 pub mod hosts;
 pub mod osds;
 pub mod preview;
+pub mod probes;
 pub mod removal_preview;
 pub mod specs;
 pub mod summary;

@@ -60,6 +60,10 @@ pub struct PreviewRow {
     #[serde(default)]
     pub unused: Vec<SkippedDevice>,
     pub warnings: Vec<String>,
+    /// What osdkeeper's disk probes say of the disks this row takes or
+    /// keeps back, for those that have a finished probe.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<DiskProbeNote>,
     /// Seconds since the host's inventory was taken (daemon only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inventory_age_s: Option<f64>,
@@ -91,6 +95,17 @@ pub struct PlannedOsdRow {
     pub wal_size: Option<String>,
     #[serde(default)]
     pub encrypted: bool,
+}
+
+/// A disk's latest finished probe, as the dry-run shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DiskProbeNote {
+    pub path: String,
+    pub probe_id: i64,
+    pub mode: crate::domain::probe::ProbeMode,
+    pub figures: crate::domain::probe::ProbeFigures,
+    /// Why it is far below comparable disks, if it is.
+    pub outlier: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

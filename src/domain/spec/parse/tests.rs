@@ -209,3 +209,26 @@ fn invalid_utf8_is_reported_with_its_byte_offset() {
     let e = parse_spec_bytes(cut).unwrap_err().to_string();
     assert!(e.contains("the file ends inside a character at byte offset 14 (line 1, column 15)"), "{e}");
 }
+
+#[test]
+fn osdkeepers_own_section_leaves_the_cephadm_reading_unchanged() {
+    let plain = "service_type: osd\nservice_id: fast\nplacement: {host_pattern: '*'}\nspec:\n  method: raw\n  data_devices: {rotational: 0}\n";
+    let gated = format!("{plain}osdkeeper:\n  probe:\n    min_sync_write_iops: 2000\n");
+    let (a, b) = (one(plain).unwrap(), one(&gated).unwrap());
+    assert_eq!(a.probe, None);
+    let gate = b.probe.clone().expect("the gate");
+    assert_eq!(gate.min_of(crate::domain::probe::ProbeJob::SyncWrite4k), Some(2000.0));
+    assert_eq!(DriveSpec { probe: None, ..b }, a, "everything else is read as without the section");
+    // Its errors name the document and the field.
+    let e = one(&format!("{plain}osdkeeper:\n  probe: {{mode: slow}}\n")).unwrap_err();
+    assert_eq!((e.field.as_str(), e.service_id.as_deref()), ("osdkeeper.probe.mode", Some("fast")));
+    assert!(!e.stricter_than_cephadm);
+    // Only at the top level: under spec: it is what cephadm says of any unknown key.
+    let e = one(&format!("{plain}  osdkeeper: {{probe: true}}\n")).unwrap_err();
+    assert_eq!(e.field, "spec.osdkeeper");
+    assert!(
+        e.message.starts_with("Feature `osdkeeper` is not supported (osdkeeper's own options go at the top level"),
+        "{}",
+        e.message
+    );
+}

@@ -1,0 +1,115 @@
+//! When a device counts as blank, so that a disk probe may write on it:
+//! nothing on it (no BlueStore label, no partition table or partitions, no
+//! signature blkid finds, no logical volumes, not a Ceph device) and
+//! nothing using it (no process with it open, no kernel holder, no mount).
+//! The facts are gathered on the host right before fio runs, with the
+//! device held exclusively (`probe`); this is only the rule, so it can be
+//! tested on any machine.
+
+use super::holders::Holders;
+
+/// What the host says about a device, gathered while it is held exclusively.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BlankFacts {
+    /// `Some(whoami)` when its first block is a BlueStore label (`None`
+    /// inside: a label without an OSD id).
+    pub bluestore: Option<Option<u32>>,
+    /// A GPT header at LBA 1.
+    pub gpt: bool,
+    /// Partitions the kernel or the inventory lists.
+    pub partitions: Vec<String>,
+    /// What `blkid -p` finds: `TYPE`, `PTTYPE` values (ext4, LVM2_member, dos, ...).
+    pub signatures: Vec<String>,
+    /// Logical volumes the inventory lists on it.
+    pub lvs: usize,
+    /// ceph-volume calls it a Ceph device.
+    pub ceph_device: bool,
+    /// Processes with it open (the agent itself left out), kernel holders, mounts.
+    pub holders: Holders,
+}
+
+/// Why the device is not blank, one reason per finding; empty when it is.
+pub fn refusals(f: &BlankFacts) -> Vec<String> {
+    let mut out = Vec::new();
+    match f.bluestore {
+        Some(Some(id)) => out.push(format!("it has a BlueStore label (osd.{id})")),
+        Some(None) => out.push("it has a BlueStore label".to_string()),
+        None => {}
+    }
+    if f.gpt {
+        out.push("it has a GPT partition table".to_string());
+    }
+    if !f.partitions.is_empty() {
+        out.push(format!("it has partitions ({})", f.partitions.join(", ")));
+    }
+    if !f.signatures.is_empty() {
+        out.push(format!("blkid finds signatures on it ({})", f.signatures.join(", ")));
+    }
+    if f.lvs > 0 {
+        out.push(format!("it holds {} logical volume(s)", f.lvs));
+    }
+    if f.ceph_device && f.bluestore.is_none() && f.lvs == 0 {
+        out.push("ceph-volume reports it as a Ceph device".to_string());
+    }
+    if !f.holders.is_empty() {
+        out.push(format!("it is in use: {}", f.holders));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::holders::ProcessHolder;
+    use super::*;
+
+    #[test]
+    fn a_blank_disk_has_nothing_to_say() {
+        assert!(refusals(&BlankFacts::default()).is_empty());
+    }
+
+    #[test]
+    fn an_osds_disk_is_refused_for_its_label_and_its_daemon() {
+        let f = BlankFacts {
+            bluestore: Some(Some(3)),
+            ceph_device: true,
+            holders: Holders {
+                processes: vec![ProcessHolder { pid: 4242, comm: "ceph-osd".into(), osd: Some(3) }],
+                ..Holders::default()
+            },
+            ..BlankFacts::default()
+        };
+        assert_eq!(
+            refusals(&f),
+            ["it has a BlueStore label (osd.3)", "it is in use: held open by ceph-osd pid 4242 (osd.3)"],
+            "the label says whose it is; the Ceph-device flag adds nothing then"
+        );
+    }
+
+    #[test]
+    fn every_trace_of_use_is_named() {
+        let f = BlankFacts {
+            bluestore: Some(None),
+            gpt: true,
+            partitions: vec!["sdb1".into(), "sdb2".into()],
+            signatures: vec!["LVM2_member".into()],
+            lvs: 2,
+            ceph_device: true,
+            holders: Holders { kernel: vec!["dm-0".into()], mount_points: vec!["/mnt/x".into()], ..Holders::default() },
+        };
+        assert_eq!(
+            refusals(&f),
+            [
+                "it has a BlueStore label",
+                "it has a GPT partition table",
+                "it has partitions (sdb1, sdb2)",
+                "blkid finds signatures on it (LVM2_member)",
+                "it holds 2 logical volume(s)",
+                "it is in use: in use by dm-0; mounted at /mnt/x",
+            ]
+        );
+        let only_flag = BlankFacts { ceph_device: true, ..BlankFacts::default() };
+        assert_eq!(refusals(&only_flag), ["ceph-volume reports it as a Ceph device"]);
+        let fs = BlankFacts { signatures: vec!["ext4".into()], ..BlankFacts::default() };
+        assert_eq!(refusals(&fs), ["blkid finds signatures on it (ext4)"]);
+    }
+}

@@ -1,0 +1,93 @@
+//! A removal's whole life on the simulated field-report cluster: drain,
+//! purge, zap and hold; the worker's pace; `rm stop`; `--replace`.
+
+use super::*;
+
+#[tokio::test]
+async fn removal_drains_purges_zaps_and_holds_the_disk() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    let req = removal::RemoveRequest { ids: vec![8, 15], zap: true, ..Default::default() };
+    let recs = d.schedule_removals(&req).await.unwrap();
+    assert_eq!(recs[0].removal.host, "f5-422-03");
+    assert_eq!(recs[0].removal.devices, ["/dev/sdd"]);
+    let rec = rounds_until(&d, &sim, 15, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
+    assert_eq!(rec.removal.zapped, ["/dev/sde"]);
+    assert!(sim.osds().iter().all(|o| o.id != 15), "purged");
+    let actions = d.store.actions(rec.id).await.unwrap();
+    let purges = actions.iter().filter(|a| a.effect.contains("purge")).count();
+    let zaps = actions.iter().filter(|a| a.effect.contains("zap")).count();
+    assert_eq!((purges, zaps), (1, 1), "{actions:?}");
+    let samples = d.store.samples(rec.id).await.unwrap();
+    assert!(samples.first().unwrap().pgs > samples.last().unwrap().pgs, "progress was sampled: {samples:?}");
+    let holds = d.store.holds().await.unwrap();
+    assert!(holds.iter().any(|h| h.host == "f5-422-03" && h.path == "/dev/sde"), "{holds:?}");
+    let events: Vec<String> = d.store.events(None, 200).await.unwrap().into_iter().map(|e| e.message).collect();
+    assert!(events.iter().any(|e| e == "Successfully purged osd.15 on f5-422-03"), "{events:?}");
+    assert!(events.iter().any(|e| e == "Zapping devices for osd.15 on f5-422-03"), "{events:?}");
+}
+
+// The worker looks again soon only where a gate is about to open: right
+// after each action, and while the last PGs leave; not during the drain.
+#[tokio::test]
+async fn the_removal_worker_watches_gates_closely_and_long_drains_at_its_interval() {
+    use crate::daemon::Pace;
+    use crate::domain::removal::{cadence, Phase};
+    let (_dir, d, sim) = sim_daemon(1.0).await;
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![15], zap: true, ..Default::default() }).await.unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..2000 {
+        let pace = d.removal_round().await.unwrap();
+        let rec = d.store.removals(50).await.unwrap().into_iter().rfind(|r| r.removal.osd_id == 15).unwrap();
+        seen.push((rec.removal.phase, rec.pgs_now, pace));
+        if rec.removal.phase == Phase::Done {
+            break;
+        }
+        sim.advance(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(seen.last().unwrap().0, Phase::Done, "{seen:?}");
+    let after_action = Pace::Within(cadence::AFTER_ACTION);
+    let acted = seen.iter().filter(|s| s.2 == after_action).count();
+    assert!(acted >= 3, "reweight, stop, purge and zap are each followed by a quick look: {seen:?}");
+    assert!(
+        seen.iter().any(|(p, pgs, pace)| *p == Phase::Draining && pgs.unwrap_or(0) > 8 && *pace == Pace::Interval),
+        "a drain with many PGs left waits the interval: {seen:?}"
+    );
+    assert!(
+        seen.iter().any(|(p, pgs, pace)| *p == Phase::Draining
+            && pgs.is_some_and(|n| n <= 8)
+            && *pace == Pace::Within(cadence::WATCH)),
+        "the last PGs are watched: {seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
+    let (_dir, d, sim) = sim_daemon(0.01).await;
+    let before = sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight;
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
+    rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
+    assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, 0.0);
+    // Errors: unknown, duplicate, already queued; none of them queues anything.
+    assert!(matches!(
+        d.schedule_removals(&removal::RemoveRequest { ids: vec![2, 99], ..Default::default() }).await,
+        Err(DaemonError::NotFound(_))
+    ));
+    assert!(matches!(
+        d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await,
+        Err(DaemonError::Conflict(_))
+    ));
+    assert!(d.store.active_removal_of(2).await.unwrap().is_none());
+    d.stop_removals(&[3]).await.unwrap();
+    let rec = rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Cancelled).await;
+    assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, before, "{rec:?}");
+    assert!(matches!(d.stop_removals(&[3]).await, Err(DaemonError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn replace_keeps_the_id_as_destroyed() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    d.schedule_removals(&removal::RemoveRequest { ids: vec![11], replace: true, ..Default::default() }).await.unwrap();
+    rounds_until(&d, &sim, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
+    let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
+    assert!(osd.destroyed);
+}
