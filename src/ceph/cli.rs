@@ -18,7 +18,7 @@ use futures::future::BoxFuture;
 use tokio::process::Command;
 
 use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat};
-use super::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
+use super::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, PacingFacts, PgOnOsd, PreviewInput, Verdict};
 
 pub struct CephCli {
     pub bin: String,
@@ -226,6 +226,14 @@ impl CephCluster for CephCli {
     fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>> {
         let ids = ids.to_vec();
         Box::pin(async move { self.gather_preview_input(&ids).await })
+    }
+
+    fn pgs_on_osd(&self, id: u32) -> BoxFuture<'_, Result<Vec<PgOnOsd>, CephError>> {
+        Box::pin(self.read_pgs_on_osd(id))
+    }
+
+    fn pacing_facts(&self, probe: u32) -> BoxFuture<'_, Result<PacingFacts, CephError>> {
+        Box::pin(self.read_pacing_facts(probe))
     }
 }
 

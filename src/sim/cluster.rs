@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 
-use crate::ceph::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
+use crate::ceph::{
+    CephCluster, CephError, ClusterState, OsdDevices, OsdState, PacingFacts, PgOnOsd, PreviewInput, Verdict,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimOsd {
@@ -273,6 +275,16 @@ impl CephCluster for SimCluster {
 
     fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>> {
         let r = self.with(|s| super::placement::preview_input(s, ids, ok_to_stop(s, ids)));
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn pgs_on_osd(&self, id: u32) -> BoxFuture<'_, Result<Vec<PgOnOsd>, CephError>> {
+        let r = self.with(|s| super::placement::pgs_on_osd(s, id));
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn pacing_facts(&self, _probe: u32) -> BoxFuture<'_, Result<PacingFacts, CephError>> {
+        let r = self.with(|s| super::placement::pacing_facts(s));
         Box::pin(async move { Ok(r) })
     }
 

@@ -1,5 +1,6 @@
-// Removals: each one's phase, drain progress, rate and ETA, what it waits
-// on, and a Stop button while it can still be undone. The chart beside the
+// Removals: each one's phase, drain progress, rate and ETA (or that it
+// stalled, and why), what it waits on, and a Stop button while it can
+// still be undone. The chart beside the
 // table is in removal-chart.js.
 import { api } from './api.js';
 import { $, badge, emptyState, h, rerender } from './dom.js';
@@ -55,6 +56,10 @@ function removalRow(r) {
   const start = r.pgs_at_start;
   const options = [r.replace && 'replace', r.force && 'force', r.zap && 'zap'].filter(Boolean);
   const waiting = [];
+  if (r.stalled) {
+    waiting.push(h('div', { 'data-testid': 'removal-stalled' },
+      `Stalled since ${fmtClock(r.stalled.since)}: ${r.stalled.reason || 'the cluster gives no reason'}`));
+  }
   if (r.waiting_on) waiting.push(h('div', { 'data-testid': 'removal-waiting-on' }, r.waiting_on));
   if (r.last_error) waiting.push(h('div', { class: 'error-text' }, h('strong', {}, 'Error: '), r.last_error));
   if (r.note) waiting.push(h('div', { class: 'muted small' }, r.note));
@@ -70,13 +75,25 @@ function removalRow(r) {
     r.devices.length ? h('div', { class: 'muted small mono' }, r.devices.join(', ')) : ''),
   h('td', {}, badge(r.state, stateKind(r.state), { 'data-testid': 'removal-state' })),
   h('td', { class: 'progress-col' }, progressBar(r)),
-  h('td', { class: 'num' }, fmtRate(r.pgs_per_min)),
-  h('td', { class: 'num', 'data-testid': 'removal-eta' }, r.eta_s === null ? '—' : fmtDuration(r.eta_s)),
+  h('td', { class: 'num' }, rate(r)),
+  h('td', { class: 'num', 'data-testid': 'removal-eta' }, eta(r)),
   h('td', { class: 'waiting' }, waiting),
   h('td', { class: 'right' }, canStop
     ? h('button', { type: 'button', class: 'btn small needs-operate', 'data-testid': 'removal-stop',
       onclick: (e) => stopRemoval(e.currentTarget, r) }, 'Stop…')
     : ''));
+}
+
+/** Bytes per second where the ETA counts bytes, else PGs per minute. */
+function rate(r) {
+  if (r.eta_basis === 'bytes' && r.bytes_per_s !== null && r.bytes_per_s !== undefined) return `${fmtBytes(r.bytes_per_s)}/s`;
+  return fmtRate(r.pgs_per_min);
+}
+
+/** No ETA while stalled: one that kept shrinking while nothing moves would mislead. */
+function eta(r) {
+  if (r.stalled) return 'stalled';
+  return r.eta_s === null || r.eta_s === undefined ? '—' : fmtDuration(r.eta_s);
 }
 
 function progressBar(r) {
@@ -104,7 +121,9 @@ function progressBar(r) {
       'data-testid': 'removal-progress',
     }, fill),
     h('div', { class: 'small', 'data-testid': 'removal-pgs' }, label,
-      r.bytes_now !== null && !TERMINAL.has(r.state) ? h('span', { class: 'muted' }, ` · ${fmtBytes(r.bytes_now)} used`) : ''));
+      r.bytes_left !== null && r.bytes_left !== undefined && !TERMINAL.has(r.state)
+        ? h('span', { class: 'muted' }, ` · ${fmtBytes(r.bytes_left)} to move`)
+        : r.bytes_now !== null && !TERMINAL.has(r.state) ? h('span', { class: 'muted' }, ` · ${fmtBytes(r.bytes_now)} used`) : ''));
 }
 
 async function stopRemoval(button, r) {
