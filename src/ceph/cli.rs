@@ -18,7 +18,10 @@ use futures::future::BoxFuture;
 use tokio::process::Command;
 
 use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat};
-use super::{CephCluster, CephError, ClusterState, OsdDevices, OsdState, PacingFacts, PgOnOsd, PreviewInput, Verdict};
+use super::{
+    CephCluster, CephError, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts, PgOnOsd, PreviewInput,
+    RecoveryNow, Verdict,
+};
 
 pub struct CephCli {
     pub bin: String,
@@ -234,6 +237,24 @@ impl CephCluster for CephCli {
 
     fn pacing_facts(&self, probe: u32) -> BoxFuture<'_, Result<PacingFacts, CephError>> {
         Box::pin(self.read_pacing_facts(probe))
+    }
+
+    fn recovery_config(&self, probe: u32) -> BoxFuture<'_, Result<RecoveryNow, CephError>> {
+        Box::pin(self.read_recovery_config(probe))
+    }
+
+    fn config_dump(&self) -> BoxFuture<'_, Result<Vec<DbEntry>, CephError>> {
+        Box::pin(self.read_config_dump())
+    }
+
+    fn config_set(&self, section: &str, name: &str, value: &str) -> BoxFuture<'_, Result<(), CephError>> {
+        let args = ["config".to_string(), "set".into(), section.into(), name.into(), value.into()];
+        Box::pin(async move { self.ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).await.map(|_| ()) })
+    }
+
+    fn config_rm(&self, section: &str, name: &str) -> BoxFuture<'_, Result<(), CephError>> {
+        let args = ["config".to_string(), "rm".into(), section.into(), name.into()];
+        Box::pin(async move { self.ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).await.map(|_| ()) })
     }
 }
 

@@ -35,6 +35,7 @@ pub enum CephError {
 
 pub use crate::domain::cluster::{ClusterState, OsdDevices, OsdState, Verdict};
 pub use crate::domain::drain_preview::PreviewInput;
+pub use crate::domain::removal::boost::{DbEntry, RecoveryNow};
 pub use crate::domain::removal::{PacingFacts, PgOnOsd};
 
 pub use bench::CephBench;
@@ -60,4 +61,12 @@ pub trait CephCluster: CephBench + Send + Sync {
     fn pgs_on_osd(&self, id: u32) -> BoxFuture<'_, Result<Vec<PgOnOsd>, CephError>>;
     /// What the pacing of a new drain weighs; `probe` is an OSD that is up.
     fn pacing_facts(&self, probe: u32) -> BoxFuture<'_, Result<PacingFacts, CephError>>;
+    /// The recovery settings osd.`probe` runs with, and the config database.
+    fn recovery_config(&self, probe: u32) -> BoxFuture<'_, Result<RecoveryNow, CephError>>;
+    /// The monitors' config database (`config dump`).
+    fn config_dump(&self) -> BoxFuture<'_, Result<Vec<DbEntry>, CephError>>;
+    /// `ceph config set SECTION NAME VALUE`.
+    fn config_set(&self, section: &str, name: &str, value: &str) -> BoxFuture<'_, Result<(), CephError>>;
+    /// `ceph config rm SECTION NAME`.
+    fn config_rm(&self, section: &str, name: &str) -> BoxFuture<'_, Result<(), CephError>>;
 }

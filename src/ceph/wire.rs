@@ -255,6 +255,25 @@ impl PgStatEntry {
     }
 }
 
+/// One option of `ceph config show-with-defaults osd.N`.
+#[derive(Debug, Deserialize)]
+pub struct ConfigShown {
+    pub name: String,
+    #[serde(default)]
+    pub value: String,
+    #[serde(default)]
+    pub source: String,
+}
+
+/// One entry of `ceph config dump`.
+#[derive(Debug, Deserialize)]
+pub struct ConfigDumped {
+    pub section: String,
+    pub name: String,
+    #[serde(default)]
+    pub value: String,
+}
+
 /// `ceph osd df`'s sizes.
 #[derive(Debug, Deserialize)]
 pub struct OsdDfSizes {

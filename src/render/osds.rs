@@ -150,6 +150,7 @@ mod tests {
             replace: false,
             force: false,
             zap: true,
+            fast: false,
             ignored_blockers: vec![],
             stop_requested: false,
             devices: vec![],

@@ -139,3 +139,22 @@ async fn recent_samples_are_the_window_before_the_newest() {
     assert_eq!(at(store.recent_samples(rec.id, 10_000).await.unwrap()), at(store.samples(rec.id).await.unwrap()));
     assert_eq!(store.samples_after(rec.id, 2000).await.unwrap()[0].bytes_left, Some(40 * 4096), "bytes kept");
 }
+
+#[tokio::test]
+async fn one_boost_is_kept_until_forgotten() {
+    use crate::domain::removal::boost::{Boost, Saved, Scheduler};
+    let (_dir, store) = fresh().await;
+    assert_eq!(store.boost().await.unwrap(), None);
+    let mut b = Boost {
+        scheduler: Scheduler::Wpq,
+        saved: vec![Saved { name: "osd_max_backfills".into(), value: None }],
+        set: vec![("osd_max_backfills".into(), "8".into())],
+        applied: false,
+    };
+    store.save_boost(&b, 1).await.unwrap();
+    b.applied = true;
+    store.save_boost(&b, 2).await.unwrap();
+    assert_eq!(store.boost().await.unwrap(), Some(b), "the second save replaced the first");
+    store.forget_boost().await.unwrap();
+    assert_eq!(store.boost().await.unwrap(), None);
+}

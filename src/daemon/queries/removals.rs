@@ -46,6 +46,7 @@ impl Daemon {
             replace: r.replace,
             force: r.force,
             zap: r.zap,
+            fast: r.fast,
             ignored_blockers: r.ignored_blockers.clone(),
             stop_requested: r.stop_requested,
             devices: r.devices.clone(),

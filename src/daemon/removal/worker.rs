@@ -43,6 +43,8 @@ impl Daemon {
     pub async fn removal_round(&self) -> Result<Pace, DaemonError> {
         let active = self.store.active_removals().await?;
         if active.is_empty() {
+            // A boost a crash left behind is put back even with nothing to remove.
+            self.pace_recovery(&[], None).await;
             return Ok(Pace::Interval);
         }
         let osds: Vec<u32> = active.iter().map(|r| r.removal.osd_id).collect();
@@ -80,6 +82,10 @@ impl Daemon {
                 Ok(look) => looks.push(look),
                 Err(e) => tracing::error!(osd, host = %host, "removal step failed: {e}"),
             }
+        }
+        match self.store.active_removals().await {
+            Ok(now_active) => self.pace_recovery(&now_active, Some(&state)).await,
+            Err(e) => tracing::error!("cannot read the removals for the recovery boost: {e}"),
         }
         self.notify(Live::Removals { osds });
         Ok(cadence::soonest(looks).map_or(Pace::Interval, Pace::Within))

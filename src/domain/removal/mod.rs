@@ -23,6 +23,7 @@
 //! docs/design/removal-state-machine.md.
 
 mod advance;
+pub mod boost;
 pub mod cadence;
 mod devices;
 mod ending;
@@ -110,6 +111,9 @@ pub struct Removal {
     pub replace: bool,
     pub force: bool,
     pub zap: bool,
+    /// Recovery runs faster while it drains (`osd rm --fast`, `boost.rs`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fast: bool,
     pub phase: Phase,
     /// CRUSH weight before the drain, restored by `rm stop`.
     pub original_weight: Option<f64>,
@@ -148,6 +152,7 @@ impl Removal {
             replace,
             force,
             zap,
+            fast: false,
             phase: Phase::Queued,
             original_weight: None,
             was_in: None,

@@ -51,6 +51,10 @@ pub struct RemoveBody {
     /// Wipe the OSD's devices afterwards.
     #[serde(default)]
     pub zap: bool,
+    /// Recover faster while it drains; the recovery settings are put back
+    /// when the last fast drain ends or is stopped.
+    #[serde(default)]
+    pub fast: bool,
     /// Remove even when the preview finds blockers (PGs left without a place,
     /// an OSD pushed past backfillfull) or cannot be computed; the blockers
     /// ignored are kept in the removal's record and event.
@@ -77,6 +81,9 @@ pub struct RemovalStatus {
     pub replace: bool,
     pub force: bool,
     pub zap: bool,
+    /// Recovery is raised while it drains (`osd rm --fast`).
+    #[serde(default)]
+    pub fast: bool,
     /// The preview's blockers this removal was told to ignore.
     #[serde(default)]
     pub ignored_blockers: Vec<String>,
