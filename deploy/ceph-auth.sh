@@ -11,7 +11,12 @@
 #   mon 'allow r'                       osd dump / tree / metadata, health
 #   mon 'allow command "osd crush reweight"'   draining (weight 0, and back on stop)
 #   mon 'allow command "osd out|down|in"'      marking a drained OSD, undoing a stop
-#   mgr 'allow r'                       osd df, pg stat, ok-to-stop, safe-to-destroy
+#   mon 'allow command "config set|rm" with who=osd name=...'   `osd rm --fast`:
+#                                       raising, then putting back, osd_max_backfills,
+#                                       osd_recovery_max_active, osd_mclock_profile for
+#                                       the osd section, and nothing else
+#   mgr 'allow r'                       osd df, pg stat, ok-to-stop, safe-to-destroy,
+#                                       pg ls-by-osd (drain progress), config show
 #   mgr 'allow command "osd destroy|purge"'    the manager checks safe-to-destroy
 #                                       itself, then asks the monitors
 #   mon 'allow r' also covers the removal preview's reads (osd getmap,
@@ -28,8 +33,14 @@ set -eu
 name=client.osdkeeper
 keyring=${1:-/etc/ceph/ceph.$name.keyring}
 
+boost=
+for option in osd_max_backfills osd_recovery_max_active osd_mclock_profile; do
+    boost="$boost, allow command \"config set\" with who=osd name=$option"
+    boost="$boost, allow command \"config rm\" with who=osd name=$option"
+done
+
 ceph auth get-or-create "$name" \
-    mon 'allow r, allow command "osd crush reweight", allow command "osd out", allow command "osd down", allow command "osd in"' \
+    mon "allow r, allow command \"osd crush reweight\", allow command \"osd out\", allow command \"osd down\", allow command \"osd in\"$boost" \
     mgr 'allow r, allow command "osd destroy", allow command "osd purge"' \
     -o "$keyring"
 chmod 0600 "$keyring"

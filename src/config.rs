@@ -103,6 +103,9 @@ pub struct RemovalFile {
     pub max_draining: Option<usize>,
     /// How often the removal worker looks at the cluster.
     pub interval_s: Option<u64>,
+    /// A drain whose data still to move makes no new low for this long is
+    /// shown as stalled (no ETA, the cluster's reason if it gives one).
+    pub stall_after_s: Option<u64>,
 }
 
 /// Validated settings the daemon runs with.
@@ -130,6 +133,7 @@ pub struct Config {
     pub ceph_keyring: Option<PathBuf>,
     pub max_draining: usize,
     pub removal_interval: Duration,
+    pub stall_after: Duration,
     pub tls: Option<crate::tls::TlsFiles>,
     pub agent_ca: Option<PathBuf>,
 }
@@ -246,6 +250,7 @@ impl Config {
             ceph_keyring: file.ceph.keyring,
             max_draining: file.removal.max_draining.unwrap_or(10).max(1),
             removal_interval: secs(file.removal.interval_s, 5),
+            stall_after: secs(file.removal.stall_after_s, 600),
             tls,
             agent_ca: o.agent_ca.or(file.agents.ca),
         })
@@ -331,6 +336,7 @@ mod tests {
         );
         let r = &f.reconcile;
         assert!(r.enabled.is_some() && r.interval_s.is_some() && r.command_timeout_s.is_some());
-        assert!(f.removal.max_draining.is_some() && f.removal.interval_s.is_some());
+        let m = &f.removal;
+        assert!(m.max_draining.is_some() && m.interval_s.is_some() && m.stall_after_s.is_some());
     }
 }

@@ -6,13 +6,16 @@
 //! refused with a blocker that names the pool, and the cluster is left as
 //! it was; then the preview of one OSD is compared with what its drain
 //! actually moved, PG by PG: the same PGs, from the same OSDs, to the same
-//! OSDs (CRUSH's own answer, nothing else changing the map meanwhile).
+//! OSDs (CRUSH's own answer, nothing else changing the map meanwhile);
+//! then a drain waits, saying why in the cluster's terms, while another
+//! OSD is stopped and PGs are degraded, and proceeds once it is back.
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use common::client::Api;
 use common::sandbox::{sandbox_agent, Sandbox};
 use common::*;
 use serde_json::Value;
@@ -152,13 +155,51 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
     let predicted_receivers: Vec<u32> =
         p["receivers"].as_array().unwrap().iter().map(|r| r["osd"].as_u64().unwrap() as u32).collect();
     assert_eq!(predicted_receivers, receivers);
+    let samples = Api::new(&daemon.url, Some(TOKEN)).removal(&removal_of(&daemon.url, 1).unwrap()["removal_id"], "");
+    let samples = samples.body["samples"].as_array().unwrap().clone();
+    assert!(!samples.is_empty() && samples.iter().all(|s| s["bytes_left"].is_u64()), "{samples:?}");
+    let preview_of_2 = preview(&daemon.url, &["2"]);
+
+    // 3. Pacing by health: with osd.4 stopped its PGs are degraded, and a
+    //    drain of osd.2 waits, saying so; once osd.4 is back it proceeds.
+    //    (The preview lets it be scheduled: the PGs short of osd.4 are not
+    //    the removal's doing.)
+    sb.stop_daemon("osd.4");
+    wait_for("PGs degraded with osd.4 stopped", Duration::from_secs(120), || {
+        let s = sb.json(&["pg", "stat"]);
+        let states = s["pg_summary"]["num_pg_by_state"].as_array()?.clone();
+        states.iter().any(|st| st["name"].as_str().is_some_and(|n| n.contains("degraded"))).then_some(())
+    });
+    let weight2 = sb.crush_weight(2);
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "2"]);
+    assert_eq!(code, 0, "{err}");
+    let waiting = wait_for_or(
+        "osd.2's removal to wait on the degraded PGs",
+        Duration::from_secs(60),
+        || removal_of(&daemon.url, 2).filter(|r| r["waiting_on"].as_str().is_some_and(|w| w.starts_with("waiting: "))),
+        || format!("status now: {:?}", removal_of(&daemon.url, 2)),
+    );
+    let why = waiting["waiting_on"].as_str().unwrap();
+    assert!(why.contains("PGs degraded") && why.contains("PGs undersized"), "in the cluster's terms: {why}");
+    assert_eq!(waiting["state"], "queued", "{waiting}");
+    let (_, table, _) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "status"]);
+    assert!(table.contains("waiting: ") && table.contains("PGs degraded"), "{table}");
+    assert_eq!(sb.crush_weight(2), weight2, "no drain while degraded");
+    sb.start_stopped();
+    wait_for_or(
+        "osd.2's removal to finish once osd.4 is back",
+        Duration::from_secs(300),
+        || removal_of(&daemon.url, 2).filter(|r| r["state"] == "done"),
+        || format!("status now: {:?}", removal_of(&daemon.url, 2)),
+    );
+    sb.wait_clean();
     eprintln!(
         "preview of osd.1: {} PGs, {} bytes, eta {:?} ({:?}); a later preview of osd.2: eta {:?} ({:?})",
         p["pgs_to_move"],
         p["bytes_to_move"],
         p["eta_s"],
         p["eta_basis"],
-        preview(&daemon.url, &["2"])["eta_s"],
-        preview(&daemon.url, &["2"])["eta_basis"],
+        preview_of_2["eta_s"],
+        preview_of_2["eta_basis"],
     );
 }

@@ -5,10 +5,12 @@
 //! One test walks the lifecycle in order on one sandbox (starting a cluster
 //! takes ~16 s): a zap of a running OSD's disk is refused and the disk is
 //! intact; a forced removal waits while safe-to-destroy refuses, and `rm stop`
-//! restores the weight; a removal with --zap drains, purges and wipes; a
-//! replace keeps the id as destroyed; a removal survives `kill -9` while
-//! draining and right after the purge, with each destructive command issued
-//! exactly once (a `ceph` wrapper logs every command the daemon runs). The
+//! restores the weight; a removal with --zap --fast drains with recovery
+//! raised, purges and wipes, and the recovery settings are back afterwards;
+//! a replace keeps the id as destroyed; a fast removal survives `kill -9`
+//! while draining and right after the purge, with each destructive command
+//! issued exactly once (a `ceph` wrapper logs every command the daemon
+//! runs) and the recovery settings put back. The
 //! daemon acts as `client.osdkeeper` with only the caps `deploy/ceph-auth.sh`
 //! gives it, so the whole lifecycle shows those caps are enough.
 
@@ -191,7 +193,10 @@ fn removal_lifecycle_on_a_real_cluster() {
 
     // 3. Remove osd.4 with --zap: drained, purged, its disk wiped and held.
     assert_eq!(blkid_type(&dev(4)).as_deref(), Some("ceph_bluestore"));
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "4", "--zap"]);
+    //    With --fast: recovery raised while it drains, put back after. A
+    //    value set before the boost comes back, one that was not is removed.
+    assert_eq!(sb.ceph(&["config", "set", "osd", "osd_recovery_max_active", "3"]).0, 0);
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "4", "--zap", "--fast"]);
     assert_eq!(code, 0, "{err}");
     let seen_draining = wait_for("osd.4 draining", Duration::from_secs(120), || {
         removal_of(&daemon.url, 4).filter(|r| r["state"] != "queued")
@@ -207,6 +212,19 @@ fn removal_lifecycle_on_a_real_cluster() {
     assert!(events.contains("Successfully purged osd.4 on f5-422-03"), "{events}");
     assert!(events.contains("Zapping devices for osd.4 on f5-422-03"), "{events}");
     print_timeline(&daemon.url, &done);
+    // The sandbox's ceph.conf sets both at 4: twice that, and from the file
+    // they win over the monitors' values, which the daemon says.
+    assert_eq!(count_lines(&ceph_log, "config set osd osd_max_backfills 8"), 1);
+    assert_eq!(count_lines(&ceph_log, "config set osd osd_recovery_max_active 8"), 1);
+    let boosted = wait_for("the boost's event", Duration::from_secs(30), || {
+        let (_, events, _) = cli(&daemon.url, Some(TOKEN), &["events", "--limit", "200"]);
+        events.lines().find(|l| l.contains("recovery raised")).map(str::to_string)
+    });
+    assert!(
+        boosted.contains("osd_max_backfills 8 (was unset)") && boosted.contains("from its file settings"),
+        "{boosted}"
+    );
+    wait_for("the recovery settings back", Duration::from_secs(30), || recovery_back(&sb).then_some(()));
     sb.wait_clean();
 
     // 4. Replace osd.1: destroyed, the id kept for the new disk.
@@ -219,9 +237,12 @@ fn removal_lifecycle_on_a_real_cluster() {
 
     // 5. kill -9 while draining, then a crash right after the purge: the
     //    removal completes and each destructive command went out once.
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "5", "--zap"]);
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "5", "--zap", "--fast"]);
     assert_eq!(code, 0, "{err}");
     wait_state(&daemon.url, 5, "draining", Duration::from_secs(120));
+    wait_for("the boost of osd.5's drain", Duration::from_secs(60), || {
+        (count_lines(&ceph_log, "config set osd osd_max_backfills 8") == 2).then_some(())
+    });
     daemon.proc.kill9();
     let mut crash_env = env();
     crash_env.push(("OSDKEEPER_CRASH_AFTER", "purge"));
@@ -240,6 +261,32 @@ fn removal_lifecycle_on_a_real_cluster() {
     let zaps =
         detail["actions"].as_array().unwrap().iter().filter(|a| a["effect"].as_str().unwrap().contains("zap")).count();
     assert_eq!(zaps, 1, "{detail}");
+    wait_for("the recovery settings back after the crashes", Duration::from_secs(30), || {
+        recovery_back(&sb).then_some(())
+    });
+}
+
+/// The `osd` section as before the fast drains: osd_recovery_max_active 3
+/// (set by the test), osd_max_backfills not set (`ceph config get` falls
+/// back to the default 1).
+fn recovery_back(sb: &Sandbox) -> bool {
+    let dump = sb.json(&["config", "dump"]);
+    let osd: Vec<(String, String)> = dump
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            e["section"] == "osd"
+                && e["name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("osd_max_backfills") || n.starts_with("osd_recovery_max_active"))
+        })
+        .map(|e| (e["name"].as_str().unwrap().to_string(), e["value"].as_str().unwrap().to_string()))
+        .collect();
+    let get = |name: &str| sb.ceph(&["config", "get", "osd", name]).1.trim().to_string();
+    osd == [("osd_recovery_max_active".to_string(), "3".to_string())]
+        && get("osd_recovery_max_active") == "3"
+        && get("osd_max_backfills") == "1"
 }
 
 /// The removal's actions as the daemon logged them, with the time since the

@@ -42,6 +42,7 @@ pub async fn remove(
         replace: b.replace,
         force: b.force,
         zap: b.zap,
+        fast: b.fast,
         ignore_preview_blockers: b.ignore_preview_blockers,
     };
     let recs = d.schedule_removals(&req).await?;

@@ -18,7 +18,10 @@ use futures::future::BoxFuture;
 use tokio::process::Command;
 
 use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat};
-use super::{CephCluster, CephError, ClusterHealth, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
+use super::{
+    CephCluster, CephError, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts, PgOnOsd,
+    PreviewInput, RecoveryNow, Verdict,
+};
 
 pub struct CephCli {
     pub bin: String,
@@ -236,6 +239,32 @@ impl CephCluster for CephCli {
     fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>> {
         let ids = ids.to_vec();
         Box::pin(async move { self.gather_preview_input(&ids).await })
+    }
+
+    fn pgs_on_osd(&self, id: u32) -> BoxFuture<'_, Result<Vec<PgOnOsd>, CephError>> {
+        Box::pin(self.read_pgs_on_osd(id))
+    }
+
+    fn pacing_facts(&self, probe: u32) -> BoxFuture<'_, Result<PacingFacts, CephError>> {
+        Box::pin(self.read_pacing_facts(probe))
+    }
+
+    fn recovery_config(&self, probe: u32) -> BoxFuture<'_, Result<RecoveryNow, CephError>> {
+        Box::pin(self.read_recovery_config(probe))
+    }
+
+    fn config_dump(&self) -> BoxFuture<'_, Result<Vec<DbEntry>, CephError>> {
+        Box::pin(self.read_config_dump())
+    }
+
+    fn config_set(&self, section: &str, name: &str, value: &str) -> BoxFuture<'_, Result<(), CephError>> {
+        let args = ["config".to_string(), "set".into(), section.into(), name.into(), value.into()];
+        Box::pin(async move { self.ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).await.map(|_| ()) })
+    }
+
+    fn config_rm(&self, section: &str, name: &str) -> BoxFuture<'_, Result<(), CephError>> {
+        let args = ["config".to_string(), "rm".into(), section.into(), name.into()];
+        Box::pin(async move { self.ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).await.map(|_| ()) })
     }
 }
 

@@ -1,12 +1,14 @@
 //! The Ceph cluster adapter: what the removal worker reads from and does to
 //! the cluster. Implemented by `CephCli` (the `ceph` command with
 //! `--format json` and timeouts; the cluster is found from `CEPH_CONF` or
-//! `--ceph-conf`; `placement.rs` adds osdmaptool for the removal preview)
+//! `--ceph-conf`; `placement.rs` adds osdmaptool for the removal preview,
+//! `drain.rs` the reads of drain progress and pacing)
 //! and by the simulator.
 
 pub mod bench;
 pub mod cli;
 mod cli_bench;
+mod drain;
 mod placement;
 mod rados_wire;
 mod status;
@@ -35,6 +37,8 @@ pub enum CephError {
 pub use crate::domain::cluster::{ClusterState, OsdDevices, OsdState, Verdict};
 pub use crate::domain::cluster_health::ClusterHealth;
 pub use crate::domain::drain_preview::PreviewInput;
+pub use crate::domain::removal::boost::{DbEntry, RecoveryNow};
+pub use crate::domain::removal::{PacingFacts, PgOnOsd};
 
 pub use bench::CephBench;
 
@@ -57,4 +61,16 @@ pub trait CephCluster: CephBench + Send + Sync {
     fn purge(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>>;
     /// What the removal preview needs for draining `ids` together; changes nothing.
     fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>>;
+    /// The PGs that still list the OSD in their acting set (`pg ls-by-osd`).
+    fn pgs_on_osd(&self, id: u32) -> BoxFuture<'_, Result<Vec<PgOnOsd>, CephError>>;
+    /// What the pacing of a new drain weighs; `probe` is an OSD that is up.
+    fn pacing_facts(&self, probe: u32) -> BoxFuture<'_, Result<PacingFacts, CephError>>;
+    /// The recovery settings osd.`probe` runs with, and the config database.
+    fn recovery_config(&self, probe: u32) -> BoxFuture<'_, Result<RecoveryNow, CephError>>;
+    /// The monitors' config database (`config dump`).
+    fn config_dump(&self) -> BoxFuture<'_, Result<Vec<DbEntry>, CephError>>;
+    /// `ceph config set SECTION NAME VALUE`.
+    fn config_set(&self, section: &str, name: &str, value: &str) -> BoxFuture<'_, Result<(), CephError>>;
+    /// `ceph config rm SECTION NAME`.
+    fn config_rm(&self, section: &str, name: &str) -> BoxFuture<'_, Result<(), CephError>>;
 }

@@ -18,6 +18,45 @@ use super::wire::{parse_pgs_dump_all, CrushRule, OsdDfSizes, OsdDumpPools, OsdTr
 use super::CephError;
 use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios, Throughput};
 
+/// Each pool with what its CRUSH rule asks for.
+pub(super) fn pool_rules(osd_dump: &OsdDumpPools, rules: &[CrushRule]) -> Vec<PoolRule> {
+    osd_dump
+        .pools
+        .iter()
+        .map(|p| {
+            let (root, device_class, failure_domain) = rules
+                .iter()
+                .find(|r| r.rule_id == p.crush_rule)
+                .map(CrushRule::placement)
+                .unwrap_or((None, None, "osd".into()));
+            PoolRule {
+                id: p.pool,
+                name: p.pool_name.clone(),
+                size: p.size,
+                min_size: p.min_size,
+                root,
+                device_class,
+                failure_domain,
+            }
+        })
+        .collect()
+}
+
+/// The CRUSH hierarchy of `osd tree`, weights as they are now.
+pub(super) fn crush_items(tree: OsdTree) -> Vec<CrushItem> {
+    tree.nodes
+        .into_iter()
+        .map(|n| CrushItem {
+            id: n.id,
+            name: n.name,
+            kind: n.kind,
+            children: n.children,
+            crush_weight: n.crush_weight,
+            device_class: n.device_class,
+        })
+        .collect()
+}
+
 impl CephCli {
     pub(super) async fn gather_preview_input(&self, ids: &[u32]) -> Result<PreviewInput, CephError> {
         let dir = tempfile::Builder::new()
@@ -57,45 +96,24 @@ impl CephCli {
 
         let pgs = up_now
             .into_iter()
-            .map(|(pgid, now)| {
-                let after = up_after.iter().find(|(p, _)| *p == pgid).map(|(_, a)| a.clone()).unwrap_or_default();
-                let bytes = dump.pg_stats.iter().find(|s| s.pgid == pgid).map_or(0, |s| s.stat_sum.num_bytes.max(0));
-                let pool = pgid.split('.').next().and_then(|p| p.parse().ok()).unwrap_or(-1);
-                PgPlacement { pgid, pool, up_now: now, up_after: after, bytes: bytes as u64 }
-            })
-            .collect();
-        let pools = osd_dump
-            .pools
-            .iter()
-            .map(|p| {
-                let (root, device_class, failure_domain) = rules
-                    .iter()
-                    .find(|r| r.rule_id == p.crush_rule)
-                    .map(CrushRule::placement)
-                    .unwrap_or((None, None, "osd".into()));
-                PoolRule {
-                    id: p.pool,
-                    name: p.pool_name.clone(),
-                    size: p.size,
-                    min_size: p.min_size,
-                    root,
-                    device_class,
-                    failure_domain,
+            .map(|now| {
+                let after = up_after.iter().find(|p| p.pgid == now.pgid);
+                let bytes =
+                    dump.pg_stats.iter().find(|s| s.pgid == now.pgid).map_or(0, |s| s.stat_sum.num_bytes.max(0));
+                let pool = now.pgid.split('.').next().and_then(|p| p.parse().ok()).unwrap_or(-1);
+                PgPlacement {
+                    pool,
+                    up_after: after.map(|a| a.up.clone()).unwrap_or_default(),
+                    placed_now: now.raw.len(),
+                    placed_after: after.map_or(0, |a| a.raw.len()),
+                    pgid: now.pgid,
+                    up_now: now.up,
+                    bytes: bytes as u64,
                 }
             })
             .collect();
-        let crush = tree
-            .nodes
-            .into_iter()
-            .map(|n| CrushItem {
-                id: n.id,
-                name: n.name,
-                kind: n.kind,
-                children: n.children,
-                crush_weight: n.crush_weight,
-                device_class: n.device_class,
-            })
-            .collect();
+        let pools = pool_rules(&osd_dump, &rules);
+        let crush = crush_items(tree);
         let usage = df
             .nodes
             .iter()

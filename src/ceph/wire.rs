@@ -204,15 +204,25 @@ impl CrushRule {
     }
 }
 
-/// `ceph pg dump pgs`: each PG's bytes.
+/// `ceph pg dump pgs` and `ceph pg ls-by-osd N`: each PG's state, mapping
+/// and stats. `ls-by-osd` leaves `pg_stats` out when the OSD has none.
 #[derive(Debug, Deserialize)]
 pub struct PgDump {
+    #[serde(default)]
     pub pg_stats: Vec<PgStatEntry>,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct PgStatEntry {
     pub pgid: String,
+    #[serde(default)]
+    pub state: String,
+    /// CRUSH's mapping now, and the OSDs serving it (which keep a drained
+    /// OSD until its data has moved). CRUSH_ITEM_NONE for a missing EC shard.
+    #[serde(default)]
+    pub up: Vec<u64>,
+    #[serde(default)]
+    pub acting: Vec<u64>,
     pub stat_sum: PgStatSum,
 }
 
@@ -220,6 +230,48 @@ pub struct PgStatEntry {
 pub struct PgStatSum {
     #[serde(default)]
     pub num_bytes: i64,
+    #[serde(default)]
+    pub num_objects: i64,
+    /// Object copies not where CRUSH wants them yet (what backfill moves).
+    #[serde(default)]
+    pub num_objects_misplaced: i64,
+}
+
+impl PgStatEntry {
+    /// As the removal's progress reads it.
+    pub fn on_osd(self) -> crate::domain::removal::PgOnOsd {
+        let osds = |v: Vec<u64>| {
+            v.into_iter().filter(|o| *o != CRUSH_ITEM_NONE).filter_map(|o| u32::try_from(o).ok()).collect()
+        };
+        crate::domain::removal::PgOnOsd {
+            pgid: self.pgid,
+            state: self.state,
+            up: osds(self.up),
+            acting: osds(self.acting),
+            bytes: self.stat_sum.num_bytes.max(0) as u64,
+            objects: self.stat_sum.num_objects.max(0) as u64,
+            misplaced: self.stat_sum.num_objects_misplaced.max(0) as u64,
+        }
+    }
+}
+
+/// One option of `ceph config show-with-defaults osd.N`.
+#[derive(Debug, Deserialize)]
+pub struct ConfigShown {
+    pub name: String,
+    #[serde(default)]
+    pub value: String,
+    #[serde(default)]
+    pub source: String,
+}
+
+/// One entry of `ceph config dump`.
+#[derive(Debug, Deserialize)]
+pub struct ConfigDumped {
+    pub section: String,
+    pub name: String,
+    #[serde(default)]
+    pub value: String,
 }
 
 /// `ceph osd df`'s sizes.
@@ -299,28 +351,41 @@ pub struct StatusPgState {
 /// CRUSH's "no OSD" in an up set (EC pools keep the position).
 const CRUSH_ITEM_NONE: u64 = 2147483647;
 
-/// `osdmaptool FILE --test-map-pgs-dump-all`: PG id -> up set, from lines
-/// like `2.1f raw ([3,5], p3) up ([3,5], p3) acting ([3,5], p3)`.
-pub fn parse_pgs_dump_all(text: &str) -> Result<Vec<(String, Vec<u32>)>, String> {
+/// One line of `osdmaptool --test-map-pgs-dump-all`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MappedPg {
+    pub pgid: String,
+    /// CRUSH's own placement (down OSDs included, upmaps not applied).
+    pub raw: Vec<u32>,
+    /// With upmaps applied and down OSDs left out.
+    pub up: Vec<u32>,
+}
+
+/// `osdmaptool FILE --test-map-pgs-dump-all`, from lines like
+/// `2.1f raw ([3,5], p3) up ([3,5], p3) acting ([3,5], p3)`.
+pub fn parse_pgs_dump_all(text: &str) -> Result<Vec<MappedPg>, String> {
     let mut out = Vec::new();
     for line in text.lines().map(str::trim) {
         let Some((pgid, rest)) = line.split_once(' ') else { continue };
         if !pgid.contains('.') || !rest.starts_with("raw (") {
             continue;
         }
-        let up = rest
-            .split_once(" up ([")
-            .and_then(|(_, r)| r.split_once(']'))
-            .map(|(list, _)| list)
-            .ok_or_else(|| format!("no up set in {line:?}"))?;
-        let mut osds = Vec::new();
-        for item in up.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let n: u64 = item.parse().map_err(|_| format!("bad OSD {item:?} in {line:?}"))?;
-            if n != CRUSH_ITEM_NONE {
-                osds.push(u32::try_from(n).map_err(|_| format!("bad OSD {item:?} in {line:?}"))?);
+        let set = |label: &str| -> Result<Vec<u32>, String> {
+            let list = rest
+                .split_once(label)
+                .and_then(|(_, r)| r.split_once(']'))
+                .map(|(list, _)| list)
+                .ok_or_else(|| format!("no {} set in {line:?}", label.trim().trim_end_matches(" ([")))?;
+            let mut osds = Vec::new();
+            for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                let n: u64 = item.parse().map_err(|_| format!("bad OSD {item:?} in {line:?}"))?;
+                if n != CRUSH_ITEM_NONE {
+                    osds.push(u32::try_from(n).map_err(|_| format!("bad OSD {item:?} in {line:?}"))?);
+                }
             }
-        }
-        out.push((pgid.to_string(), osds));
+            Ok(osds)
+        };
+        out.push(MappedPg { pgid: pgid.to_string(), raw: set("raw ([")?, up: set(" up ([")? });
     }
     if out.is_empty() {
         return Err("no placement groups in the output".into());
@@ -339,9 +404,39 @@ mod tests {
                     3.1 raw ([2147483647,4], p4) up ([2147483647,4], p4) acting ([2147483647,4], p4)\n\
                     2.2 raw ([], p-1) up ([], p-1) acting ([], p-1)\n";
         let pgs = parse_pgs_dump_all(text).unwrap();
-        assert_eq!(pgs, [("2.0".to_string(), vec![3, 5]), ("3.1".into(), vec![4]), ("2.2".into(), vec![])]);
+        let up: Vec<(&str, &[u32])> = pgs.iter().map(|p| (p.pgid.as_str(), p.up.as_slice())).collect();
+        assert_eq!(up, [("2.0", &[3, 5][..]), ("3.1", &[4][..]), ("2.2", &[][..])]);
+        let down = parse_pgs_dump_all("2.3 raw ([4,0], p4) up ([0], p0) acting ([0], p0)").unwrap();
+        assert_eq!((down[0].raw.clone(), down[0].up.clone()), (vec![4, 0], vec![0]), "osd.4 down");
         assert!(parse_pgs_dump_all("osdmaptool: osdmap file 'om'\n").is_err());
         assert!(parse_pgs_dump_all("2.0 raw ([x], p3) up ([x], p3)").is_err());
+    }
+
+    #[test]
+    fn a_pg_still_on_a_drained_osd_is_read_with_its_misplaced_copies() {
+        // `pg ls-by-osd 3` on the sandbox while osd.3 drained, fields trimmed:
+        // one copy of 2.c moving (32 of 61 objects misplaced), both of 2.28.
+        let dump: PgDump = serde_json::from_str(
+            r#"{"pg_ready":true,"pg_stats":[{"pgid":"2.c","state":"active+remapped+backfilling",
+                "stat_sum":{"num_bytes":3899392,"num_objects":61,"num_object_copies":122,"num_objects_misplaced":32,
+                "num_objects_degraded":0},"up":[1,2],"acting":[1,3],"up_primary":1,"acting_primary":1},
+                {"pgid":"2.28","state":"active+remapped+backfill_wait",
+                "stat_sum":{"num_bytes":4554752,"num_objects":77,"num_object_copies":154,"num_objects_misplaced":154,
+                "num_objects_degraded":0},"up":[2,1],"acting":[3,5],"up_primary":2,"acting_primary":3}]}"#,
+        )
+        .unwrap();
+        let pgs: Vec<_> = dump.pg_stats.into_iter().map(PgStatEntry::on_osd).collect();
+        let pg = &pgs[0];
+        assert_eq!(
+            (&pg.up, &pg.acting, pg.bytes, pg.objects, pg.misplaced),
+            (&vec![1, 2], &vec![1, 3], 3899392, 61, 32)
+        );
+        assert_eq!(pg.state, "active+remapped+backfilling");
+        let left = crate::domain::removal::bytes_to_move(3, &pgs);
+        assert_eq!(left, (3899392.0 * 32.0 / 61.0_f64).round() as u64 + 4554752);
+        // What 16.2 prints for an OSD that holds no PG.
+        let none: PgDump = serde_json::from_str(r#"{"pg_ready":true}"#).unwrap();
+        assert!(none.pg_stats.is_empty());
     }
 
     #[test]

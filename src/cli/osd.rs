@@ -21,7 +21,7 @@ pub enum OsdCmd {
         #[arg(long)]
         wide: bool,
     },
-    /// `osd rm ID... [--replace] [--force] [--zap] [--dry-run] [--ignore-preview-blockers]`,
+    /// `osd rm ID... [--replace] [--force] [--zap] [--fast] [--dry-run] [--ignore-preview-blockers]`,
     /// `osd rm status [ID...]`, `osd rm stop ID...`
     Rm {
         /// OSD ids (N or osd.N), or `status` (optionally with ids), or `stop` followed by ids.
@@ -36,6 +36,11 @@ pub enum OsdCmd {
         /// Wipe the OSD's devices once it is gone.
         #[arg(long)]
         zap: bool,
+        /// Recover faster while it drains (mClock: osd_mclock_profile high_recovery_ops; wpq:
+        /// osd_max_backfills and osd_recovery_max_active raised); the values are put back when
+        /// the last fast drain ends or is stopped, also after a crash.
+        #[arg(long)]
+        fast: bool,
         /// Show what the removal would do (PGs and bytes to move, where, fullness, blockers, ETA)
         /// and change nothing.
         #[arg(long)]
@@ -76,7 +81,7 @@ pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
             let rows = c.deployments(&DeploymentQuery { history: Some(history) }).await?;
             out::answer(r.format, &rows, |rows| deployment_table(rows));
         }
-        OsdCmd::Rm { args, replace, force, zap, dry_run, ignore_preview_blockers, finished, history } => {
+        OsdCmd::Rm { args, replace, force, zap, fast, dry_run, ignore_preview_blockers, finished, history } => {
             match args[0].as_str() {
                 "status" => {
                     // Live removals only unless asked: scripts that parse
@@ -106,7 +111,8 @@ pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
                     out::answer(r.format, &preview, preview_text);
                 }
                 _ => {
-                    let body = RemoveBody { ids: parse_ids(&args)?, replace, force, zap, ignore_preview_blockers };
+                    let ids = parse_ids(&args)?;
+                    let body = RemoveBody { ids, replace, force, zap, fast, ignore_preview_blockers };
                     let rows = c.schedule_removals(&body).await?;
                     if !out::structured(r.format, &rows) {
                         out::line("Scheduled OSD(s) for removal; follow with `osdkeeper osd rm status`");

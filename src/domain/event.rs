@@ -91,6 +91,10 @@ event_kinds! {
     RemovalCancelled = "removal-cancelled",
     /// A step of a removal failed; it is tried again.
     RemovalActionFailed = "removal-action-failed",
+    /// Fast drains: recovery settings raised (what, from what, and what keeps them from working).
+    RecoveryBoosted = "recovery-boosted",
+    /// The last fast drain ended or was stopped: the settings are back.
+    RecoveryRestored = "recovery-restored",
     /// A device is about to be wiped.
     Zap = "zap",
     Zapped = "zapped",

@@ -1,7 +1,9 @@
-//! `osd ls`, and `osd rm status` in cephadm's columns plus progress, rate,
-//! ETA and the gate a removal waits on.
+//! `osd ls`, and `osd rm status` in cephadm's columns plus progress, the
+//! data left, rate, ETA (or "stalled", with the cluster's reason) and the
+//! gate a removal waits on.
 
 use super::table::{Align, Table};
+use super::units::format_bytes;
 use crate::clock::format_ms;
 use crate::domain::bench::format_rate;
 use crate::domain::cluster::format_weight;
@@ -58,6 +60,15 @@ fn progress_bar(pgs_at_start: Option<i64>, pgs_now: Option<i64>) -> String {
     }
 }
 
+/// Bytes per second where the ETA counts bytes, else PGs per minute.
+fn rate(r: &RemovalStatus) -> String {
+    match (r.eta_basis.as_deref(), r.bytes_per_s, r.pgs_per_min) {
+        (Some("bytes"), Some(b), _) => format_rate(b),
+        (_, _, Some(p)) => format!("{p:.1} PGs/min"),
+        _ => String::new(),
+    }
+}
+
 /// `osd rm status`; with `finished`, a FINISHED column (when each ended).
 pub fn removal_table(rows: &[RemovalStatus], finished: bool) -> String {
     if rows.is_empty() {
@@ -73,6 +84,7 @@ pub fn removal_table(rows: &[RemovalStatus], finished: bool) -> String {
         "ZAP",
         "DRAIN STARTED AT",
         "PROGRESS",
+        "DATA LEFT",
         "RATE",
         "ETA",
         "WAITING ON",
@@ -80,11 +92,15 @@ pub fn removal_table(rows: &[RemovalStatus], finished: bool) -> String {
     if finished {
         headers.push("FINISHED");
     }
-    let mut t = Table::new(headers).align(3, Align::Right);
+    let mut t = Table::new(headers).align(3, Align::Right).align(9, Align::Right);
     let yes = |v: bool| if v { "True" } else { "False" }.to_string();
     for r in rows {
-        let waiting =
+        let mut waiting =
             r.waiting_on.clone().or_else(|| r.note.clone()).or_else(|| r.last_error.clone()).unwrap_or_default();
+        if let Some(s) = &r.stalled {
+            let why = s.reason.as_deref().unwrap_or("the cluster gives no reason");
+            waiting = format!("stalled since {}: {why}; {waiting}", format_ms(s.since));
+        }
         let mut row = vec![
             r.osd_id.to_string(),
             r.host.clone(),
@@ -96,8 +112,9 @@ pub fn removal_table(rows: &[RemovalStatus], finished: bool) -> String {
             yes(r.zap),
             r.drain_started_at.map(format_ms).unwrap_or_default(),
             progress_bar(r.pgs_at_start, r.pgs_now),
-            r.pgs_per_min.map(|x| format!("{x:.1} PGs/min")).unwrap_or_default(),
-            r.eta_s.map(format_duration).unwrap_or_default(),
+            r.bytes_left.map(|b| format_bytes(b, 5).trim().to_string()).unwrap_or_default(),
+            rate(r),
+            if r.stalled.is_some() { "stalled".into() } else { r.eta_s.map(format_duration).unwrap_or_default() },
             waiting,
         ];
         if finished {
@@ -133,6 +150,7 @@ mod tests {
             replace: false,
             force: false,
             zap: true,
+            fast: false,
             ignored_blockers: vec![],
             stop_requested: false,
             devices: vec![],
@@ -140,8 +158,11 @@ mod tests {
             pgs_now: None,
             pgs_per_min: None,
             eta_s: None,
+            eta_basis: None,
             bytes_now: None,
+            bytes_left: None,
             bytes_per_s: None,
+            stalled: None,
             requested_at: 0,
             drain_started_at: None,
             finished_at,
@@ -162,5 +183,32 @@ mod tests {
         assert!(done.lines().next().unwrap().trim_end().ends_with("FINISHED"), "{done}");
         assert!(done.lines().nth(1).unwrap().trim_end().ends_with("2023-03-17 15:54:50"), "{done}");
         assert_eq!(removal_table(&[], true), "No OSD remove/replace operations reported\n");
+    }
+
+    #[test]
+    fn a_drain_shows_its_data_left_rate_and_eta_or_that_it_stalled() {
+        let mut r = queued(8, None);
+        r.state = crate::domain::removal::Phase::Draining;
+        (r.pgs_at_start, r.pgs_now, r.eta_basis) = (Some(91), Some(40), Some("bytes".into()));
+        (r.bytes_left, r.bytes_per_s, r.pgs_per_min, r.eta_s) =
+            (Some(190.0 * 1024.0 * 1024.0 * 1024.0), Some(14.0 * 1024.0 * 1024.0), Some(0.3), Some(13_560.0));
+        r.waiting_on = Some("draining: 40 PGs left".into());
+        let table = removal_table(&[r.clone()], false);
+        let row = table.lines().nth(1).unwrap();
+        assert!(row.contains(" 190G ") && row.contains("14 MB/s") && row.contains("3h 46m"), "{table}");
+        r.eta_basis = Some("pgs".into());
+        assert!(removal_table(&[r.clone()], false).contains("0.3 PGs/min"), "without bytes, PGs");
+        r.stalled = Some(crate::wire::api::osds::Stalled {
+            since: 1_679_068_490_000,
+            reason: Some("3 PGs backfill_toofull".into()),
+        });
+        let table = removal_table(&[r], false);
+        let row = table.lines().nth(1).unwrap();
+        assert!(!row.contains("3h 46m") && row.contains(" stalled "), "no ETA while stalled: {table}");
+        assert!(
+            row.trim_end()
+                .ends_with("stalled since 2023-03-17 15:54:50: 3 PGs backfill_toofull; draining: 40 PGs left"),
+            "{table}"
+        );
     }
 }

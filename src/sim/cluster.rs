@@ -6,7 +6,11 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 
-use crate::ceph::{CephCluster, CephError, ClusterHealth, ClusterState, OsdDevices, OsdState, PreviewInput, Verdict};
+use crate::ceph::{
+    CephCluster, CephError, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts, PgOnOsd,
+    PreviewInput, RecoveryNow, Verdict,
+};
+use crate::domain::removal::boost::Running;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimOsd {
@@ -68,6 +72,8 @@ pub(super) struct SimState {
     pub dirty: Vec<(String, String)>,
     /// Shared DB disks: (host, path, OSDs whose DB they hold); in use while any of them exists.
     pub db_disks: Vec<(String, String, Vec<u32>)>,
+    /// The monitors' config database: (section, option, value).
+    pub config: Vec<(String, String, String)>,
     /// Positions in `osds` by host, rebuilt after `osds` gains or loses an
     /// entry (`osds_changed`): every poll asks for one host's OSDs, and a
     /// scan of all of them per poll kept a 2000-host demo at a full core.
@@ -124,6 +130,7 @@ impl SimCluster {
                 unreachable: Vec::new(),
                 dirty: Vec::new(),
                 db_disks: Vec::new(),
+                config: Vec::new(),
                 by_host: None,
             })),
         }
@@ -155,6 +162,11 @@ impl SimCluster {
     /// Declares a shared DB disk.
     pub fn add_db_disk(&self, host: &str, path: &str, osds: Vec<u32>) {
         self.inner.lock().expect("sim lock").db_disks.push((host.into(), path.into(), osds));
+    }
+
+    /// The simulated config database: (section, option, value).
+    pub fn config(&self) -> Vec<(String, String, String)> {
+        self.inner.lock().expect("sim lock").config.clone()
     }
 
     pub fn osds(&self) -> Vec<SimOsd> {
@@ -281,6 +293,57 @@ impl CephCluster for SimCluster {
         Box::pin(async move { Ok(r) })
     }
 
+    fn pgs_on_osd(&self, id: u32) -> BoxFuture<'_, Result<Vec<PgOnOsd>, CephError>> {
+        let r = self.with(|s| super::placement::pgs_on_osd(s, id));
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn pacing_facts(&self, _probe: u32) -> BoxFuture<'_, Result<PacingFacts, CephError>> {
+        let r = self.with(|s| super::placement::pacing_facts(s));
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn recovery_config(&self, probe: u32) -> BoxFuture<'_, Result<RecoveryNow, CephError>> {
+        let r = self.with(|s| {
+            // Pacific's defaults under the `osd` section's values.
+            let defaults = [
+                ("osd_op_queue", "wpq"),
+                ("osd_max_backfills", "1"),
+                ("osd_recovery_max_active", "0"),
+                ("osd_recovery_max_active_hdd", "3"),
+                ("osd_recovery_max_active_ssd", "10"),
+            ];
+            let running = defaults
+                .iter()
+                .map(|(name, value)| match s.config.iter().find(|(sec, n, _)| sec == "osd" && n == name) {
+                    Some((_, _, v)) => Running { name: name.to_string(), value: v.clone(), source: "mon".into() },
+                    None => Running { name: name.to_string(), value: value.to_string(), source: "default".into() },
+                })
+                .collect();
+            RecoveryNow { probe, running, database: database(s) }
+        });
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn config_dump(&self) -> BoxFuture<'_, Result<Vec<DbEntry>, CephError>> {
+        let r = self.with(|s| database(s));
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn config_set(&self, section: &str, name: &str, value: &str) -> BoxFuture<'_, Result<(), CephError>> {
+        let (section, name, value) = (section.to_string(), name.to_string(), value.to_string());
+        self.with(|s| {
+            s.config.retain(|(sec, n, _)| !(*sec == section && *n == name));
+            s.config.push((section, name, value));
+        });
+        Box::pin(async move { Ok(()) })
+    }
+
+    fn config_rm(&self, section: &str, name: &str) -> BoxFuture<'_, Result<(), CephError>> {
+        self.with(|s| s.config.retain(|(sec, n, _)| !(sec == section && n == name)));
+        Box::pin(async move { Ok(()) })
+    }
+
     fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Verdict, CephError>> {
         let ids = ids.to_vec();
         let r = self.with(|s| {
@@ -354,6 +417,13 @@ impl CephCluster for SimCluster {
         });
         Box::pin(async move { r })
     }
+}
+
+fn database(s: &SimState) -> Vec<DbEntry> {
+    s.config
+        .iter()
+        .map(|(section, name, value)| DbEntry { section: section.clone(), name: name.clone(), value: value.clone() })
+        .collect()
 }
 
 fn ok_to_stop(s: &SimState, ids: &[u32]) -> Verdict {

@@ -2,11 +2,13 @@
 //! copy per host (per OSD on a single host), its PGs placed by weighted rendezvous hashing (what
 //! CRUSH's straw2 buckets do), first a host, then an OSD in it; 4 MiB per
 //! PG, 1 TiB per OSD. Coherent with the simulator (zeroing an OSD moves
-//! only its PGs), not a model of any real cluster.
+//! only its PGs), not a model of any real cluster. The same pool and tree
+//! feed the drain pacing, and a draining OSD's PGs its progress.
 
 use super::cluster::{SimOsd, SimState};
 use crate::domain::cluster::Verdict;
 use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios};
+use crate::domain::removal::{PacingFacts, PgOnOsd};
 
 const POOL: i64 = 1;
 pub(super) const PG_BYTES: u64 = 4 << 20;
@@ -18,14 +20,39 @@ pub(super) fn preview_input(s: &SimState, ids: &[u32], ok_to_stop: Verdict) -> P
     let weight_after = |o: &SimOsd| if ids.contains(&o.id) { 0.0 } else { weight_now(o) };
     let pg_num = ((live.iter().map(|o| o.pgs).sum::<f64>() / 2.0).round() as u32).clamp(1, 1024);
     let pgs = (0..pg_num)
-        .map(|n| PgPlacement {
-            pgid: format!("{POOL}.{n:x}"),
-            pool: POOL,
-            up_now: place(&live, n, &weight_now),
-            up_after: place(&live, n, &weight_after),
-            bytes: PG_BYTES,
+        .map(|n| {
+            let (up_now, up_after) = (place(&live, n, &weight_now), place(&live, n, &weight_after));
+            // The simulator's OSDs are never down while in: CRUSH's sets are the up sets.
+            let (placed_now, placed_after) = (up_now.len(), up_after.len());
+            PgPlacement {
+                pgid: format!("{POOL}.{n:x}"),
+                pool: POOL,
+                up_now,
+                up_after,
+                placed_now,
+                placed_after,
+                bytes: PG_BYTES,
+            }
         })
         .collect();
+    let (pools, crush) = topology(&live);
+    PreviewInput {
+        osds: ids.to_vec(),
+        pgs,
+        pools,
+        crush,
+        usage: live
+            .iter()
+            .map(|o| OsdUsage { id: o.id, kb: OSD_KB, kb_used: (o.pgs.ceil() as u64) * (PG_BYTES / 1024) })
+            .collect(),
+        ratios: Ratios { nearfull: 0.85, backfillfull: 0.90, full: 0.95 },
+        ok_to_stop,
+        throughput: None,
+    }
+}
+
+/// The pool and the CRUSH tree: a root over the hosts over their OSDs.
+fn topology(live: &[&SimOsd]) -> (Vec<PoolRule>, Vec<CrushItem>) {
     let mut hosts: Vec<&str> = live.iter().map(|o| o.host.as_str()).collect();
     hosts.sort_unstable();
     hosts.dedup();
@@ -55,27 +82,48 @@ pub(super) fn preview_input(s: &SimState, ids: &[u32], ok_to_stop: Verdict) -> P
         crush_weight: Some(o.crush_weight),
         device_class: Some(o.device_class.clone()),
     }));
-    PreviewInput {
-        osds: ids.to_vec(),
-        pgs,
-        pools: vec![PoolRule {
-            id: POOL,
-            name: "rbd".into(),
-            size: 2,
-            min_size: 1,
-            root: Some("default".into()),
-            device_class: None,
-            failure_domain: if hosts.len() < 2 { "osd" } else { "host" }.into(),
-        }],
-        crush,
-        usage: live
-            .iter()
-            .map(|o| OsdUsage { id: o.id, kb: OSD_KB, kb_used: (o.pgs.ceil() as u64) * (PG_BYTES / 1024) })
-            .collect(),
-        ratios: Ratios { nearfull: 0.85, backfillfull: 0.90, full: 0.95 },
-        ok_to_stop,
-        throughput: None,
+    let pool = PoolRule {
+        id: POOL,
+        name: "rbd".into(),
+        size: 2,
+        min_size: 1,
+        root: Some("default".into()),
+        device_class: None,
+        failure_domain: if hosts.len() < 2 { "osd" } else { "host" }.into(),
+    };
+    (vec![pool], crush)
+}
+
+/// What the pacing weighs; the simulator's OSDs take one backfill each.
+pub(super) fn pacing_facts(s: &SimState) -> PacingFacts {
+    let live: Vec<&SimOsd> = s.osds.iter().filter(|o| !o.destroyed).collect();
+    let (pools, crush) = topology(&live);
+    PacingFacts { max_backfills: 1, pools, crush }
+}
+
+/// The PGs an OSD holds, 4 MiB each; a draining OSD's are remapped away
+/// from it, the one it is moving part way there (the fraction of a PG the
+/// simulator keeps).
+pub(super) fn pgs_on_osd(s: &SimState, id: u32) -> Vec<PgOnOsd> {
+    let Some(o) = s.osds.iter().find(|o| o.id == id) else { return Vec::new() };
+    let draining = o.crush_weight == 0.0 || !o.is_in;
+    let objects = PG_BYTES / 4096;
+    let whole = o.pgs.floor() as u64;
+    let part = o.pgs - o.pgs.floor();
+    let pg = |n: u64, misplaced: u64| PgOnOsd {
+        pgid: format!("{POOL}.{n:x}"),
+        state: if draining { "active+remapped+backfilling" } else { "active+clean" }.into(),
+        up: if draining { vec![] } else { vec![id] },
+        acting: vec![id],
+        bytes: PG_BYTES,
+        objects,
+        misplaced: if draining { misplaced } else { 0 },
+    };
+    let mut out: Vec<PgOnOsd> = (0..whole).map(|n| pg(n, objects)).collect();
+    if part > 0.0 {
+        out.push(pg(whole, (part * objects as f64).round() as u64));
     }
+    out
 }
 
 /// Two copies: on two hosts by the highest weighted draw, then on the

@@ -31,6 +31,18 @@ fn record_from(row: &sqlx::sqlite::SqliteRow) -> Result<RemovalRecord> {
     })
 }
 
+const SAMPLE: &str = "at, pgs, kb_used, bytes_left, blocked";
+
+fn sample_from(r: &sqlx::sqlite::SqliteRow) -> Result<Sample> {
+    Ok(Sample {
+        at: r.try_get(0)?,
+        pgs: r.try_get(1)?,
+        kb_used: r.try_get(2)?,
+        bytes_left: r.try_get(3)?,
+        blocked: r.try_get(4)?,
+    })
+}
+
 fn state_json(r: &Removal) -> String {
     serde_json::to_string(r).expect("removal serializes")
 }
@@ -164,49 +176,53 @@ impl Store {
         self.removal(rec.id).await
     }
 
-    pub async fn add_sample(&self, removal_id: i64, at: i64, pgs: i64, kb_used: Option<i64>) -> Result<()> {
-        sqlx::query("INSERT INTO removal_samples (removal_id, at, pgs, kb_used) VALUES (?, ?, ?, ?)")
-            .bind(removal_id)
-            .bind(at)
-            .bind(pgs)
-            .bind(kb_used)
-            .execute(&self.pool)
-            .await?;
+    pub async fn add_sample(&self, removal_id: i64, sample: &Sample) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO removal_samples (removal_id, at, pgs, kb_used, bytes_left, blocked) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(removal_id)
+        .bind(sample.at)
+        .bind(sample.pgs)
+        .bind(sample.kb_used)
+        .bind(sample.bytes_left)
+        .bind(&sample.blocked)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
     pub async fn samples(&self, removal_id: i64) -> Result<Vec<Sample>> {
-        let rows = sqlx::query("SELECT at, pgs, kb_used FROM removal_samples WHERE removal_id = ? ORDER BY at")
+        let rows = sqlx::query(&format!("SELECT {SAMPLE} FROM removal_samples WHERE removal_id = ? ORDER BY at"))
             .bind(removal_id)
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(|r| Ok(Sample { at: r.try_get(0)?, pgs: r.try_get(1)?, kb_used: r.try_get(2)? })).collect()
+        rows.iter().map(sample_from).collect()
     }
 
     /// The samples no older than `window_ms` before the newest one: all the
-    /// drain rate looks at, without reading hours of history per status.
+    /// progress estimate looks at, without reading hours of history per status.
     pub async fn recent_samples(&self, removal_id: i64, window_ms: i64) -> Result<Vec<Sample>> {
-        let rows = sqlx::query(
-            "SELECT at, pgs, kb_used FROM removal_samples WHERE removal_id = ?1
-             AND at >= (SELECT MAX(at) FROM removal_samples WHERE removal_id = ?1) - ?2 ORDER BY at",
-        )
+        let rows = sqlx::query(&format!(
+            "SELECT {SAMPLE} FROM removal_samples WHERE removal_id = ?1
+             AND at >= (SELECT MAX(at) FROM removal_samples WHERE removal_id = ?1) - ?2 ORDER BY at"
+        ))
         .bind(removal_id)
         .bind(window_ms)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(|r| Ok(Sample { at: r.try_get(0)?, pgs: r.try_get(1)?, kb_used: r.try_get(2)? })).collect()
+        rows.iter().map(sample_from).collect()
     }
 
     /// The samples taken after `after` (ms, exclusive), oldest first: what a
     /// client holding the samples up to `after` is missing.
     pub async fn samples_after(&self, removal_id: i64, after: i64) -> Result<Vec<Sample>> {
         let rows =
-            sqlx::query("SELECT at, pgs, kb_used FROM removal_samples WHERE removal_id = ? AND at > ? ORDER BY at")
+            sqlx::query(&format!("SELECT {SAMPLE} FROM removal_samples WHERE removal_id = ? AND at > ? ORDER BY at"))
                 .bind(removal_id)
                 .bind(after)
                 .fetch_all(&self.pool)
                 .await?;
-        rows.iter().map(|r| Ok(Sample { at: r.try_get(0)?, pgs: r.try_get(1)?, kb_used: r.try_get(2)? })).collect()
+        rows.iter().map(sample_from).collect()
     }
 
     /// Logs an action before it is issued; returns its id.

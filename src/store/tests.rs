@@ -130,10 +130,31 @@ async fn recent_samples_are_the_window_before_the_newest() {
         .unwrap()[0];
     assert!(store.recent_samples(rec.id, 1000).await.unwrap().is_empty());
     for (at, pgs) in [(0, 90), (500, 80), (1500, 60), (2000, 50), (2500, 40)] {
-        store.add_sample(rec.id, at, pgs, None).await.unwrap();
+        let sample = Sample { at, pgs, kb_used: None, bytes_left: Some(pgs * 4096), blocked: None };
+        store.add_sample(rec.id, &sample).await.unwrap();
     }
     let at = |v: Vec<Sample>| v.iter().map(|s| s.at).collect::<Vec<_>>();
     assert_eq!(at(store.recent_samples(rec.id, 1000).await.unwrap()), vec![1500, 2000, 2500]);
     assert_eq!(at(store.recent_samples(rec.id, 0).await.unwrap()), vec![2500]);
     assert_eq!(at(store.recent_samples(rec.id, 10_000).await.unwrap()), at(store.samples(rec.id).await.unwrap()));
+    assert_eq!(store.samples_after(rec.id, 2000).await.unwrap()[0].bytes_left, Some(40 * 4096), "bytes kept");
+}
+
+#[tokio::test]
+async fn one_boost_is_kept_until_forgotten() {
+    use crate::domain::removal::boost::{Boost, Saved, Scheduler};
+    let (_dir, store) = fresh().await;
+    assert_eq!(store.boost().await.unwrap(), None);
+    let mut b = Boost {
+        scheduler: Scheduler::Wpq,
+        saved: vec![Saved { name: "osd_max_backfills".into(), value: None }],
+        set: vec![("osd_max_backfills".into(), "8".into())],
+        applied: false,
+    };
+    store.save_boost(&b, 1).await.unwrap();
+    b.applied = true;
+    store.save_boost(&b, 2).await.unwrap();
+    assert_eq!(store.boost().await.unwrap(), Some(b), "the second save replaced the first");
+    store.forget_boost().await.unwrap();
+    assert_eq!(store.boost().await.unwrap(), None);
 }

@@ -1,6 +1,7 @@
-// Removals: each one's phase, drain progress, rate and ETA, what it waits
-// on, and a Stop button while it can still be undone; live ones above
-// finished ones. The chart beside the table is in removal-chart.js.
+// Removals: each one's phase, drain progress, rate and ETA (or that it
+// stalled, and why), what it waits on, and a Stop button while it can
+// still be undone; live ones above finished ones. The chart beside the
+// table is in removal-chart.js.
 import { api } from './api.js';
 import { $, badge, emptyState, h, rerender } from './dom.js';
 import { fmtBytes, fmtClock, fmtDuration, fmtRate, osdName, plural } from './format.js';
@@ -136,6 +137,10 @@ function osdCell(r, { showHost, compact }) {
 
 function removalRow(r, layout) {
   const waiting = [];
+  if (r.stalled) {
+    const why = `Stalled since ${fmtClock(r.stalled.since)}: ${r.stalled.reason || 'the cluster gives no reason'}`;
+    waiting.push(h('div', { 'data-testid': 'removal-stalled', class: layout.compact ? 'one-line' : null, title: why }, why));
+  }
   if (r.waiting_on) waiting.push(h('div', { 'data-testid': 'removal-waiting-on', class: layout.compact ? 'one-line' : null, title: r.waiting_on }, r.waiting_on));
   if (r.last_error) waiting.push(h('div', { class: `error-text${layout.compact ? ' one-line' : ''}`, title: r.last_error }, h('strong', {}, 'Error: '), r.last_error));
   if (r.note && !layout.compact) waiting.push(h('div', { class: 'muted small' }, r.note));
@@ -146,9 +151,8 @@ function removalRow(r, layout) {
     osdCell(r, layout),
     h('td', {}, badge(r.state, stateKind(r.state), { 'data-testid': 'removal-state' })),
     h('td', { class: 'progress-col' }, progressBar(r, layout.compact)),
-    layout.compact ? '' : h('td', { class: 'num' }, fmtRate(r.pgs_per_min)),
-    h('td', { class: 'num', 'data-testid': 'removal-eta', title: r.pgs_per_min === null ? null : fmtRate(r.pgs_per_min) },
-      r.eta_s === null ? '—' : fmtDuration(r.eta_s)),
+    layout.compact ? '' : h('td', { class: 'num' }, rate(r)),
+    h('td', { class: 'num', 'data-testid': 'removal-eta', title: layout.compact ? rate(r) : null }, eta(r)),
     h('td', { class: 'waiting' }, waiting),
     h('td', { class: 'right' }, canStop
       ? h('button', { type: 'button', class: 'btn small needs-operate', 'data-testid': 'removal-stop',
@@ -168,6 +172,18 @@ function finishedRow(r) {
     h('td', { class: 'waiting' }, outcome));
 }
 
+/** Bytes per second where the ETA counts bytes, else PGs per minute. */
+function rate(r) {
+  if (r.eta_basis === 'bytes' && r.bytes_per_s !== null && r.bytes_per_s !== undefined) return `${fmtBytes(r.bytes_per_s)}/s`;
+  return fmtRate(r.pgs_per_min);
+}
+
+/** No ETA while stalled: one that kept shrinking while nothing moves would mislead. */
+function eta(r) {
+  if (r.stalled) return 'stalled';
+  return r.eta_s === null || r.eta_s === undefined ? '—' : fmtDuration(r.eta_s);
+}
+
 function progressBar(r, compact) {
   const start = r.pgs_at_start;
   const left = r.state === Phase.DONE ? 0 : r.pgs_now;
@@ -184,7 +200,10 @@ function progressBar(r, compact) {
     label = `${now} of ${start} PGs left`;
   }
   if (r.state === Phase.DONE) pct = 100;
-  const used = r.bytes_now !== null && !TERMINAL.has(r.state) ? `${fmtBytes(r.bytes_now)} used` : '';
+  // Bytes still to move off the OSD when the cluster says, else what it still uses.
+  let used = '';
+  if (!TERMINAL.has(r.state) && r.bytes_left !== null && r.bytes_left !== undefined) used = `${fmtBytes(r.bytes_left)} to move`;
+  else if (!TERMINAL.has(r.state) && r.bytes_now !== null) used = `${fmtBytes(r.bytes_now)} used`;
   const fill = h('div', { class: 'fill' });
   fill.style.width = `${pct.toFixed(1)}%`;
   return h('div', { class: `progress-cell${compact ? ' inline' : ''}` },

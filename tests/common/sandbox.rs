@@ -48,6 +48,19 @@ impl Sandbox {
         sandbox
     }
 
+    /// `stop.sh DIR NAME`: SIGTERM to that daemon's pid (osd.4, mgr.x).
+    pub fn stop_daemon(&self, name: &str) {
+        let out = Command::new(sandbox_scripts().join("stop.sh")).arg(&self.dir).arg(name).output().unwrap();
+        assert!(out.status.success(), "stop.sh {name}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// `start.sh DIR` again: starts the daemons that are not running (not
+    /// the purged OSDs) and waits for all PGs active+clean.
+    pub fn start_stopped(&self) {
+        let out = Command::new(sandbox_scripts().join("start.sh")).arg(&self.dir).output().unwrap();
+        assert!(out.status.success(), "start.sh again: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
     pub fn conf(&self) -> PathBuf {
         self.dir.join("ceph.conf")
     }

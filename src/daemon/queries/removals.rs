@@ -1,21 +1,41 @@
-//! Removals as `osd rm status` shows them: state, gate, PGs, bytes, drain
-//! rate and ETA over the recent window.
+//! Removals as `osd rm status` shows them: state, gate, PGs, bytes, and
+//! while draining the smoothed rate, the ETA and whether it stalled
+//! (`domain::progress`).
 
 use crate::daemon::{Daemon, DaemonError};
-use crate::domain::progress::progress;
+use crate::domain::progress::{estimate, window_ms, DrainSample, Estimate, Settings, SMOOTHING_MS};
 use crate::domain::removal::RemovalRecord;
-use crate::wire::api::osds::{DetailQuery, RemovalDetail, RemovalStatus, StatusQuery};
-
-/// The window the drain rate is measured over.
-const RATE_WINDOW_MS: i64 = 15 * 60 * 1000;
+use crate::wire::api::osds::{DetailQuery, RemovalDetail, RemovalStatus, Stalled, StatusQuery};
 
 impl Daemon {
+    fn progress_settings(&self) -> Settings {
+        Settings { smoothing_ms: SMOOTHING_MS, stall_after_ms: self.config.stall_after.as_millis() as i64 }
+    }
+
+    /// The estimate while the OSD drains; nothing to estimate otherwise.
+    async fn drain_estimate(&self, rec: &RemovalRecord) -> Result<Estimate, DaemonError> {
+        if !rec.removal.phase.is_draining() {
+            return Ok(Estimate::default());
+        }
+        let settings = self.progress_settings();
+        let samples: Vec<DrainSample> = self
+            .store
+            .recent_samples(rec.id, window_ms(settings))
+            .await?
+            .into_iter()
+            .map(|s| DrainSample {
+                at: s.at,
+                pgs: s.pgs,
+                bytes_left: s.bytes_left.map(|b| b.max(0) as u64),
+                blocked: s.blocked,
+            })
+            .collect();
+        Ok(estimate(&samples, settings))
+    }
+
     pub async fn removal_status(&self, rec: &RemovalRecord) -> Result<RemovalStatus, DaemonError> {
-        let samples = self.store.recent_samples(rec.id, RATE_WINDOW_MS).await?;
-        let points: Vec<(i64, i64, Option<i64>)> = samples.iter().map(|s| (s.at, s.pgs, s.kb_used)).collect();
-        let p = progress(rec.removal.pgs_at_start, &points, RATE_WINDOW_MS);
+        let p = self.drain_estimate(rec).await?;
         let r = &rec.removal;
-        let draining = r.phase.is_draining();
         Ok(RemovalStatus {
             removal_id: rec.id,
             osd_id: r.osd_id,
@@ -26,15 +46,19 @@ impl Daemon {
             replace: r.replace,
             force: r.force,
             zap: r.zap,
+            fast: r.fast,
             ignored_blockers: r.ignored_blockers.clone(),
             stop_requested: r.stop_requested,
             devices: r.devices.clone(),
             pgs_at_start: r.pgs_at_start,
             pgs_now: rec.pgs_now,
-            pgs_per_min: if draining { p.pgs_per_min } else { None },
-            eta_s: if draining { p.eta_s } else { None },
+            pgs_per_min: p.pgs_per_min,
+            eta_s: p.eta_s,
+            eta_basis: p.basis.map(|b| b.as_str().to_string()),
             bytes_now: rec.kb_used_now.map(|k| k as f64 * 1024.0),
-            bytes_per_s: if draining { p.bytes_per_s } else { None },
+            bytes_left: p.bytes_left.map(|b| b as f64),
+            bytes_per_s: p.bytes_per_s,
+            stalled: p.stalled.map(|s| Stalled { since: s.since, reason: s.reason }),
             requested_at: rec.requested_at,
             drain_started_at: rec.drain_started_at,
             finished_at: rec.finished_at,

@@ -16,6 +16,8 @@ pub struct RemoveRequest {
     pub replace: bool,
     pub force: bool,
     pub zap: bool,
+    /// Recovery raised while it drains.
+    pub fast: bool,
     /// Queue it even when the preview finds blockers (or cannot be computed).
     pub ignore_preview_blockers: bool,
 }
@@ -73,6 +75,7 @@ impl Daemon {
                 .map_err(|e| DaemonError::CannotAct(e.to_string()))?;
             let mut r = Removal::new(id, host.name.clone(), req.replace, req.force, req.zap, found.paths);
             r.device_ids = found.device_ids;
+            r.fast = req.fast;
             removals.push(r);
         }
         let ignored = self.preview_check(req).await?;
@@ -81,7 +84,7 @@ impl Daemon {
         }
         let records = self.store.add_removals(&removals, now_ms()).await?;
         let names: Vec<String> = req.ids.iter().map(|i| format!("osd.{i}")).collect();
-        let flags: Vec<&str> = [(req.replace, "replace"), (req.force, "force"), (req.zap, "zap")]
+        let flags: Vec<&str> = [(req.replace, "replace"), (req.force, "force"), (req.zap, "zap"), (req.fast, "fast")]
             .iter()
             .filter(|(on, _)| *on)
             .map(|(_, n)| *n)

@@ -1,9 +1,12 @@
 //! The removal worker. Each round reads the cluster once (`osd dump`,
-//! `osd df`, `osd tree`, `pg stat`), then for each active removal: asks
-//! what its phase needs (ok-to-stop, safe-to-destroy, the daemon on its
-//! host, its devices), asks `advance` for the next step, **writes that step
-//! to SQLite**, and only then performs the step's effect, logging the
-//! action before issuing it. After a crash the worker simply observes again.
+//! `osd df`, `osd tree`, `pg stat`; with a removal queued, what the pacing
+//! weighs too), then for each active removal: asks what its phase needs
+//! (ok-to-stop, safe-to-destroy, the daemon on its host, its devices), asks
+//! `advance` for the next step, **writes that step to SQLite**, and only
+//! then performs the step's effect, logging the action before issuing it.
+//! A draining OSD's progress sample reads the PGs still on it (`pg
+//! ls-by-osd`) for the bytes left. After a crash the worker simply
+//! observes again.
 
 use std::time::Duration;
 
@@ -15,10 +18,20 @@ use crate::daemon::{Daemon, DaemonError, Pace};
 use crate::domain::cluster::format_weight;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::{
-    advance, after_step, cadence, clean_devices, may_start_drain, observe_cluster, questions, sample_due, Effect,
-    Observation, Removal, RemovalRecord, Verdict,
+    advance, after_step, bytes_to_move, cadence, clean_devices, held_back, may_start_drain, observe_cluster, questions,
+    sample_due, undone_outside, Drain, Effect, Observation, PacingFacts, Phase, Removal, RemovalRecord, Step, Verdict,
 };
 use crate::wire::agent::ZapRequest;
+use crate::wire::api::osds::Sample;
+
+/// What the round knows for pacing: the removals waiting to drain, the
+/// drains under way (those it began included) and what the pacing weighs,
+/// or why that could not be read.
+struct Round {
+    queued: Vec<Drain>,
+    draining: Vec<Drain>,
+    facts: Result<PacingFacts, String>,
+}
 
 /// A phase change without an effect leads straight to the next phase; this
 /// bounds how many one round may walk through (there are fewer phases).
@@ -30,6 +43,8 @@ impl Daemon {
     pub async fn removal_round(&self) -> Result<Pace, DaemonError> {
         let active = self.store.active_removals().await?;
         if active.is_empty() {
+            // A boost a crash left behind is put back even with nothing to remove.
+            self.pace_recovery(&[], None).await;
             return Ok(Pace::Interval);
         }
         let osds: Vec<u32> = active.iter().map(|r| r.removal.osd_id).collect();
@@ -49,25 +64,58 @@ impl Daemon {
                 return Err(DaemonError::CannotAct(error));
             }
         };
-        let mut draining = active.iter().filter(|r| r.removal.phase.is_draining()).count();
+        let drain = |r: &RemovalRecord| Drain { osd: r.removal.osd_id, host: r.removal.host.clone() };
+        let draining = active.iter().filter(|r| r.removal.phase.is_draining()).map(drain).collect();
+        let queued: Vec<Drain> = active
+            .iter()
+            .filter(|r| r.removal.phase == Phase::Queued && !r.removal.stop_requested)
+            .map(drain)
+            .collect();
+        let facts = if queued.is_empty() { Ok(PacingFacts::default()) } else { self.pacing_facts(&state).await };
+        let mut round = Round { queued, draining, facts };
         let mut looks = Vec::new();
         for rec in active {
             let osd = rec.removal.osd_id;
             let host = rec.removal.host.clone();
             let span = tracing::info_span!("removal", osd, host = %host);
-            match tracing::Instrument::instrument(self.drive(rec, &state, &mut draining), span).await {
+            match tracing::Instrument::instrument(self.drive(rec, &state, &mut round), span).await {
                 Ok(look) => looks.push(look),
                 Err(e) => tracing::error!(osd, host = %host, "removal step failed: {e}"),
             }
+        }
+        match self.store.active_removals().await {
+            Ok(now_active) => self.pace_recovery(&now_active, Some(&state)).await,
+            Err(e) => tracing::error!("cannot read the removals for the recovery boost: {e}"),
         }
         self.notify(Live::Removals { osds });
         Ok(cadence::soonest(looks).map_or(Pace::Interval, Pace::Within))
     }
 
+    /// What the pacing weighs, read from an OSD that is up; an error is
+    /// the reason every queued drain waits this round.
+    async fn pacing_facts(&self, state: &ClusterState) -> Result<PacingFacts, String> {
+        let Some(probe) = state.osds.iter().find(|o| o.up && !o.destroyed).map(|o| o.id) else {
+            return Err("no OSD is up to read osd_max_backfills from".into());
+        };
+        self.ceph.pacing_facts(probe).await.map_err(|e| {
+            tracing::warn!("cannot read what the drain pacing needs: {e}");
+            format!("cannot read what the pacing needs: {e}")
+        })
+    }
+
     /// What the removal's phase needs to know, beyond the round's cluster state.
-    async fn observe(&self, rec: &RemovalRecord, state: &ClusterState, draining: usize) -> Observation {
+    async fn observe(&self, rec: &RemovalRecord, state: &ClusterState, round: &Round) -> Observation {
         let r = &rec.removal;
-        let mut obs = observe_cluster(r, state, may_start_drain(draining, self.config.max_draining, state));
+        let pacing = match (&round.facts, r.phase) {
+            (Err(why), Phase::Queued) => Verdict::no(why.clone()),
+            (Ok(facts), Phase::Queued) => {
+                let me = Drain { osd: r.osd_id, host: r.host.clone() };
+                may_start_drain(&me, &round.queued, &round.draining, self.config.max_draining, state, facts)
+            }
+            // Only a queued removal asks.
+            _ => Verdict::yes(),
+        };
+        let mut obs = observe_cluster(r, state, pacing);
         let ask = questions(r, &obs);
         if ask.ok_to_stop {
             obs.ok_to_stop =
@@ -121,20 +169,22 @@ impl Daemon {
         &self,
         mut rec: RemovalRecord,
         state: &ClusterState,
-        draining: &mut usize,
+        round: &mut Round,
     ) -> Result<Option<Duration>, DaemonError> {
         for _ in 0..MAX_STEPS_PER_ROUND {
-            let obs = self.observe(&rec, state, *draining).await;
+            let obs = self.observe(&rec, state, round).await;
             let step = advance(&rec.removal, &obs);
             let kb_used = state.osd(rec.removal.osd_id).and_then(|o| o.kb_used);
             let mut recorded = after_step(&rec, &step, &obs, kb_used, now_ms());
             if recorded.began_drain {
-                *draining += 1;
+                round.queued.retain(|d| d.osd != rec.removal.osd_id);
+                round.draining.push(Drain { osd: rec.removal.osd_id, host: rec.removal.host.clone() });
             }
+            let outside = self.undone_by_someone_else(&rec, &step, &obs).await;
             if recorded.save {
                 recorded.next.version = self.store.save_removal(&recorded.next, rec.version).await?;
             }
-            self.record_sample(&rec, &recorded.next).await;
+            self.record_sample(&rec, &recorded.next, outside).await;
             let before = rec.removal.phase;
             if before != recorded.next.removal.phase {
                 self.announce(&recorded.next, before).await;
@@ -151,7 +201,34 @@ impl Daemon {
         Ok(cadence::next_look(&rec, false))
     }
 
-    async fn record_sample(&self, before: &RemovalRecord, after: &RemovalRecord) {
+    /// What someone else did to the drain that this step undoes, if the
+    /// drain's own reweight (or mark-out) went through before.
+    async fn undone_by_someone_else(&self, rec: &RemovalRecord, step: &Step, obs: &Observation) -> Option<String> {
+        let name = step.effect.as_ref().map(Effect::name)?;
+        if rec.removal.phase != Phase::Draining || !matches!(name, "reweight" | "mark-out") {
+            return None;
+        }
+        let applied = match self.store.actions(rec.id).await {
+            Ok(actions) => actions.iter().any(|a| {
+                a.outcome.as_deref().is_some_and(|o| o.starts_with("ok"))
+                    && serde_json::from_str::<Effect>(&a.effect).is_ok_and(|e| e.name() == name)
+            }),
+            Err(e) => {
+                tracing::error!("cannot read the actions of removal {}: {e}", rec.id);
+                false
+            }
+        };
+        let what = undone_outside(&rec.removal, step, obs, applied);
+        if let Some(w) = &what {
+            tracing::warn!("{w}");
+        }
+        what
+    }
+
+    /// A progress sample when one is due (or when someone undid the drain):
+    /// the PGs left, the space used, and the bytes still to move with what
+    /// holds them, from the PGs still on the OSD.
+    async fn record_sample(&self, before: &RemovalRecord, after: &RemovalRecord, outside: Option<String>) {
         if !(after.removal.phase.is_draining() || before.removal.phase.is_draining()) {
             return;
         }
@@ -162,10 +239,24 @@ impl Daemon {
                 return;
             }
         };
-        if let Some(pgs) = sample_due(before, after, last) {
-            if let Err(e) = self.store.add_sample(after.id, after.updated_at, pgs, after.kb_used_now).await {
-                tracing::error!("cannot record a progress sample of removal {}: {e}", after.id);
+        let Some(pgs) = sample_due(before, after, last).or(after.pgs_now.filter(|_| outside.is_some())) else {
+            return;
+        };
+        let osd = after.removal.osd_id;
+        let (bytes_left, held) = match self.ceph.pgs_on_osd(osd).await {
+            Ok(on) => (Some(bytes_to_move(osd, &on) as i64), held_back(&on)),
+            Err(e) => {
+                tracing::warn!("cannot read the PGs still on osd.{osd}: {e}");
+                (None, None)
             }
+        };
+        let blocked = match (outside, held) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        };
+        let sample = Sample { at: after.updated_at, pgs, kb_used: after.kb_used_now, bytes_left, blocked };
+        if let Err(e) = self.store.add_sample(after.id, &sample).await {
+            tracing::error!("cannot record a progress sample of removal {}: {e}", after.id);
         }
     }
 

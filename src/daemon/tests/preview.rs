@@ -15,6 +15,7 @@ async fn a_removal_that_cannot_finish_is_refused_unless_told_to_ignore_the_block
         replace: false,
         force: false,
         zap: false,
+        fast: false,
         ignore_preview_blockers: ignore,
     };
     let preview = d.preview_removal(&ids).await.unwrap();

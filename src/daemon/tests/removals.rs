@@ -19,6 +19,10 @@ async fn removal_drains_purges_zaps_and_holds_the_disk() {
     assert_eq!((purges, zaps), (1, 1), "{actions:?}");
     let samples = d.store.samples(rec.id).await.unwrap();
     assert!(samples.first().unwrap().pgs > samples.last().unwrap().pgs, "progress was sampled: {samples:?}");
+    // Each sample read the PGs still on the OSD: the bytes left fall with them, to none.
+    let bytes: Vec<i64> = samples.iter().map(|s| s.bytes_left.expect("bytes read")).collect();
+    assert!(bytes.windows(2).all(|w| w[1] <= w[0]) && bytes[0] > 0, "{samples:?}");
+    assert_eq!((samples.last().unwrap().pgs, bytes.last()), (0, Some(&0)), "{samples:?}");
     let holds = d.store.holds().await.unwrap();
     assert!(holds.iter().any(|h| h.host == "f5-422-03" && h.path == "/dev/sde"), "{holds:?}");
     let events: Vec<String> = d.store.events(None, 200).await.unwrap().into_iter().map(|e| e.message).collect();

@@ -9,6 +9,8 @@
 //! whose preview has blockers unless told to ignore them.
 
 mod crush;
+#[cfg(test)]
+pub(crate) mod fixtures;
 mod fullness;
 mod moves;
 mod pools;

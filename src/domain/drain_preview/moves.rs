@@ -8,6 +8,11 @@ pub struct PgPlacement {
     pub pool: i64,
     pub up_now: Vec<u32>,
     pub up_after: Vec<u32>,
+    /// How many OSDs CRUSH itself places the PG on, now and after, down
+    /// OSDs included (the up sets leave those out): whether the PG has a
+    /// place does not hang on an OSD that is down for a while.
+    pub placed_now: usize,
+    pub placed_after: usize,
     /// Bytes one copy holds (`pg dump`'s `num_bytes`).
     pub bytes: u64,
 }

@@ -16,7 +16,8 @@ pub struct PoolImpact {
     pub domains_left: Vec<String>,
     pub pgs: usize,
     pub pgs_moving: usize,
-    /// PGs CRUSH places on fewer OSDs than `size` afterwards.
+    /// PGs CRUSH places on fewer OSDs than `size` afterwards, and on fewer
+    /// than now (down OSDs counted as places).
     pub pgs_short: usize,
     /// Of those, the ones below `min_size`: they would stop serving I/O.
     pub pgs_below_min: usize,
@@ -57,7 +58,12 @@ pub(super) fn impact(input: &PreviewInput) -> Vec<PoolImpact> {
         .iter()
         .map(|rule: &PoolRule| {
             let pgs: Vec<_> = input.pgs.iter().filter(|p| p.pool == rule.id).collect();
-            let short = |n: usize| pgs.iter().filter(|p| p.up_after.len() < n).count();
+            // Short by the drain's doing: CRUSH places fewer copies than `n`
+            // afterwards, and fewer than now. Counted on CRUSH's own sets, down
+            // OSDs included: an OSD down for a while leaves its PGs' up sets
+            // short now and after, which is not the removal's doing (or no
+            // removal could be made while any OSD is down).
+            let short = |n: usize| pgs.iter().filter(|p| p.placed_after < n && p.placed_after < p.placed_now).count();
             PoolImpact {
                 pool: rule.id,
                 name: rule.name.clone(),

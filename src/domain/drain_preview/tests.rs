@@ -1,52 +1,16 @@
+use super::fixtures::{crush, pool};
 use super::*;
 
-/// Three hosts of two OSDs (the sandbox's layout), 1 GiB OSDs.
-fn crush() -> Vec<CrushItem> {
-    let mut items = vec![CrushItem {
-        id: -1,
-        name: "default".into(),
-        kind: "root".into(),
-        children: vec![-2, -3, -4],
-        crush_weight: None,
-        device_class: None,
-    }];
-    for h in 0..3i64 {
-        items.push(CrushItem {
-            id: -2 - h,
-            name: format!("host{h}"),
-            kind: "host".into(),
-            children: vec![2 * h, 2 * h + 1],
-            crush_weight: None,
-            device_class: None,
-        });
-        for o in [2 * h, 2 * h + 1] {
-            items.push(CrushItem {
-                id: o,
-                name: format!("osd.{o}"),
-                kind: "osd".into(),
-                children: vec![],
-                crush_weight: Some(1.0),
-                device_class: Some("hdd".into()),
-            });
-        }
-    }
-    items
-}
-
-fn pool(size: u32) -> PoolRule {
-    PoolRule {
-        id: 2,
-        name: "sandbox".into(),
-        size,
-        min_size: 1,
-        root: Some("default".into()),
-        device_class: None,
-        failure_domain: "host".into(),
-    }
-}
-
 fn pg(n: u32, now: &[u32], after: &[u32], bytes: u64) -> PgPlacement {
-    PgPlacement { pgid: format!("2.{n:x}"), pool: 2, up_now: now.to_vec(), up_after: after.to_vec(), bytes }
+    PgPlacement {
+        pgid: format!("2.{n:x}"),
+        pool: 2,
+        up_now: now.to_vec(),
+        up_after: after.to_vec(),
+        placed_now: now.len(),
+        placed_after: after.len(),
+        bytes,
+    }
 }
 
 fn usage(used_gib: &[f64]) -> Vec<OsdUsage> {
@@ -129,6 +93,18 @@ fn removing_two_of_three_hosts_leaves_a_size_2_pool_undersized_and_names_it() {
         "pool 'sandbox' (size 2): 3 of its 3 PGs would have fewer than 2 copies and stay undersized, so the \
          drain would never end: its rule puts each copy in a different host and only 1 would keep weight (host2)"
     );
+}
+
+#[test]
+fn a_pg_short_of_a_down_osd_does_not_block() {
+    // osd.4 is down: the up sets leave it out, CRUSH still places copies on it.
+    let mut on_down = pg(0, &[2, 0], &[0], MIB);
+    on_down.placed_after = 2;
+    let p = preview(&input(&[2], vec![on_down, pg(1, &[2, 0], &[3, 0], MIB)], &[0.1; 6]));
+    assert_eq!((p.pools[0].pgs_short, p.blockers.len()), (0, 0), "{:?}", p.blockers);
+    // CRUSH finding no place is the drain's doing.
+    let p = preview(&input(&[2], vec![pg(0, &[2, 4], &[4], MIB)], &[0.1; 6]));
+    assert_eq!(p.pools[0].pgs_short, 1);
 }
 
 #[test]

@@ -22,7 +22,7 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 return Step::go(next);
             }
             if !obs.may_start_drain.ok {
-                return Step::wait(next, format!("pacing: {}", obs.may_start_drain.message));
+                return Step::wait(next, format!("waiting: {}", obs.may_start_drain.message));
             }
             match &obs.ok_to_stop {
                 None => Step::wait(next, "ok-to-stop: not asked yet"),

@@ -16,17 +16,20 @@
 //! OSD that no longer exists, a zapped disk as a clean disk.
 //!
 //! Gates, as in cephadm: a drain starts only when the cluster's pacing allows
-//! it and `ok-to-stop` agrees; the daemon is stopped only once the OSD holds
+//! it (`pacing.rs`: health, the backfill queue, one host at a time where a
+//! pool needs it) and `ok-to-stop` agrees; the daemon is stopped only once the OSD holds
 //! no placement groups (unless forced) and `safe-to-destroy` agrees; destroy
 //! or purge only once the OSD is down. Documented in
 //! docs/design/removal-state-machine.md.
 
 mod advance;
+pub mod boost;
 pub mod cadence;
 mod devices;
 mod ending;
 mod pacing;
 mod record;
+mod remaining;
 
 use serde::{Deserialize, Serialize};
 
@@ -34,8 +37,11 @@ pub use super::cluster::Verdict;
 pub use advance::advance;
 pub use devices::{clean_devices, identify, Identified, IdentifyError};
 pub use ending::Ending;
-pub use pacing::may_start_drain;
-pub use record::{after_step, observe_cluster, questions, sample_due, Questions, RecordedStep, RemovalRecord};
+pub use pacing::{may_start_drain, Drain, PacingFacts};
+pub use record::{
+    after_step, observe_cluster, questions, sample_due, undone_outside, Questions, RecordedStep, RemovalRecord,
+};
+pub use remaining::{bytes_to_move, held_back, PgOnOsd};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -105,6 +111,9 @@ pub struct Removal {
     pub replace: bool,
     pub force: bool,
     pub zap: bool,
+    /// Recovery runs faster while it drains (`osd rm --fast`, `boost.rs`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fast: bool,
     pub phase: Phase,
     /// CRUSH weight before the drain, restored by `rm stop`.
     pub original_weight: Option<f64>,
@@ -143,6 +152,7 @@ impl Removal {
             replace,
             force,
             zap,
+            fast: false,
             phase: Phase::Queued,
             original_weight: None,
             was_in: None,

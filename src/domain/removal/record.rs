@@ -3,8 +3,8 @@
 //! stored record, whether it must be written, when to take a progress
 //! sample, and whether the removal may go on within the same round.
 
-use super::{pgs_left, Observation, Phase, Removal, Step, Verdict};
-use crate::domain::cluster::ClusterState;
+use super::{pgs_left, Effect, Observation, Phase, Removal, Step, Verdict};
+use crate::domain::cluster::{format_weight, ClusterState};
 
 /// A removal with its bookkeeping, as stored. `version` guards every write
 /// (optimistic concurrency with `rm stop`).
@@ -146,6 +146,26 @@ pub fn sample_due(before: &RemovalRecord, after: &RemovalRecord, last_sample_at:
     (changed || stale).then_some(pgs)
 }
 
+/// What someone else did to a drain under way, when this step sets it
+/// back: the progress sample keeps it as the reason for data coming back.
+/// `drain_applied` says the drain's own reweight (or mark-out) went
+/// through before; without it a re-applied drain is the daemon finishing
+/// what a crash interrupted, nobody else's doing.
+pub fn undone_outside(before: &Removal, step: &Step, obs: &Observation, drain_applied: bool) -> Option<String> {
+    if !drain_applied || before.phase != Phase::Draining || step.removal.phase != Phase::Draining {
+        return None;
+    }
+    let id = before.osd_id;
+    match step.effect {
+        Some(Effect::Reweight { .. }) => Some(format!(
+            "osd.{id}'s CRUSH weight was set to {} by someone else (set back to 0)",
+            obs.crush_weight.map_or("?".into(), format_weight)
+        )),
+        Some(Effect::MarkOut) => Some(format!("osd.{id} was marked in by someone else (marked out again)")),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +249,27 @@ mod tests {
         assert!(!r.go_on, "a finished removal stops");
         let later = after_step(&r.next, &advance(&r.next.removal, &obs), &obs, None, 9000);
         assert_eq!(later.next.finished_at, Some(5000));
+    }
+
+    #[test]
+    fn a_drain_undone_by_someone_else_is_named_only_after_it_took() {
+        let rec = record(Phase::Draining);
+        let mut c = cluster(12, true);
+        c.osds[0].crush_weight = Some(1.5);
+        let obs = observe_cluster(&rec.removal, &c, Verdict::yes());
+        let step = advance(&rec.removal, &obs);
+        assert_eq!(step.effect, Some(Effect::Reweight { weight: 0.0 }));
+        assert_eq!(
+            undone_outside(&rec.removal, &step, &obs, true).as_deref(),
+            Some("osd.4's CRUSH weight was set to 1.50000 by someone else (set back to 0)")
+        );
+        assert_eq!(undone_outside(&rec.removal, &step, &obs, false), None, "a crash before the reweight");
+        let at_zero = observe_cluster(&rec.removal, &cluster(12, true), Verdict::yes());
+        assert_eq!(undone_outside(&rec.removal, &advance(&rec.removal, &at_zero), &at_zero, true), None);
+        let queued = record(Phase::Queued);
+        let mut obs = observe_cluster(&queued.removal, &c, Verdict::yes());
+        obs.ok_to_stop = Some(Verdict::yes());
+        assert_eq!(undone_outside(&queued.removal, &advance(&queued.removal, &obs), &obs, true), None, "the first");
     }
 
     #[test]

@@ -51,6 +51,10 @@ pub struct RemoveBody {
     /// Wipe the OSD's devices afterwards.
     #[serde(default)]
     pub zap: bool,
+    /// Recover faster while it drains; the recovery settings are put back
+    /// when the last fast drain ends or is stopped.
+    #[serde(default)]
+    pub fast: bool,
     /// Remove even when the preview finds blockers (PGs left without a place,
     /// an OSD pushed past backfillfull) or cannot be computed; the blockers
     /// ignored are kept in the removal's record and event.
@@ -77,6 +81,9 @@ pub struct RemovalStatus {
     pub replace: bool,
     pub force: bool,
     pub zap: bool,
+    /// Recovery is raised while it drains (`osd rm --fast`).
+    #[serde(default)]
+    pub fast: bool,
     /// The preview's blockers this removal was told to ignore.
     #[serde(default)]
     pub ignored_blockers: Vec<String>,
@@ -84,14 +91,38 @@ pub struct RemovalStatus {
     pub devices: Vec<String>,
     pub pgs_at_start: Option<i64>,
     pub pgs_now: Option<i64>,
+    /// PGs leaving per minute, smoothed (shown; the ETA uses bytes where known).
     pub pgs_per_min: Option<f64>,
+    /// Seconds to the end of the drain from its latest sample, at the
+    /// smoothed rate; null while stalled, or without a rate yet.
     pub eta_s: Option<f64>,
+    /// What the ETA counts: "bytes" (still to move) or "pgs" (where the
+    /// bytes could not be read).
+    #[serde(default)]
+    pub eta_basis: Option<String>,
+    /// Space the OSD uses (`osd df`).
     pub bytes_now: Option<f64>,
+    /// Bytes still to move off it.
+    #[serde(default)]
+    pub bytes_left: Option<f64>,
+    /// The rate `bytes_left` falls at, smoothed.
     pub bytes_per_s: Option<f64>,
+    /// Set when the remaining data made no new low for `removal.stall_after_s`.
+    #[serde(default)]
+    pub stalled: Option<Stalled>,
     pub requested_at: i64,
     pub drain_started_at: Option<i64>,
     pub finished_at: Option<i64>,
     pub note: Option<String>,
+}
+
+/// A drain that stopped making progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Stalled {
+    /// Since when (ms since the epoch) the remaining data made no new low.
+    pub since: i64,
+    /// The cluster's reason, when it gives one ("3 PGs backfill_toofull").
+    pub reason: Option<String>,
 }
 
 /// A progress sample of a drain. Stored as is.
@@ -100,6 +131,13 @@ pub struct Sample {
     pub at: i64,
     pub pgs: i64,
     pub kb_used: Option<i64>,
+    /// Bytes still to move off the OSD (PG stats of the PGs still mapped
+    /// to it); absent in samples taken before they were read.
+    #[serde(default)]
+    pub bytes_left: Option<i64>,
+    /// Why the cluster held its PGs back then, in its words, if it said.
+    #[serde(default)]
+    pub blocked: Option<String>,
 }
 
 /// One action of a removal, logged before it was issued. Stored as is.
@@ -120,7 +158,7 @@ pub struct ActionRecord {
 pub struct RemovalDetail {
     #[serde(flatten)]
     pub status: RemovalStatus,
-    /// (time, PGs left, KiB used), oldest first; with `samples_after`, only the newer ones.
+    /// Oldest first; with `samples_after`, only the newer ones.
     pub samples: Vec<Sample>,
     pub actions: Vec<ActionRecord>,
 }
