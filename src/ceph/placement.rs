@@ -14,7 +14,8 @@ use std::time::Duration;
 use tokio::process::Command;
 
 use super::cli::CephCli;
-use super::wire::{parse_pgs_dump_all, CrushRule, OsdDfSizes, OsdDumpPools, OsdTree, PgDump, Status};
+use super::status::Status;
+use super::wire::{parse_pgs_dump_all, CrushRule, OsdDfSizes, OsdDumpPools, OsdTree, PgDump};
 use super::CephError;
 use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios, Throughput};
 

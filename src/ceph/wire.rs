@@ -289,65 +289,6 @@ pub struct OsdDfSize {
     pub kb_used: u64,
 }
 
-/// `ceph status --format json`: health, PG states and rates. The rates and
-/// object counts are present only while there is something to report.
-#[derive(Debug, Deserialize)]
-pub struct Status {
-    #[serde(default)]
-    pub health: StatusHealth,
-    pub pgmap: StatusPgmap,
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub struct StatusHealth {
-    #[serde(default)]
-    pub status: String,
-    /// Code -> check; a BTreeMap keeps `ceph status`'s order (by code).
-    #[serde(default)]
-    pub checks: std::collections::BTreeMap<String, StatusCheck>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct StatusCheck {
-    pub severity: String,
-    pub summary: StatusCheckSummary,
-    #[serde(default)]
-    pub muted: bool,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct StatusCheckSummary {
-    pub message: String,
-    #[serde(default)]
-    pub count: i64,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct StatusPgmap {
-    #[serde(default)]
-    pub pgs_by_state: Vec<StatusPgState>,
-    #[serde(default)]
-    pub num_pgs: i64,
-    pub degraded_objects: Option<u64>,
-    pub degraded_total: Option<u64>,
-    pub misplaced_objects: Option<u64>,
-    pub misplaced_total: Option<u64>,
-    pub unfound_objects: Option<u64>,
-    pub unfound_total: Option<u64>,
-    pub recovering_bytes_per_sec: Option<f64>,
-    pub recovering_objects_per_sec: Option<f64>,
-    pub read_bytes_sec: Option<f64>,
-    pub write_bytes_sec: Option<f64>,
-    pub read_op_per_sec: Option<f64>,
-    pub write_op_per_sec: Option<f64>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct StatusPgState {
-    pub state_name: String,
-    pub count: i64,
-}
-
 /// CRUSH's "no OSD" in an up set (EC pools keep the position).
 const CRUSH_ITEM_NONE: u64 = 2147483647;
 
