@@ -221,6 +221,19 @@ async function fieldReport(page) {
     check(seen.some((r) => r.path === '/api/v1/summary'), 'the header should come from /api/v1/summary');
   });
 
+  await step('a probe of a free disk shows its figures in its host', async () => {
+    const probe = deviceRow(page, 'f5-422-01', '/dev/sdf').locator('[data-testid="device-probe"]');
+    check((await probe.innerText()).trim() === '—', 'no probe yet');
+    const status = await page.evaluate(async () => {
+      const body = JSON.stringify({ host: 'f5-422-01', path: '/dev/sdf', yes_i_really_mean_it: true });
+      const r = await fetch('/api/v1/devices/probe', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return r.status;
+    });
+    check(status === 200, `the probe was asked for: HTTP ${status}`);
+    await until('the probe of /dev/sdf in its row', async () => /w \d+ \/ r \d+ MB\/s · 4k r \d+ \/ sync w \d+ IOPS/.test(await probe.innerText()));
+    check(/quick probe #\d+/.test(await probe.innerText()), `the mode and id: ${await probe.innerText()}`);
+  });
+
   await step('the OSD filter asks the server', async () => {
     await until('the OSD list', async () => (await page.locator('tr[data-testid="osd-row"]').count()) > 0);
     const before = seen.length;
