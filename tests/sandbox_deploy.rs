@@ -6,7 +6,12 @@
 //!
 //! One test walks the loop of the field report on one sandbox (a
 //! `--ceph-volume` sandbox takes ~60 s to build, and only one may run per
-//! machine): (a) applying the spec makes one running OSD on every spare,
+//! machine): (p) a disk probe of an OSD's disk (its label, its running
+//! ceph-osd) or of a disk with a BlueStore label is refused, by the daemon
+//! and by the agent, the disk unchanged; (q) the spec waits for a probe of
+//! each spare (`osdkeeper.probe`), the real fio probes them, a threshold
+//! above what they do refuses them in the dry-run, and a spec version
+//! below it lets the deployment go on; (a) applying the spec makes one running OSD on every spare,
 //! with one prepare per disk; (b) `osd rm N --zap` frees a disk, `device
 //! release` gives it back, and a new OSD comes up on it, through a `kill -9`
 //! right after the activation; (c) after `osd rm M --replace --zap`, the new
@@ -30,7 +35,9 @@ use serde_json::Value;
 const TOKEN: &str = "deploy-api-token";
 const AGENT_TOKEN: &str = "deploy-agent-token";
 const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
-const SPEC: &str = "service_type: osd\nservice_id: spares\nplacement:\n  host_pattern: 'f5-422-*'\nspec:\n  method: raw\n  data_devices:\n    all: true\n";
+const SPEC: &str = "service_type: osd\nservice_id: spares\nplacement:\n  host_pattern: 'f5-422-*'\nspec:\n  method: raw\n  data_devices:\n    all: true\nosdkeeper:\n  probe:\n    min_sync_write_iops: 1\n";
+/// The same spec asking more 4k sync writes of a disk than any loop device does.
+const STRICT: u64 = 100_000_000;
 
 /// Each host's loop devices: its OSDs' (from `ceph osd metadata`) and its spare.
 fn devices_by_host(sb: &Sandbox) -> Vec<(String, Vec<String>, String)> {
@@ -199,11 +206,11 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
         (code == 0 && hosts.iter().all(|h| !h["inventory"].is_null())).then_some(())
     });
 
-    // The dry-run names the spare of each host and nothing else.
-    let (code, dry, err) =
-        cli(&daemon.url, Some(TOKEN), &["apply", "-i", spec_file.to_str().unwrap(), "--dry-run", "--format", "json"]);
-    assert_eq!(code, 0, "{err}");
-    let dry: Value = serde_json::from_str(&dry).unwrap();
+    let addrs: Vec<String> = agents.iter().map(|(_, (_, addr))| addr.clone()).collect();
+    probe_before_deploying(&sb, &daemon.url, &hosts, &addrs, work.path());
+
+    // Probed and below the threshold now: the dry-run names the spare of each host and nothing else.
+    let dry = dry_run(&daemon.url, &spec_file);
     for (host, _, spare) in &hosts {
         let row = dry["preview"].as_array().unwrap().iter().find(|r| r["host"] == host.as_str()).unwrap();
         assert_eq!(row["data"], serde_json::json!([spare]), "{row}");
@@ -306,6 +313,192 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     eprintln!("reborn osd.{reborn}; events:\n{}", events.join("\n"));
     assert!(events.iter().any(|e| e.contains(&format!("Deploying daemon osd.{replaced} on {host2}"))), "{events:#?}");
     assert!(events.iter().any(|e| e.starts_with("[osd-deployed]")), "{events:#?}");
+}
+
+/// `len` bytes of a device from its start.
+fn head(dev: &str, len: usize) -> Vec<u8> {
+    use std::io::Read;
+    let mut buf = vec![0u8; len];
+    std::fs::File::open(dev).unwrap().read_exact(&mut buf).unwrap();
+    buf
+}
+
+fn write_head(dev: &str, bytes: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new().write(true).open(dev).unwrap();
+    f.write_all_at(bytes, 0).unwrap();
+    f.sync_all().unwrap();
+}
+
+/// `POST /v1/probe` straight to an agent, as the daemon would send it.
+fn agent_probe(addr: &str, path: &str) -> (u16, String) {
+    let base = if addr.starts_with("http") { addr.to_string() } else { format!("http://{addr}") };
+    let body = serde_json::json!({"path": path, "mode": "quick", "yes_i_really_mean_it": true}).to_string();
+    let a = Api::new(&base, Some(AGENT_TOKEN)).request("POST", "/v1/probe", Some(("application/json", &body)));
+    (a.status, a.body["error"].as_str().unwrap_or_default().to_string())
+}
+
+fn reconciler_steps(api: &Api) -> u64 {
+    let workers = api.get("/api/v1/workers").body;
+    workers.as_array().unwrap().iter().find(|w| w["name"] == "reconciler").unwrap()["steps"].as_u64().unwrap()
+}
+
+fn dry_run(url: &str, file: &Path) -> Value {
+    let (code, dry, err) =
+        cli(url, Some(TOKEN), &["apply", "-i", file.to_str().unwrap(), "--dry-run", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&dry).unwrap()
+}
+
+fn preview_row<'a>(dry: &'a Value, host: &str) -> &'a Value {
+    dry["preview"].as_array().unwrap().iter().find(|r| r["host"] == host).unwrap_or_else(|| panic!("{dry}"))
+}
+
+fn skipped_reason(row: &Value, path: &str) -> String {
+    let s = row["skipped"].as_array().unwrap().iter().find(|s| s["path"] == path).unwrap_or_else(|| panic!("{row}"));
+    s["reasons"][0].as_str().unwrap().to_string()
+}
+
+/// (p) and (q): refusals that leave the disks as they were, then the
+/// probes of the spares that the spec waits for.
+fn probe_before_deploying(
+    sb: &Sandbox,
+    url: &str,
+    hosts: &[(String, Vec<String>, String)],
+    agents: &[String],
+    dir: &Path,
+) {
+    let started = std::time::Instant::now();
+    let (host0, devices0, spare0) = &hosts[0];
+    let osd_dev = &devices0[0];
+    let osd_id = sb
+        .json(&["osd", "metadata"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["bluestore_bdev_dev_node"] == osd_dev.as_str())
+        .unwrap()["id"]
+        .clone();
+    // A running OSD rewrites parts of its first MiB (BlueFS); its label block stays.
+    let label = head(osd_dev, 4096);
+    let (code, _, err) = cli(url, Some(TOKEN), &["device", "probe", host0, osd_dev]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("must pass --yes-i-really-mean-it"), "{err}");
+    let (code, _, err) = cli(url, Some(TOKEN), &["device", "probe", host0, osd_dev, "--yes-i-really-mean-it"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&format!("refusing to probe {osd_dev} on {host0}: osd.{osd_id} has its data on it")), "{err}");
+    eprintln!("$ osdkeeper device probe {host0} {osd_dev} --yes-i-really-mean-it\n{err}");
+    let (status, error) = agent_probe(&agents[0], osd_dev);
+    assert_eq!(status, 409, "{error}");
+    assert!(error.contains(&format!("it has a BlueStore label (osd.{osd_id})")), "{error}");
+    assert!(error.contains("held open by ceph-osd pid") && error.contains(&format!("(osd.{osd_id})")), "{error}");
+    assert_eq!(head(osd_dev, 4096), label, "the OSD's label is unchanged");
+
+    // A spare that holds a copy of that OSD's label (and no daemon): refused, its first MiB unchanged.
+    let blank = head(spare0, 1 << 20);
+    write_head(spare0, &label);
+    let first_mib = head(spare0, 1 << 20);
+    let (status, error) = agent_probe(&agents[0], spare0);
+    assert_eq!(status, 409, "{error}");
+    assert!(
+        error.starts_with(&format!(
+            "refusing to probe {spare0}: it is not blank: it has a BlueStore label (osd.{osd_id})"
+        )),
+        "{error}"
+    );
+    assert!(!error.contains("in use") && error.ends_with("nothing was written"), "no daemon holds the copy: {error}");
+    let (code, _, err) = cli(url, Some(TOKEN), &["device", "ls", host0, "--refresh"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = cli(url, Some(TOKEN), &["device", "probe", host0, spare0, "--yes-i-really-mean-it"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("its inventory says it is not blank (Has BlueStore device label"), "{err}");
+    assert_eq!(head(spare0, 1 << 20), first_mib, "the first MiB is unchanged");
+    write_head(spare0, &blank);
+    let (code, _, err) = cli(url, Some(TOKEN), &["device", "ls", host0, "--refresh"]);
+    assert_eq!(code, 0, "{err}");
+
+    // (q) The spec waits for the spares' probes; a threshold above what they do refuses them.
+    let api = Api::new(url, Some(TOKEN));
+    let strict = dir.join("strict.yaml");
+    std::fs::write(&strict, SPEC.replace("min_sync_write_iops: 1\n", &format!("min_sync_write_iops: {STRICT}\n")))
+        .unwrap();
+    let (code, _, err) = cli(url, Some(TOKEN), &["apply", "-i", strict.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let dry = dry_run(url, &strict);
+    for (host, _, spare) in hosts {
+        let row = preview_row(&dry, host);
+        assert!(row["data"].as_array().unwrap().is_empty(), "{row}");
+        assert!(
+            skipped_reason(row, spare).starts_with("data_devices: waits for a disk probe (osdkeeper.probe)"),
+            "{row}"
+        );
+    }
+    let steps = reconciler_steps(&api);
+    wait_for("two reconciler passes", Duration::from_secs(30), || (reconciler_steps(&api) >= steps + 2).then_some(()));
+    assert!(deployments(url).is_empty(), "nothing is made before the probes");
+
+    let mut queued = Vec::new();
+    for (host, _, spare) in &hosts[1..] {
+        let (code, out, err) = cli(
+            url,
+            Some(TOKEN),
+            &["device", "probe", host, spare, "--quick", "--yes-i-really-mean-it", "--no-wait", "--format", "json"],
+        );
+        assert_eq!(code, 0, "{err}");
+        queued.push(serde_json::from_str::<Value>(&out).unwrap()["probe_id"].as_i64().unwrap());
+    }
+    let (code, text, err) = cli(url, Some(TOKEN), &["device", "probe", host0, spare0, "--yes-i-really-mean-it"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains(&format!("of {spare0} on {host0} (quick): done")) && text.contains("sync-write-4k"),
+        "{text}"
+    );
+    eprintln!("{text}");
+    for id in queued {
+        wait_for(&format!("probe {id}"), Duration::from_secs(180), || {
+            let (_, out, _) = cli(url, Some(TOKEN), &["device", "probes", &id.to_string(), "--format", "json"]);
+            let p: Value = serde_json::from_str(&out).ok()?;
+            (p["state"] == "done" || p["state"] == "failed").then_some(())
+        });
+    }
+    let (code, out, err) = cli(url, Some(TOKEN), &["device", "probes", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let probes: Vec<Value> = serde_json::from_str(&out).unwrap();
+    for (host, _, spare) in hosts {
+        let p = probes
+            .iter()
+            .find(|p| p["host"] == host.as_str() && p["path"] == spare.as_str())
+            .unwrap_or_else(|| panic!("{probes:#?}"));
+        assert_eq!(p["state"], "done", "{p}");
+        assert_eq!(p["by_slot"], true, "a loop device has no serial: {p}");
+        assert_eq!(p["jobs"].as_array().unwrap().len(), 4);
+        for k in ["seq_write_bps", "seq_read_bps", "rand_read_iops", "sync_write_iops"] {
+            assert!(p["figures"][k].as_f64().unwrap() > 0.0, "{k}: {p}");
+        }
+    }
+    let (code, wide, err) = cli(url, Some(TOKEN), &["device", "ls", "--wide"]);
+    assert_eq!(code, 0, "{err}");
+    eprintln!("{wide}");
+    assert!(wide.contains("(quick #") && wide.contains("its probe results belong to the slot"), "{wide}");
+    let (_, text, _) = cli(url, Some(TOKEN), &["apply", "-i", strict.to_str().unwrap(), "--dry-run"]);
+    eprintln!("{text}");
+    let dry = dry_run(url, &strict);
+    for (host, _, spare) in hosts {
+        let row = preview_row(&dry, host);
+        assert!(row["data"].as_array().unwrap().is_empty(), "{row}");
+        let why = skipped_reason(row, spare);
+        assert!(
+            why.starts_with(&format!(
+                "data_devices: refused by osdkeeper.probe.min_sync_write_iops {STRICT}: its 4k sync writes do "
+            )),
+            "{why}"
+        );
+        assert_eq!(row["probes"][0]["path"], spare.as_str(), "the dry-run shows the probe: {row}");
+    }
+    let steps = reconciler_steps(&api);
+    wait_for("two reconciler passes", Duration::from_secs(30), || (reconciler_steps(&api) >= steps + 2).then_some(()));
+    assert!(deployments(url).is_empty(), "refused disks are not made into OSDs");
+    eprintln!("refusals, probes and gate checks took {:.0} s", started.elapsed().as_secs_f64());
 }
 
 fn api_for(d: &TestDaemon) -> Api {

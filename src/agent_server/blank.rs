@@ -24,6 +24,9 @@ pub struct BlankFacts {
     pub lvs: usize,
     /// ceph-volume calls it a Ceph device.
     pub ceph_device: bool,
+    /// An exclusive open failed with EBUSY (a mount, a device-mapper
+    /// table, a running ceph-osd that opened it exclusively).
+    pub busy: bool,
     /// Processes with it open (the agent itself left out), kernel holders, mounts.
     pub holders: Holders,
 }
@@ -50,6 +53,9 @@ pub fn refusals(f: &BlankFacts) -> Vec<String> {
     }
     if f.ceph_device && f.bluestore.is_none() && f.lvs == 0 {
         out.push("ceph-volume reports it as a Ceph device".to_string());
+    }
+    if f.busy {
+        out.push("it is busy (an exclusive open failed with EBUSY)".to_string());
     }
     if !f.holders.is_empty() {
         out.push(format!("it is in use: {}", f.holders));
@@ -94,6 +100,7 @@ mod tests {
             signatures: vec!["LVM2_member".into()],
             lvs: 2,
             ceph_device: true,
+            busy: true,
             holders: Holders { kernel: vec!["dm-0".into()], mount_points: vec!["/mnt/x".into()], ..Holders::default() },
         };
         assert_eq!(
@@ -104,9 +111,12 @@ mod tests {
                 "it has partitions (sdb1, sdb2)",
                 "blkid finds signatures on it (LVM2_member)",
                 "it holds 2 logical volume(s)",
+                "it is busy (an exclusive open failed with EBUSY)",
                 "it is in use: in use by dm-0; mounted at /mnt/x",
             ]
         );
+        let busy = BlankFacts { busy: true, ..BlankFacts::default() };
+        assert_eq!(refusals(&busy), ["it is busy (an exclusive open failed with EBUSY)"], "even with no holder found");
         let only_flag = BlankFacts { ceph_device: true, ..BlankFacts::default() };
         assert_eq!(refusals(&only_flag), ["ceph-volume reports it as a Ceph device"]);
         let fs = BlankFacts { signatures: vec!["ext4".into()], ..BlankFacts::default() };

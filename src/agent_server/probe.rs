@@ -21,7 +21,7 @@ use super::exclusive::{shown_len, wipe_ranges, ExclusiveDevice, ExclusiveError};
 use super::holders;
 use super::host_roots::HostRoots;
 use super::inventory::{Inventory, InventoryError};
-use super::kernel_inventory::{sysfs, Blkid};
+use super::kernel_inventory::{signatures, sysfs, Blkid};
 use super::mounts::resolve;
 use super::osd_label::{whoami, LABEL_LEN};
 use super::process::{self, Keep, Limits, RunError};
@@ -142,11 +142,11 @@ impl Prober {
         let (dev, facts) = tokio::task::spawn_blocking(move || claim(&claimed, &roots, facts))
             .await
             .map_err(|e| ProbeError::Task(e.to_string()))??;
-        steps.push(format!("held {path} exclusively (O_EXCL) and found it blank"));
         let reasons = refusals(&facts);
         if !reasons.is_empty() {
             return Err(ProbeError::NotBlank { path, reasons });
         }
+        steps.push(format!("held {path} exclusively (O_EXCL) and found it blank"));
         let region = req.mode.region(dev.size).map_err(|why| ProbeError::TooSmall { path: path.clone(), why })?;
         let args = fio::args(req.mode, &path, region);
         let command = format!("{} {}", self.fio, args.join(" "));
@@ -224,24 +224,8 @@ impl Prober {
 /// the kernel's partitions).
 fn claim(path: &str, roots: &HostRoots, mut facts: BlankFacts) -> Result<(ExclusiveDevice, BlankFacts), ProbeError> {
     let real = resolve(path);
-    let dev = match ExclusiveDevice::open(path) {
-        Ok(d) => d,
-        Err(ExclusiveError::Busy { .. }) => {
-            let found = holders::find(roots, path, real.as_deref(), std::process::id());
-            return Err(ProbeError::NotBlank {
-                path: path.to_string(),
-                reasons: vec![format!("it is busy (an exclusive open failed with EBUSY): {found}")],
-            });
-        }
-        Err(e) => return Err(ProbeError::Device(e)),
-    };
-    let head = dev.read_head(LABEL_LEN + 512).map_err(ProbeError::Device)?;
-    if head.starts_with(super::kernel_inventory::signatures::BLUESTORE_MAGIC) {
-        facts.bluestore = Some(whoami(&head));
-    }
-    facts.gpt = super::kernel_inventory::signatures::has_gpt_header(&head);
-    // A ceph-osd locks its disk with flock, not with an exclusive open: the
-    // claim does not see it, the open files do.
+    // A ceph-osd may hold its disk exclusively or only with flock: the
+    // claim sees the first, the open files both.
     facts.holders = holders::find(roots, path, real.as_deref(), std::process::id());
     let name = real.as_deref().unwrap_or(path).rsplit('/').next().unwrap_or("").to_string();
     for p in sysfs::partition_names(&roots.sys_class_block.join(&name)) {
@@ -249,7 +233,27 @@ fn claim(path: &str, roots: &HostRoots, mut facts: BlankFacts) -> Result<(Exclus
             facts.partitions.push(p);
         }
     }
-    Ok((dev, facts))
+    let (dev, head) = match ExclusiveDevice::open(path) {
+        Ok(dev) => {
+            let head = dev.read_head(LABEL_LEN + 512).map_err(ProbeError::Device)?;
+            (Some(dev), head)
+        }
+        Err(ExclusiveError::Busy { .. }) => {
+            // Read (only) to say what is on it, too.
+            facts.busy = true;
+            let head = signatures::read_head(std::path::Path::new(path)).unwrap_or_default();
+            (None, head)
+        }
+        Err(e) => return Err(ProbeError::Device(e)),
+    };
+    if head.starts_with(signatures::BLUESTORE_MAGIC) {
+        facts.bluestore = Some(whoami(&head));
+    }
+    facts.gpt = signatures::has_gpt_header(&head);
+    match dev {
+        Some(dev) => Ok((dev, facts)),
+        None => Err(ProbeError::NotBlank { path: path.to_string(), reasons: refusals(&facts) }),
+    }
 }
 
 fn zero_ends(dev: &ExclusiveDevice) -> Result<Vec<String>, ExclusiveError> {

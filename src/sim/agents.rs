@@ -245,65 +245,17 @@ impl HostAgents for SimCluster {
     ) -> BoxFuture<'a, Result<ProbeResult, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
-            let refuse =
-                |status: u16, message: String| AgentError::Refused { addr: host.addr.clone(), status, message };
-            if !request.yes_i_really_mean_it {
-                return Err(refuse(400, "a probe needs yes_i_really_mean_it".into()));
-            }
-            let devices = inventory(s, &host.name);
-            let Some(d) = devices.iter().find(|d| d["path"] == request.path.as_str()) else {
-                return Err(refuse(404, format!("{} is not a device in this host's current inventory", request.path)));
-            };
-            if d["available"] != json!(true) {
-                return Err(refuse(409, format!("refusing to probe {}: it is not blank (simulated)", request.path)));
-            }
-            Ok(simulated_probe(request, d["sys_api"]["rotational"] == "1", d["sys_api"]["size"].as_f64()))
+            // As for benchmarks (`ceph::bench`): no invented numbers.
+            Err(AgentError::Refused {
+                addr: host.addr.clone(),
+                status: 409,
+                message: format!(
+                    "{} on the simulated host {} has no disk behind it for fio to measure: probes need a real agent",
+                    request.path, host.name
+                ),
+            })
         });
         Box::pin(async move { r })
-    }
-}
-
-/// What a probe of a healthy disk of its kind would measure: a 7200 rpm
-/// HDD or a data-centre SSD, always the same figures.
-fn simulated_probe(request: &ProbeRequest, rotational: bool, size: Option<f64>) -> ProbeResult {
-    use crate::wire::agent::{JobFigures, ProbeJob};
-    let mb = crate::domain::bench::MB;
-    let (seq_w, seq_r, rand_iops, sync_iops) =
-        if rotational { (190.0 * mb, 205.0 * mb, 180.0, 95.0) } else { (480.0 * mb, 530.0 * mb, 88_000.0, 21_000.0) };
-    let runtime_ms = u64::from(request.mode.job_seconds()) * 1000;
-    let jobs = ProbeJob::ALL
-        .into_iter()
-        .map(|job| {
-            let (bps, iops) = match job {
-                ProbeJob::SeqWrite => (seq_w, seq_w / job.block_size() as f64),
-                ProbeJob::SeqRead => (seq_r, seq_r / job.block_size() as f64),
-                ProbeJob::RandRead4k => (rand_iops * 4096.0, rand_iops),
-                ProbeJob::SyncWrite4k => (sync_iops * 4096.0, sync_iops),
-            };
-            let latency_us = 1e6 / iops * f64::from(job.iodepth());
-            JobFigures {
-                job,
-                bytes_per_sec: bps,
-                iops,
-                mean_latency_us: latency_us,
-                p99_latency_us: Some(latency_us * 3.0),
-                io_bytes: (bps * runtime_ms as f64 / 1000.0) as u64,
-                runtime_ms,
-            }
-        })
-        .collect();
-    let device_bytes = size.unwrap_or(0.0) as u64;
-    ProbeResult {
-        path: request.path.clone(),
-        mode: request.mode,
-        device_bytes,
-        region_bytes: request.mode.region_cap().min(device_bytes),
-        command: format!("fio ... --filename={} (simulated)", request.path),
-        fio_version: "simulated".into(),
-        jobs,
-        fio_json: String::new(),
-        steps: vec![format!("probed {} (simulated)", request.path)],
-        elapsed_ms: runtime_ms * 4,
     }
 }
 

@@ -174,6 +174,16 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Puts a running probe back in the queue (its agent was busy with
+    /// another disk command and ran nothing).
+    pub async fn requeue_disk_probe(&self, id: i64) -> Result<()> {
+        sqlx::query("UPDATE disk_probes SET state = 'queued', started_at = NULL WHERE id = ? AND state = 'running'")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Stores what the agent answered: the figures, or why it failed.
     pub async fn finish_disk_probe(
         &self,

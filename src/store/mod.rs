@@ -4,9 +4,10 @@
 //! agents' addresses and labels), the latest inventory of each host (as the
 //! agent sent it, with its age), applied specs (with their history), what
 //! the reconciler last ran per spec and host, devices held back from specs,
-//! the event log (with the name of the token that asked), the API
-//! tokens (their digests and roles), and the recovery boost of fast drains
-//! (what to put back after a crash). The database runs in WAL mode with foreign keys on.
+//! benchmarks and disk probes (asked, running, their results), the event
+//! log (with the name of the token that asked), the API tokens (their
+//! digests and roles), and the recovery boost of fast drains (what to put
+//! back after a crash). The database runs in WAL mode with foreign keys on.
 
 pub mod backup;
 mod boost;

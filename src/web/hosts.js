@@ -113,18 +113,19 @@ function renderHostTable() {
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, 'Device'), h('th', { scope: 'col' }, 'Type'), h('th', { scope: 'col', class: 'num' }, 'Size'),
       h('th', { scope: 'col' }, 'Model'), h('th', { scope: 'col' }, 'Available'), h('th', { scope: 'col' }, 'OSDs'),
-      h('th', { scope: 'col' }, 'Why not available'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))));
+      h('th', { scope: 'col' }, 'Why not available'), h('th', { scope: 'col' }, 'Probe'),
+      h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))));
   for (const host of hosts.rows) table.append(hostGroup(host));
   $('host-table').replaceChildren(hosts.rows.length ? table : emptyState(hosts.q ? 'No host matches this search.' : 'No hosts yet.'));
 }
 
 function hostGroup(host) {
   const body = h('tbody', { class: 'host-group', 'data-testid': 'host', 'data-host': host.host });
-  body.append(h('tr', { class: 'host-row' }, h('th', { colspan: 8, scope: 'rowgroup' }, hostHeader(host))));
+  body.append(h('tr', { class: 'host-row' }, h('th', { colspan: 9, scope: 'rowgroup' }, hostHeader(host))));
   if (!host.inventory) {
-    body.append(h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No inventory yet: the agent has not answered a poll.')));
+    body.append(h('tr', {}, h('td', { colspan: 9, class: 'muted' }, 'No inventory yet: the agent has not answered a poll.')));
   } else if (host.devices.length === 0) {
-    body.append(h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'The agent reported no devices.')));
+    body.append(h('tr', {}, h('td', { colspan: 9, class: 'muted' }, 'The agent reported no devices.')));
   }
   for (const dev of host.devices) body.append(deviceRow(host, dev));
   return body;
@@ -184,5 +185,23 @@ function deviceRow(host, dev) {
     h('td', {}, availability),
     h('td', {}, dev.osd_ids.length ? dev.osd_ids.map((id) => osdName(id)).join(', ') : '—'),
     h('td', { class: 'reasons' }, reasons.length ? reasons : '—'),
+    h('td', { class: 'probe', 'data-testid': 'device-probe' }, probeCell(dev.probe)),
     h('td', { class: 'right' }, actions));
+}
+
+/** A disk's latest probe (`device probe`): its four figures, and whether it is an outlier, under way or failed. */
+function probeCell(p) {
+  if (!p) return '—';
+  const parts = [];
+  if (p.figures) {
+    const mb = (bps) => Math.round(bps / 1048576);
+    const f = p.figures;
+    parts.push(h('div', { class: 'small mono', title: p.by_slot ? 'no serial/WWN: the results belong to the slot' : '' },
+      `w ${mb(f.seq_write_bps)} / r ${mb(f.seq_read_bps)} MB/s · 4k r ${Math.round(f.rand_read_iops)} / sync w ${Math.round(f.sync_write_iops)} IOPS`),
+    h('div', { class: 'small muted' }, `${p.mode} probe #${p.probe_id}`));
+  }
+  if (p.outlier) parts.push(badge('Outlier', 'warn', { title: p.outlier, 'data-testid': 'probe-outlier' }));
+  if (p.pending) parts.push(badge('Probing…', 'neutral'));
+  else if (p.failure) parts.push(h('div', { class: 'small', title: p.failure }, 'last probe failed'));
+  return parts.length ? parts : '—';
 }

@@ -228,6 +228,21 @@ async function fieldReport(page) {
     check(seen.some((r) => r.path === '/api/v1/summary'), 'the header should come from /api/v1/summary');
   });
 
+  await step('a probe asked of a simulated disk shows in its host that it failed', async () => {
+    const probe = deviceRow(page, 'f5-422-01', '/dev/sdf').locator('[data-testid="device-probe"]');
+    check((await probe.innerText()).trim() === '—', 'no probe yet');
+    const status = await page.evaluate(async () => {
+      const body = JSON.stringify({ host: 'f5-422-01', path: '/dev/sdf', yes_i_really_mean_it: true });
+      const r = await fetch('/api/v1/devices/probe', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return r.status;
+    });
+    check(status === 200, `the probe was asked for: HTTP ${status}`);
+    // The simulator runs no fio and invents no figures: the agent refuses.
+    await until('the failed probe of /dev/sdf in its row', async () => /last probe failed/.test(await probe.innerText()));
+    const why = await probe.locator('[title]').last().getAttribute('title');
+    check(/no disk behind it for fio to measure/.test(why || ''), `the reason is at hand: ${why}`);
+  });
+
   await step('the OSD filter asks the server', async () => {
     await until('the OSD list', async () => (await page.locator('tr[data-testid="osd-row"]').count()) > 0);
     const before = seen.length;

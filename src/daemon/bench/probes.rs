@@ -173,6 +173,12 @@ impl Daemon {
             };
             let span = tracing::info_span!("disk_probe", probe = p.probe_id, host = %p.host, path = %p.path);
             let answer = tracing::Instrument::instrument(self.agents.probe(&host, &req), span).await;
+            if answer.as_ref().err().is_some_and(AgentError::is_busy) {
+                // Another disk command runs on the host: fio did not start. Tried again next round.
+                tracing::info!(probe = p.probe_id, host = %p.host, "the agent is busy; the probe waits for the next round");
+                self.store.requeue_disk_probe(p.probe_id).await?;
+                continue;
+            }
             let outcome = match &answer {
                 Ok(r) => {
                     ProbeFigures::from_jobs(&r.jobs).map(|f| (r, f)).map_err(|e| format!("the agent's answer: {e}"))

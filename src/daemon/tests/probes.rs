@@ -160,6 +160,19 @@ async fn a_probe_cut_off_by_a_restart_is_failed_not_run_again_and_refusals_are_k
     assert!(cut.error.unwrap().starts_with("the daemon stopped while this probe ran; it is not run again"));
     assert!(agents.probes.lock().unwrap().is_empty(), "never run twice");
 
+    // A busy agent ran nothing: the probe waits in the queue for the next round.
+    *agents.probe_error.lock().unwrap() = Some(AgentError::Refused {
+        addr: "f5-422-03:8741".into(),
+        status: 409,
+        message: "another command that changes this host's disks or daemons is still running on this host".into(),
+    });
+    let waiting = d.schedule_probe("f5-422-03", "/dev/sdb", None, true).await.unwrap();
+    d.bench_round().await.unwrap();
+    assert_eq!(d.disk_probe(waiting.probe_id).await.unwrap().state, ProbeState::Queued);
+    *agents.probe_error.lock().unwrap() = None;
+    d.bench_round().await.unwrap();
+    assert_eq!(d.disk_probe(waiting.probe_id).await.unwrap().state, ProbeState::Done, "run once the agent is free");
+
     *agents.probe_error.lock().unwrap() = Some(AgentError::Refused {
         addr: "f5-422-03:8741".into(),
         status: 409,
