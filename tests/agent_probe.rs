@@ -19,6 +19,11 @@ const SIX_GIB: u64 = 6 * 1024 * 1024 * 1024;
 const MIB: usize = 1024 * 1024;
 const TEN_MIB: usize = 10 * MIB;
 
+/// One test at a time: attaching a loop device runs `losetup`, which opens
+/// the other loop devices while it looks for a free one, and the agent
+/// rightly counts it as a holder of the disk the other test probes.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 async fn probe(agent: &Agent, body: Value) -> reqwest::Response {
     let c = reqwest::Client::builder().timeout(std::time::Duration::from_secs(180)).build().unwrap();
     c.post(agent.url("/v1/probe")).json(&body).send().await.unwrap()
@@ -37,6 +42,7 @@ fn blkid(path: &str) -> (i32, String) {
 
 #[tokio::test]
 async fn a_blank_device_is_probed_within_bounds_and_left_blank() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dev = LoopDevice::new(SIX_GIB);
     let agent = Agent::start(&["--devices", &dev.path, "--host-name", "probe-host"], &[]);
     let (status, error) = refused(probe(&agent, json!({"path": dev.path, "mode": "quick"})).await).await;
@@ -82,6 +88,7 @@ async fn a_blank_device_is_probed_within_bounds_and_left_blank() {
 
 #[tokio::test]
 async fn a_device_in_use_or_not_blank_is_refused_and_left_unchanged() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let dev = LoopDevice::new(SIX_GIB);
     let agent = Agent::start(&["--devices", &dev.path], &[]);
     let body = json!({"path": dev.path, "mode": "quick", "yes_i_really_mean_it": true});
