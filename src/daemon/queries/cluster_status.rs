@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::summary::CLUSTER_TTL;
 use crate::clock::now_ms;
 use crate::daemon::Daemon;
-use crate::domain::cluster_health::{ClusterHealth, Throughput};
+use crate::domain::cluster_health::ClusterHealth;
 use crate::wire::api::cluster::{ClusterStatus, PgStateCount};
 
 /// The last `ceph status` (when, and what or why not).
@@ -28,7 +28,7 @@ impl Daemon {
         let (_, read_at, read) = last.as_ref().expect("just read");
         match read {
             Ok(h) => view(h, *read_at),
-            Err(e) => ClusterStatus { error: Some(e.clone()), read_at: Some(*read_at), ..empty() },
+            Err(e) => ClusterStatus { error: Some(e.clone()), read_at: Some(*read_at), ..ClusterStatus::default() },
         }
     }
 }
@@ -49,22 +49,6 @@ fn view(h: &ClusterHealth, read_at: i64) -> ClusterStatus {
         misplaced_ratio: h.misplaced.map(|s| s.percent() / 100.0),
         throughput: h.throughput,
         read_at: Some(read_at),
-        error: None,
-    }
-}
-
-fn empty() -> ClusterStatus {
-    ClusterStatus {
-        health: None,
-        checks: Vec::new(),
-        pgs: 0,
-        pg_states: Vec::new(),
-        pgs_not_clean: 0,
-        object_lines: Vec::new(),
-        degraded_ratio: None,
-        misplaced_ratio: None,
-        throughput: Throughput::default(),
-        read_at: None,
         error: None,
     }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::domain::cluster_health::{HealthCheck, Throughput};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ClusterStatus {
     /// `HEALTH_OK`, `HEALTH_WARN` or `HEALTH_ERR`; null when the cluster could not be read.
     pub health: Option<String>,
