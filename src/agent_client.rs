@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 use crate::error_chain::with_causes;
 use crate::wire::agent::{
     ActivateRequest, AgentErrorBody, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, OsdDaemonStatus,
-    ProbeRequest, ProbeResult, ZapRequest, ZapResult,
+    ProbeRequest, ProbeResult, RawInventoryReport, ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
 
@@ -30,10 +30,37 @@ pub enum AgentError {
     InClear { addr: String },
 }
 
+/// An agent's answer to an inventory request.
+#[derive(Debug)]
+pub enum InventoryAnswer {
+    /// The inventory whose ETag the request named is still the host's.
+    Unchanged,
+    /// The host's inventory (changed, or none was named).
+    Fresh(RawInventoryReport),
+}
+
+impl InventoryAnswer {
+    /// What an agent that has `report` answers to a request naming `known`
+    /// (for agents that are not reached over HTTP: the simulator, fakes).
+    pub fn of(report: InventoryReport, known: Option<&str>) -> InventoryAnswer {
+        let raw = report.into_raw();
+        match known {
+            Some(etag) if raw.etag(&raw.fingerprint()) == etag => InventoryAnswer::Unchanged,
+            _ => InventoryAnswer::Fresh(raw),
+        }
+    }
+}
+
 /// What the daemon asks of the agents. Implemented over HTTP, and by the
 /// simulator for demos and scale tests.
 pub trait HostAgents: Send + Sync {
-    fn inventory<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<InventoryReport, AgentError>>;
+    /// The host's inventory; `known`: the ETag of the one the daemon has
+    /// (`wire::agent::inventory_etag`), which the agent then need not send again.
+    fn inventory<'a>(
+        &'a self,
+        host: &'a Host,
+        known: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<InventoryAnswer, AgentError>>;
     fn ceph_volume<'a>(
         &'a self,
         host: &'a Host,
@@ -111,6 +138,21 @@ impl HttpAgents {
         req: reqwest::RequestBuilder,
         timeout: Duration,
     ) -> Result<T, AgentError> {
+        let body = self.exchange(addr, req, timeout).await?.ok_or_else(|| AgentError::Decode {
+            addr: addr.into(),
+            message: "304 Not Modified to a request that named no inventory".into(),
+        })?;
+        decode(addr, body.as_ref())
+    }
+
+    /// Sends the request: the body of a successful answer, `None` for `304
+    /// Not Modified`, else the agent's refusal.
+    async fn exchange(
+        &self,
+        addr: &str,
+        req: reqwest::RequestBuilder,
+        timeout: Duration,
+    ) -> Result<Option<impl AsRef<[u8]>>, AgentError> {
         let req = match &self.token {
             Some(_) if !crate::tls::keeps_secrets(&Self::url(addr, "/")) => {
                 return Err(AgentError::InClear { addr: addr.into() })
@@ -128,23 +170,48 @@ impl HttpAgents {
         let status = resp.status();
         let body =
             resp.bytes().await.map_err(|e| AgentError::Unreachable { addr: addr.into(), message: with_causes(&e) })?;
+        if status.as_u16() == 304 {
+            return Ok(None);
+        }
         if !status.is_success() {
             let message = serde_json::from_slice::<AgentErrorBody>(&body)
                 .map(|b| b.error)
                 .unwrap_or_else(|_| String::from_utf8_lossy(&body).chars().take(300).collect());
             return Err(AgentError::Refused { addr: addr.into(), status: status.as_u16(), message });
         }
-        serde_json::from_slice(&body).map_err(|e| AgentError::Decode { addr: addr.into(), message: e.to_string() })
+        Ok(Some(body))
     }
 }
 
+fn decode<T: serde::de::DeserializeOwned>(addr: &str, body: &[u8]) -> Result<T, AgentError> {
+    serde_json::from_slice(body).map_err(|e| AgentError::Decode { addr: addr.into(), message: e.to_string() })
+}
+
 impl HostAgents for HttpAgents {
-    fn inventory<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<InventoryReport, AgentError>> {
+    fn inventory<'a>(
+        &'a self,
+        host: &'a Host,
+        known: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<InventoryAnswer, AgentError>> {
         Box::pin(async move {
             // cephadm sees the inventory through `--filter-for-batch`: no partitions,
             // nothing mounted, whole disks only.
-            let req = self.client.get(Self::url(&host.addr, "/v1/inventory?filter_for_batch=true"));
-            self.send(&host.addr, req, self.inventory_timeout).await
+            let mut req = self.client.get(Self::url(&host.addr, "/v1/inventory?filter_for_batch=true"));
+            if let Some(etag) = known {
+                req = req.header(reqwest::header::IF_NONE_MATCH, format!("\"{etag}\""));
+            }
+            let Some(body) = self.exchange(&host.addr, req, self.inventory_timeout).await? else {
+                return match known {
+                    Some(_) => Ok(InventoryAnswer::Unchanged),
+                    None => Err(AgentError::Decode {
+                        addr: host.addr.clone(),
+                        message: "304 Not Modified to a request that named no inventory".into(),
+                    }),
+                };
+            };
+            // An agent from before the ETag ignores If-None-Match and sends
+            // the same inventory again: the poller compares fingerprints.
+            Ok(InventoryAnswer::Fresh(decode(&host.addr, body.as_ref())?))
         })
     }
 
@@ -237,9 +304,9 @@ mod tests {
     async fn the_token_is_not_sent_in_clear_off_loopback() {
         let agents =
             HttpAgents::new(Some("s3cret".into()), Duration::from_secs(1), Duration::from_secs(1), None).unwrap();
-        let e = agents.inventory(&host("10.255.255.1:9")).await.unwrap_err();
+        let e = agents.inventory(&host("10.255.255.1:9"), None).await.unwrap_err();
         assert!(matches!(e, AgentError::InClear { .. }), "{e}");
-        let e = agents.inventory(&host("127.0.0.1:9")).await.unwrap_err();
+        let e = agents.inventory(&host("127.0.0.1:9"), None).await.unwrap_err();
         assert!(matches!(e, AgentError::Unreachable { .. }), "loopback is tried: {e}");
     }
 }

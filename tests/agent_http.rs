@@ -232,3 +232,50 @@ async fn cross_site_and_rebound_requests_are_refused() {
     assert!(error.contains("not this machine"), "{error}");
     assert_eq!(c.get(agent.url("/v1/inventory")).send().await.unwrap().status(), 200, "the daemon's own requests pass");
 }
+
+/// The inventory's ETag: an unchanged inventory is answered `304 Not
+/// Modified` without a body, a changed one in full with its new ETag; the
+/// token is checked first either way.
+#[tokio::test]
+async fn an_unchanged_inventory_is_answered_304() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = dir.path().join("inv.json");
+    let devices: Vec<Value> = serde_json::from_slice(&std::fs::read(fixture("inventory_file.json")).unwrap()).unwrap();
+    std::fs::write(&inv, serde_json::to_vec(&devices).unwrap()).unwrap();
+    let agent = Agent::start(
+        &["--inventory-file", inv.to_str().unwrap(), "--host-name", "osd-host-1"],
+        &[("OSDKEEPER_AGENT_TOKEN", TOKEN)],
+    );
+    let c = client();
+    let get = |if_none_match: Option<String>| {
+        let mut req = c.get(agent.url("/v1/inventory?filter_for_batch=true")).bearer_auth(TOKEN);
+        if let Some(tag) = if_none_match {
+            req = req.header("if-none-match", tag);
+        }
+        req.send()
+    };
+    let first = get(None).await.unwrap();
+    assert_eq!(first.status(), 200);
+    let etag = first.headers()["etag"].to_str().unwrap().to_string();
+    let report: osdkeeper::wire::agent::RawInventoryReport = first.json().await.unwrap();
+    assert_eq!(etag, format!("\"{}\"", report.etag(&report.fingerprint())), "the ETag the daemon computes");
+
+    let again = get(Some(etag.clone())).await.unwrap();
+    assert_eq!(again.status(), 304);
+    assert_eq!(again.headers()["etag"].to_str().unwrap(), etag);
+    assert!(again.bytes().await.unwrap().is_empty(), "no body");
+    assert_eq!(get(Some(format!("\"other\", W/{etag}"))).await.unwrap().status(), 304, "a list, weak");
+    assert_eq!(get(Some("\"other\"".into())).await.unwrap().status(), 200);
+    let no_token = c.get(agent.url("/v1/inventory")).header("if-none-match", etag.as_str()).send().await.unwrap();
+    assert_eq!(no_token.status(), 401, "the token before the ETag");
+
+    // One disk gone: the old ETag no longer matches.
+    std::fs::write(&inv, serde_json::to_vec(&devices[1..]).unwrap()).unwrap();
+    let changed = get(Some(etag.clone())).await.unwrap();
+    assert_eq!(changed.status(), 200);
+    let new_etag = changed.headers()["etag"].to_str().unwrap().to_string();
+    assert_ne!(new_etag, etag);
+    let report: InventoryReport = changed.json().await.unwrap();
+    assert_eq!(report.devices.len(), devices.len() - 1);
+    assert_eq!(get(Some(new_etag)).await.unwrap().status(), 304);
+}

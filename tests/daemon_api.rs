@@ -48,6 +48,28 @@ fn env() -> Vec<(&'static str, &'static str)> {
     vec![("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)]
 }
 
+/// The events of one kind, newest first.
+fn events_of(url: &str, kind: &str) -> Vec<Value> {
+    let (_, ev, _) = cli(url, Some(TOKEN), &["events", "--format", "json", "--limit", "500"]);
+    let ev: Value = serde_json::from_str(&ev).unwrap_or_default();
+    ev.as_array().into_iter().flatten().filter(|e| e["kind"] == kind).cloned().collect()
+}
+
+/// A disk swap on f5-422-02: /dev/sde leaves its agent's file; waits for
+/// the event that names it.
+fn swap_out_sde(dir: &Path, inv: &Value, url: &str, daemon_log: &Path) {
+    let mut changed = inv["hosts"]["f5-422-02"].clone();
+    changed.as_array_mut().unwrap().retain(|d| d["path"] != "/dev/sde");
+    write_host_inventory(dir, "f5-422-02", &changed);
+    let ev = wait_for_or(
+        "a devices-changed event",
+        Duration::from_secs(30),
+        || events_of(url, "devices-changed").into_iter().next(),
+        || explain(daemon_log, url),
+    );
+    assert_eq!(ev["message"], "Detected new or changed devices on f5-422-02: removed /dev/sde");
+}
+
 fn devices(url: &str) -> Value {
     let (code, out, err) = cli(url, Some(TOKEN), &["device", "ls", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
@@ -160,20 +182,7 @@ fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart()
     assert!(refused["message"].as_str().unwrap().contains("inventory"), "{refused}");
 
     // A disk swap on f5-422-02: the agent's file changes, an event names it.
-    let mut changed = inv["hosts"]["f5-422-02"].clone();
-    changed.as_array_mut().unwrap().retain(|d| d["path"] != "/dev/sde");
-    write_host_inventory(dir.path(), "f5-422-02", &changed);
-    let ev = wait_for_or(
-        "a devices-changed event",
-        Duration::from_secs(30),
-        || {
-            let (_, ev, _) = cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "200"]);
-            let ev: Value = serde_json::from_str(&ev).ok()?;
-            ev.as_array()?.iter().find(|e| e["kind"] == "devices-changed").cloned()
-        },
-        || explain(&daemon_log, &url),
-    );
-    assert_eq!(ev["message"], "Detected new or changed devices on f5-422-02: removed /dev/sde");
+    swap_out_sde(dir.path(), &inv, &url, &daemon_log);
 
     // Restart on the same database: hosts, specs, inventories and events stay.
     let events_before = cli(&url, Some(TOKEN), &["events", "--format", "json", "--limit", "1000"]).1;
@@ -361,4 +370,46 @@ fn http_layer_errors_are_json() {
         assert_eq!(a.status, want, "{}", a.body);
         assert!(a.body["error"].is_string(), "{want}: {}", a.body);
     }
+}
+
+/// Polls through the real agent's HTTP code: an unchanged inventory is
+/// answered `304 Not Modified` to the ETag the daemon names, and only seen
+/// again (its time moves, nothing else is recorded); a changed one comes in
+/// full, is stored, and its change is an event.
+#[test]
+fn unchanged_inventories_are_answered_304_and_only_seen_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let inv = fixture();
+    let file = write_host_inventory(dir.path(), "f5-422-02", &inv["hosts"]["f5-422-02"]);
+    let mut cmd = Command::new(bin());
+    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", "f5-422-02", "--inventory-file"]).arg(&file);
+    cmd.env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN).env("RUST_LOG", "info,tower_http=debug");
+    let agent_log = dir.path().join("agent.log");
+    let (_agent, addr) = spawn_listening(cmd, "agent f5-422-02", &agent_log);
+    let daemon = start_daemon(dir.path(), CONFIG, &env());
+    let url = daemon.url.clone();
+    let (code, _, err) = cli(&url, Some(TOKEN), &["host", "add", "f5-422-02", &addr]);
+    assert_eq!(code, 0, "{err}");
+    let taken_at = || devices(&url)[0]["inventory"]["taken_at"].as_i64();
+    let first = wait_for_or("the inventory", Duration::from_secs(30), taken_at, || explain(&daemon.log, &url));
+    let answered = |status: &str| {
+        let log = std::fs::read_to_string(&agent_log).unwrap_or_default();
+        log.lines().filter(|l| l.contains("/v1/inventory") && l.contains(&format!("status={status}"))).count()
+    };
+    wait_for_or(
+        "two polls answered 304, the inventory seen again",
+        Duration::from_secs(30),
+        || (answered("304") >= 2 && taken_at()? > first).then_some(()),
+        || explain(&daemon.log, &url),
+    );
+    assert_eq!(events_of(&url, "inventory-first").len(), 1);
+    assert!(events_of(&url, "devices-changed").is_empty());
+    let full_answers = answered("200");
+
+    swap_out_sde(dir.path(), &inv, &url, &daemon.log);
+    assert!(answered("200") > full_answers, "the changed inventory came in full");
+    let listed = devices(&url);
+    let paths: Vec<&str> =
+        listed[0]["devices"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert!(!paths.is_empty() && !paths.contains(&"/dev/sde"), "{paths:?}");
 }

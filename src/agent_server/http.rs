@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, Method, StatusCode, Uri};
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{middleware, Json, Router};
@@ -26,7 +26,7 @@ use super::process::RunError;
 use super::state::{AgentState, BUSY};
 use super::zap::{check_request, ZapError};
 use crate::wire::agent::{
-    ActivateRequest, AgentErrorBody, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, OsdDaemonStatus,
+    etag_matches, ActivateRequest, AgentErrorBody, CephVolumeRequest, CommandResult, HostOsds, OsdDaemonStatus,
     ProbeRequest, ProbeResult, ZapRequest, ZapResult,
 };
 
@@ -177,13 +177,24 @@ struct InventoryQuery {
     filter_for_batch: bool,
 }
 
+/// A fresh inventory with its ETag, or `304 Not Modified` when the client
+/// named that ETag: the scan is made either way, but an unchanged
+/// inventory is neither sent nor read again by the daemon.
 async fn inventory(
     State(s): State<AgentState>,
+    headers: HeaderMap,
     query: Result<Query<InventoryQuery>, QueryRejection>,
-) -> Result<Json<InventoryReport>, ApiError> {
+) -> Result<Response, ApiError> {
     let Query(q) = query?;
     let view = if q.filter_for_batch { View::ForBatch } else { View::All };
-    Ok(Json(s.inventory.take_with(view).await?))
+    let report = s.inventory.take_with(view).await?.into_raw();
+    let etag = report.etag(&report.fingerprint());
+    let tag = header::HeaderValue::from_str(&format!("\"{etag}\"")).expect("hex digits and a dash");
+    let known = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
+    if known.is_some_and(|k| etag_matches(k, &etag)) {
+        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, tag)]).into_response());
+    }
+    Ok(([(header::ETAG, tag)], Json(report)).into_response())
 }
 
 /// The `{id}` of `/v1/osd/{id}`: decimal digits, as Ceph writes OSD ids.

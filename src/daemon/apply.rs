@@ -7,7 +7,7 @@ use crate::clock::now_ms;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::plan::preview;
 use crate::domain::spec::{check_placement, parse_spec_file, HostRef, SpecDocument, SpecError};
-use crate::store::{StoredInventory, StoredSpec};
+use crate::store::{InventoryHead, StoredSpec};
 use crate::wire::api::preview::{PreviewDoc, SpecNote};
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, HostFacts, RefreshFailure, SpecRecord};
 use crate::wire::preview_json::PreviewReport;
@@ -58,7 +58,7 @@ impl Daemon {
                 empty_placements.join("; ")
             )));
         }
-        let age_of = |inv: &StoredInventory| (now - inv.taken_at) as f64 / 1000.0;
+        let age_of = |inv: &InventoryHead| (now - inv.taken_at) as f64 / 1000.0;
         let hosts = snapshot
             .hosts
             .iter()

@@ -1,7 +1,7 @@
 //! Adding, removing and labelling hosts.
 
 use super::{Daemon, DaemonError};
-use crate::agent_client::AgentError;
+use crate::agent_client::{AgentError, InventoryAnswer};
 use crate::clock::now_ms;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::spec::valid_host_name;
@@ -90,12 +90,16 @@ impl Daemon {
     async fn check_agent(&self, name: &str, addr: &str) -> Result<(), DaemonError> {
         let candidate = Host::unpolled(name, addr);
         let not_added = |why: String| format!("host {name} not added: {why} (--no-check adds it anyway)");
-        let report = self.agents.inventory(&candidate).await.map_err(|e| match e {
+        let answer = self.agents.inventory(&candidate, None).await.map_err(|e| match e {
             AgentError::Unreachable { .. } | AgentError::Timeout { .. } => {
                 DaemonError::CannotAct(not_added(e.to_string()))
             }
             other => DaemonError::Invalid(not_added(other.to_string())),
         })?;
+        let InventoryAnswer::Fresh(report) = answer else {
+            // Asked without an ETag, an agent has no inventory to call unchanged.
+            return Err(DaemonError::Invalid(not_added(format!("the agent at {addr} answered 304 Not Modified"))));
+        };
         if !same_host(&report.host, name) {
             return Err(DaemonError::Invalid(not_added(format!(
                 "the agent at {addr} runs on host {:?}, not {name:?}",

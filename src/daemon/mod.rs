@@ -40,6 +40,7 @@ use crate::clock::now_ms;
 use crate::config::Config;
 use crate::domain::event::{EventKind, Level};
 use crate::store::{NewEvent, Store};
+use crate::wire::api::hosts::Host;
 use crate::wire::api::workers::WorkerStatus;
 
 /// Everything the daemon's tasks share.
@@ -77,8 +78,9 @@ pub struct Daemon {
     planning: planning::Planning,
 }
 
-/// How often the poller looks for hosts whose poll is due (each host has
-/// its own interval and backoff).
+/// How often at least the poller looks for hosts whose poll is due (each
+/// host has its own interval and backoff; the poller looks sooner when the
+/// next one is due sooner).
 const POLL_TICK: Duration = Duration::from_secs(1);
 
 /// How often the benchmark worker looks for queued work it was not woken
@@ -121,7 +123,7 @@ impl Daemon {
         let mut tasks = Vec::new();
         let d = self.clone();
         let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.poller.run(c, || paced(d.poll_due())).await }));
+        tasks.push(tokio::spawn(async move { d.poller.run(c, || d.poll_due()).await }));
         if self.config.reconcile {
             let d = self.clone();
             let c = cancel.clone();
@@ -203,15 +205,38 @@ impl Daemon {
         self.poll_locks.lock().await.entry(host.to_string()).or_default().clone()
     }
 
+    /// Every host with its inventory's head and parsed devices: from the
+    /// cache, and only those changed since they were parsed (or never
+    /// parsed since the start) read from the store.
+    async fn parsed_inventories(&self) -> Result<Vec<(Host, Option<view::Parsed>)>, DaemonError> {
+        let hosts = self.store.hosts_with_heads().await?;
+        let mut out = Vec::with_capacity(hosts.len());
+        for (host, head) in hosts {
+            let Some(head) = head else {
+                out.push((host, None));
+                continue;
+            };
+            if let Some(devices) = self.cache.cached(&head.host, &head.fingerprint) {
+                out.push((host, Some((head, devices))));
+                continue;
+            }
+            // Removed meanwhile: without an inventory, as a moment later.
+            let parsed = match self.store.inventory(&head.host).await? {
+                Some(inv) => Some(((&inv).into(), self.cache.devices(&inv).map_err(DaemonError::Internal)?)),
+                None => None,
+            };
+            out.push((host, parsed));
+        }
+        Ok(out)
+    }
+
     /// The current planning view, with the ids of destroyed OSDs that the
     /// next OSDs on their hosts claim (cephadm's OsdIdClaims).
     pub async fn snapshot(&self) -> Result<view::Snapshot, DaemonError> {
-        let hosts = self.store.hosts().await?;
-        let inventories = self.store.inventories().await?;
+        let hosts = self.parsed_inventories().await?;
         let holds = self.store.holds().await?;
         let probes = self.probe_statuses().await?;
-        let mut snapshot =
-            view::build(&self.cache, hosts, inventories, &holds, &probes).map_err(DaemonError::Internal)?;
+        let mut snapshot = view::build(hosts, &holds, &probes);
         match self.cluster_recently().await {
             Ok(cluster) => snapshot.view.osd_id_claims = crate::domain::cluster::destroyed_by_host(&cluster),
             // Planned without claims; a replaced OSD's id would not come back.

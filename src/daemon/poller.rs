@@ -1,29 +1,57 @@
-//! Keeps every host's inventory fresh: polls each agent on an interval with
-//! bounded concurrency and a timeout per call, backs off from failing hosts,
-//! stores what it gets with its time, and records an event when devices
-//! appear, disappear or change, or when a host becomes unreachable.
+//! Keeps every host's inventory fresh: polls each agent on an interval
+//! (each host drawn a little earlier at random, `domain::poll_jitter`) with
+//! bounded concurrency and a timeout per call, backs off from failing
+//! hosts, stores what it gets with its time, and records an event when
+//! devices appear, disappear or change, or when a host becomes unreachable.
+//!
+//! An unchanged inventory costs little: the poller names the one it has
+//! (its ETag) and the agent answers `304 Not Modified`; one sent again all
+//! the same (by an agent from before the ETag) is found unchanged by its
+//! fingerprint before it is parsed. Either way only its new time is
+//! written, for a whole round in one transaction (`touch_inventories`).
+//! A changed one is parsed once, stored, and its parse kept in the
+//! inventory cache that planning reads (`view`).
 
-use crate::domain::event::{EventKind, Level};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
 
-use super::{Daemon, DaemonError};
+use super::{Daemon, DaemonError, Pace};
+use crate::agent_client::InventoryAnswer;
 use crate::clock::now_ms;
 use crate::domain::backoff::backoff;
+use crate::domain::event::{EventKind, Level};
+use crate::domain::inventory::Device;
 use crate::domain::inventory_diff::diff;
-use crate::store::{PollFailure, StoredInventory};
+use crate::domain::poll_jitter::next_poll_at;
+use crate::store::{InventorySeen, PollFailure, Replaced, StoredInventory};
+use crate::wire::agent::RawInventoryReport;
 use crate::wire::api::hosts::Host;
 use crate::wire::ceph_volume::parse_device_list;
 
-/// FNV-1a of the device list: stable across runs and versions.
-pub fn fingerprint(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.as_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+/// How a poll ended, for its round.
+enum Polled {
+    /// Answered, inventory unchanged: its time is written with the round's others.
+    Unchanged(InventorySeen),
+    /// Everything is recorded already (a stored inventory, a failure, a host
+    /// that is reachable again).
+    Recorded,
+}
+
+/// Unchanged inventories written together; also when a long round has
+/// gathered this many, so that a slow round does not hold them all back.
+const TOUCH_BATCH: usize = 500;
+
+/// The shortest wait between rounds: hosts due within it wait for the next.
+const MIN_TICK: Duration = Duration::from_millis(50);
+
+/// A number that differs per host and poll, for the jitter.
+fn draw(host: &str, at: i64) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (host, at).hash(&mut h);
+    h.finish()
 }
 
 impl Daemon {
@@ -32,142 +60,201 @@ impl Daemon {
     }
 
     /// Polls one host now. Returns the error text when the poll failed.
-    #[tracing::instrument(skip_all, fields(host = %host.name))]
     pub async fn poll_host(&self, host: &Host) -> Result<(), String> {
-        let lock = self.poll_lock(&host.name).await;
-        let _guard = lock.lock().await;
-        let outcome = match self.agents.inventory(host).await {
-            Ok(report) if report.host != host.name => Err(format!(
-                "the agent at {} says it runs on host {:?}, not {:?}; fix the address with `host rm` and `host add`",
-                host.addr, report.host, host.name
-            )),
-            Ok(report) => {
-                let devices = serde_json::to_string(&report.devices).expect("JSON values serialize");
-                match parse_device_list(devices.as_bytes()) {
-                    Ok(parsed) => Ok((report, devices, parsed)),
-                    Err(e) => Err(format!("the agent at {} sent an unreadable inventory: {e}", host.addr)),
-                }
-            }
-            Err(e) => Err(e.to_string()),
-        };
-        let now = now_ms();
-        match outcome {
-            Ok((report, devices, parsed)) => {
-                let inv = StoredInventory {
-                    host: host.name.clone(),
-                    taken_at: report.taken_at_ms,
-                    received_at: now,
-                    source: serde_json::to_value(report.source)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default(),
-                    can_create_osds: report.can_create_osds,
-                    note: report.note,
-                    fingerprint: fingerprint(&devices),
-                    devices,
-                };
-                let previous = self.store.put_inventory(&inv).await.map_err(|e| e.to_string())?;
-                // The change is stored: say so whatever happens next.
-                self.note_inventory_change(host, previous, &parsed, &inv).await;
-                let next_poll = now + self.config.poll_interval.as_millis() as i64;
-                match self.store.record_poll_success(&host.name, next_poll).await {
-                    Ok(true) => {
-                        self.event(
-                            Level::Info,
-                            EventKind::HostReachable,
-                            Some(&host.name),
-                            None,
-                            format!("Host {} is reachable again", host.name),
-                        )
-                        .await
-                    }
-                    Ok(false) => {}
-                    Err(e) => tracing::error!(host = %host.name, "cannot record a successful poll: {e}"),
-                }
-                self.polled.note(&host.name);
-                Ok(())
-            }
-            Err(error) => {
-                *self.poll_errors.lock().expect("counter lock").entry(host.name.clone()).or_default() += 1;
-                let failure = PollFailure {
-                    at: now,
-                    error: error.clone(),
-                    next_poll_at: now + self.backoff(host.consecutive_failures + 1).as_millis() as i64,
-                };
-                let became_unreachable = self.store.record_poll_failure(&host.name, &failure).await;
-                // Announced once stored, so that a client refetching at once sees it.
-                self.polled.note(&host.name);
-                if let Err(e) = &became_unreachable {
-                    tracing::error!(host = %host.name, "cannot record a failed poll: {e}");
-                }
-                if let Ok(true) = became_unreachable {
-                    self.event(
-                        Level::Warning,
-                        EventKind::HostUnreachable,
-                        Some(&host.name),
-                        None,
-                        format!("Host {} is unreachable: {error}", host.name),
-                    )
-                    .await;
-                }
-                Err(error)
-            }
+        let known = self.store.inventory_head(&host.name).await.map_err(|e| e.to_string())?.map(|h| h.etag());
+        if let Polled::Unchanged(seen) = self.poll(host, known).await? {
+            self.store.touch_inventories(&[seen]).await.map_err(|e| e.to_string())?;
+            self.polled.note(&host.name);
         }
+        Ok(())
     }
 
+    /// Asks the host's agent for its inventory, naming the one stored
+    /// (`known`, its ETag), and records what came of it, except an unchanged
+    /// inventory's new time, which the caller writes.
+    #[tracing::instrument(skip_all, fields(host = %host.name))]
+    async fn poll(&self, host: &Host, known: Option<String>) -> Result<Polled, String> {
+        let lock = self.poll_lock(&host.name).await;
+        let _guard = lock.lock().await;
+        let answer = self.agents.inventory(host, known.as_deref()).await;
+        let now = now_ms();
+        let fresh = match answer {
+            Ok(InventoryAnswer::Unchanged) => None,
+            Ok(InventoryAnswer::Fresh(report)) if report.host != host.name => {
+                return self.poll_failed(host, now, format!(
+                    "the agent at {} says it runs on host {:?}, not {:?}; fix the address with `host rm` and `host add`",
+                    host.addr, report.host, host.name
+                ))
+                .await
+            }
+            Ok(InventoryAnswer::Fresh(report)) => {
+                let fingerprint = report.fingerprint();
+                let etag = report.etag(&fingerprint);
+                (known.as_deref() != Some(etag.as_str())).then_some((report, fingerprint))
+            }
+            Err(e) => return self.poll_failed(host, now, e.to_string()).await,
+        };
+        let next_poll = next_poll_at(now, self.config.poll_interval, draw(&host.name, now));
+        let Some((report, fingerprint)) = fresh else {
+            let seen = InventorySeen { host: host.name.clone(), at: now, next_poll_at: next_poll };
+            if host.consecutive_failures == 0 {
+                return Ok(Polled::Unchanged(seen));
+            }
+            // Reachable again: recorded at once, with its event (the
+            // success first: it tells whether the host was unreachable).
+            let back = self.store.record_poll_success(&host.name, next_poll).await;
+            self.store.touch_inventories(std::slice::from_ref(&seen)).await.map_err(|e| e.to_string())?;
+            self.poll_succeeded(host, back).await;
+            return Ok(Polled::Recorded);
+        };
+        let parsed = match parse_device_list(report.devices.get().as_bytes()) {
+            Ok(parsed) => Arc::new(parsed),
+            Err(e) => {
+                return self
+                    .poll_failed(host, now, format!("the agent at {} sent an unreadable inventory: {e}", host.addr))
+                    .await
+            }
+        };
+        let inv = stored(report, fingerprint, now);
+        let previous = self.store.put_inventory(&inv).await.map_err(|e| e.to_string())?;
+        let before = previous.as_ref().and_then(|p| self.cache.cached(&host.name, &p.fingerprint));
+        self.cache.insert(&host.name, &inv.fingerprint, parsed.clone());
+        // The change is stored: say so whatever happens next.
+        self.note_inventory_change(host, previous, before, &parsed).await;
+        let back = self.store.record_poll_success(&host.name, next_poll).await;
+        self.poll_succeeded(host, back).await;
+        Ok(Polled::Recorded)
+    }
+
+    /// `recorded`: whether the host was unreachable, as recording the success said.
+    async fn poll_succeeded(&self, host: &Host, recorded: Result<bool, crate::store::StoreError>) {
+        match recorded {
+            Ok(true) => {
+                self.event(
+                    Level::Info,
+                    EventKind::HostReachable,
+                    Some(&host.name),
+                    None,
+                    format!("Host {} is reachable again", host.name),
+                )
+                .await
+            }
+            Ok(false) => {}
+            Err(e) => tracing::error!(host = %host.name, "cannot record a successful poll: {e}"),
+        }
+        self.polled.note(&host.name);
+    }
+
+    async fn poll_failed(&self, host: &Host, now: i64, error: String) -> Result<Polled, String> {
+        *self.poll_errors.lock().expect("counter lock").entry(host.name.clone()).or_default() += 1;
+        let wait = self.backoff(host.consecutive_failures + 1);
+        let failure =
+            PollFailure { at: now, error: error.clone(), next_poll_at: next_poll_at(now, wait, draw(&host.name, now)) };
+        let became_unreachable = self.store.record_poll_failure(&host.name, &failure).await;
+        // Announced once stored, so that a client refetching at once sees it.
+        self.polled.note(&host.name);
+        if let Err(e) = &became_unreachable {
+            tracing::error!(host = %host.name, "cannot record a failed poll: {e}");
+        }
+        if let Ok(true) = became_unreachable {
+            self.event(
+                Level::Warning,
+                EventKind::HostUnreachable,
+                Some(&host.name),
+                None,
+                format!("Host {} is unreachable: {error}", host.name),
+            )
+            .await;
+        }
+        Err(error)
+    }
+
+    /// `before`: the replaced inventory's devices, if the cache still held them.
     async fn note_inventory_change(
         &self,
         host: &Host,
-        previous: Option<StoredInventory>,
-        parsed: &[crate::domain::inventory::Device],
-        inv: &StoredInventory,
+        previous: Option<Replaced>,
+        before: Option<Arc<Vec<Device>>>,
+        parsed: &[Device],
     ) {
-        match previous {
-            None => {
-                let available = parsed.iter().filter(|d| d.available).count();
-                self.event(
-                    Level::Info,
-                    EventKind::InventoryFirst,
-                    Some(&host.name),
-                    None,
-                    format!("Found {} devices on {} ({available} available)", parsed.len(), host.name),
-                )
-                .await;
-                self.reconciler.wake();
-            }
-            Some(prev) if prev.fingerprint != inv.fingerprint => {
-                let before = parse_device_list(prev.devices.as_bytes()).unwrap_or_default();
-                let d = diff(&before, parsed);
-                if !d.is_empty() {
-                    self.event(
-                        Level::Info,
-                        EventKind::DevicesChanged,
-                        Some(&host.name),
-                        None,
-                        format!("Detected new or changed devices on {}: {}", host.name, d.summary()),
-                    )
-                    .await;
-                }
-                self.reconciler.wake();
-            }
-            Some(_) => {}
+        let Some(previous) = previous else {
+            let available = parsed.iter().filter(|d| d.available).count();
+            self.event(
+                Level::Info,
+                EventKind::InventoryFirst,
+                Some(&host.name),
+                None,
+                format!("Found {} devices on {} ({available} available)", parsed.len(), host.name),
+            )
+            .await;
+            self.reconciler.wake();
+            return;
+        };
+        // The same devices (only the source or note changed): nothing to tell.
+        let Some(old_text) = previous.devices else { return };
+        let before = match before {
+            Some(devices) => devices,
+            None => Arc::new(parse_device_list(old_text.as_bytes()).unwrap_or_default()),
+        };
+        let d = diff(&before, parsed);
+        if !d.is_empty() {
+            self.event(
+                Level::Info,
+                EventKind::DevicesChanged,
+                Some(&host.name),
+                None,
+                format!("Detected new or changed devices on {}: {}", host.name, d.summary()),
+            )
+            .await;
         }
+        self.reconciler.wake();
     }
 
-    /// Polls every host whose next poll is due.
-    pub async fn poll_due(&self) -> Result<(), DaemonError> {
+    /// Polls every host whose next poll is due; asks to run again when the
+    /// next host is due (within the worker's tick). Reads only the due hosts.
+    pub async fn poll_due(&self) -> Result<Pace, DaemonError> {
         let now = now_ms();
-        let due: Vec<Host> = self.store.hosts().await?.into_iter().filter(|h| h.next_poll_at <= now).collect();
+        let due: Vec<(Host, Option<String>)> =
+            self.store.due_hosts(now).await?.into_iter().map(|(h, head)| (h, head.map(|i| i.etag()))).collect();
+        let seen = Mutex::new(Vec::new());
         stream::iter(due)
             // A failed poll is recorded on the host (and as an event once it
             // becomes unreachable); the round goes on with the others.
-            .for_each_concurrent(self.config.poll_concurrency, |h| async move {
-                if let Err(e) = self.poll_host(&h).await {
-                    tracing::debug!(host = %h.name, "poll failed: {e}");
+            .for_each_concurrent(self.config.poll_concurrency, |(h, known)| {
+                let seen = &seen;
+                async move {
+                    match self.poll(&h, known).await {
+                        Ok(Polled::Unchanged(s)) => {
+                            let full = {
+                                let mut seen = seen.lock().expect("seen lock");
+                                seen.push(s);
+                                (seen.len() >= TOUCH_BATCH).then(|| std::mem::take(&mut *seen))
+                            };
+                            if let Some(batch) = full {
+                                self.touch(batch).await;
+                            }
+                        }
+                        Ok(Polled::Recorded) => {}
+                        Err(e) => tracing::debug!(host = %h.name, "poll failed: {e}"),
+                    }
                 }
             })
             .await;
-        Ok(())
+        self.touch(seen.into_inner().expect("seen lock")).await;
+        let now = now_ms();
+        let next_due = self.store.next_poll_after(now).await?;
+        let wait = next_due.map(|at| Duration::from_millis(at.saturating_sub(now).max(0) as u64));
+        Ok(wait.map_or(Pace::Interval, |w| Pace::Within(w.max(MIN_TICK))))
+    }
+
+    /// Writes unchanged inventories' new times, then announces their hosts.
+    async fn touch(&self, seen: Vec<InventorySeen>) {
+        match self.store.touch_inventories(&seen).await {
+            Ok(()) => seen.iter().for_each(|s| self.polled.note(&s.host)),
+            // Their hosts are polled again at the next round (their next
+            // poll was not moved), and their inventories stay as they were.
+            Err(e) => tracing::error!(hosts = seen.len(), "cannot record unchanged inventories: {e}"),
+        }
     }
 
     /// Polls the named hosts now (`--refresh`), waiting at most `timeout`;
@@ -186,5 +273,19 @@ impl Daemon {
             .collect()
             .await;
         Ok(results.into_iter().filter_map(|(h, e)| e.map(|e| (h, e))).collect())
+    }
+}
+
+/// A fresh report as the store keeps it: its device list as the agent sent it.
+fn stored(report: RawInventoryReport, fingerprint: String, now: i64) -> StoredInventory {
+    StoredInventory {
+        host: report.host,
+        taken_at: report.taken_at_ms,
+        received_at: now,
+        source: report.source.as_str().to_string(),
+        can_create_osds: report.can_create_osds,
+        note: report.note,
+        devices: String::from(Box::<str>::from(report.devices)),
+        fingerprint,
     }
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 
 use super::*;
-use crate::agent_client::AgentError;
+use crate::agent_client::{AgentError, InventoryAnswer};
 use crate::config::{Config, FileConfig, Overrides};
 use crate::domain::event::EventKind;
 use crate::wire::agent::{
@@ -18,6 +18,7 @@ use crate::wire::api::specs::ApplyQuery;
 
 mod boost;
 mod host_drain;
+mod polling;
 mod preview;
 mod probes;
 mod removals;
@@ -38,23 +39,37 @@ pub(super) struct FakeAgents {
     probe_error: Mutex<Option<AgentError>>,
     probes: Mutex<Vec<(ProbeRequest, Option<String>)>>,
     store: Mutex<Option<Store>>,
+    /// Each inventory request: the host and the ETag it named.
+    inventory_requests: Mutex<Vec<(String, Option<String>)>>,
+    /// Answer in full even when the ETag named is current (as agents from
+    /// before the ETag do).
+    ignores_etag: Mutex<bool>,
+    /// The time inventories say they were taken at (default: now).
+    taken_at_ms: Mutex<Option<i64>>,
 }
 
 impl HostAgents for FakeAgents {
-    fn inventory<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<InventoryReport, AgentError>> {
+    fn inventory<'a>(
+        &'a self,
+        host: &'a Host,
+        known: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<InventoryAnswer, AgentError>> {
         Box::pin(async move {
             if self.down.lock().unwrap().contains(&host.name) {
                 return Err(AgentError::Unreachable { addr: host.addr.clone(), message: "connection refused".into() });
             }
+            self.inventory_requests.lock().unwrap().push((host.name.clone(), known.map(str::to_string)));
             let devices = self.devices.lock().unwrap().get(&host.name).cloned().unwrap_or_default();
-            Ok(InventoryReport {
+            let report = InventoryReport {
                 host: host.name.clone(),
                 source: InventorySource::Kernel,
-                taken_at_ms: crate::clock::now_ms(),
+                taken_at_ms: self.taken_at_ms.lock().unwrap().unwrap_or_else(crate::clock::now_ms),
                 devices,
                 can_create_osds: true,
                 note: None,
-            })
+            };
+            let known = if *self.ignores_etag.lock().unwrap() { None } else { known };
+            Ok(InventoryAnswer::of(report, known))
         })
     }
 
@@ -148,9 +163,14 @@ fn fixture_hosts() -> serde_json::Value {
 async fn daemon_with(agents: Arc<FakeAgents>) -> (tempfile::TempDir, Arc<Daemon>) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("d.db")).await.unwrap();
+    (dir, daemon_on(store, agents))
+}
+
+/// A daemon on this store, with the default settings and no cluster.
+pub(super) fn daemon_on(store: Store, agents: Arc<FakeAgents>) -> Arc<Daemon> {
     let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
     let ceph = Arc::new(crate::sim::SimCluster::new(vec![], vec![], 1.0, 1.0));
-    (dir, Daemon::new(store, agents, ceph, config))
+    Daemon::new(store, agents, ceph, config)
 }
 
 pub(super) async fn with_cluster() -> (tempfile::TempDir, Arc<Daemon>, Arc<FakeAgents>) {

@@ -8,18 +8,18 @@ use std::sync::{Arc, Mutex};
 
 use crate::domain::inventory::{ClusterView, Device, HostInventory};
 use crate::domain::probe::{DiskKey, ProbeStatus};
-use crate::store::StoredInventory;
+use crate::store::{InventoryHead, StoredInventory};
 use crate::wire::api::devices::Hold;
 use crate::wire::api::hosts::Host;
 use crate::wire::ceph_volume::parse_device_list;
 
 /// Parsed inventories by host, keyed by fingerprint.
 /// (fingerprint, parsed devices)
-type Parsed = (String, Arc<Vec<Device>>);
+type Cached = (String, Arc<Vec<Device>>);
 
 #[derive(Default)]
 pub struct InventoryCache {
-    parsed: Mutex<HashMap<String, Parsed>>,
+    parsed: Mutex<HashMap<String, Cached>>,
 }
 
 impl InventoryCache {
@@ -35,6 +35,11 @@ impl InventoryCache {
         );
         self.parsed.lock().expect("cache lock").insert(inv.host.clone(), (inv.fingerprint.clone(), devices.clone()));
         Ok(devices)
+    }
+
+    /// Keeps a parse made elsewhere (the poller parses what it stores).
+    pub fn insert(&self, host: &str, fingerprint: &str, devices: Arc<Vec<Device>>) {
+        self.parsed.lock().expect("cache lock").insert(host.to_string(), (fingerprint.to_string(), devices));
     }
 
     /// The parsed devices of `host`'s inventory if the cache holds the one
@@ -55,7 +60,7 @@ impl InventoryCache {
 #[derive(Debug, Clone)]
 pub struct HostState {
     pub host: Host,
-    pub inventory: Option<StoredInventory>,
+    pub inventory: Option<InventoryHead>,
 }
 
 /// A planning view plus the per-host facts a dry-run reports.
@@ -71,27 +76,36 @@ impl Snapshot {
     }
 }
 
-/// Builds the planning view. Hosts without an inventory are left out (cephadm
+/// A stored inventory's head and its parsed devices.
+pub type Parsed = (InventoryHead, Arc<Vec<Device>>);
+
+/// Builds the planning view from every host, in the order they were
+/// added, with its inventory. Hosts without one are left out (cephadm
 /// refuses to plan them: "No inventory found for host").
 pub fn build(
-    cache: &InventoryCache,
-    hosts: Vec<Host>,
-    inventories: Vec<StoredInventory>,
+    hosts: Vec<(Host, Option<Parsed>)>,
     holds: &[Hold],
     probes: &HashMap<String, Arc<ProbeStatus>>,
-) -> Result<Snapshot, String> {
-    let mut by_host: HashMap<String, StoredInventory> = inventories.into_iter().map(|i| (i.host.clone(), i)).collect();
+) -> Snapshot {
+    let mut holds_by_host: HashMap<&str, Vec<&Hold>> = HashMap::new();
+    for h in holds {
+        holds_by_host.entry(h.host.as_str()).or_default().push(h);
+    }
     let mut view = ClusterView::default();
     let mut states = Vec::with_capacity(hosts.len());
-    for host in hosts {
-        let inventory = by_host.remove(&host.name);
-        if let Some(inv) = &inventory {
-            let mut devices: Vec<Device> = cache.devices(inv)?.as_ref().clone();
+    for (host, parsed) in hosts {
+        let mut inventory = None;
+        if let Some((head, parsed)) = parsed {
+            inventory = Some(head);
+            let mut devices: Vec<Device> = parsed.as_ref().clone();
+            let held = holds_by_host.get(host.name.as_str()).map(Vec::as_slice).unwrap_or_default();
             for d in &mut devices {
-                if let Some(h) = holds.iter().find(|h| h.covers(&host.name, &d.path, &d.device_id)) {
+                if let Some(h) = held.iter().find(|h| h.covers(&host.name, &d.path, &d.device_id)) {
                     d.held = Some(Arc::from(h.reason.as_str()));
                 }
-                d.probe = probes.get(&DiskKey::of(&host.name, &d.path, &d.device_id).stored()).cloned();
+                if !probes.is_empty() {
+                    d.probe = probes.get(&DiskKey::of(&host.name, &d.path, &d.device_id).stored()).cloned();
+                }
             }
             let hi = HostInventory { name: host.name.clone(), labels: host.labels.clone(), devices };
             for (affinity, n) in hi.osds_by_affinity() {
@@ -101,5 +115,5 @@ pub fn build(
         }
         states.push(HostState { host, inventory });
     }
-    Ok(Snapshot { view, hosts: states })
+    Snapshot { view, hosts: states }
 }

@@ -16,6 +16,7 @@ pub mod inventory;
 pub mod inventory_diff;
 pub mod osd_layout;
 pub mod plan;
+pub mod poll_jitter;
 pub mod probe;
 pub mod progress;
 pub mod reconcile;

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::cluster::SIM_FSID;
 use super::cluster::{SimCluster, SimOsd, SimState};
-use crate::agent_client::{AgentError, HostAgents};
+use crate::agent_client::{AgentError, HostAgents, InventoryAnswer};
 use crate::domain::osd_layout::{command_layout, Refusal};
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, ListedOsd,
@@ -71,7 +71,11 @@ fn inventory(s: &mut SimState, host: &str) -> Vec<Value> {
 }
 
 impl HostAgents for SimCluster {
-    fn inventory<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<InventoryReport, AgentError>> {
+    fn inventory<'a>(
+        &'a self,
+        host: &'a Host,
+        known: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<InventoryAnswer, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
             Ok(InventoryReport {
@@ -83,7 +87,8 @@ impl HostAgents for SimCluster {
                 note: None,
             })
         });
-        Box::pin(async move { r })
+        // Answered as the real agent answers: unchanged when the ETag is the current one.
+        Box::pin(async move { r.map(|report| InventoryAnswer::of(report, known)) })
     }
 
     fn ceph_volume<'a>(

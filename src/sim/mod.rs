@@ -144,12 +144,20 @@ pub fn generated_cluster(hosts: usize, per_host: usize, pgs: f64, drain_rate: f6
     SimCluster::new(osds, devices, drain_rate, pace)
 }
 
-/// One blank disk in ceph-volume's inventory format.
+/// One blank disk in ceph-volume's inventory format, with every `sys_api`
+/// key ceph-volume 16.2 reports for a SATA disk (scale runs should carry
+/// reports of the real size: about 0.8 KB each).
 fn device_json(path: &str, rotational: &str, size: f64, model: &str, device_id: &str) -> serde_json::Value {
+    let devname = path.trim_start_matches("/dev/");
     serde_json::json!({
         "path": path,
-        "sys_api": {"rotational": rotational, "size": size, "human_readable_size": human_size(size),
-            "model": model, "vendor": "ATA", "type": "disk", "path": path, "partitions": {}},
+        "sys_api": {"removable": "0", "ro": "0", "vendor": "ATA", "model": model, "rev": "SN04",
+            "sas_address": "", "sas_device_handle": "",
+            "support_discard": if rotational == "1" { "0" } else { "512" }, "rotational": rotational,
+            "nr_requests": "256", "partitions": {}, "device_nodes": devname, "actuators": "",
+            "scheduler_mode": "mq-deadline", "sectors": 0, "sectorsize": "512", "size": size,
+            "human_readable_size": human_size(size), "path": path, "devname": devname, "type": "disk",
+            "parent": path, "id_bus": "ata"},
         "available": true, "ceph_device": false, "rejected_reasons": [], "device_id": device_id,
         "lvs": [], "lsm_data": {}
     })

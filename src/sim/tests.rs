@@ -50,8 +50,11 @@ fn a_batch_makes_the_planned_osds_and_its_db_volumes_show() {
     let mut made: Vec<String> = sim.osds().into_iter().map(|o| o.device).collect();
     made.sort();
     assert_eq!(made, ["/dev/sdb", "/dev/sdc"]);
-    let inv = block_on(sim.inventory(&host())).expect("reachable");
-    let nvme = inv.devices.iter().find(|d| d["path"] == "/dev/nvme0n1").expect("listed");
+    let Ok(crate::agent_client::InventoryAnswer::Fresh(inv)) = block_on(sim.inventory(&host(), None)) else {
+        panic!("reachable, and asked without an ETag")
+    };
+    let devices: Vec<serde_json::Value> = serde_json::from_str(inv.devices.get()).unwrap();
+    let nvme = devices.iter().find(|d| d["path"] == "/dev/nvme0n1").expect("listed");
     assert_eq!(nvme["lvs"].as_array().map(Vec::len), Some(2), "{nvme}");
     // The same command again finds the disks used: ceph-volume makes nothing.
     assert_eq!(run(&sim, WITH_DB).exit_code, 0);

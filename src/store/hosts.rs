@@ -13,7 +13,7 @@ pub struct PollFailure {
     pub next_poll_at: i64,
 }
 
-fn host_from(row: &sqlx::sqlite::SqliteRow) -> Result<Host> {
+pub(super) fn host_from(row: &sqlx::sqlite::SqliteRow) -> Result<Host> {
     Ok(Host {
         name: row.try_get("name")?,
         addr: row.try_get("addr")?,

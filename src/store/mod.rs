@@ -34,7 +34,7 @@ use sqlx::SqlitePool;
 pub use disk_probes::NewProbe;
 pub use events::{EventFilter, NewEvent};
 pub use hosts::PollFailure;
-pub use inventories::StoredInventory;
+pub use inventories::{InventoryHead, InventorySeen, Replaced, StoredInventory};
 pub use runs::SpecHostRun;
 pub use specs::StoredSpec;
 pub use tokens::StoredToken;

@@ -5,7 +5,7 @@
 //! | method + path | body | answer |
 //! |---|---|---|
 //! | `GET /healthz` | | `{"status": "ok"}` (no token needed) |
-//! | `GET /v1/inventory` | | `InventoryReport` |
+//! | `GET /v1/inventory` | | `InventoryReport` with an `ETag`; `304 Not Modified` (no body) to an `If-None-Match` that names the current one |
 //! | `POST /v1/ceph-volume` | `CephVolumeRequest` | `CommandResult` (also when the command failed), or 4xx `AgentErrorBody` when refused |
 //! | `GET /v1/osd/{id}` | | `OsdDaemonStatus` |
 //! | `POST /v1/osd/{id}/stop` | | `OsdDaemonStatus` after stopping (idempotent: a stopped daemon stays stopped) |
@@ -29,21 +29,105 @@ pub enum InventorySource {
     File,
 }
 
-/// `GET /v1/inventory`.
+impl InventorySource {
+    /// As the report and the store write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InventorySource::CephVolume => "ceph-volume",
+            InventorySource::Kernel => "kernel",
+            InventorySource::File => "file",
+        }
+    }
+}
+
+/// `GET /v1/inventory`. `D` is how the device list is held: as values (the
+/// agent builds it so), or as its JSON text (`RawDevices`: what the agent
+/// sends and the daemon stores, never turned into a tree of values).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct InventoryReport {
+pub struct InventoryReport<D = Vec<serde_json::Value>> {
     /// The agent's host name (`--host-name`, default the system hostname).
     pub host: String,
     pub source: InventorySource,
     /// When the inventory was taken, in milliseconds since the Unix epoch.
     pub taken_at_ms: i64,
     /// Exactly what `ceph-volume inventory --format json` prints: a list of devices.
-    pub devices: Vec<serde_json::Value>,
+    pub devices: D,
     /// False when this agent cannot create OSDs (for example with `--inventory-file`).
     pub can_create_osds: bool,
     /// Why, when it cannot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// A device list as JSON text.
+pub type RawDevices = Box<serde_json::value::RawValue>;
+
+/// A report whose device list stays JSON text.
+pub type RawInventoryReport = InventoryReport<RawDevices>;
+
+impl InventoryReport {
+    /// The same report with its device list written out once as JSON text.
+    pub fn into_raw(self) -> RawInventoryReport {
+        let text = serde_json::to_string(&self.devices).expect("JSON values serialize");
+        InventoryReport {
+            devices: serde_json::value::RawValue::from_string(text).expect("serde_json wrote valid JSON"),
+            host: self.host,
+            source: self.source,
+            taken_at_ms: self.taken_at_ms,
+            can_create_osds: self.can_create_osds,
+            note: self.note,
+        }
+    }
+}
+
+impl RawInventoryReport {
+    /// The fingerprint of its device list (`devices_fingerprint`).
+    pub fn fingerprint(&self) -> String {
+        devices_fingerprint(self.devices.get())
+    }
+
+    /// Its ETag (`inventory_etag`), given its fingerprint.
+    pub fn etag(&self, fingerprint: &str) -> String {
+        inventory_etag(fingerprint, self.source.as_str(), self.can_create_osds, self.note.as_deref())
+    }
+}
+
+/// FNV-1a of a device list's JSON text, as the daemon stores it with the
+/// inventory: stable across runs and versions (the reconciler plans a host
+/// again when it changes, so it must not change with osdkeeper's version).
+pub fn devices_fingerprint(devices_json: &str) -> String {
+    format!("{:016x}", fnv1a(FNV_OFFSET, devices_json.as_bytes()))
+}
+
+/// An inventory's ETag: the devices' fingerprint and a hash of what else
+/// the report says (its source, whether OSDs can be made, its note), which
+/// is everything but when it was taken. `GET /v1/inventory` answers `304 Not
+/// Modified` to an `If-None-Match` naming the current one; the daemon sends
+/// the one it stored, computed from the stored columns alone.
+pub fn inventory_etag(fingerprint: &str, source: &str, can_create_osds: bool, note: Option<&str>) -> String {
+    let mut h = fnv1a(FNV_OFFSET, source.as_bytes());
+    h = fnv1a(h, &[0, u8::from(can_create_osds), u8::from(note.is_some())]);
+    h = fnv1a(h, note.unwrap_or_default().as_bytes());
+    format!("{fingerprint}-{h:016x}")
+}
+
+/// Whether an `If-None-Match` header value names `etag` (RFC 9110: a list
+/// of entity tags, `*` for any; weak comparison, as for a GET).
+pub fn etag_matches(if_none_match: &str, etag: &str) -> bool {
+    if_none_match.split(',').map(str::trim).any(|tag| {
+        tag == "*"
+            || tag.strip_prefix("W/").unwrap_or(tag).strip_prefix('"').and_then(|t| t.strip_suffix('"')) == Some(etag)
+    })
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 /// `POST /v1/ceph-volume`: run one planned ceph-volume command.
@@ -188,4 +272,57 @@ pub struct ActivateRequest {
     pub kind: OsdKind,
     /// The data device, for raw OSDs.
     pub device: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fingerprint_is_the_one_stored_before() {
+        // FNV-1a 64 of the text, as daemons before the ETag stored it: an
+        // upgrade must not make every host look changed to the reconciler.
+        assert_eq!(devices_fingerprint(""), "cbf29ce484222325");
+        assert_eq!(devices_fingerprint("[]"), format!("{:016x}", fnv1a(FNV_OFFSET, b"[]")));
+        assert_eq!(devices_fingerprint("a"), "af63dc4c8601ec8c");
+    }
+
+    #[test]
+    fn the_etag_covers_everything_but_the_time() {
+        let report = |note: Option<&str>, devices: &str, taken_at_ms| {
+            InventoryReport {
+                host: "h1".into(),
+                source: InventorySource::Kernel,
+                taken_at_ms,
+                devices: serde_json::from_str::<Vec<serde_json::Value>>(devices).unwrap(),
+                can_create_osds: true,
+                note: note.map(str::to_string),
+            }
+            .into_raw()
+        };
+        let etag = |r: &RawInventoryReport| r.etag(&r.fingerprint());
+        let base = report(None, r#"[{"path": "/dev/sdb"}]"#, 1);
+        assert_eq!(etag(&base), etag(&report(None, r#"[{"path":"/dev/sdb"}]"#, 2)), "taken later, same content");
+        assert_ne!(etag(&base), etag(&report(None, r#"[{"path": "/dev/sdc"}]"#, 1)));
+        assert_ne!(etag(&base), etag(&report(Some(""), r#"[{"path": "/dev/sdb"}]"#, 1)), "no note vs an empty one");
+        let mut file = report(None, r#"[{"path": "/dev/sdb"}]"#, 1);
+        file.source = InventorySource::File;
+        assert_ne!(etag(&base), etag(&file));
+        file.source = InventorySource::Kernel;
+        file.can_create_osds = false;
+        assert_ne!(etag(&base), etag(&file));
+        assert!(etag(&base).starts_with(&format!("{}-", base.fingerprint())));
+        assert_eq!(base.devices.get(), r#"[{"path":"/dev/sdb"}]"#, "written compactly, keys sorted");
+    }
+
+    #[test]
+    fn if_none_match_lists_are_read() {
+        assert!(etag_matches(r#""abc""#, "abc"));
+        assert!(etag_matches(r#"W/"abc""#, "abc"));
+        assert!(etag_matches(r#""x", "abc""#, "abc"));
+        assert!(etag_matches("*", "abc"));
+        assert!(!etag_matches("abc", "abc"), "an entity tag is quoted");
+        assert!(!etag_matches(r#""abcd""#, "abc"));
+        assert!(!etag_matches("", "abc"));
+    }
 }

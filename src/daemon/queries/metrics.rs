@@ -32,15 +32,13 @@ impl Daemon {
                 Err(e) => tracing::error!(osd = r.removal.osd_id, "cannot show a removal in /metrics: {e}"),
             }
         }
-        let hosts = self.store.hosts().await?;
-        let ages: std::collections::HashMap<String, i64> =
-            self.store.inventories().await?.into_iter().map(|i| (i.host, i.taken_at)).collect();
+        let hosts = self.store.hosts_with_heads().await?;
         let errors = self.poll_errors.lock().expect("counter lock").clone();
         let now = now_ms();
         let hosts = hosts
             .into_iter()
-            .map(|h| HostMetrics {
-                inventory_age_s: ages.get(&h.name).map(|at| (now - at) as f64 / 1000.0),
+            .map(|(h, inv)| HostMetrics {
+                inventory_age_s: inv.map(|i| (now - i.taken_at) as f64 / 1000.0),
                 unreachable: h.unreachable_since.is_some(),
                 poll_errors: errors.get(&h.name).copied().unwrap_or(0),
                 name: h.name,

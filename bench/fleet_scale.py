@@ -1,0 +1,259 @@
+#!/usr/bin/python3
+"""Scale benchmark: the daemon (`osdkeeper serve`) polling a fleet of real
+HTTP agents on loopback (examples/agent_fleet.rs: the agent's own router,
+token check and inventory endpoint, one port per host, inventories from the
+simulator, 2000 hosts x 24 devices by default).
+
+Usage: bench/fleet_scale.py [--hosts 2000] [--devices-per-host 24] [--interval 5]
+                            [--runs 10] [--steady-s 30] [--churn 0] [--binary PATH]
+
+Build first: cargo build --release --bin osdkeeper --example agent_fleet
+
+Phases, each measured from outside the daemon (its SQLite file read by a
+second connection, /proc/PID for memory and CPU time, wall time of HTTP
+calls):
+ 1. the hosts are added through the API (POST /api/v1/hosts, no check);
+    then the daemon is stopped and the stored inventories deleted, so that
+ 2. a cold start finds 2000 hosts and no inventory: time until every host
+    has one ("first full inventory after start");
+ 3. steady state at the poll interval for --steady-s seconds: polls per
+    second, the oldest inventory's age, the CPU time the daemon and the
+    fleet spent per poll;
+ 4. a warm restart (every inventory stored and unchanged, every host due
+    at once): time until every host was polled again ("full cycle");
+ 5. the dry-run of a spec matching every host (the first one after the
+    restart parses every inventory; then the cache serves), /metrics;
+    RSS and its peak (VmRSS, VmHWM) after each phase.
+Prints Markdown. The daemon's own log goes to TMP/daemon-*.log.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+
+from dashboard_scale import SPEC  # the same spec: every host, its SSDs
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOKEN = 'fleet-bench-api-token'
+AGENT_TOKEN = 'fleet-bench-agent-token'
+
+
+def call(url, method='GET', body=None, content_type='application/yaml'):
+    headers = {'Authorization': 'Bearer ' + TOKEN}
+    if body is not None:
+        headers['Content-Type'] = content_type
+    req = urllib.request.Request(url, method=method, data=body.encode() if body else None, headers=headers)
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(req, timeout=300) as r:
+        data = r.read()
+    return time.perf_counter() - t0, data
+
+
+def proc_status(pid):
+    out = {}
+    with open('/proc/{}/status'.format(pid)) as f:
+        for line in f:
+            k, _, v = line.partition(':')
+            if k in ('VmRSS', 'VmHWM', 'Threads'):
+                out[k] = int(v.split()[0])
+    return out
+
+
+def cpu_s(pid):
+    with open('/proc/{}/stat'.format(pid)) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    tick = os.sysconf('SC_CLK_TCK')
+    return (int(fields[11]) + int(fields[12])) / tick
+
+
+def mem(pid):
+    s = proc_status(pid)
+    return 'RSS {:.0f} MiB (peak {:.0f} MiB), {} threads'.format(s['VmRSS'] / 1024, s['VmHWM'] / 1024, s['Threads'])
+
+
+def load():
+    return open('/proc/loadavg').read().split()[0]
+
+
+class Daemon:
+    def __init__(self, binary, config, db, log, env_extra):
+        env = dict(os.environ, OSDKEEPER_TOKEN=TOKEN, OSDKEEPER_AGENT_TOKEN=AGENT_TOKEN, **env_extra)
+        self.started = time.time()
+        self.logf = open(log, 'a')
+        self.proc = subprocess.Popen([binary, 'serve', '--config', config, '--db', db],
+                                     stdout=subprocess.PIPE, stderr=self.logf, text=True, env=env)
+        for line in self.proc.stdout:
+            if line.startswith('listening on '):
+                self.base = 'http://' + line.split()[-1]
+                break
+        else:
+            raise SystemExit('the daemon did not start; see ' + log)
+        # Keeps reading stdout so that the daemon never blocks on it.
+        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=120)
+        self.logf.close()
+
+
+def db_query(db, sql, *args):
+    c = sqlite3.connect('file:{}?mode=ro'.format(db), uri=True, timeout=30)
+    try:
+        return c.execute(sql, args).fetchall()
+    finally:
+        c.close()
+
+
+def wait_until(db, sql, want, since, limit=600):
+    while True:
+        try:
+            got = db_query(db, sql)[0][0]
+        except sqlite3.OperationalError:
+            got = None
+        if got == want:
+            return time.time() - since
+        if time.time() - since > limit:
+            raise SystemExit('timed out waiting for {} = {} (have {})'.format(sql, want, got))
+        time.sleep(0.05)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--hosts', type=int, default=2000)
+    ap.add_argument('--devices-per-host', type=int, default=24)
+    ap.add_argument('--interval', type=int, default=5, help='poll interval, seconds')
+    ap.add_argument('--concurrency', type=int, default=None, help='poll.concurrency (default: the daemon\'s)')
+    ap.add_argument('--runs', type=int, default=10)
+    ap.add_argument('--steady-s', type=float, default=30)
+    ap.add_argument('--churn', type=int, default=0, help='hosts whose inventory changes every 5 s')
+    ap.add_argument('--binary', default=os.path.join(ROOT, 'target', 'release', 'osdkeeper'))
+    ap.add_argument('--fleet', default=os.path.join(ROOT, 'target', 'release', 'examples', 'agent_fleet'))
+    ap.add_argument('--env', action='append', default=[], help='KEY=VALUE for the daemon (MALLOC_ARENA_MAX=2, ...)')
+    a = ap.parse_args()
+    env_extra = dict(e.split('=', 1) for e in a.env)
+    tmp = tempfile.mkdtemp(prefix='fleet-bench-')
+    print('load average at start: {}; working in {}'.format(load(), tmp))
+    fleet = subprocess.Popen([a.fleet, '--hosts', str(a.hosts), '--devices-per-host', str(a.devices_per_host),
+                              '--dir', os.path.join(tmp, 'fleet'), '--churn', str(a.churn)],
+                             stdout=subprocess.PIPE, text=True, env=dict(os.environ, OSDKEEPER_AGENT_TOKEN=AGENT_TOKEN))
+    daemon = None
+    try:
+        line = fleet.stdout.readline()
+        if not line.startswith('ready'):
+            raise SystemExit('the fleet did not start: ' + line)
+        hosts = json.load(open(os.path.join(tmp, 'fleet', 'hosts.json')))
+        config = os.path.join(tmp, 'osdkeeper.yaml')
+        with open(config, 'w') as f:
+            f.write('listen: 127.0.0.1:0\n')
+            f.write('poll: {{interval_s: {}, timeout_s: 10{}}}\n'.format(
+                a.interval, ', concurrency: {}'.format(a.concurrency) if a.concurrency else ''))
+            # No cluster: the daemon plans without one (the dry-run says so).
+            f.write('ceph: {bin: /bin/false}\n')
+        db = os.path.join(tmp, 'fleet.db')
+        log = lambda name: os.path.join(tmp, 'daemon-{}.log'.format(name))
+
+        # 1. Hosts added through the API.
+        daemon = Daemon(a.binary, config, db, log('add'), env_extra)
+        t0 = time.time()
+        for h in hosts:
+            call(daemon.base + '/api/v1/hosts', 'POST', json.dumps({'name': h['name'], 'addr': h['addr'], 'no_check': True}),
+                 'application/json')
+        added = time.time() - t0
+        wait_until(db, 'SELECT count(*) FROM inventories', len(hosts), t0)
+        print('{} hosts added through the API in {:.1f} s'.format(len(hosts), added))
+        daemon.stop()
+        daemon = None
+        c = sqlite3.connect(db)
+        c.execute('PRAGMA foreign_keys = ON')
+        c.execute('DELETE FROM inventories')
+        c.execute('UPDATE hosts SET next_poll_at = 0')
+        c.commit()
+        c.close()
+
+        # 2. Cold start: hosts, no inventories.
+        daemon = Daemon(a.binary, config, db, log('cold'), env_extra)
+        first_full = wait_until(db, 'SELECT count(*) FROM inventories', len(hosts), daemon.started)
+        cold_mem = mem(daemon.proc.pid)
+        print()
+        print('| phase | figure |')
+        print('|---|---|')
+        print('| first full inventory after a cold start ({} hosts x {} devices) | {:.1f} s (load {}) |'.format(
+            len(hosts), a.devices_per_host, first_full, load()))
+        print('| daemon memory then | {} |'.format(cold_mem))
+
+        # 3. Steady state at the poll interval (after one more interval, so
+        # that the burst of the first round is over).
+        time.sleep(a.interval + 1)
+        d0, f0, t0 = cpu_s(daemon.proc.pid), cpu_s(fleet.pid), time.time()
+        ages = []
+        polls = 0
+        last_ms = int(t0 * 1000)
+        events0 = db_query(db, 'SELECT count(*) FROM events')[0][0]
+        while time.time() - t0 < a.steady_s:
+            time.sleep(0.5)
+            now_ms = int(time.time() * 1000)
+            row = db_query(db, 'SELECT max(?1 - received_at), sum(received_at > ?2) FROM inventories', now_ms, last_ms)[0]
+            ages.append(row[0] / 1000)
+            polls += row[1]
+            last_ms = now_ms
+        span = time.time() - t0
+        d_cpu, f_cpu = cpu_s(daemon.proc.pid) - d0, cpu_s(fleet.pid) - f0
+        events = db_query(db, 'SELECT count(*) FROM events')[0][0] - events0
+        print('| steady state, poll interval {} s, {:.0f} s | {:.0f} polls/s; oldest inventory {:.1f} s (median of samples {:.1f} s); {} events |'.format(
+            a.interval, span, polls / span, max(ages), statistics.median(ages), events))
+        print('| CPU time per poll | daemon {:.0f} us ({:.0f} % of a core), fleet {:.0f} us ({:.0f} % of a core) (load {}) |'.format(
+            d_cpu / max(polls, 1) * 1e6, d_cpu / span * 100, f_cpu / max(polls, 1) * 1e6, f_cpu / span * 100, load()))
+        print('| daemon memory after steady state | {} |'.format(mem(daemon.proc.pid)))
+        daemon.stop()
+        daemon = None
+
+        # 4. Warm restart: every inventory stored, none changed, every host
+        # due at once (as after a long stop).
+        c = sqlite3.connect(db)
+        c.execute('UPDATE hosts SET next_poll_at = 0')
+        c.commit()
+        c.close()
+        started_ms = int(time.time() * 1000)
+        daemon = Daemon(a.binary, config, db, log('warm'), env_extra)
+        cycle = wait_until(db, 'SELECT count(*) FROM inventories WHERE received_at >= {}'.format(started_ms), len(hosts),
+                           started_ms / 1000)
+        print('| full cycle after a warm restart (all unchanged) | {:.1f} s (load {}) |'.format(cycle, load()))
+        print('| daemon memory after the cycle | {} |'.format(mem(daemon.proc.pid)))
+
+        # 5. Dry-run and /metrics.
+        first, data = call(daemon.base + '/api/v1/specs?dry_run=true', 'POST', SPEC)
+        rows = len(json.loads(data)['preview'])
+        dry = [call(daemon.base + '/api/v1/specs?dry_run=true', 'POST', SPEC)[0] for _ in range(a.runs)]
+        print('| dry-run over every host, first after the restart | {:.0f} ms ({} rows, {:.0f} KiB) |'.format(
+            first * 1000, rows, len(data) / 1024))
+        print('| dry-run, then (median / max of {}) | {:.0f} / {:.0f} ms (load {}) |'.format(
+            a.runs, statistics.median(dry) * 1000, max(dry) * 1000, load()))
+        print('| daemon memory after the dry-runs | {} |'.format(mem(daemon.proc.pid)))
+        met = []
+        for _ in range(a.runs):
+            t, data = call(daemon.base + '/metrics')
+            met.append(t)
+        print('| /metrics (median / max of {}) | {:.1f} / {:.1f} ms ({:.0f} KiB) (load {}) |'.format(
+            a.runs, statistics.median(met) * 1000, max(met) * 1000, len(data) / 1024, load()))
+        print('| daemon memory at the end | {} |'.format(mem(daemon.proc.pid)))
+        print('| fleet process memory | {} |'.format(mem(fleet.pid)))
+    finally:
+        if daemon:
+            daemon.stop()
+        fleet.send_signal(signal.SIGTERM)
+        fleet.wait(timeout=60)
+        if os.environ.get('KEEP') is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main()
