@@ -196,15 +196,17 @@ def main():
         d0, f0, t0 = cpu_s(daemon.proc.pid), cpu_s(fleet.pid), time.time()
         ages = []
         polls = 0
-        last_ms = int(t0 * 1000)
+        # A poll counts when its host's received_at moved (unchanged ones
+        # are written at the end of a round, with the time of their poll).
+        seen = dict(db_query(db, 'SELECT host, received_at FROM inventories'))
         events0 = db_query(db, 'SELECT count(*) FROM events')[0][0]
         while time.time() - t0 < a.steady_s:
             time.sleep(0.5)
             now_ms = int(time.time() * 1000)
-            row = db_query(db, 'SELECT max(?1 - received_at), sum(received_at > ?2) FROM inventories', now_ms, last_ms)[0]
-            ages.append(row[0] / 1000)
-            polls += row[1]
-            last_ms = now_ms
+            rows = db_query(db, 'SELECT host, received_at FROM inventories')
+            ages.append(max(now_ms - at for _, at in rows) / 1000)
+            polls += sum(1 for host, at in rows if seen.get(host) != at)
+            seen = dict(rows)
         span = time.time() - t0
         d_cpu, f_cpu = cpu_s(daemon.proc.pid) - d0, cpu_s(fleet.pid) - f0
         events = db_query(db, 'SELECT count(*) FROM events')[0][0] - events0
