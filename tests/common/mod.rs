@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod client;
+pub mod mounts;
 pub mod sandbox;
 
 use std::io::{BufRead, BufReader};
