@@ -271,7 +271,8 @@ fn benchmarks_on_a_real_cluster() {
     // 7. The dashboard, in headless Chromium, shows what the API holds: the
     //    chart of both runs per pass with their labels and figures, the
     //    warnings, the comparison's % change (pg_num differed), and osd.5's
-    //    verdict in the OSD list. Screenshots go to the target directory.
+    //    verdict in the OSD list. Screenshots go to the target directory:
+    //    dashboard-benchmarks.png and its -panel, -osds and -800px.
     let shot = target_dir().join("dashboard-benchmarks.png");
     run_browser_script(
         "benchmarks.mjs",

@@ -9,6 +9,7 @@ import { fmtClock } from './format.js';
 import { PASSES, fmtMetric, metricByName, runName, shapeText } from './bench-values.js';
 
 const cache = { key: '', data: null, error: null };
+const NOISE_PERCENT = 1;
 
 /**
  * The comparison of runs `a` and `b`, fetched again only when either run
@@ -41,7 +42,8 @@ function change(m) {
   if (m.change_percent === null || m.change_percent === undefined) return { text: '—', kind: 'none' };
   const p = m.change_percent;
   const text = `${p >= 0 ? '+' : ''}${p.toFixed(1)} %`;
-  if (Math.abs(p) < 0.05) return { text, kind: 'same' };
+  // Under 1 % is within any benchmark's run-to-run noise: neither better nor worse.
+  if (Math.abs(p) < NOISE_PERCENT) return { text, kind: 'same' };
   const metric = metricByName(m.name);
   const better = metric ? (p > 0) === metric.higherIsBetter : null;
   return { text: `${p > 0 ? '▲' : '▼'} ${text}`, kind: better === null ? 'none' : better ? 'better' : 'worse' };

@@ -18,7 +18,8 @@ const RUNS_LISTED = 30;
 // A running benchmark changes phase without an event: looked at this often.
 const RUNNING_REFRESH_MS = 3000;
 
-const bench = { runs: [], sig: '', metric: 'mb', a: null, b: null, picked: false, timer: null };
+// `open`: the runs whose warnings the user unfolded, kept unfolded when the table is redrawn.
+const bench = { runs: [], sig: '', metric: 'mb', a: null, b: null, picked: false, timer: null, open: new Set() };
 
 const refresher = register('benchmarks', 'benchmarks', loadBenchmarks, 1000);
 
@@ -103,9 +104,11 @@ function notes(r) {
   const out = [];
   if (r.failure) out.push(h('div', { class: 'error-text small', 'data-testid': 'bench-failure' }, r.failure));
   if (r.warnings.length) {
-    out.push(h('details', { class: 'bench-warnings-cell', 'data-testid': 'bench-warnings' },
+    const details = h('details', { class: 'bench-warnings-cell', 'data-testid': 'bench-warnings', open: bench.open.has(r.bench_id) },
       h('summary', {}, badge(`⚠ ${plural(r.warnings.length, 'warning')}`, 'warn')),
-      h('ul', { class: 'bench-warnings' }, r.warnings.map((w) => h('li', {}, w)))));
+      h('ul', { class: 'bench-warnings' }, r.warnings.map((w) => h('li', {}, w))));
+    details.addEventListener('toggle', () => (details.open ? bench.open.add(r.bench_id) : bench.open.delete(r.bench_id)));
+    out.push(details);
   }
   return out.length ? out : '—';
 }

@@ -15,7 +15,8 @@
 // the API's % change, and again after A and B are swapped; the OSD list
 // shows each OSD's bench rate and the outlier's verdict; at 1440 and 800
 // px nothing overlaps or scrolls sideways. Screenshots: SCREENSHOT (the
-// page), SCREENSHOT-panel (the benchmarks panel), SCREENSHOT-800px.
+// page), SCREENSHOT-panel (the benchmarks panel), SCREENSHOT-osds (the OSD
+// list), SCREENSHOT-800px (the benchmarks panel in an 800 px window).
 import {
   boxes, check, checkFits, log, overlapping, runChecks, shotPath, step, until,
 } from './harness.mjs';
@@ -61,10 +62,10 @@ async function checkPoints(page, runs, field, written) {
   }
 }
 
-/** The benchmarks panel alone, cut from the whole page (where the sticky header stays at the top). */
-async function panelScreenshot(page, file) {
+/** One panel alone, cut from the whole page (where the sticky header stays at the top). */
+async function panelScreenshot(page, file, selector = '#benchmarks-panel') {
   await page.evaluate(() => window.scrollTo(0, 0));
-  const clip = await page.locator('#benchmarks-panel').boundingBox();
+  const clip = await page.locator(selector).boundingBox();
   await page.screenshot({ path: file, fullPage: true, clip });
   log(`screenshot: ${file}`);
 }
@@ -192,6 +193,8 @@ async function benchmarks({ page }) {
     await page.locator(`tr[data-bench-id="${newer.bench_id}"] [data-testid="bench-pick-a"]`).check();
     await page.locator(`tr[data-bench-id="${older.bench_id}"] [data-testid="bench-pick-b"]`).check();
     await compareShows(newer, older);
+    const unfolded = await page.locator('[data-testid="bench-warnings"]').evaluateAll((els) => els.filter((d) => d.open).length);
+    check(unfolded === runs.filter((r) => r.warnings.length).length, `the warnings unfolded stay unfolded when the table is redrawn: ${unfolded} open`);
   });
 
   await step('the OSD list: each OSD\'s bench rate, and the outlier\'s verdict', async () => {
@@ -213,6 +216,7 @@ async function benchmarks({ page }) {
       check(rows.some(([rid, t]) => rid === id && t.includes(o.bench_outlier)), `osd.${id}'s verdict "${o.bench_outlier}" under its row: ${JSON.stringify(rows)}`);
       check(/Outlier/.test(await text(page.locator(`tr[data-testid="osd-row"][data-osd-id="${id}"] [data-testid="osd-bench"]`))), `osd.${id} is marked as an outlier`);
     }
+    await panelScreenshot(page, shotPath(screenshotPath, 'osds'), '#osds-panel');
   });
 
   await step('an 800 px window: nothing overlaps or scrolls sideways', async () => {
