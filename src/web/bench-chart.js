@@ -8,7 +8,7 @@
 import { decimalStep, plotArea, spreadLabels, stepDecimals } from './chart.js';
 import { h, svg } from './dom.js';
 import { fmtClock } from './format.js';
-import { PASSES, fmtMetric, passLine, passResult, runName } from './bench-values.js';
+import { PASSES, fmtFigure, fmtMetric, passLine, passResult, runName } from './bench-values.js';
 
 // The newest runs drawn; older ones stay in the table.
 export const CHART_RUNS_MAX = 12;
@@ -63,7 +63,7 @@ function runTooltip(run) {
  */
 export function renderBenchChart(box, legend, runs, metric, picked = {}) {
   const shown = chartedRuns(runs);
-  const area = plotArea(CHART, box, legend, shown.length ? null : 'Each finished run appears here, one point per pass.');
+  const area = plotArea(CHART, box, legend, shown.length ? null : 'Each run appears here once a pass is measured, one point per pass.');
   if (!area) return;
   const { w, height, left, top, plotW, plotH } = area;
   const slotW = plotW / shown.length;
@@ -128,7 +128,7 @@ export function renderBenchChart(box, legend, runs, metric, picked = {}) {
         marker(style.marker, x(p.i), y(v), style.color),
         svg('title', {}, `${runName(p.r)}, ${fmtClock(p.r.created_at)}\n${passLine(p.res)}`));
       g.append(dot);
-      points.push({ i: p.i, y: y(v), text: fmtMetric(metric, v).replace(/ (MB\/s|IOPS|s)$/, ''), color: style.color, name });
+      points.push({ i: p.i, y: y(v), text: fmtFigure(metric, v), color: style.color, name });
     }
     root.append(g);
   }

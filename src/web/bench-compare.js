@@ -6,7 +6,7 @@
 import { api } from './api.js';
 import { emptyState, h } from './dom.js';
 import { fmtClock } from './format.js';
-import { PASSES, fmtMetric, metricByName, runName, shapeText } from './bench-values.js';
+import { PASSES, fmtFigure, metricByName, runName, shapeText } from './bench-values.js';
 
 const cache = { key: '', data: null, error: null };
 const NOISE_PERCENT = 1;
@@ -61,13 +61,13 @@ function table(passes) {
   for (const p of passes) {
     const passName = (PASSES.find((x) => x.pass === p.pass) || { name: p.pass }).name;
     p.metrics.forEach((m, k) => {
-      const metric = metricByName(m.name) || { key: 'mb', name: m.name };
+      const metric = metricByName(m.name) || { key: '', name: m.name };
       const c = change(m);
       rows.push(h('tr', { 'data-testid': 'compare-row', 'data-pass': p.pass, 'data-metric': m.name, class: k === 0 ? 'first-of-pass' : null },
         k === 0 ? h('th', { scope: 'rowgroup', rowspan: p.metrics.length }, passName) : '',
         h('td', {}, m.name),
-        h('td', { class: 'num', 'data-testid': 'compare-a' }, fmtMetric(metric, m.a).replace(/ (MB\/s|IOPS|s)$/, '')),
-        h('td', { class: 'num', 'data-testid': 'compare-b' }, fmtMetric(metric, m.b).replace(/ (MB\/s|IOPS|s)$/, '')),
+        h('td', { class: 'num', 'data-testid': 'compare-a' }, fmtFigure(metric, m.a)),
+        h('td', { class: 'num', 'data-testid': 'compare-b' }, fmtFigure(metric, m.b)),
         h('td', { class: `num change ${c.kind}`, 'data-testid': 'compare-change', 'data-change': m.change_percent ?? '' }, c.text)));
     });
   }
@@ -85,7 +85,7 @@ export function renderComparison(box) {
   }
   const c = cache.data;
   if (!c) {
-    box.replaceChildren(emptyState('Pick two runs in the table (A, then B) to see them side by side.'));
+    box.replaceChildren(emptyState('Pick two different runs in the table, A and B, to see them side by side.'));
     return;
   }
   const parts = [runHead('A', c.a), runHead('B', c.b)];

@@ -29,12 +29,19 @@ export function metricByName(name) {
   return METRICS.find((m) => m.name === name) || null;
 }
 
-/** A figure as the CLI's `bench show` and `bench compare` write it. */
-export function fmtMetric(metric, v) {
+const UNITS = { mb: 'MB/s', iops: 'IOPS', avg: 's', max: 's' };
+const DECIMALS = { mb: 1, iops: 0, avg: 4, max: 4 };
+
+/** A figure as the CLI's `bench show` and `bench compare` write it, without its unit. */
+export function fmtFigure(metric, v) {
   if (v === null || v === undefined || !Number.isFinite(v)) return '—';
-  if (metric.key === 'mb') return `${v.toFixed(1)} MB/s`;
-  if (metric.key === 'iops') return `${v.toFixed(0)} IOPS`;
-  return `${v.toFixed(4)} s`;
+  return v.toFixed(DECIMALS[metric.key] ?? 1);
+}
+
+/** A figure with its unit: "138.3 MB/s", "34 IOPS", "0.4628 s". */
+export function fmtMetric(metric, v) {
+  const figure = fmtFigure(metric, v);
+  return figure === '—' || !UNITS[metric.key] ? figure : `${figure} ${UNITS[metric.key]}`;
 }
 
 export function passResult(run, pass) {

@@ -58,10 +58,10 @@ function runById(id) {
 
 const comparable = (r) => r.results.length > 0;
 
-/** Until the user picks, A and B are the two newest runs with figures (B the newer). */
+/** Until the user picks, A and B are the two newest finished runs with figures (B the newer). */
 function choosePair() {
   if (bench.picked && runById(bench.a) && runById(bench.b)) return;
-  const done = bench.runs.filter(comparable);
+  const done = bench.runs.filter((r) => comparable(r) && FINISHED.has(r.phase));
   bench.picked = false;
   bench.b = done[0] ? done[0].bench_id : null;
   bench.a = done[1] ? done[1].bench_id : null;
@@ -72,7 +72,7 @@ function render() {
   rerender($('bench-table'), renderTable);
   renderComparison($('bench-compare'));
   const n = bench.runs.length;
-  $('bench-count').textContent = n >= RUNS_LISTED ? `The newest ${n} runs; \`osdkeeper bench ls\` lists them all.` : '';
+  $('bench-count').textContent = n >= RUNS_LISTED ? `The newest ${n} runs; osdkeeper bench ls lists them all.` : '';
 }
 
 function drawChart() {

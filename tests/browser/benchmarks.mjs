@@ -134,17 +134,23 @@ async function benchmarks({ page }) {
   });
 
   await step('the table: each run\'s label, MB/s per pass and warnings', async () => {
+    // The whole table in one read: each round trip to the browser counts on a busy machine.
+    const shown = await page.locator('tr[data-testid="bench-run"]').evaluateAll((rows) => rows.map((tr) => ({
+      id: Number(tr.dataset.benchId),
+      label: (tr.querySelector('[data-testid="bench-run-label"]') || {}).textContent || null,
+      mb: Object.fromEntries([...tr.querySelectorAll('[data-testid="bench-mb"]')].map((td) => [td.dataset.pass, td.textContent.trim()])),
+      summary: (tr.querySelector('[data-testid="bench-warnings"] summary') || {}).textContent || '',
+    })));
+    check(shown.map((r) => r.id).join() === runs.map((r) => r.bench_id).reverse().join(), `one row per run, newest first: ${shown.map((r) => r.id)}`);
     for (const r of runs) {
-      const row = page.locator(`tr[data-testid="bench-run"][data-bench-id="${r.bench_id}"]`);
-      check((await row.count()) === 1, `a row for run #${r.bench_id}`);
-      if (r.label) check((await text(row.locator('[data-testid="bench-run-label"]'))) === r.label, `run #${r.bench_id}'s label`);
+      const row = shown.find((x) => x.id === r.bench_id);
+      check(row.label === r.label, `run #${r.bench_id}'s label: "${row.label}", not "${r.label}"`);
       for (const p of r.results) {
-        const cell = await text(row.locator(`[data-testid="bench-mb"][data-pass="${p.pass}"]`));
-        check(cell === p.bandwidth_mb_s.toFixed(1), `run #${r.bench_id} ${p.pass}: "${cell}", the API says ${p.bandwidth_mb_s}`);
+        check(row.mb[p.pass] === p.bandwidth_mb_s.toFixed(1), `run #${r.bench_id} ${p.pass}: "${row.mb[p.pass]}", the API says ${p.bandwidth_mb_s}`);
       }
       if (!r.warnings.length) continue;
-      const warnings = row.locator('[data-testid="bench-warnings"]');
-      check(new RegExp(`${r.warnings.length} warnings?`).test(await text(warnings.locator('summary'))), `run #${r.bench_id} counts its warnings`);
+      check(new RegExp(`${r.warnings.length} warnings?`).test(row.summary), `run #${r.bench_id} counts its ${r.warnings.length} warnings: "${row.summary}"`);
+      const warnings = page.locator(`tr[data-bench-id="${r.bench_id}"] [data-testid="bench-warnings"]`);
       await warnings.locator('summary').click();
       const listed = await warnings.locator('li').allTextContents();
       check(listed.join('\n') === r.warnings.join('\n'), `run #${r.bench_id}'s warnings as the API words them: ${listed}`);
@@ -158,16 +164,18 @@ async function benchmarks({ page }) {
       const heads = await Promise.all(['a', 'b'].map((w) => text(page.locator(`[data-testid="compare-run-${w}"]`))));
       return heads[0].includes(`#${a.bench_id}`) && heads[1].includes(`#${b.bench_id}`);
     });
+    const rows = await page.locator('tr[data-testid="compare-row"]').evaluateAll((trs) => trs.map((tr) => ({
+      key: `${tr.dataset.pass} ${tr.dataset.metric}`,
+      ...Object.fromEntries(['a', 'b', 'change'].map((k) => [k, tr.querySelector(`[data-testid="compare-${k}"]`).textContent.trim()])),
+    })));
+    check(rows.length === cmp.passes.reduce((n, p) => n + p.metrics.length, 0), `a row per pass and metric: ${rows.map((r) => r.key)}`);
     for (const p of cmp.passes) {
       for (const m of p.metrics) {
-        const row = page.locator(`tr[data-testid="compare-row"][data-pass="${p.pass}"][data-metric="${m.name}"]`);
-        const change = await text(row.locator('[data-testid="compare-change"]'));
-        if (m.change_percent === null) check(change === '—', `${p.pass} ${m.name}: no change to show, it shows ${change}`);
-        else check(change.endsWith(sign(m.change_percent)), `${p.pass} ${m.name}: "${change}", the API says ${m.change_percent} %`);
-        if (m.name === 'MB/s') {
-          check((await text(row.locator('[data-testid="compare-a"]'))) === m.a.toFixed(1), `${p.pass} MB/s of A`);
-          check((await text(row.locator('[data-testid="compare-b"]'))) === m.b.toFixed(1), `${p.pass} MB/s of B`);
-        }
+        const row = rows.find((r) => r.key === `${p.pass} ${m.name}`);
+        check(row, `no row for ${p.pass} ${m.name}`);
+        if (m.change_percent === null) check(row.change === '—', `${p.pass} ${m.name}: no change to show, it shows ${row.change}`);
+        else check(row.change.endsWith(sign(m.change_percent)), `${p.pass} ${m.name}: "${row.change}", the API says ${m.change_percent} %`);
+        if (m.name === 'MB/s') check(row.a === m.a.toFixed(1) && row.b === m.b.toFixed(1), `${p.pass} MB/s: ${row.a} and ${row.b}, the API says ${m.a} and ${m.b}`);
       }
     }
     const differences = page.locator('[data-testid="compare-differences"]');
