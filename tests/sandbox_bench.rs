@@ -9,13 +9,17 @@
 //! compare. `bench osds --all` stores one result per OSD; then one OSD's
 //! ceph-osd process is put into a blkio cgroup that throttles its writes
 //! to its loop device (this machine runs cgroup v1), and the next `bench
-//! osds --all` names it as the outlier among the comparable OSDs.
+//! osds --all` names it as the outlier among the comparable OSDs. Then the
+//! dashboard is driven in headless Chromium (`tests/browser/benchmarks.mjs`):
+//! its benchmarks chart, comparison and OSD list must show what the API
+//! holds (the simulator has no benchmarks: these are the real figures).
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use common::browser::{require_browser_tooling, run_browser_script, target_dir};
 use common::sandbox::Sandbox;
 use common::*;
 use serde_json::Value;
@@ -87,6 +91,7 @@ impl Drop for Throttle {
 
 #[test]
 fn benchmarks_on_a_real_cluster() {
+    require_browser_tooling();
     let work = tempfile::Builder::new().prefix("osdkeeper-bench").tempdir().unwrap();
     let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
     let loops = sb.loops();
@@ -263,7 +268,22 @@ fn benchmarks_on_a_real_cluster() {
         "{events}"
     );
 
-    // 7. A crash right after the write pass: after the restart the pass is
+    // 7. The dashboard, in headless Chromium, shows what the API holds: the
+    //    chart of both runs per pass with their labels and figures, the
+    //    warnings, the comparison's % change (pg_num differed), and osd.5's
+    //    verdict in the OSD list. Screenshots go to the target directory:
+    //    dashboard-benchmarks.png and its -panel, -osds and -800px.
+    let shot = target_dir().join("dashboard-benchmarks.png");
+    run_browser_script(
+        "benchmarks.mjs",
+        work.path(),
+        &[url, shot.to_str().expect("UTF-8 path"), "2", &slow.to_string()],
+        &[("OSDKEEPER_TOKEN", TOKEN)],
+        &daemon.log,
+    );
+    assert!(shot.is_file(), "no screenshot at {}", shot.display());
+
+    // 8. A crash right after the write pass: after the restart the pass is
     //    not run again (one `rados bench ... write` in the log), the run is
     //    failed with the reason, and the pool it made is removed.
     daemon.proc.terminate();
