@@ -104,6 +104,7 @@ fn benchmarks_on_a_real_cluster() {
     // 1. A cluster benchmark on a pool of its own: three passes with
     //    plausible numbers, the cluster's shape, warnings about a short
     //    run, and the pool gone afterwards.
+    sb.wait_health_ok();
     let run = json(url, &["bench", "cluster", "--seconds", "3", "--label", "before"]);
     assert_eq!((run["phase"].as_str(), run["failure"].as_str()), (Some("done"), None), "{run}");
     let pool = run["pool"].as_str().unwrap().to_string();
@@ -148,7 +149,7 @@ fn benchmarks_on_a_real_cluster() {
     let in_states: i64 = status["pg_states"].as_array().unwrap().iter().map(|s| s["count"].as_i64().unwrap()).sum();
     assert_eq!(in_states, status["pgs"].as_i64().unwrap(), "every PG is in one listed state: {status}");
     assert_eq!(sb.ceph(&["osd", "unset", "noout"]).0, 0);
-    wait_for("HEALTH_OK", Duration::from_secs(30), || (sb.json(&["health"])["status"] == "HEALTH_OK").then_some(()));
+    sb.wait_health_ok();
     let objects = |pool: &str| -> u64 {
         let df = sb.json(&["df"]);
         df["pools"]
@@ -169,6 +170,7 @@ fn benchmarks_on_a_real_cluster() {
     assert_eq!(sb.ceph(&["osd", "pool", "create", "testbench", "16", "16"]).0, 0);
     assert_eq!(sb.ceph(&["osd", "pool", "application", "enable", "testbench", "rados"]).0, 0);
     sb.wait_clean();
+    sb.wait_health_ok();
     let given = json(url, &["bench", "cluster", "--pool", "testbench", "--seconds", "2", "--label", "after"]);
     assert_eq!(given["phase"], "done", "{given}");
     assert_eq!(given["shape"]["pg_num"], 16, "{given}");
@@ -292,6 +294,7 @@ fn benchmarks_on_a_real_cluster() {
     let writes_before = count_lines(&rados_log, " write ");
     let env = [("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_CRASH_AFTER", "bench-write")];
     let mut crashing = start_daemon(&crash_dir, &config, &env);
+    sb.wait_health_ok();
     let queued = json(&crashing.url, &["bench", "cluster", "--seconds", "2", "--no-wait"]);
     let pool = queued["pool"].as_str().unwrap().to_string();
     wait_for("the daemon to abort after the write pass", Duration::from_secs(120), || {

@@ -231,10 +231,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
         new_osds.push(id);
     }
     sb.wait_clean();
-    wait_for("HEALTH_OK", Duration::from_secs(120), || {
-        let (_, out, _) = sb.ceph(&["health"]);
-        out.starts_with("HEALTH_OK").then_some(())
-    });
+    sb.wait_health_ok();
     let (code, table, _) = cli(&daemon.url, Some(TOKEN), &["osd", "deploy", "status"]);
     assert_eq!(code, 0);
     assert!(table.contains("done") && table.contains("spares"), "{table}");
