@@ -52,7 +52,10 @@ fn apply_holds(raw: &[u8], view: &mut ClusterView) {
     for (host, paths) in holds.held {
         let inv = view.hosts.iter_mut().find(|h| h.name == host).unwrap_or_else(|| panic!("held: no host {host}"));
         for (path, reason) in paths {
-            let d = inv.devices.iter_mut().find(|d| *d.path == *path).unwrap_or_else(|| panic!("held: no {path}"));
+            let d = Arc::make_mut(&mut inv.devices)
+                .iter_mut()
+                .find(|d| *d.path == *path)
+                .unwrap_or_else(|| panic!("held: no {path}"));
             d.held = Some(Arc::from(reason.as_str()));
         }
     }

@@ -76,6 +76,9 @@ impl Snapshot {
     }
 }
 
+/// A device's place in its host's list, its hold's reason and its probe.
+type Mark = (usize, Option<Arc<str>>, Option<Arc<ProbeStatus>>);
+
 /// A stored inventory's head and its parsed devices.
 pub type Parsed = (InventoryHead, Arc<Vec<Device>>);
 
@@ -97,14 +100,27 @@ pub fn build(
         let mut inventory = None;
         if let Some((head, parsed)) = parsed {
             inventory = Some(head);
-            let mut devices: Vec<Device> = parsed.as_ref().clone();
             let held = holds_by_host.get(host.name.as_str()).map(Vec::as_slice).unwrap_or_default();
-            for d in &mut devices {
-                if let Some(h) = held.iter().find(|h| h.covers(&host.name, &d.path, &d.device_id)) {
-                    d.held = Some(Arc::from(h.reason.as_str()));
-                }
-                if !probes.is_empty() {
-                    d.probe = probes.get(&DiskKey::of(&host.name, &d.path, &d.device_id).stored()).cloned();
+            // The cached parse is shared; only a host with a held or probed
+            // disk gets its own copy to mark them in.
+            let marks: Vec<Mark> = parsed
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| {
+                    let hold = held.iter().find(|h| h.covers(&host.name, &d.path, &d.device_id));
+                    let probe = match probes.is_empty() {
+                        true => None,
+                        false => probes.get(&DiskKey::of(&host.name, &d.path, &d.device_id).stored()).cloned(),
+                    };
+                    (hold.is_some() || probe.is_some()).then(|| (i, hold.map(|h| Arc::from(h.reason.as_str())), probe))
+                })
+                .collect();
+            let mut devices = parsed;
+            if !marks.is_empty() {
+                let own = Arc::make_mut(&mut devices);
+                for (i, hold, probe) in marks {
+                    own[i].held = hold;
+                    own[i].probe = probe;
                 }
             }
             let hi = HostInventory { name: host.name.clone(), labels: host.labels.clone(), devices };
@@ -116,4 +132,38 @@ pub fn build(
         states.push(HostState { host, inventory });
     }
     Snapshot { view, hosts: states }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(host: &str) -> InventoryHead {
+        InventoryHead {
+            host: host.into(),
+            taken_at: 1,
+            received_at: 1,
+            source: "test".into(),
+            can_create_osds: true,
+            note: None,
+            fingerprint: "f".into(),
+        }
+    }
+
+    #[test]
+    fn a_host_shares_the_cached_parse_unless_one_of_its_disks_is_held() {
+        let disk = |path: &str| Device { path: Arc::from(path), device_id: "id".into(), ..Device::default() };
+        let parsed = Arc::new(vec![disk("/dev/sda"), disk("/dev/sdb")]);
+        let hosts = ["a", "b"].map(|n| (Host::unpolled(n, "x:1"), Some((head(n), parsed.clone())))).to_vec();
+        let hold =
+            Hold { host: "b".into(), path: "/dev/sdb".into(), reason: "zapped".into(), since: 0, device_id: None };
+        let snap = build(hosts, &[hold], &HashMap::new());
+        let (a, b) = (&snap.view.hosts[0], &snap.view.hosts[1]);
+        assert!(Arc::ptr_eq(&a.devices, &parsed), "host a has no hold: no copy");
+        assert!(a.devices.iter().all(|d| d.held.is_none()));
+        assert!(!Arc::ptr_eq(&b.devices, &parsed));
+        assert_eq!(b.devices.iter().map(|d| d.held.as_deref()).collect::<Vec<_>>(), [None, Some("zapped")]);
+        // The cache's parse is left unmarked for the next view.
+        assert!(parsed.iter().all(|d| d.held.is_none()));
+    }
 }

@@ -171,8 +171,10 @@ pub fn sort_devices(devices: &mut Vec<Device>) {
 pub struct HostInventory {
     pub name: String,
     pub labels: Vec<String>,
-    /// Sorted by path.
-    pub devices: Vec<Device>,
+    /// Sorted by path. Shared with the daemon's cache of parsed
+    /// inventories: a planning view is built per request without copying
+    /// 24 devices per host (copied only where holds or probes mark them).
+    pub devices: Arc<Vec<Device>>,
 }
 
 impl HostInventory {
@@ -184,7 +186,7 @@ impl HostInventory {
     /// counted from the OSD data volumes in the inventory.
     pub fn osds_by_affinity(&self) -> HashMap<String, u64> {
         let mut seen: HashMap<String, std::collections::HashSet<&str>> = HashMap::new();
-        for d in &self.devices {
+        for d in self.devices.iter() {
             for lv in &d.lvs {
                 let (Some(id), Some("block")) = (lv.osd_id.as_deref(), lv.kind.as_deref()) else { continue };
                 let affinity = match &lv.affinity {

@@ -98,7 +98,11 @@ mod tests {
             probe: probe.map(std::sync::Arc::new),
             ..Device::default()
         };
-        let host = |d: Device| HostInventory { name: "h".into(), devices: vec![d], ..HostInventory::default() };
+        let host = |d: Device| HostInventory {
+            name: "h".into(),
+            devices: std::sync::Arc::new(vec![d]),
+            ..HostInventory::default()
+        };
         let figures = ProbeFigures { seq_write_bps: 1.0, seq_read_bps: 1.0, rand_read_iops: 1.0, sync_write_iops: 1.0 };
         let done = ProbeDone { probe_id: 4, mode: ProbeMode::Quick, figures, finished_at: 0, outlier: None };
         let none = probe_marker(&host(disk(None)));

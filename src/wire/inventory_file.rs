@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::io::Read;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 
 use super::ceph_volume::parse_device_list;
 use super::json_stream::{serde_message, JsonStream, Position, StreamError};
@@ -59,10 +59,14 @@ pub fn read_inventory<R: Read>(src: R) -> Result<ClusterView, InventoryFileError
                     s.expect(b'{')?;
                     for (host, devices) in read_hosts(&mut s)? {
                         match index.get(&host) {
-                            Some(&i) => view.hosts[i].devices = devices,
+                            Some(&i) => view.hosts[i].devices = Arc::new(devices),
                             None => {
                                 index.insert(host.clone(), view.hosts.len());
-                                view.hosts.push(HostInventory { name: host, labels: Vec::new(), devices });
+                                view.hosts.push(HostInventory {
+                                    name: host,
+                                    labels: Vec::new(),
+                                    devices: Arc::new(devices),
+                                });
                             }
                         }
                     }
