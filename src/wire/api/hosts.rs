@@ -74,6 +74,11 @@ pub struct HostDrainBody {
     /// Drain even when the removal preview finds blockers; they are recorded.
     #[serde(default)]
     pub ignore_preview_blockers: bool,
+    /// Raise recovery while the host's OSDs drain (as `osd rm --fast`), put
+    /// back when the last fast drain ends or is stopped. Asked again on a
+    /// host already draining, it makes the host's removals still running fast.
+    #[serde(default)]
+    pub fast: bool,
 }
 
 /// `DELETE /api/v1/hosts/{name}`.
