@@ -121,7 +121,7 @@ impl Daemon {
                 totals.pgs_at_start += start;
                 totals.pgs_left += r.pgs_now.unwrap_or(start);
             }
-            totals.bytes_left += r.bytes_now.unwrap_or(0.0);
+            totals.bytes_left += r.bytes_left.unwrap_or(0.0);
             totals.eta_s = match (totals.eta_s, r.eta_s) {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),

@@ -64,8 +64,13 @@ pub fn observed(recovery_now: Option<f64>, recent: &[DrainTrace]) -> Option<Thro
         return None;
     }
     let rate = bytes / (ms as f64 / 1000.0);
-    let mut osds: Vec<String> = spans.iter().map(|(o, _)| format!("osd.{o}")).collect();
-    osds.dedup();
+    let mut osds: Vec<String> = Vec::new();
+    for (o, _) in &spans {
+        let name = format!("osd.{o}");
+        if !osds.contains(&name) {
+            osds.push(name);
+        }
+    }
     Some(Throughput {
         bytes_per_s: rate,
         source: EtaSource::RecentDrains,
@@ -147,6 +152,9 @@ mod tests {
             assert_eq!(t.basis, "the recent drains osdkeeper watched (osd.4), 1.00 MiB/s: 20.0 MiB in 20 s");
         }
         assert_eq!(observed(None, &[]), None);
+        // An OSD drained twice (stopped, then drained again) is named once.
+        let twice = [recent[0].clone(), drain(4, &[(100_000, 20 * M), (120_000, 0)])];
+        assert!(observed(None, &twice).unwrap().basis.contains("(osd.4), 1.00 MiB/s: 40.0 MiB in 40 s"));
     }
 
     #[test]

@@ -110,7 +110,8 @@ pub struct HostDrainTotals {
     /// PGs still on the host's draining OSDs, and at their start.
     pub pgs_left: i64,
     pub pgs_at_start: i64,
-    /// Bytes still used on the OSDs being removed.
+    /// Bytes still to move off the host's draining OSDs (as `osd rm status`'s
+    /// DATA LEFT: the PG stats of the PGs still on them).
     pub bytes_left: f64,
     /// When the last of them is expected to finish draining (the largest ETA).
     pub eta_s: Option<f64>,

@@ -1,0 +1,269 @@
+//! `host drain` against a real Ceph cluster (../shared/ceph-sandbox with
+//! `--loop`: three hosts of two OSDs, pool `sandbox` of size 2, one copy
+//! per host), one real agent per CRUSH host and the real daemon.
+//!
+//! The sandbox's drains are made to behave like a real cluster's: they
+//! backfill (the PG logs are trimmed first, `Sandbox::make_drains_backfill`)
+//! and last about half a minute (`osd_recovery_sleep` slows every recovery
+//! op), long enough to stop one in the middle and to watch the estimator.
+//!
+//! One test, in order on one sandbox: `host drain f5-422-03 --fast`, then
+//! `host drain stop` while its OSDs drain (backfill frozen with `nobackfill`
+//! once data was seen moving, so both are provably still draining when the
+//! stop lands): the CRUSH weights come back, the host loses `_no_schedule`,
+//! the recovery settings are put back. Then the same drain to its end: no
+//! OSD left under the host, HEALTH_OK (two hosts still hold the pool's two
+//! copies), the settings back, `host rm` allowed; on the way the status's
+//! ETA is recorded against the drain's real end (printed for
+//! BENCHMARKS.md), and what must hold is checked: an ETA once a rate is
+//! known, the bytes left falling to 0, no stall shown while they fall.
+//! Last, a preview estimates at the rate those drains moved data.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::client::Api;
+use common::sandbox::{sandbox_agent, Sandbox};
+use common::*;
+use serde_json::Value;
+
+const TOKEN: &str = "sandbox-api-token";
+const AGENT_TOKEN: &str = "sandbox-agent-token";
+const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
+const HOST: &str = "f5-422-03";
+/// `removal.stall_after_s`: shorter than the drain, so a stall could show.
+const STALL_AFTER_S: u64 = 30;
+
+fn env() -> Vec<(&'static str, &'static str)> {
+    vec![("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)]
+}
+
+fn osdkeeper(url: &str, args: &[&str]) -> String {
+    let (code, out, err) = cli(url, Some(TOKEN), args);
+    assert_eq!(code, 0, "osdkeeper {args:?}: {err}");
+    out
+}
+
+/// `host drain status HOST --format json`.
+fn drain_status(url: &str) -> Value {
+    serde_json::from_str(&osdkeeper(url, &["host", "drain", "status", HOST, "--format", "json"])).unwrap()
+}
+
+/// The host's latest removal of `osd`, finished ones included.
+fn removal_of(url: &str, osd: u32) -> Option<Value> {
+    let out = osdkeeper(url, &["osd", "rm", "status", "--format", "json", "--history", "50"]);
+    serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().iter().rfind(|r| r["osd_id"] == osd).cloned()
+}
+
+fn wait_state(url: &str, osd: u32, state: &str, timeout: Duration) -> Value {
+    wait_for_or(
+        &format!("osd.{osd} to reach {state}"),
+        timeout,
+        || removal_of(url, osd).filter(|r| r["state"] == state),
+        || format!("the removal now: {:?}", removal_of(url, osd)),
+    )
+}
+
+/// `ceph config get osd NAME`: what the `osd` section says (the default when unset).
+fn config_get(sb: &Sandbox, name: &str) -> String {
+    sb.ceph(&["config", "get", "osd", name]).1.trim().to_string()
+}
+
+fn no_schedule(url: &str) -> bool {
+    let hosts: Value = serde_json::from_str(&osdkeeper(url, &["host", "ls", "--format", "json"])).unwrap();
+    let host = hosts.as_array().unwrap().iter().find(|h| h["name"] == HOST).unwrap().clone();
+    host["labels"].as_array().unwrap().iter().any(|l| l == "_no_schedule")
+}
+
+/// The fast drain's boost in the config database, as `ceph config get` reads
+/// it: the sandbox's ceph.conf runs both at 4, so 8 while it lasts; unset
+/// (the default 1 and 0) before and after.
+fn boost_set(sb: &Sandbox) -> bool {
+    config_get(sb, "osd_max_backfills") == "8" && config_get(sb, "osd_recovery_max_active") == "8"
+}
+
+fn boost_gone(sb: &Sandbox) -> bool {
+    config_get(sb, "osd_max_backfills") == "1" && config_get(sb, "osd_recovery_max_active") == "0"
+}
+
+#[test]
+fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
+    let work = tempfile::Builder::new().prefix("osdkeeper-sandbox-host-drain").tempdir().unwrap();
+    let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
+    let loops = sb.loops();
+    let dev = |id: u32| loops.iter().find(|(i, _)| *i == id).map(|(_, d)| d.clone()).unwrap();
+    let mut agents = Vec::new();
+    for (n, host) in HOSTS.iter().enumerate() {
+        let ids = [2 * n as u32, 2 * n as u32 + 1];
+        agents.push((host, sandbox_agent(work.path(), &sb, host, &[dev(ids[0]), dev(ids[1])], AGENT_TOKEN)));
+    }
+    let config = format!(
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\n  \
+         stall_after_s: {STALL_AFTER_S}\nceph:\n  conf: {}\n  timeout_s: 30\n",
+        sb.conf().display()
+    );
+    let daemon = start_daemon(work.path(), &config, &env());
+    for (host, (_, addr)) in &agents {
+        osdkeeper(&daemon.url, &["host", "add", host, addr]);
+    }
+    sb.make_drains_backfill();
+    assert_eq!(sb.ceph(&["config", "set", "osd", "osd_recovery_sleep", "0.5"]).0, 0);
+    assert!(boost_gone(&sb));
+    let weights = [sb.crush_weight(4), sb.crush_weight(5)];
+    assert!(weights.iter().all(|w| *w > 0.0), "{weights:?}");
+
+    // 1. Stopped in the middle: data seen moving, then frozen, then stopped.
+    let s: Value =
+        serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast", "--format", "json"])).unwrap();
+    assert_eq!(s["no_schedule"], true, "{s}");
+    let mut ids: Vec<u64> = s["removals"].as_array().unwrap().iter().map(|r| r["osd_id"].as_u64().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [4, 5], "{s}");
+    let mut first_left: Option<f64> = None;
+    wait_for_or(
+        "both OSDs draining, with data seen leaving",
+        Duration::from_secs(120),
+        || {
+            let s = drain_status(&daemon.url);
+            let rs = s["removals"].as_array()?.clone();
+            let left = s["totals"]["bytes_left"].as_f64()?;
+            let draining = rs.len() == 2 && rs.iter().all(|r| r["state"] == "draining" && r["bytes_left"].is_number());
+            if !draining {
+                return None;
+            }
+            let first = *first_left.get_or_insert(left);
+            (left < first && left > 0.0).then_some(())
+        },
+        || format!("status now: {}", drain_status(&daemon.url)),
+    );
+    wait_for("the fast drain's recovery settings", Duration::from_secs(30), || boost_set(&sb).then_some(()));
+    assert_eq!(sb.ceph(&["osd", "set", "nobackfill"]).0, 0);
+    let frozen = drain_status(&daemon.url);
+    for r in frozen["removals"].as_array().unwrap() {
+        assert_eq!(r["state"], "draining", "{frozen}");
+        assert!(r["pgs_now"].as_i64().unwrap() > 0, "{frozen}");
+    }
+    assert_eq!(sb.crush_weight(4), 0.0);
+    let stop: Value =
+        serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", "stop", HOST, "--format", "json"])).unwrap();
+    assert_eq!(stop["stopped"], serde_json::json!([4, 5]), "{stop}");
+    assert_eq!(stop["continuing"], serde_json::json!([]), "{stop}");
+    assert_eq!(stop["no_schedule_removed"], true, "{stop}");
+    for osd in [4, 5] {
+        wait_state(&daemon.url, osd, "cancelled", Duration::from_secs(60));
+    }
+    assert_eq!([sb.crush_weight(4), sb.crush_weight(5)], weights, "the CRUSH weights are back");
+    assert!(!no_schedule(&daemon.url), "specs may choose the host again");
+    wait_for("the recovery settings back after the stop", Duration::from_secs(30), || boost_gone(&sb).then_some(()));
+    assert_eq!(sb.ceph(&["osd", "unset", "nobackfill"]).0, 0);
+    sb.wait_clean();
+
+    // 2. The same drain to its end, its ETA watched every second.
+    let started = Instant::now();
+    osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast"]);
+    let mut polls: Vec<(f64, Value)> = Vec::new();
+    let mut boosted = false;
+    wait_for_or(
+        "the host's removals to finish",
+        Duration::from_secs(420),
+        || {
+            let s = drain_status(&daemon.url);
+            polls.push((started.elapsed().as_secs_f64(), s.clone()));
+            boosted = boosted || boost_set(&sb);
+            std::thread::sleep(Duration::from_millis(500));
+            s["removals"].as_array()?.is_empty().then_some(())
+        },
+        || format!("status now: {}", drain_status(&daemon.url)),
+    );
+    for osd in [4, 5] {
+        let done = removal_of(&daemon.url, osd).unwrap();
+        assert_eq!(done["state"], "done", "{done}");
+        assert!(sb.osd(osd).is_none(), "osd.{osd} is purged");
+        let detail = Api::new(&daemon.url, Some(TOKEN)).removal(&done["removal_id"], "").body;
+        let samples = detail["samples"].as_array().unwrap();
+        let bytes: Vec<i64> = samples.iter().filter_map(|s| s["bytes_left"].as_i64()).collect();
+        assert!(bytes.iter().max().is_some_and(|b| *b > 0), "osd.{osd} had data to move: {samples:?}");
+        assert_eq!(bytes.last(), Some(&0), "osd.{osd}'s bytes left fell to 0: {samples:?}");
+    }
+    assert!(boosted, "recovery raised while it drained");
+    let tree = sb.json(&["osd", "tree"]);
+    let host = tree["nodes"].as_array().unwrap().iter().find(|n| n["name"] == HOST).cloned();
+    assert!(
+        host.as_ref().is_none_or(|h| h["children"].as_array().is_none_or(|c| c.is_empty())),
+        "no OSD left under {HOST}: {host:?}"
+    );
+    wait_for_or(
+        "HEALTH_OK",
+        Duration::from_secs(120),
+        || (sb.json(&["health"])["status"] == "HEALTH_OK").then_some(()),
+        || format!("{:?}", sb.ceph(&["health", "detail"])),
+    );
+    let s = drain_status(&daemon.url);
+    assert_eq!(s["osds_in_cluster"], serde_json::json!([]), "{s}");
+    assert_eq!(s["no_schedule"], true, "a drained host stays _no_schedule until it is removed: {s}");
+    wait_for("the recovery settings back after the drain", Duration::from_secs(30), || boost_gone(&sb).then_some(()));
+    check_the_estimates(&polls);
+
+    // 3. A preview now estimates at the rate the drains moved data (no
+    //    recovery under way), and says so.
+    sb.wait_clean();
+    wait_for("ceph status to show no recovery", Duration::from_secs(60), || {
+        let pgmap = &sb.json(&["status"])["pgmap"];
+        pgmap["recovering_bytes_per_sec"].as_f64().is_none_or(|r| r == 0.0).then_some(())
+    });
+    let p: Value =
+        serde_json::from_str(&osdkeeper(&daemon.url, &["osd", "rm", "0", "--dry-run", "--format", "json"])).unwrap();
+    eprintln!("preview after the drains: eta {:?} ({})", p["eta_s"], p["eta_basis"]);
+    assert_eq!(p["eta_source"], "recent_drains", "{p}");
+    assert!(p["eta_bytes_per_s"].as_f64().is_some_and(|r| r > 0.0), "{p}");
+    let basis = p["eta_basis"].as_str().unwrap();
+    assert!(basis.contains("osd.4") && basis.contains("osd.5"), "{basis}");
+    osdkeeper(&daemon.url, &["host", "rm", HOST]);
+}
+
+/// What must hold of the ETA the status showed while the host drained, and
+/// the table BENCHMARKS.md reads (ETA against the drain's real end).
+fn check_the_estimates(polls: &[(f64, Value)]) {
+    let draining = |s: &Value| s["removals"].as_array().is_some_and(|rs| rs.iter().any(|r| r["state"] == "draining"));
+    let end = polls.iter().rfind(|(_, s)| draining(s)).map(|(t, _)| *t).expect("the drain was seen");
+    let mut etas = 0;
+    let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 2];
+    for (t, s) in polls {
+        let totals = &s["totals"];
+        if draining(s) {
+            eprintln!(
+                "eta host {HOST}: t {t:6.1} s, bytes left {:>9}, ETA {:>6}, real end in {:5.1} s",
+                totals["bytes_left"].as_f64().unwrap_or(0.0),
+                totals["eta_s"].as_f64().map_or("-".into(), |e| format!("{e:.1}")),
+                end - t
+            );
+        }
+        for r in s["removals"].as_array().unwrap().iter().filter(|r| r["state"] == "draining") {
+            let osd = r["osd_id"].as_u64().unwrap();
+            let left = r["bytes_left"].as_f64();
+            let rate = r["bytes_per_s"].as_f64().unwrap_or(0.0);
+            if let Some(left) = left {
+                series[(osd - 4) as usize].push((*t, left));
+            }
+            // An ETA once a rate is known, unless stalled.
+            if left.is_some_and(|l| l > 0.0) && rate > 0.0 && r["stalled"].is_null() {
+                assert!(r["eta_s"].is_number(), "a rate but no ETA: {r}");
+                etas += 1;
+            }
+            // A stall only after the bytes made no new low for the whole wait.
+            if !r["stalled"].is_null() {
+                let s = &series[(osd - 4) as usize];
+                let before =
+                    s.iter().filter(|(at, _)| *at < t - STALL_AFTER_S as f64).map(|p| p.1).fold(f64::MAX, f64::min);
+                let since = s
+                    .iter()
+                    .filter(|(at, _)| *at >= t - STALL_AFTER_S as f64 + 2.0)
+                    .map(|p| p.1)
+                    .fold(f64::MAX, f64::min);
+                assert!(before < f64::MAX && since >= before, "stalled while its bytes fell: {r}, seen {s:?}");
+            }
+        }
+    }
+    assert!(etas > 0, "an ETA was shown while the host drained");
+}
