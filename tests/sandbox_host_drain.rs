@@ -7,11 +7,12 @@
 //! and last about half a minute (`osd_recovery_sleep` slows every recovery
 //! op), long enough to stop one in the middle and to watch the estimator.
 //!
-//! One test, in order on one sandbox: `host drain f5-422-03 --fast`, then
-//! `host drain stop` while its OSDs drain (backfill frozen with `nobackfill`
-//! once data was seen moving, so both are provably still draining when the
-//! stop lands): the CRUSH weights come back, the host loses `_no_schedule`,
-//! the recovery settings are put back. Then the same drain to its end: no
+//! One test, in order on one sandbox: `host drain f5-422-03 --fast` (its
+//! OSDs begin together: neither is first sent PGs of the other), then
+//! `host drain stop` while they drain (backfill frozen with `nobackfill`
+//! once data was seen moving, so an OSD seen draining then is provably
+//! still draining when the stop lands): their CRUSH weights come back, the
+//! host loses `_no_schedule`, the recovery settings are put back. Then the same drain to its end: no
 //! OSD left under the host, HEALTH_OK (two hosts still hold the pool's two
 //! copies), the settings back, `host rm` allowed; on the way the status's
 //! ETA is recorded against the drain's real end (printed for
@@ -56,6 +57,12 @@ fn removal_of(url: &str, osd: u32) -> Option<Value> {
     serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().iter().rfind(|r| r["osd_id"] == osd).cloned()
 }
 
+/// `osd rm status --format json`: the live removals, from the daemon's store only.
+fn live_removals(url: &str) -> Vec<Value> {
+    let out = osdkeeper(url, &["osd", "rm", "status", "--format", "json"]);
+    serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().clone()
+}
+
 fn wait_state(url: &str, osd: u32, state: &str, timeout: Duration) -> Value {
     wait_for_or(
         &format!("osd.{osd} to reach {state}"),
@@ -68,6 +75,12 @@ fn wait_state(url: &str, osd: u32, state: &str, timeout: Duration) -> Value {
 /// `ceph config get osd NAME`: what the `osd` section says (the default when unset).
 fn config_get(sb: &Sandbox, name: &str) -> String {
     sb.ceph(&["config", "get", "osd", name]).1.trim().to_string()
+}
+
+/// The PGs on an OSD (`osd df`).
+fn pgs_on(sb: &Sandbox, osd: u32) -> i64 {
+    let df = sb.json(&["osd", "df"]);
+    df["nodes"].as_array().unwrap().iter().find(|n| n["id"] == osd).unwrap()["pgs"].as_i64().unwrap()
 }
 
 fn no_schedule(url: &str) -> bool {
@@ -89,6 +102,8 @@ fn boost_gone(sb: &Sandbox) -> bool {
 
 #[test]
 fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
+    let t0 = Instant::now();
+    let step = |what: &str| eprintln!("timing: {what} at {:.1} s", t0.elapsed().as_secs_f64());
     let work = tempfile::Builder::new().prefix("osdkeeper-sandbox-host-drain").tempdir().unwrap();
     let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
     let loops = sb.loops();
@@ -107,13 +122,19 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     for (host, (_, addr)) in &agents {
         osdkeeper(&daemon.url, &["host", "add", host, addr]);
     }
+    step("sandbox, agents and daemon up");
+    // Nothing else may move PGs meanwhile (the balancer's upmaps did, once).
+    assert_eq!(sb.ceph(&["balancer", "off"]).0, 0);
     sb.make_drains_backfill();
+    step("PG logs trimmed");
     assert_eq!(sb.ceph(&["config", "set", "osd", "osd_recovery_sleep", "0.5"]).0, 0);
     assert!(boost_gone(&sb));
     let weights = [sb.crush_weight(4), sb.crush_weight(5)];
     assert!(weights.iter().all(|w| *w > 0.0), "{weights:?}");
 
     // 1. Stopped in the middle: data seen moving, then frozen, then stopped.
+    let pgs_before = [pgs_on(&sb, 4), pgs_on(&sb, 5)];
+    step("host drain --fast");
     let s: Value =
         serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast", "--format", "json"])).unwrap();
     assert_eq!(s["no_schedule"], true, "{s}");
@@ -122,44 +143,63 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     assert_eq!(ids, [4, 5], "{s}");
     let mut first_left: Option<f64> = None;
     wait_for_or(
-        "both OSDs draining, with data seen leaving",
+        "the host's OSDs draining, with data seen leaving",
         Duration::from_secs(120),
         || {
-            let s = drain_status(&daemon.url);
-            let rs = s["removals"].as_array()?.clone();
-            let left = s["totals"]["bytes_left"].as_f64()?;
-            let draining = rs.len() == 2 && rs.iter().all(|r| r["state"] == "draining" && r["bytes_left"].is_number());
-            if !draining {
+            let rs = live_removals(&daemon.url);
+            let draining: Vec<f64> =
+                rs.iter().filter(|r| r["state"] == "draining").filter_map(|r| r["bytes_left"].as_f64()).collect();
+            if draining.is_empty() {
                 return None;
             }
+            let left: f64 = draining.iter().sum();
             let first = *first_left.get_or_insert(left);
             (left < first && left > 0.0).then_some(())
         },
-        || format!("status now: {}", drain_status(&daemon.url)),
+        || format!("status now: {:?}", live_removals(&daemon.url)),
     );
-    wait_for("the fast drain's recovery settings", Duration::from_secs(30), || boost_set(&sb).then_some(()));
     assert_eq!(sb.ceph(&["osd", "set", "nobackfill"]).0, 0);
+    step("data seen leaving; backfill frozen");
+    // The host's OSDs began together: none was first sent PGs of the other
+    // (CRUSH moves some of a reweighted OSD's PGs to its host's other OSDs).
+    let at_start: Vec<i64> =
+        [4, 5].iter().map(|osd| removal_of(&daemon.url, *osd).unwrap()["pgs_at_start"].as_i64().unwrap()).collect();
+    assert_eq!(at_start, pgs_before, "PGs at the drains' start vs before the drain");
+    wait_for("the fast drain's recovery settings", Duration::from_secs(30), || boost_set(&sb).then_some(()));
+    // With backfill frozen, an OSD still draining with PGs left stays so
+    // until the stop; one that drained before the freeze is past undo.
     let frozen = drain_status(&daemon.url);
-    for r in frozen["removals"].as_array().unwrap() {
-        assert_eq!(r["state"], "draining", "{frozen}");
-        assert!(r["pgs_now"].as_i64().unwrap() > 0, "{frozen}");
-    }
-    assert_eq!(sb.crush_weight(4), 0.0);
+    let rs = frozen["removals"].as_array().unwrap();
+    let undoable: Vec<u64> = rs
+        .iter()
+        .filter(|r| r["state"] == "draining" && r["pgs_now"].as_i64().is_some_and(|n| n > 0))
+        .map(|r| r["osd_id"].as_u64().unwrap())
+        .collect();
+    assert!(!undoable.is_empty(), "an OSD of the host still drains: {frozen}");
+    let left: f64 = rs.iter().filter_map(|r| r["bytes_left"].as_f64()).sum();
+    assert!(left > 0.0 && frozen["totals"]["bytes_left"].as_f64() == Some(left), "the host's totals: {frozen}");
+    step("host drain stop");
     let stop: Value =
         serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", "stop", HOST, "--format", "json"])).unwrap();
-    assert_eq!(stop["stopped"], serde_json::json!([4, 5]), "{stop}");
-    assert_eq!(stop["continuing"], serde_json::json!([]), "{stop}");
-    assert_eq!(stop["no_schedule_removed"], true, "{stop}");
-    for osd in [4, 5] {
-        wait_state(&daemon.url, osd, "cancelled", Duration::from_secs(60));
+    let ids = |v: &Value| -> Vec<u64> { v.as_array().unwrap().iter().map(|i| i.as_u64().unwrap()).collect() };
+    let (stopped, continuing) = (ids(&stop["stopped"]), ids(&stop["continuing"]));
+    assert!(undoable.iter().all(|o| stopped.contains(o)), "{stop} after {frozen}");
+    eprintln!("host drain stop: stopped {stopped:?}, continuing {continuing:?}");
+    for osd in &stopped {
+        wait_state(&daemon.url, *osd as u32, "cancelled", Duration::from_secs(60));
+        assert_eq!(sb.crush_weight(*osd as u32), weights[*osd as usize - 4], "osd.{osd}'s CRUSH weight is back");
     }
-    assert_eq!([sb.crush_weight(4), sb.crush_weight(5)], weights, "the CRUSH weights are back");
-    assert!(!no_schedule(&daemon.url), "specs may choose the host again");
+    for osd in &continuing {
+        wait_state(&daemon.url, *osd as u32, "done", Duration::from_secs(240));
+    }
+    assert_eq!(stop["no_schedule_removed"], continuing.is_empty(), "{stop}");
+    assert_eq!(no_schedule(&daemon.url), !continuing.is_empty(), "specs may choose the host again once nothing runs");
     wait_for("the recovery settings back after the stop", Duration::from_secs(30), || boost_gone(&sb).then_some(()));
     assert_eq!(sb.ceph(&["osd", "unset", "nobackfill"]).0, 0);
     sb.wait_clean();
 
     // 2. The same drain to its end, its ETA watched every second.
+    step("stopped, cluster clean; host drain --fast again");
     let started = Instant::now();
     osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast"]);
     let mut polls: Vec<(f64, Value)> = Vec::new();
@@ -168,14 +208,18 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         "the host's removals to finish",
         Duration::from_secs(420),
         || {
-            let s = drain_status(&daemon.url);
-            polls.push((started.elapsed().as_secs_f64(), s.clone()));
+            // `osd rm status` reads the daemon's store only: a poll a second
+            // even on a loaded machine (`host drain status` asks Ceph too).
+            let live = live_removals(&daemon.url);
+            let empty = live.is_empty();
+            polls.push((started.elapsed().as_secs_f64(), Value::Array(live)));
             boosted = boosted || boost_set(&sb);
             std::thread::sleep(Duration::from_millis(500));
-            s["removals"].as_array()?.is_empty().then_some(())
+            empty.then_some(())
         },
         || format!("status now: {}", drain_status(&daemon.url)),
     );
+    step("the host's removals done");
     for osd in [4, 5] {
         let done = removal_of(&daemon.url, osd).unwrap();
         assert_eq!(done["state"], "done", "{done}");
@@ -203,6 +247,7 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     assert_eq!(s["osds_in_cluster"], serde_json::json!([]), "{s}");
     assert_eq!(s["no_schedule"], true, "a drained host stays _no_schedule until it is removed: {s}");
     wait_for("the recovery settings back after the drain", Duration::from_secs(30), || boost_gone(&sb).then_some(()));
+    step("HEALTH_OK");
     check_the_estimates(&polls);
 
     // 3. A preview now estimates at the rate the drains moved data (no
@@ -220,26 +265,32 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     let basis = p["eta_basis"].as_str().unwrap();
     assert!(basis.contains("osd.4") && basis.contains("osd.5"), "{basis}");
     osdkeeper(&daemon.url, &["host", "rm", HOST]);
+    step("preview and host rm");
 }
 
 /// What must hold of the ETA the status showed while the host drained, and
 /// the table BENCHMARKS.md reads (ETA against the drain's real end).
 fn check_the_estimates(polls: &[(f64, Value)]) {
-    let draining = |s: &Value| s["removals"].as_array().is_some_and(|rs| rs.iter().any(|r| r["state"] == "draining"));
+    let draining = |s: &Value| s.as_array().is_some_and(|rs| rs.iter().any(|r| r["state"] == "draining"));
     let end = polls.iter().rfind(|(_, s)| draining(s)).map(|(t, _)| *t).expect("the drain was seen");
     let mut etas = 0;
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 2];
     for (t, s) in polls {
-        let totals = &s["totals"];
+        let rs = s.as_array().unwrap();
         if draining(s) {
+            // The host's totals as `host drain status` adds them up.
+            let left: f64 = rs.iter().filter_map(|r| r["bytes_left"].as_f64()).sum();
+            let eta = rs.iter().filter_map(|r| r["eta_s"].as_f64()).reduce(f64::max);
+            let states: Vec<String> =
+                rs.iter().map(|r| format!("osd.{} {}", r["osd_id"], r["state"].as_str().unwrap())).collect();
             eprintln!(
-                "eta host {HOST}: t {t:6.1} s, bytes left {:>9}, ETA {:>6}, real end in {:5.1} s",
-                totals["bytes_left"].as_f64().unwrap_or(0.0),
-                totals["eta_s"].as_f64().map_or("-".into(), |e| format!("{e:.1}")),
-                end - t
+                "eta host {HOST}: t {t:6.1} s, bytes left {left:>9}, ETA {:>6}, real end in {:5.1} s ({})",
+                eta.map_or("-".into(), |e| format!("{e:.1}")),
+                end - t,
+                states.join(", ")
             );
         }
-        for r in s["removals"].as_array().unwrap().iter().filter(|r| r["state"] == "draining") {
+        for r in rs.iter().filter(|r| r["state"] == "draining") {
             let osd = r["osd_id"].as_u64().unwrap();
             let left = r["bytes_left"].as_f64();
             let rate = r["bytes_per_s"].as_f64().unwrap_or(0.0);
