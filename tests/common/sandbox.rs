@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{bin, repo, spawn_listening, wait_for, wait_for_or, Proc};
+use super::{bin, repo, spawn_listening, wait_for_or, Proc};
 
 pub fn sandbox_scripts() -> PathBuf {
     std::env::var_os("OSDKEEPER_SANDBOX_DIR")
@@ -110,12 +110,20 @@ impl Sandbox {
             .unwrap()
     }
 
+    /// Waits (generously: recovery crawls on a loaded machine) for every PG
+    /// active+clean, printing the PG states last seen if they never are.
     pub fn wait_clean(&self) {
-        wait_for("all PGs active+clean", Duration::from_secs(120), || {
-            let s = self.json(&["pg", "stat"]);
-            let states = s["pg_summary"]["num_pg_by_state"].as_array()?;
-            (states.len() == 1 && states[0]["name"] == "active+clean").then_some(())
-        });
+        let states = || self.json(&["pg", "stat"])["pg_summary"]["num_pg_by_state"].clone();
+        wait_for_or(
+            "all PGs active+clean",
+            Duration::from_secs(300),
+            || {
+                let s = states();
+                let s = s.as_array()?;
+                (s.len() == 1 && s[0]["name"] == "active+clean").then_some(())
+            },
+            || format!("PGs by state: {}", states()),
+        );
     }
 }
 
@@ -135,10 +143,13 @@ impl Sandbox {
         {
             assert_eq!(self.ceph(&["config", "set", "osd", name, value]).0, 0, "config set {name}");
         }
-        wait_for("the OSDs to run with the short PG logs", Duration::from_secs(30), || {
-            let (_, v, _) = self.ceph(&["config", "show", "osd.0", "osd_pg_log_trim_min"]);
-            (v.trim() == "1").then_some(())
-        });
+        let running = || self.ceph(&["config", "show", "osd.0", "osd_pg_log_trim_min"]).1.trim().to_string();
+        wait_for_or(
+            "the OSDs to run with the short PG logs",
+            Duration::from_secs(120),
+            || (running() == "1").then_some(()),
+            || format!("osd.0 runs osd_pg_log_trim_min {}", running()),
+        );
         let script = r#"
 import os, sys, rados
 c = rados.Rados(conffile=sys.argv[1]); c.connect(timeout=30)
