@@ -7,8 +7,10 @@
 //! and last about half a minute (`osd_recovery_sleep` slows every recovery
 //! op), long enough to stop one in the middle and to watch the estimator.
 //!
-//! One test, in order on one sandbox: `host drain f5-422-03 --fast` (its
-//! OSDs begin together: neither is first sent PGs of the other), then `host drain stop` while they drain
+//! One test, in order on one sandbox: the host's preview (its OSDs' PGs
+//! move, nothing changes) and `host rm` refused while it has OSDs; then
+//! `host drain f5-422-03 --fast` (its OSDs begin together: neither is
+//! first sent PGs of the other), then `host drain stop` while they drain
 //! (backfill frozen with `nobackfill` once data was seen moving, so an OSD
 //! seen draining then is provably still draining when the stop lands):
 //! their CRUSH weights come back, the host loses `_no_schedule`, the
@@ -147,8 +149,23 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     let weights = [sb.crush_weight(4), sb.crush_weight(5)];
     assert!(weights.iter().all(|w| *w > 0.0), "{weights:?}");
 
-    // 1. Stopped in the middle: data seen moving, then frozen, then stopped.
+    // 0. Before anything: the host's preview (CRUSH moves exactly the PGs
+    //    with a copy on the host: no PG has two, and the other hosts' draws
+    //    do not change), which changes nothing; and `host rm` refused while
+    //    the host has OSDs.
     let pgs_before = [pgs_on(&sb, 4), pgs_on(&sb, 5)];
+    let p: Value =
+        serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", HOST, "--dry-run", "--format", "json"]))
+            .unwrap();
+    assert_eq!(p["blockers"], serde_json::json!([]), "two hosts keep the pool's two copies: {p}");
+    assert_eq!(p["pgs_to_move"].as_i64(), Some(pgs_before[0] + pgs_before[1]), "{p}");
+    assert!(p["bytes_to_move"].as_u64().is_some_and(|b| b > 0), "{p}");
+    assert_eq!([sb.crush_weight(4), sb.crush_weight(5)], weights, "a preview changes no weight");
+    assert!(!no_schedule(&daemon.url) && live_removals(&daemon.url).is_empty(), "nor the host, nor the queue");
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["host", "rm", HOST]);
+    assert!(code == 1 && err.contains("osd.4, osd.5"), "host rm of a host with OSDs: {code} {err}");
+
+    // 1. Stopped in the middle: data seen moving, then frozen, then stopped.
     step("host drain --fast");
     let s: Value =
         serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast", "--format", "json"])).unwrap();
