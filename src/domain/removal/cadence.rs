@@ -1,17 +1,20 @@
 //! How soon the removal worker looks at the cluster again. A drain of
 //! hours needs no more than the configured interval; a gate that opens on
 //! its own within seconds (an OSD going down after its stop, safe-to-destroy
-//! once the last PGs left, a purge showing in the map) is watched closely,
-//! so that the next step starts about a second after it opens. cephadm's
-//! serve loop waits 30-60 s between such steps; osdkeeper waited its 5 s
-//! interval per step (measured: stop → purge 8.2 s, purge → zap 6.9 s).
+//! once the last PGs left) is watched closely, so that the next step starts
+//! within about a second of it opening. Right after an effect the worker
+//! does not wait at all: it reads the cluster again within the round
+//! (`daemon/removal/worker.rs`); `AFTER_ACTION` is for an effect that read
+//! does not show yet, or when it could not be made. cephadm's serve loop
+//! waits 30-60 s between such steps; osdkeeper waited its 5 s interval per
+//! step (measured: stop → purge 8.2 s, purge → zap 6.9 s).
 
 use std::time::Duration;
 
 use super::{Phase, RemovalRecord};
 
-/// After an action that succeeded: its effect shows in the cluster within
-/// moments, and the next gate may already be open.
+/// After an action whose effect the worker's fresh read did not show yet
+/// (or could not make): it shows within moments.
 pub const AFTER_ACTION: Duration = Duration::from_millis(500);
 /// While a gate that opens by itself soon is pending.
 pub const WATCH: Duration = Duration::from_secs(1);
