@@ -167,9 +167,10 @@ impl Daemon {
 
     /// Advances one removal as far as it goes this round: phase changes
     /// without an effect follow each other at once; after an effect that
-    /// went through, the cluster is read again and the removal goes on, for
-    /// most effects show at once (a purged OSD is gone from the next map).
-    /// Returns how soon it wants to be looked at again.
+    /// went through (and did not begin a drain), the cluster is read again
+    /// and the removal goes on, for most effects show at once (a purged OSD
+    /// is gone from the next map). Returns how soon it wants to be looked at
+    /// again.
     async fn drive(
         &self,
         mut rec: RemovalRecord,
@@ -205,7 +206,7 @@ impl Daemon {
             rec = recorded.next;
             if let Some(effect) = step.effect {
                 self.perform(&mut rec, &effect).await?;
-                if rec.last_error.is_some() {
+                if !cadence::goes_on_after_effect(&rec) {
                     return Ok(cadence::next_look(&rec, true));
                 }
                 match self.ceph.state().await {
