@@ -293,12 +293,16 @@ fn recovery_back(sb: &Sandbox) -> bool {
         && get("osd_max_backfills") == "1"
 }
 
-/// The removal's actions as the daemon logged them, with the time since the
-/// one before, then its end (BENCHMARKS.md reads the step latencies from
+/// The removal's progress samples (when the daemon saw how many PGs left),
+/// its actions as the daemon logged them, with the time since the one
+/// before, then its end (BENCHMARKS.md reads the step latencies from
 /// this; `bench/removal_gates.py` sets them beside the gates it saw open,
 /// by the times in ms since the epoch).
 fn print_timeline(url: &str, done: &Value) {
     let detail = Api::new(url, Some(TOKEN)).removal(&done["removal_id"], "").body;
+    for s in detail["samples"].as_array().into_iter().flatten() {
+        eprintln!("timeline osd.{}: sample {} PGs (at {})", done["osd_id"], s["pgs"], s["at"]);
+    }
     let mut last: Option<i64> = None;
     for a in detail["actions"].as_array().into_iter().flatten() {
         let issued = a["issued_at"].as_i64().unwrap_or(0);
