@@ -269,12 +269,7 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         host.as_ref().is_none_or(|h| h["children"].as_array().is_none_or(|c| c.is_empty())),
         "no OSD left under {HOST}: {host:?}"
     );
-    wait_for_or(
-        "HEALTH_OK",
-        Duration::from_secs(300),
-        || (sb.json(&["health"])["status"] == "HEALTH_OK").then_some(()),
-        || format!("{:?}", sb.ceph(&["health", "detail"])),
-    );
+    sb.wait_health_ok();
     let s = drain_status(&daemon.url);
     assert_eq!(s["osds_in_cluster"], serde_json::json!([]), "{s}");
     assert_eq!(s["no_schedule"], true, "a drained host stays _no_schedule until it is removed: {s}");

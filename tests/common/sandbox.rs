@@ -110,6 +110,17 @@ impl Sandbox {
             .unwrap()
     }
 
+    /// Waits for HEALTH_OK; on a loaded machine transient checks (slow
+    /// pings, slow ops) can take a while to clear, and a timeout says which.
+    pub fn wait_health_ok(&self) {
+        wait_for_or(
+            "HEALTH_OK",
+            Duration::from_secs(180),
+            || (self.json(&["health"])["status"] == "HEALTH_OK").then_some(()),
+            || format!("ceph health detail: {}", self.ceph(&["health", "detail"]).1),
+        )
+    }
+
     /// Waits (generously: recovery crawls on a loaded machine) for every PG
     /// active+clean, printing the PG states last seen if they never are.
     pub fn wait_clean(&self) {

@@ -3,7 +3,10 @@
 //! weighs too), then for each active removal: asks what its phase needs
 //! (ok-to-stop, safe-to-destroy, the daemon on its host, its devices), asks
 //! `advance` for the next step, **writes that step to SQLite**, and only
-//! then performs the step's effect, logging the action before issuing it.
+//! then performs the step's effect, logging the action before issuing it;
+//! an effect that went through is followed by a fresh read of the cluster
+//! and the removal goes on within the round, so that the next gate is
+//! taken as soon as the cluster shows it open.
 //! A draining OSD's progress sample reads the PGs still on it (`pg
 //! ls-by-osd`) for the bytes left. After a crash the worker simply
 //! observes again.
@@ -192,17 +195,28 @@ impl Daemon {
     }
 
     /// Advances one removal as far as it goes this round: phase changes
-    /// without an effect follow each other at once; an effect ends the round.
-    /// Returns how soon it wants to be looked at again.
+    /// without an effect follow each other at once; after an effect that
+    /// went through (and did not begin a drain), the cluster is read again
+    /// and the removal goes on, for most effects show at once (a purged OSD
+    /// is gone from the next map). Returns how soon it wants to be looked at
+    /// again.
     async fn drive(
         &self,
         mut rec: RemovalRecord,
         state: &ClusterState,
         round: &mut Round,
     ) -> Result<Option<Duration>, DaemonError> {
+        let mut fresh: Option<ClusterState> = None;
+        let mut done: Option<Effect> = None;
         for _ in 0..MAX_STEPS_PER_ROUND {
+            let state = fresh.as_ref().unwrap_or(state);
             let obs = self.observe(&rec, state, round).await;
             let step = advance(&rec.removal, &obs);
+            if step.effect.is_some() && step.effect == done {
+                // Done a moment ago and not showing yet: the next round looks
+                // again rather than repeating it at once.
+                return Ok(cadence::next_look(&rec, true));
+            }
             let kb_used = state.osd(rec.removal.osd_id).and_then(|o| o.kb_used);
             let mut recorded = after_step(&rec, &step, &obs, kb_used, now_ms());
             if recorded.began_drain {
@@ -221,7 +235,18 @@ impl Daemon {
             rec = recorded.next;
             if let Some(effect) = step.effect {
                 self.perform(&mut rec, &effect).await?;
-                return Ok(cadence::next_look(&rec, true));
+                if !cadence::goes_on_after_effect(&rec) {
+                    return Ok(cadence::next_look(&rec, true));
+                }
+                match self.ceph.state().await {
+                    Ok(now) => fresh = Some(now),
+                    Err(e) => {
+                        tracing::warn!("cannot read the cluster again after the {}: {e}", effect.name());
+                        return Ok(cadence::next_look(&rec, true));
+                    }
+                }
+                done = Some(effect);
+                continue;
             }
             if !recorded.go_on {
                 break;
