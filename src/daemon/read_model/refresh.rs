@@ -66,10 +66,14 @@ impl Daemon {
     /// Reads the cluster and its OSD metadata now, then refreshes: the
     /// model as a request would have seen the cluster before it existed.
     pub async fn refresh_read_model_from_cluster(&self) -> Result<(), DaemonError> {
-        let read = self.ceph.state().await.map(Arc::new).map_err(|e| format!("cannot read the cluster: {e}"));
-        self.remember_cluster_read(read).await;
+        self.read_cluster_now().await;
         self.model.built.lock().await.meta_stale = true;
         self.refresh_parts(true).await
+    }
+
+    async fn read_cluster_now(&self) {
+        let read = self.ceph.state().await.map(Arc::new).map_err(|e| format!("cannot read the cluster: {e}"));
+        self.remember_cluster_read(read).await;
     }
 
     /// Refreshes the read model, then tells the live streams: a client
@@ -77,6 +81,16 @@ impl Daemon {
     pub async fn notify_current(&self, message: Live) {
         if let Err(e) = self.refresh_read_model().await {
             tracing::warn!("the read model is behind the store: {e}");
+        }
+        self.notify(message);
+    }
+
+    /// The same after a read of the cluster, for a worker whose actions
+    /// change what the cluster shows (the deployment worker's new OSDs).
+    pub async fn notify_after_cluster_read(&self, message: Live) {
+        self.read_cluster_now().await;
+        if let Err(e) = self.refresh_read_model_reading_cluster().await {
+            tracing::warn!("the read model is behind: {e}");
         }
         self.notify(message);
     }
