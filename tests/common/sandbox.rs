@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{bin, repo, spawn_listening, wait_for, Proc};
+use super::{bin, repo, spawn_listening, wait_for, wait_for_or, Proc};
 
 pub fn sandbox_scripts() -> PathBuf {
     std::env::var_os("OSDKEEPER_SANDBOX_DIR")
@@ -108,6 +108,17 @@ impl Sandbox {
             .find(|n| n["id"] == id)
             .and_then(|n| n["crush_weight"].as_f64())
             .unwrap()
+    }
+
+    /// Waits for HEALTH_OK; on a loaded machine transient checks (slow
+    /// pings, slow ops) can take a while to clear, and a timeout says which.
+    pub fn wait_health_ok(&self) {
+        wait_for_or(
+            "HEALTH_OK",
+            Duration::from_secs(180),
+            || (self.json(&["health"])["status"] == "HEALTH_OK").then_some(()),
+            || format!("ceph health detail: {}", self.ceph(&["health", "detail"]).1),
+        )
     }
 
     pub fn wait_clean(&self) {
