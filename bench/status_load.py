@@ -3,7 +3,7 @@
 simulated cluster of 2000 hosts x 10 disks with 20 drains running.
 
 Usage: bench/status_load.py [--hosts 2000] [--devices-per-host 10] [--drains 20]
-                            [--seconds 10] [--binary target/release/osdkeeper]
+                            [--seconds 10] [--rate 2000] [--binary target/release/osdkeeper]
 
 Starts `osdkeeper demo --hosts N --max-draining <drains>` (no token: the
 demo is open on loopback),
@@ -11,7 +11,9 @@ waits until every host has an inventory, asks for the removal of one OSD
 on each of the first `--drains` hosts, waits until they drain, then runs
 `wrk -t2 -c16 -d<seconds>s --latency` against each route in turn and prints
 a Markdown table with the load average before each run (the machine may be
-shared) and how many drains were running.
+shared) and how many drains were running. Then the same routes again, paced
+at about `--rate` requests/s (wrk's Lua `delay()`): the latency at that
+rate, not at the most the machine can serve.
 """
 import argparse
 import json
@@ -44,8 +46,9 @@ def to_ms(text):
     return value * {'us': 0.001, 'ms': 1.0, 's': 1000.0, 'm': 60000.0}[unit]
 
 
-def wrk(url, seconds):
-    out = subprocess.run(['wrk', '-t2', '-c16', '-d{}s'.format(seconds), '--latency', url],
+def wrk(url, seconds, script=None):
+    extra = ['-s', script] if script else []
+    out = subprocess.run(['wrk', '-t2', '-c16', '-d{}s'.format(seconds), '--latency'] + extra + [url],
                          capture_output=True, text=True, check=True).stdout
     row = {'rps': float(re.search(r'Requests/sec:\s+([\d.]+)', out).group(1))}
     for pct in ('50', '90', '99'):
@@ -56,6 +59,19 @@ def wrk(url, seconds):
     errors = re.search(r'Socket errors: (.*)', out)
     row['errors'] = errors.group(1).strip() if errors else ''
     return row
+
+
+def table(base, seconds, script=None):
+    print('| route | requests/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | load before |')
+    print('|---|---:|---:|---:|---:|---:|---:|---:|')
+    rows = {}
+    for name, path in ROUTES:
+        before = load()
+        r = wrk(base + path, seconds, script)
+        rows[name] = r
+        print('| {} `{}` | {:.0f} | {:.2f} | {:.2f} | {:.2f} | {:.1f} | {} | {} |'.format(
+            name, path, r['rps'], r['p50'], r['p90'], r['p99'], r['max'], r['non2xx'], before), flush=True)
+    return rows
 
 
 def load():
@@ -69,6 +85,8 @@ def main():
     ap.add_argument('--devices-per-host', type=int, default=10)
     ap.add_argument('--drains', type=int, default=20)
     ap.add_argument('--seconds', type=int, default=10)
+    ap.add_argument('--rate', type=int, default=2000,
+                    help='requests/s of the second, paced round (0: none)')
     ap.add_argument('--binary', default=os.path.join(ROOT, 'target', 'release', 'osdkeeper'))
     a = ap.parse_args()
     tmp = tempfile.mkdtemp()
@@ -107,15 +125,19 @@ def main():
               '{} of them draining; wrk -t2 -c16 -d{}s --latency'.format(
                   a.hosts, a.devices_per_host, filled, len(ids), scheduled, draining, a.seconds))
         print()
-        print('| route | requests/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | load before |')
-        print('|---|---:|---:|---:|---:|---:|---:|---:|')
-        rows = {}
-        for name, path in ROUTES:
-            before = load()
-            r = wrk(base + path, a.seconds)
-            rows[name] = r
-            print('| {} `{}` | {:.0f} | {:.2f} | {:.2f} | {:.2f} | {:.1f} | {} | {} |'.format(
-                name, path, r['rps'], r['p50'], r['p90'], r['p99'], r['max'], r['non2xx'], before), flush=True)
+        rows = table(base, a.seconds)
+        if a.rate:
+            # wrk's delay() pauses each connection before each request:
+            # 16 connections each waiting 16000/rate ms ask about `rate`
+            # requests/s (a little less: the answer's own time adds up).
+            script = os.path.join(tmp, 'paced.lua')
+            with open(script, 'w') as f:
+                f.write('function delay()\n  return {}\nend\n'.format(max(1, int(16000 / a.rate) - 1)))
+            print()
+            print('paced: each of the 16 connections waits {} ms before each request (about {} requests/s)'.format(
+                max(1, int(16000 / a.rate) - 1), a.rate))
+            print()
+            table(base, a.seconds, script)
         states = [s['state'] for s in call(base + '/api/v1/osds/removals')]
         print()
         print('after the runs: {} removals draining; status at {:.0%} of /healthz\'s throughput'.format(
