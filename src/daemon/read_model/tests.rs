@@ -105,6 +105,10 @@ async fn the_read_model_answers_as_the_store_and_the_cluster_do_after_every_chan
     same_as_store_and_cluster(&d, "osd rm").await;
 
     // The removal worker's rounds refresh it themselves; a stop on the way.
+    // A round goes from an empty OSD to done at once, so osd.8's first zap
+    // is lost to hold a removal in Zapping between two rounds.
+    let host_of_8 = sim.osds().into_iter().find(|o| o.id == 8).unwrap().host;
+    sim.lose_next_zap(&host_of_8);
     let mut phases_seen = Vec::new();
     for round in 0..400 {
         d.removal_round().await.unwrap();
