@@ -7,7 +7,7 @@
 use sqlx::Row;
 
 use super::hosts::host_from;
-use super::{Result, Store};
+use super::{Result, Store, Topic};
 use crate::wire::agent::inventory_etag;
 use crate::wire::api::hosts::Host;
 
@@ -167,6 +167,9 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
+        if previous.as_ref().is_none_or(|p| p.fingerprint != inv.fingerprint) {
+            self.changed(Topic::Inventories);
+        }
         Ok(previous)
     }
 

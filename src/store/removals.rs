@@ -5,7 +5,7 @@
 
 use sqlx::Row;
 
-use super::{Result, Store, StoreError};
+use super::{Result, Store, StoreError, Topic};
 use crate::domain::removal::{Effect, Removal, RemovalRecord};
 use crate::wire::api::osds::{ActionRecord, Sample};
 
@@ -75,6 +75,7 @@ impl Store {
             }
         }
         tx.commit().await?;
+        self.changed(Topic::Removals);
         let mut out = Vec::new();
         for id in ids {
             out.push(self.removal(id).await?);
@@ -113,10 +114,22 @@ impl Store {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM removals WHERE active = 1
              UNION ALL
-             SELECT * FROM (SELECT {COLUMNS} FROM removals WHERE active = 0 ORDER BY finished_at DESC LIMIT ?)
+             SELECT * FROM (SELECT {COLUMNS} FROM removals WHERE active = 0 ORDER BY finished_at DESC, id DESC LIMIT ?)
              ORDER BY id"
         ))
         .bind(finished_limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(record_from).collect()
+    }
+
+    /// The most recent finished removals, most recent first (by when they
+    /// finished, then by id: the order `removals` picks them in).
+    pub async fn finished_removals(&self, limit: i64) -> Result<Vec<RemovalRecord>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM removals WHERE active = 0 ORDER BY finished_at DESC, id DESC LIMIT ?"
+        ))
+        .bind(limit)
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(record_from).collect()
@@ -147,6 +160,10 @@ impl Store {
         if done.rows_affected() == 0 {
             return Err(StoreError::Conflict(format!("removal {} changed concurrently", rec.id)));
         }
+        self.changed(Topic::Removals);
+        if finished {
+            self.changed(Topic::FinishedRemovals);
+        }
         Ok(expected_version + 1)
     }
 
@@ -173,7 +190,35 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        self.changed(Topic::Removals);
         self.removal(rec.id).await
+    }
+
+    /// Makes the active removals of `osd_ids` fast (`host drain --fast`
+    /// asked again); returns how many were not fast yet.
+    pub async fn make_removals_fast(&self, osd_ids: &[u32], now: i64) -> Result<usize> {
+        let mut tx = self.write().await?;
+        let mut changed = 0;
+        for &osd_id in osd_ids {
+            let row = sqlx::query(&format!("SELECT {COLUMNS} FROM removals WHERE osd_id = ? AND active = 1"))
+                .bind(i64::from(osd_id))
+                .fetch_optional(&mut *tx)
+                .await?;
+            let Some(mut rec) = row.as_ref().map(record_from).transpose()? else { continue };
+            if rec.removal.fast {
+                continue;
+            }
+            rec.removal.fast = true;
+            sqlx::query("UPDATE removals SET state = ?, updated_at = ?, version = version + 1 WHERE id = ?")
+                .bind(state_json(&rec.removal))
+                .bind(now)
+                .bind(rec.id)
+                .execute(&mut *tx)
+                .await?;
+            changed += 1;
+        }
+        tx.commit().await?;
+        Ok(changed)
     }
 
     pub async fn add_sample(&self, removal_id: i64, sample: &Sample) -> Result<()> {
@@ -188,6 +233,7 @@ impl Store {
         .bind(&sample.blocked)
         .execute(&self.pool)
         .await?;
+        self.changed(Topic::Removals);
         Ok(())
     }
 
