@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::ceph_volume_scan::{device_list, Cursor};
 use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups, Lv};
 
 thread_local! {
@@ -75,7 +76,7 @@ impl Lv {
 /// Bound on the interner of one thread (a daemon runs for months).
 const INTERN_LIMIT: usize = 100_000;
 
-fn intern(s: &str) -> Arc<str> {
+pub(super) fn intern(s: &str) -> Arc<str> {
     INTERNED.with(|set| {
         let mut set = set.borrow_mut();
         if let Some(found) = set.get(s) {
@@ -100,6 +101,9 @@ fn intern(s: &str) -> Arc<str> {
 /// are not disjoint"), and it passes two differing copies both to
 /// `lvm batch /dev/sdb /dev/sdb`, which makes one OSD and then fails.
 pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> {
+    if let Some(devices) = scan_whole(json) {
+        return finish(devices);
+    }
     // The fast pass skips the sys_api values no matcher looks at. That is
     // exact as long as sys_api holds every looked-up key itself (a direct
     // key wins over anything nested, and sys_api comes first in cephadm's
@@ -108,6 +112,19 @@ pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> 
     if !complete {
         devices = parse_list(json, false)?.0;
     }
+    finish(devices)
+}
+
+/// The byte scanner's reading of a whole document, where it is sure.
+fn scan_whole(json: &[u8]) -> Option<Vec<Device>> {
+    let mut c = Cursor::new(json, 0);
+    let devices = device_list(&mut c)?;
+    c.ws();
+    (c.i == json.len()).then_some(devices)
+}
+
+/// Sorts a host's devices like cephadm and refuses a path listed twice.
+pub(super) fn finish(mut devices: Vec<Device>) -> Result<Vec<Device>, serde_json::Error> {
     sort_devices(&mut devices);
     // Sorted by path, so copies are neighbours. A missing path is reported
     // by the selection, as cephadm does ("Disk doesn't have a 'path'").
@@ -120,7 +137,7 @@ pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> 
     Ok(devices)
 }
 
-fn parse_list(json: &[u8], fast: bool) -> Result<(Vec<Device>, bool), serde_json::Error> {
+pub(super) fn parse_list(json: &[u8], fast: bool) -> Result<(Vec<Device>, bool), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(json);
     let out = de.deserialize_seq(DeviceListVisitor { fast })?;
     de.end()?;
