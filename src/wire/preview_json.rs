@@ -3,6 +3,10 @@
 //! a plan over thousands of hosts has a reason for every disk, so large
 //! documents are written a batch of rows at a time, on a few threads.
 
+use std::fmt::Display;
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
 use crate::domain::inventory::ClusterView;
 use crate::domain::osd_layout::{display_size, PlannedOsd};
 use crate::domain::plan::{PlanRow, Preview, PREVIEW_SUFFIX};
@@ -101,6 +105,9 @@ impl PreviewReport<'_> {
 /// over for their probe, by path.
 fn probe_notes(host: &crate::domain::inventory::HostInventory, row: &PlanRow) -> Vec<DiskProbeNote> {
     use crate::domain::selection::Pass;
+    if host.devices.iter().all(|d| d.probe.is_none()) {
+        return Vec::new();
+    }
     let sel = &row.selection;
     let taken = sel.data.iter().chain(&sel.db).chain(&sel.wal).chain(&sel.journal);
     let taken = taken.filter_map(|p| host.devices.iter().find(|d| d.path == *p));
@@ -172,7 +179,8 @@ fn report_notes(spec: &DriveSpec, host: &str, row: &PlanRow) -> Vec<String> {
 /// Writes the report as JSON. Rows are independent, so large reports are
 /// serialized on a few threads, a batch at a time (memory stays bounded),
 /// and written in order; the bytes are those of `serde_json::to_writer` of
-/// `report.doc()`.
+/// `report.doc()`, but the rows are written from the plan itself (`RowOut`)
+/// instead of being copied into a `PreviewRow` first.
 pub fn write_json<W: std::io::Write>(report: &PreviewReport<'_>, out: &mut W, threads: usize) -> std::io::Result<()> {
     const BATCH: usize = 256;
     let rows = &report.preview.rows;
@@ -193,7 +201,7 @@ pub fn write_json<W: std::io::Write>(report: &PreviewReport<'_>, out: &mut W, th
                         buf.clear();
                         for row in part {
                             buf.push(b',');
-                            serde_json::to_writer(&mut *buf, &report.row(row))?;
+                            serde_json::to_writer(&mut *buf, &RowOut { report, row })?;
                         }
                         Ok(())
                     })
@@ -213,4 +221,124 @@ pub fn write_json<W: std::io::Write>(report: &PreviewReport<'_>, out: &mut W, th
     out.write_all(b"],\"notes\":")?;
     serde_json::to_writer(&mut *out, &notes)?;
     out.write_all(b"}")
+}
+
+/// One row serialized as its `PreviewRow` would be, field by field, from the
+/// plan: the paths, commands and reasons of a big plan are written where
+/// they are, not copied into strings first (a test holds the bytes equal).
+struct RowOut<'a> {
+    report: &'a PreviewReport<'a>,
+    row: &'a PlanRow,
+}
+
+impl Serialize for RowOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (report, row) = (self.report, self.row);
+        let spec = report.spec(row);
+        let host = &report.view.hosts[row.host];
+        let sel = &row.selection;
+        let mut m = s.serialize_struct("PreviewRow", 17)?;
+        m.serialize_field("service_id", &spec.service_id)?;
+        m.serialize_field("service_name", &spec.service_name())?;
+        m.serialize_field("host", &host.name)?;
+        m.serialize_field("data", &sel.data)?;
+        m.serialize_field("db", &sel.db)?;
+        m.serialize_field("wal", &sel.wal)?;
+        m.serialize_field("journal", &sel.journal)?;
+        m.serialize_field("commands", &row.commands)?;
+        m.serialize_field("preview_commands", &SeqOf(|| row.commands.iter().map(|c| Shown(ForPreview(c)))))?;
+        match &row.layout {
+            Ok(layout) => m.serialize_field("planned_osds", &SeqOf(|| layout.osds.iter().map(planned_row)))?,
+            Err(refusal) => m.serialize_field("planned_osds", &RefusedOut(refusal))?,
+        }
+        let notes = report_notes(spec, &host.name, row);
+        if notes.is_empty() {
+            m.skip_field("report_notes")?;
+        } else {
+            m.serialize_field("report_notes", &notes)?;
+        }
+        let skipped = SeqOf(|| {
+            sel.skipped.iter().map(|sk| {
+                let device = &host.devices[sk.device];
+                let reasons = SeqOf(move || {
+                    sk.passes.iter().map(move |(role, pass)| Shown(describe(spec, *role, device, *pass)))
+                });
+                SkippedOut { path: &device.path, reasons }
+            })
+        });
+        m.serialize_field("skipped", &skipped)?;
+        m.serialize_field("unused", &unused_devices(row))?;
+        let warnings = SeqOf(|| sel.warnings.iter().chain(row.layout.iter().flat_map(|l| &l.warnings)));
+        m.serialize_field("warnings", &warnings)?;
+        let probes = probe_notes(host, row);
+        if probes.is_empty() {
+            m.skip_field("probes")?;
+        } else {
+            m.serialize_field("probes", &probes)?;
+        }
+        match (report.inventory_age)(&host.name) {
+            Some(age) => m.serialize_field("inventory_age_s", &age)?,
+            None => m.skip_field("inventory_age_s")?,
+        }
+        m.end()
+    }
+}
+
+/// A sequence made on demand from a closure (serializing takes `&self`).
+struct SeqOf<F>(F);
+
+impl<F, I> Serialize for SeqOf<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
+/// A JSON string written straight from its `Display`.
+struct Shown<T>(T);
+
+impl<T: Display> Serialize for Shown<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// `SkippedDevice`, borrowed.
+struct SkippedOut<'a, R> {
+    path: &'a str,
+    reasons: R,
+}
+
+impl<R: Serialize> Serialize for SkippedOut<'_, R> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("SkippedDevice", 2)?;
+        m.serialize_field("path", self.path)?;
+        m.serialize_field("reasons", &self.reasons)?;
+        m.end()
+    }
+}
+
+/// `PlannedOsds::Refused`, borrowed.
+struct RefusedOut<'a>(&'a crate::domain::osd_layout::Refusal);
+
+impl Serialize for RefusedOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("Refused", 1)?;
+        m.serialize_field("error", &Shown(self.0))?;
+        m.end()
+    }
+}
+
+/// A command with cephadm's preview suffix.
+struct ForPreview<'a>(&'a str);
+
+impl Display for ForPreview<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)?;
+        f.write_str(PREVIEW_SUFFIX)
+    }
 }
