@@ -11,9 +11,9 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+use foldhash::fast::FixedState;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::ceph_volume_scan::{device_list, Cursor};
@@ -22,26 +22,31 @@ use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found
 thread_local! {
     /// Models, vendors, sizes, paths and reject reasons repeat across
     /// thousands of disks; sharing them keeps big inventories small.
-    static INTERNED: RefCell<HashSet<Arc<str>, BuildHasherDefault<Fnv>>> = RefCell::new(HashSet::default());
+    /// foldhash: the interned strings are short and come from our own
+    /// input, so a fast hash beats SipHash here.
+    static INTERNED: RefCell<HashSet<Arc<str>, FixedState>> = RefCell::new(HashSet::default());
 }
 
-/// FNV-1a: the interned strings are short and come from our own input, so a
-/// cheap hash beats SipHash here.
-#[derive(Default)]
-struct Fnv(u64);
+thread_local! {
+    /// The lookups made last, most recent first: the disks of a host, and
+    /// of most hosts, share a few models.
+    static RECENT_LOOKUPS: RefCell<Vec<Arc<Lookups>>> = const { RefCell::new(Vec::new()) };
+}
 
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
+/// `lookups`, shared with an equal value made recently.
+pub(super) fn share(lookups: Lookups) -> Arc<Lookups> {
+    RECENT_LOOKUPS.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        if let Some(i) = recent.iter().position(|l| **l == lookups) {
+            let found = recent[i].clone();
+            recent[..=i].rotate_right(1);
+            return found;
         }
-        self.0 = h;
-    }
+        let fresh = Arc::new(lookups);
+        recent.insert(0, fresh.clone());
+        recent.truncate(8);
+        fresh
+    })
 }
 
 /// A string that borrows from the input when it can (serde's own `Cow`
@@ -403,7 +408,7 @@ impl<'de> Visitor<'de> for DeviceVisitor {
         hits.or(lvs_hits);
         hits.or(id_hits);
         hits.or(lsm_hits);
-        d.lookups = hits.into_lookups();
+        d.lookups = share(hits.into_lookups());
         Ok((d, exact))
     }
 }

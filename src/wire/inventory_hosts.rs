@@ -22,7 +22,7 @@ use crate::domain::inventory::Device;
 
 /// Bytes per part of a window: large enough that a thread's start costs
 /// little, small enough to keep the buffer small.
-const PART: usize = 1 << 20;
+const PART: usize = 512 << 10;
 
 type Host = (String, Vec<Device>);
 
