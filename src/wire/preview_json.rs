@@ -3,7 +3,9 @@
 //! a plan over thousands of hosts has a reason for every disk, so large
 //! documents are written a batch of rows at a time, on a few threads.
 
+use std::cell::RefCell;
 use std::fmt::Display;
+use std::rc::Rc;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
@@ -135,16 +137,38 @@ fn probe_notes(host: &crate::domain::inventory::HostInventory, row: &PlanRow) ->
 }
 
 fn planned_row(o: &PlannedOsd) -> PlannedOsdRow {
+    let size = |b: Option<f64>| b.map(|b| size_text(b).to_string());
     PlannedOsdRow {
         data: o.data.to_string(),
         db: o.db.as_deref().map(str::to_string),
         wal: o.wal.as_deref().map(str::to_string),
         osd_id: o.osd_id.clone(),
-        data_size: o.data_size.map(display_size),
-        db_size: o.db_size.map(display_size),
-        wal_size: o.wal_size.map(display_size),
+        data_size: size(o.data_size),
+        db_size: size(o.db_size),
+        wal_size: size(o.wal_size),
         encrypted: o.encrypted,
     }
+}
+
+thread_local! {
+    /// Volume sizes shown last, with their text, most recent first.
+    static SIZES: RefCell<Vec<(u64, Rc<str>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `display_size(bytes)`, remembered: a plan repeats a few volume sizes
+/// thousands of times, and printing a float with two decimals costs more
+/// than the rest of its row.
+fn size_text(bytes: f64) -> Rc<str> {
+    SIZES.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        if let Some((_, text)) = recent.iter().find(|(b, _)| *b == bytes.to_bits()) {
+            return text.clone();
+        }
+        let text: Rc<str> = display_size(bytes).into();
+        recent.truncate(15);
+        recent.insert(0, (bytes.to_bits(), text.clone()));
+        text
+    })
 }
 
 /// One entry per device, its roles' reasons together (a path may be passed twice).
@@ -248,7 +272,7 @@ impl Serialize for RowOut<'_> {
         m.serialize_field("commands", &row.commands)?;
         m.serialize_field("preview_commands", &SeqOf(|| row.commands.iter().map(|c| Shown(ForPreview(c)))))?;
         match &row.layout {
-            Ok(layout) => m.serialize_field("planned_osds", &SeqOf(|| layout.osds.iter().map(planned_row)))?,
+            Ok(layout) => m.serialize_field("planned_osds", &SeqOf(|| layout.osds.iter().map(PlannedOut)))?,
             Err(refusal) => m.serialize_field("planned_osds", &RefusedOut(refusal))?,
         }
         let notes = report_notes(spec, &host.name, row);
@@ -318,6 +342,28 @@ impl<R: Serialize> Serialize for SkippedOut<'_, R> {
         let mut m = s.serialize_struct("SkippedDevice", 2)?;
         m.serialize_field("path", self.path)?;
         m.serialize_field("reasons", &self.reasons)?;
+        m.end()
+    }
+}
+
+/// `PlannedOsdRow`, borrowed.
+struct PlannedOut<'a>(&'a PlannedOsd);
+
+impl Serialize for PlannedOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = self.0;
+        let mut m = s.serialize_struct("PlannedOsdRow", 8)?;
+        m.serialize_field("data", &*o.data)?;
+        m.serialize_field("db", &o.db.as_deref())?;
+        m.serialize_field("wal", &o.wal.as_deref())?;
+        m.serialize_field("osd_id", &o.osd_id)?;
+        for (key, size) in [("data_size", o.data_size), ("db_size", o.db_size), ("wal_size", o.wal_size)] {
+            match size {
+                Some(b) => m.serialize_field(key, &*size_text(b))?,
+                None => m.skip_field(key)?,
+            }
+        }
+        m.serialize_field("encrypted", &o.encrypted)?;
         m.end()
     }
 }
