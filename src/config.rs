@@ -94,6 +94,13 @@ pub struct CephFile {
     pub name: Option<String>,
     /// Its keyring [default: found through ceph.conf].
     pub keyring: Option<PathBuf>,
+    /// Keep one connection to the cluster open for the frequent reads
+    /// (a helper process on Ceph's Python binding) instead of a `ceph`
+    /// process per read [default: true]; false runs `bin` for everything.
+    pub session: Option<bool>,
+    /// The Python with Ceph's binding (python3-rados) for the session
+    /// [default: /usr/bin/python3].
+    pub python: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -131,6 +138,8 @@ pub struct Config {
     pub ceph_timeout: Duration,
     pub ceph_name: Option<String>,
     pub ceph_keyring: Option<PathBuf>,
+    /// The Python the cluster session runs on; `None`: no session.
+    pub ceph_session: Option<String>,
     pub max_draining: usize,
     pub removal_interval: Duration,
     pub stall_after: Duration,
@@ -248,6 +257,11 @@ impl Config {
             ceph_timeout: secs(file.ceph.timeout_s, 30),
             ceph_name: file.ceph.name,
             ceph_keyring: file.ceph.keyring,
+            ceph_session: file
+                .ceph
+                .session
+                .unwrap_or(true)
+                .then(|| file.ceph.python.clone().unwrap_or_else(|| "/usr/bin/python3".into())),
             max_draining: file.removal.max_draining.unwrap_or(10).max(1),
             removal_interval: secs(file.removal.interval_s, 5),
             stall_after: secs(file.removal.stall_after_s, 600),
@@ -330,6 +344,7 @@ mod tests {
         assert!(
             c.conf.is_some() && c.bin.is_some() && c.timeout_s.is_some() && c.name.is_some() && c.keyring.is_some()
         );
+        assert!(c.session.is_some() && c.python.is_some());
         let p = &f.poll;
         assert!(
             p.interval_s.is_some() && p.timeout_s.is_some() && p.concurrency.is_some() && p.max_backoff_s.is_some()

@@ -6,10 +6,14 @@
 //! ceph-osd processes killed by pid, on drop.
 
 mod agent_common;
+#[path = "common/mounts.rs"]
+mod mounts;
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use agent_common::{bluestore_label, client, Agent, FakeCephVolume, FakeOsd, LoopDevice};
+use mounts::tmpfs_layers;
 use osdkeeper::agent_server::exclusive::{ExclusiveDevice, ExclusiveError};
 use osdkeeper::wire::agent::{AgentErrorBody, InventoryReport, InventorySource, ZapResult};
 use serde_json::{json, Value};
@@ -122,6 +126,91 @@ async fn refused_while_the_osd_of_its_label_runs() {
     let resp = zap(&agent, body).await;
     assert_eq!(resp.status(), 200, "{}", agent.log());
     assert!(dev.read_at(0, 4096).iter().all(|b| *b == 0));
+}
+
+/// Tmpfs mounts this test made, unmounted (every layer) by their paths on drop.
+struct TmpfsMounts(Vec<PathBuf>);
+
+impl TmpfsMounts {
+    /// What `ceph-volume raw prepare` and `activate` leave on a host: a
+    /// tmpfs on the data dir with `whoami` and a `block` link to the device.
+    fn data_dir(&mut self, dir: &Path, device: &str, osd_id: u32) {
+        std::fs::create_dir_all(dir).unwrap();
+        let out = Command::new("mount").args(["-t", "tmpfs", "tmpfs"]).arg(dir).output().expect("run mount");
+        assert!(out.status.success(), "mount -t tmpfs: {}", String::from_utf8_lossy(&out.stderr));
+        self.0.push(dir.to_path_buf());
+        std::os::unix::fs::symlink(device, dir.join("block")).unwrap();
+        std::fs::write(dir.join("whoami"), format!("{osd_id}\n")).unwrap();
+    }
+}
+
+impl Drop for TmpfsMounts {
+    fn drop(&mut self) {
+        for dir in &self.0 {
+            while tmpfs_layers(dir) > 0 {
+                if !Command::new("umount").arg(dir).status().is_ok_and(|s| s.success()) {
+                    eprintln!("could not unmount {}", dir.display());
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_zap_unmounts_the_stale_tmpfs_data_dirs_of_its_device_and_no_others() {
+    let dev = LoopDevice::new(SIX_GIB);
+    let root = tempfile::tempdir().unwrap();
+    let mut mounts = TmpfsMounts(Vec::new());
+    // osd.9140 made twice on the device (a --replace): prepare stacked a
+    // second tmpfs over the first.
+    let ours = root.path().join("ceph-9140");
+    mounts.data_dir(&ours, &dev.path, 9140);
+    mounts.data_dir(&ours, &dev.path, 9140);
+    let theirs = root.path().join("ceph-9141");
+    mounts.data_dir(&theirs, "/dev/osdkeeper-test-elsewhere", 9141);
+    dev.write_head(&bluestore_label(9140, SIX_GIB));
+    let data_root = root.path().to_string_lossy().into_owned();
+    let agent = Agent::start(&["--devices", &dev.path, "--osd-data-dir", &data_root], &[]);
+    let body = json!({"path": dev.path, "force": true, "reason": "removal of osd.9140 (test)"});
+
+    // A data dir of the device whose OSD runs: refused before anything is written.
+    let osd = FakeOsd::start(9140);
+    let (status, error) = refused(zap(&agent, body.clone()).await).await;
+    assert_eq!(status, 409, "{error}");
+    assert!(
+        error.contains(&format!("osd.9140 has its data on it and its ceph-osd runs on this host (pids {})", osd.pid())),
+        "{error}"
+    );
+    assert!(dev.read_at(0, MAGIC.len()) == MAGIC, "the label is still there");
+    assert_eq!(tmpfs_layers(&ours), 2);
+    drop(osd);
+
+    let resp = zap(&agent, body.clone()).await;
+    assert_eq!(resp.status(), 200, "{}", agent.log());
+    let result: ZapResult = resp.json().await.unwrap();
+    let shown = ours.display();
+    let tail = &result.steps[result.steps.len() - 2..];
+    assert_eq!(
+        tail,
+        [
+            format!("unmounted the stale tmpfs data dir {shown} of osd.9140 (2 layers)"),
+            format!("removed the empty data dir {shown}"),
+        ],
+        "{:#?}",
+        result.steps
+    );
+    assert_eq!(tmpfs_layers(&ours), 0);
+    assert!(!ours.exists());
+    assert_eq!(tmpfs_layers(&theirs), 1, "another device's data dir stays mounted");
+    assert!(theirs.join("whoami").exists());
+
+    // Safe to repeat: the device is blank and nothing is left to release.
+    let resp = zap(&agent, body).await;
+    assert_eq!(resp.status(), 200, "{}", agent.log());
+    let again: ZapResult = resp.json().await.unwrap();
+    assert!(again.steps.iter().all(|s| !s.contains("data dir")), "{:#?}", again.steps);
+    assert_eq!(tmpfs_layers(&theirs), 1);
 }
 
 /// The device as ceph-volume would list it with an OSD's LV on it.

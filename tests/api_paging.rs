@@ -248,8 +248,11 @@ fn unreachable_hosts_are_filtered_counted_and_named_in_the_stream() {
     )
     .unwrap();
     std::fs::set_permissions(&fake_ceph, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let config =
-        format!("poll:\n  interval_s: 1\n  timeout_s: 2\nceph:\n  bin: {}\n  timeout_s: 5\n", fake_ceph.display());
+    // Every read through that `ceph`: no cluster session beside it.
+    let config = format!(
+        "poll:\n  interval_s: 1\n  timeout_s: 2\nceph:\n  bin: {}\n  timeout_s: 5\n  session: false\n",
+        fake_ceph.display()
+    );
     let daemon = start_daemon(dir.path(), &config, &[]);
     let api = Api::new(&daemon.url, None);
     let stream = api.stream(8);

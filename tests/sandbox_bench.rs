@@ -9,13 +9,17 @@
 //! compare. `bench osds --all` stores one result per OSD; then one OSD's
 //! ceph-osd process is put into a blkio cgroup that throttles its writes
 //! to its loop device (this machine runs cgroup v1), and the next `bench
-//! osds --all` names it as the outlier among the comparable OSDs.
+//! osds --all` names it as the outlier among the comparable OSDs. Then the
+//! dashboard is driven in headless Chromium (`tests/browser/benchmarks.mjs`):
+//! its benchmarks chart, comparison and OSD list must show what the API
+//! holds (the simulator has no benchmarks: these are the real figures).
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use common::browser::{require_browser_tooling, run_browser_script, target_dir};
 use common::sandbox::Sandbox;
 use common::*;
 use serde_json::Value;
@@ -87,6 +91,7 @@ impl Drop for Throttle {
 
 #[test]
 fn benchmarks_on_a_real_cluster() {
+    require_browser_tooling();
     let work = tempfile::Builder::new().prefix("osdkeeper-bench").tempdir().unwrap();
     let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
     let loops = sb.loops();
@@ -99,6 +104,7 @@ fn benchmarks_on_a_real_cluster() {
     // 1. A cluster benchmark on a pool of its own: three passes with
     //    plausible numbers, the cluster's shape, warnings about a short
     //    run, and the pool gone afterwards.
+    sb.wait_health_ok();
     let run = json(url, &["bench", "cluster", "--seconds", "3", "--label", "before"]);
     assert_eq!((run["phase"].as_str(), run["failure"].as_str()), (Some("done"), None), "{run}");
     let pool = run["pool"].as_str().unwrap().to_string();
@@ -143,7 +149,7 @@ fn benchmarks_on_a_real_cluster() {
     let in_states: i64 = status["pg_states"].as_array().unwrap().iter().map(|s| s["count"].as_i64().unwrap()).sum();
     assert_eq!(in_states, status["pgs"].as_i64().unwrap(), "every PG is in one listed state: {status}");
     assert_eq!(sb.ceph(&["osd", "unset", "noout"]).0, 0);
-    wait_for("HEALTH_OK", Duration::from_secs(30), || (sb.json(&["health"])["status"] == "HEALTH_OK").then_some(()));
+    sb.wait_health_ok();
     let objects = |pool: &str| -> u64 {
         let df = sb.json(&["df"]);
         df["pools"]
@@ -164,6 +170,7 @@ fn benchmarks_on_a_real_cluster() {
     assert_eq!(sb.ceph(&["osd", "pool", "create", "testbench", "16", "16"]).0, 0);
     assert_eq!(sb.ceph(&["osd", "pool", "application", "enable", "testbench", "rados"]).0, 0);
     sb.wait_clean();
+    sb.wait_health_ok();
     let given = json(url, &["bench", "cluster", "--pool", "testbench", "--seconds", "2", "--label", "after"]);
     assert_eq!(given["phase"], "done", "{given}");
     assert_eq!(given["shape"]["pg_num"], 16, "{given}");
@@ -263,7 +270,22 @@ fn benchmarks_on_a_real_cluster() {
         "{events}"
     );
 
-    // 7. A crash right after the write pass: after the restart the pass is
+    // 7. The dashboard, in headless Chromium, shows what the API holds: the
+    //    chart of both runs per pass with their labels and figures, the
+    //    warnings, the comparison's % change (pg_num differed), and osd.5's
+    //    verdict in the OSD list. Screenshots go to the target directory:
+    //    dashboard-benchmarks.png and its -panel, -osds and -800px.
+    let shot = target_dir().join("dashboard-benchmarks.png");
+    run_browser_script(
+        "benchmarks.mjs",
+        work.path(),
+        &[url, shot.to_str().expect("UTF-8 path"), "2", &slow.to_string()],
+        &[("OSDKEEPER_TOKEN", TOKEN)],
+        &daemon.log,
+    );
+    assert!(shot.is_file(), "no screenshot at {}", shot.display());
+
+    // 8. A crash right after the write pass: after the restart the pass is
     //    not run again (one `rados bench ... write` in the log), the run is
     //    failed with the reason, and the pool it made is removed.
     daemon.proc.terminate();
@@ -272,6 +294,7 @@ fn benchmarks_on_a_real_cluster() {
     let writes_before = count_lines(&rados_log, " write ");
     let env = [("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_CRASH_AFTER", "bench-write")];
     let mut crashing = start_daemon(&crash_dir, &config, &env);
+    sb.wait_health_ok();
     let queued = json(&crashing.url, &["bench", "cluster", "--seconds", "2", "--no-wait"]);
     let pool = queued["pool"].as_str().unwrap().to_string();
     wait_for("the daemon to abort after the write pass", Duration::from_secs(120), || {

@@ -28,6 +28,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::client::Api;
+use common::mounts::tmpfs_layers;
 use common::sandbox::{sandbox_scripts, Sandbox};
 use common::*;
 use serde_json::Value;
@@ -230,10 +231,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
         new_osds.push(id);
     }
     sb.wait_clean();
-    wait_for("HEALTH_OK", Duration::from_secs(120), || {
-        let (_, out, _) = sb.ceph(&["health"]);
-        out.starts_with("HEALTH_OK").then_some(())
-    });
+    sb.wait_health_ok();
     let (code, table, _) = cli(&daemon.url, Some(TOKEN), &["osd", "deploy", "status"]);
     assert_eq!(code, 0);
     assert!(table.contains("done") && table.contains("spares"), "{table}");
@@ -285,6 +283,12 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     let after_crash = wait_deployment(&daemon.url, host2, last, "done", Duration::from_secs(300));
     assert_eq!(prepares(&api_for(&daemon), &after_crash["deployment_id"]), 1, "no second prepare: {after_crash}");
     assert_eq!(running_osd_on(&sb, host2, spare2), Some(replaced), "the replacement took osd.{replaced}'s id");
+    let data_dir = PathBuf::from(format!("/var/lib/ceph/osd/ceph-{replaced}"));
+    assert_eq!(
+        tmpfs_layers(&data_dir),
+        1,
+        "the zap released the destroyed OSD's tmpfs: the new one is not stacked on it"
+    );
     let claim = format!("--osd-id {replaced}");
     assert!(after_crash["commands"][0].as_str().unwrap().contains(&claim), "the plan claimed the id: {after_crash}");
     // The dry-run taken before the release did not plan the held disk.
@@ -297,6 +301,9 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", &third.to_string(), "--zap"]);
     assert_eq!(code, 0, "{err}");
     removal_done(&daemon.url, third);
+    let data_dir = PathBuf::from(format!("/var/lib/ceph/osd/ceph-{third}"));
+    assert_eq!(tmpfs_layers(&data_dir), 0, "the zap unmounted the purged OSD's data dir");
+    assert!(!data_dir.exists(), "and removed it");
     std::fs::write(&flag, "").unwrap();
     let last = deployments(&daemon.url).iter().map(|d| d["deployment_id"].as_i64().unwrap()).max().unwrap();
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["device", "release", host3, spare3]);

@@ -147,6 +147,10 @@ fn removal_lifecycle_on_a_real_cluster() {
     // 2. A forced removal still waits for safe-to-destroy, in the cluster's
     //    words; `rm stop` in the middle of the drain restores the weight.
     let weight2 = sb.crush_weight(2);
+    // The manager's balancer (upmap, on by default) moves PGs on its own
+    // minute; once it did so right after the flags below, and its moved PGs
+    // stayed degraded for good (norecover), so the drain never started.
+    assert_eq!(sb.ceph(&["balancer", "off"]).0, 0);
     // From a clean cluster: with PGs still recovering (seen on a loaded
     // machine) the flags below would hold them degraded, and the pacing
     // rightly never starts the drain.
@@ -289,19 +293,28 @@ fn recovery_back(sb: &Sandbox) -> bool {
         && get("osd_max_backfills") == "1"
 }
 
-/// The removal's actions as the daemon logged them, with the time since the
-/// one before (BENCHMARKS.md reads the step latencies from this).
+/// The removal's progress samples (when the daemon saw how many PGs left),
+/// its actions as the daemon logged them, with the time since the one
+/// before, then its end (BENCHMARKS.md reads the step latencies from
+/// this; `bench/removal_gates.py` sets them beside the gates it saw open,
+/// by the times in ms since the epoch).
 fn print_timeline(url: &str, done: &Value) {
     let detail = Api::new(url, Some(TOKEN)).removal(&done["removal_id"], "").body;
+    for s in detail["samples"].as_array().into_iter().flatten() {
+        eprintln!("timeline osd.{}: sample {} PGs (at {})", done["osd_id"], s["pgs"], s["at"]);
+    }
     let mut last: Option<i64> = None;
     for a in detail["actions"].as_array().into_iter().flatten() {
         let issued = a["issued_at"].as_i64().unwrap_or(0);
         let took = a["finished_at"].as_i64().map_or(-1, |f| f - issued);
         let gap = last.map_or(0, |l| issued - l);
         eprintln!(
-            "timeline osd.{}: {} issued +{gap} ms after the previous one ended, took {took} ms",
+            "timeline osd.{}: {} issued +{gap} ms after the previous one ended, took {took} ms (at {issued})",
             a["osd_id"], a["effect"]
         );
         last = a["finished_at"].as_i64();
+    }
+    if let (Some(end), Some(l)) = (done["finished_at"].as_i64(), last) {
+        eprintln!("timeline osd.{}: done +{} ms after the previous one ended (at {end})", done["osd_id"], end - l);
     }
 }

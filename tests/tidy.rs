@@ -254,8 +254,9 @@ fn files_are_small_or_say_why() {
     }
 }
 
-/// The dashboard compares the daemon's event kinds, removal phases and
-/// stream messages only with the names of the module the daemon generates
+/// The dashboard compares the daemon's event kinds, removal, deployment
+/// and benchmark phases (a benchmark's passes are among them) and stream
+/// messages only with the names of the module the daemon generates
 /// from its enums (`kinds.js`), never with literals.
 #[test]
 fn dashboard_names_kinds_only_through_the_generated_module() {
@@ -268,6 +269,7 @@ fn dashboard_names_kinds_only_through_the_generated_module() {
         .map(|k| k.as_str())
         .chain(osdkeeper::domain::removal::Phase::ALL.iter().map(|p| p.as_str()))
         .chain(osdkeeper::domain::deploy::DeployPhase::ALL.iter().map(|p| p.as_str()))
+        .chain(osdkeeper::domain::bench::cluster::ClusterPhase::ALL.iter().map(|p| p.as_str()))
         // ("event" is also the SSE protocol's own field name, which the stream reader matches.)
         .chain(["hello", "removals", "hosts", "specs", "deployments", "resync"])
         .collect();

@@ -57,6 +57,8 @@ pub struct AgentConfig {
     /// Only ceph-osd processes running with this ceph.conf are this host's
     /// OSDs (a host running daemons of two clusters).
     pub osd_cluster_conf: Option<PathBuf>,
+    /// Where ceph-volume makes the OSD data dirs (`--osd-data-dir`).
+    pub osd_data_dir: PathBuf,
 }
 
 /// The settings as given on the command line and in the environment.
@@ -83,6 +85,8 @@ pub struct RawSettings {
     pub tls_cert: Option<PathBuf>,
     pub tls_key: Option<PathBuf>,
     pub osd_cluster_conf: Option<PathBuf>,
+    /// `--osd-data-dir` (default `/var/lib/ceph/osd`).
+    pub osd_data_dir: Option<PathBuf>,
 }
 
 /// The default address is loopback: a token is needed for anything else.
@@ -199,6 +203,7 @@ impl AgentConfig {
             osd_start_timeout: Duration::from_secs(raw.osd_start_timeout_s),
             tls,
             osd_cluster_conf: raw.osd_cluster_conf,
+            osd_data_dir: raw.osd_data_dir.unwrap_or_else(|| PathBuf::from(super::host_roots::DEFAULT_OSD_DATA)),
         })
     }
 

@@ -119,7 +119,12 @@ mod tests {
     use super::*;
 
     fn roots(p: &FakeProc) -> HostRoots {
-        HostRoots { proc: p.root(), sys_class_block: p.dir.path().join("sys-class-block"), cluster_conf: None }
+        HostRoots {
+            proc: p.root(),
+            sys_class_block: p.dir.path().join("sys-class-block"),
+            cluster_conf: None,
+            ..HostRoots::default()
+        }
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! Where the agent reads the host's live state: `/proc` (processes, open
-//! files, mounts) and `/sys/class/block` (who holds a device). Tests point
-//! these at directories they build, so the scans are checked without
-//! depending on what happens to run on the test machine.
+//! files, mounts), `/sys/class/block` (who holds a device) and the OSD data
+//! dirs. Tests point these at directories they build, so the scans are
+//! checked without depending on what happens to run on the test machine.
 
 use std::path::PathBuf;
 
 use super::osd_argv::conf_of;
 use super::proc_scan::ProcessInfo;
+
+/// ceph-volume's own, fixed in its code (`/var/lib/ceph/osd/CLUSTER-ID`).
+pub const DEFAULT_OSD_DATA: &str = "/var/lib/ceph/osd";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostRoots {
@@ -18,6 +21,8 @@ pub struct HostRoots {
     /// OSDs (`--osd-cluster-conf`); by default every ceph-osd is, which is
     /// the safe side: a zap then refuses for any daemon of that id.
     pub cluster_conf: Option<PathBuf>,
+    /// Where ceph-volume makes OSD data dirs (`/var/lib/ceph/osd`).
+    pub osd_data: PathBuf,
 }
 
 impl Default for HostRoots {
@@ -26,6 +31,7 @@ impl Default for HostRoots {
             proc: PathBuf::from("/proc"),
             sys_class_block: PathBuf::from("/sys/class/block"),
             cluster_conf: None,
+            osd_data: PathBuf::from(DEFAULT_OSD_DATA),
         }
     }
 }

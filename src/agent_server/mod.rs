@@ -29,6 +29,7 @@ pub mod blank;
 pub mod ceph_volume;
 pub mod ceph_volume_args;
 pub mod config;
+pub mod data_dirs;
 pub mod exclusive;
 pub mod holders;
 pub mod host_roots;

@@ -11,6 +11,7 @@ struct Mount {
     /// The source with its links resolved, for sources under /dev.
     resolved: Option<String>,
     target: String,
+    fstype: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -33,10 +34,11 @@ impl Mounts {
                 let mut fields = line.split_whitespace();
                 let source = unescape(fields.next()?);
                 let target = unescape(fields.next()?);
+                let fstype = fields.next()?.to_string();
                 // Only device nodes are resolved: resolving any path could
                 // hang on a dead network filesystem.
                 let resolved = source.starts_with("/dev/").then(|| resolve(&source)).flatten();
-                Some(Mount { source, resolved, target })
+                Some(Mount { source, resolved, target, fstype })
             })
             .collect();
         Mounts { mounts }
@@ -50,6 +52,11 @@ impl Mounts {
             .filter(|m| names.iter().any(|n| m.source == *n || m.resolved.as_deref() == Some(n)))
             .map(|m| m.target.as_str())
             .collect()
+    }
+
+    /// How many mounts of type `fstype` are stacked on `target`.
+    pub fn layers(&self, target: &str, fstype: &str) -> usize {
+        self.mounts.iter().filter(|m| m.target == target && m.fstype == fstype).count()
     }
 }
 
@@ -110,6 +117,18 @@ server:/export /mnt/nfs nfs4 rw 0 0
         assert_eq!(m.mount_points("/dev/loop4", Some("/dev/loop4")), ["/mnt/l"]);
         assert!(m.mount_points("proc", None).len() == 1, "sources are compared as written");
         assert!(m.mount_points("/dev/loop44", None).is_empty());
+    }
+
+    #[test]
+    fn stacked_layers_by_type() {
+        let table = "tmpfs /var/lib/ceph/osd/ceph-6 tmpfs rw 0 0\n\
+                     tmpfs /var/lib/ceph/osd/ceph-6 tmpfs rw 0 0\n\
+                     /dev/loop4 /var/lib/ceph/osd/ceph-7 xfs rw 0 0\n";
+        let m = Mounts::parse(table, &resolver);
+        assert_eq!(m.layers("/var/lib/ceph/osd/ceph-6", "tmpfs"), 2);
+        assert_eq!(m.layers("/var/lib/ceph/osd/ceph-7", "tmpfs"), 0);
+        assert_eq!(m.layers("/var/lib/ceph/osd/ceph-7", "xfs"), 1);
+        assert_eq!(m.layers("/var/lib/ceph/osd", "tmpfs"), 0);
     }
 
     #[test]

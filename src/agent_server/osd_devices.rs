@@ -35,7 +35,12 @@ mod tests {
         let p = FakeProc::new();
         p.add(500, 'S', "ceph-osd", &["ceph-osd", "-i", "4"]);
         p.open(500, 7, "/dev/loop4");
-        let roots = HostRoots { proc: p.root(), sys_class_block: p.dir.path().join("sys"), cluster_conf: None };
+        let roots = HostRoots {
+            proc: p.root(),
+            sys_class_block: p.dir.path().join("sys"),
+            cluster_conf: None,
+            ..HostRoots::default()
+        };
         let mine: BTreeSet<String> = ["/dev/loop4".to_string()].into();
         let other: BTreeSet<String> = ["/dev/loop5".to_string()].into();
         assert!(serves_from(&roots, 4, &mine).unwrap());

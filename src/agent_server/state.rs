@@ -39,7 +39,11 @@ impl AgentState {
     /// Checks `--inventory-file` now, so that a bad file stops the agent
     /// before it listens.
     pub fn from_config(config: &AgentConfig) -> Result<AgentState, InventoryError> {
-        let roots = HostRoots { cluster_conf: config.osd_cluster_conf.clone(), ..HostRoots::default() };
+        let roots = HostRoots {
+            cluster_conf: config.osd_cluster_conf.clone(),
+            osd_data: config.osd_data_dir.clone(),
+            ..HostRoots::default()
+        };
         let ceph_volume = CephVolume {
             program: config.ceph_volume.clone(),
             inventory_timeout: config.inventory_timeout,

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::ceph_volume::CephVolume;
 use super::config::is_loop_device;
+use super::data_dirs::{self, ReleaseError};
 use super::exclusive::{shown_len, wipe_ranges, ExclusiveDevice, ExclusiveError};
 use super::holders;
 use super::host_roots::HostRoots;
@@ -55,6 +56,8 @@ pub enum ZapError {
     LvmZap { command: String, code: i32, stderr: String },
     #[error("could not run `{command}`: {source}; nothing was wiped")]
     LvmZapRun { command: String, source: RunError },
+    #[error("wiped {path}, but {source}; a repeated zap finds the device blank and tries again")]
+    DataDir { path: String, source: ReleaseError },
     #[error(transparent)]
     Inventory(#[from] InventoryError),
     #[error("cannot list the host's processes: {0}")]
@@ -73,7 +76,8 @@ impl ZapError {
             | ZapError::AgentBusy
             | ZapError::OsdRunning { .. }
             | ZapError::DeviceBusy { .. }
-            | ZapError::Device(ExclusiveError::NotBlockDevice { .. }) => StatusCode::CONFLICT,
+            | ZapError::Device(ExclusiveError::NotBlockDevice { .. })
+            | ZapError::DataDir { source: ReleaseError::OsdRunning { .. }, .. } => StatusCode::CONFLICT,
             ZapError::LvmZapRun { source: RunError::TimedOut { .. }, .. } => StatusCode::GATEWAY_TIMEOUT,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -159,6 +163,15 @@ impl Zapper {
                 return Err(ZapError::OsdRunning { path, osd_id, pids: join_pids(&pids) });
             }
         }
+        let roots = self.roots.clone();
+        let owner_of = path.clone();
+        let owner = tokio::task::spawn_blocking(move || data_dirs::running_owner(&roots, &owner_of))
+            .await
+            .map_err(|e| ZapError::Task(e.to_string()))?
+            .map_err(ZapError::Scan)?;
+        if let Some((osd_id, pids)) = owner {
+            return Err(ZapError::OsdRunning { path, osd_id, pids: join_pids(&pids) });
+        }
         tracing::info!(device = %path, %reason, "zap: checking that the device is free");
         let mut steps = Vec::new();
         if has_lvs(device) {
@@ -181,6 +194,10 @@ impl Zapper {
         steps.extend(wiped?);
         if has_partitions(device) {
             steps.push(reread_partitions(&path).await);
+        }
+        match data_dirs::release(&self.roots, &path).await {
+            Ok(released) => steps.extend(released),
+            Err(source) => return Err(ZapError::DataDir { path, source }),
         }
         tracing::info!(device = %path, %reason, steps = %steps.join("; "), "zapped");
         Ok(ZapResult { path, steps })

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent_client::{HostAgents, HttpAgents};
 use crate::api::ApiSettings;
 use crate::ceph::cli::CephCli;
+use crate::ceph::session::Session;
 use crate::ceph::CephCluster;
 use crate::config::Config;
 use crate::daemon::Daemon;
@@ -57,6 +58,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         name: config.ceph_name.clone(),
         keyring: config.ceph_keyring.clone(),
         osdmaptool: config.osdmaptool.clone(),
+        session: config.ceph_session.clone().map(Session::new),
     });
     serve_with(config, agents, ceph, shutdown_signal()).await
 }

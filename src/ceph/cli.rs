@@ -4,7 +4,9 @@
 //! the cluster (restful and dashboard cannot even be loaded together in
 //! 16.2), it is present wherever an admin keyring is, and its JSON is the
 //! documented format. Each call runs `ceph [--conf FILE] --connect-timeout N
-//! ... --format json` with a hard timeout.
+//! ... --format json` with a hard timeout; the reads the removal worker
+//! repeats every round go through the cluster session instead when it runs
+//! (`session.rs`: the same commands, without a process start each).
 //!
 //! Destroy and purge are issued **without** `--yes-i-really-mean-it`: in
 //! 16.2 that flag also skips the monitors' safe-to-destroy check, and the
@@ -17,6 +19,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio::process::Command;
 
+use super::reads::read_command;
+use super::session::{Connection, Session};
 use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat};
 use super::{
     CephCluster, CephError, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts, PgOnOsd,
@@ -34,6 +38,8 @@ pub struct CephCli {
     pub keyring: Option<PathBuf>,
     /// Ceph's osdmaptool, for the removal preview [default: osdmaptool from PATH].
     pub osdmaptool: String,
+    /// Serves the reads `reads.rs` lists when set; the CLI runs everything else.
+    pub session: Option<Session>,
 }
 
 pub(super) struct Output {
@@ -53,6 +59,17 @@ pub(super) fn clean(stderr: &str) -> String {
 
 impl CephCli {
     async fn run(&self, args: &[&str]) -> Result<Output, CephError> {
+        if let (Some(session), Some((target, command))) = (&self.session, read_command(args)) {
+            let to = Connection {
+                conf: self.conf.as_deref(),
+                name: self.name.as_deref(),
+                keyring: self.keyring.as_deref(),
+                timeout: self.timeout,
+            };
+            if let Some(out) = session.command(&to, target, &command, &args.join(" ")).await? {
+                return Ok(out);
+            }
+        }
         self.run_within(args, self.timeout).await
     }
 

@@ -1,7 +1,8 @@
 //! The Ceph cluster adapter: what the removal worker reads from and does to
 //! the cluster. Implemented by `CephCli` (the `ceph` command with
 //! `--format json` and timeouts; the cluster is found from `CEPH_CONF` or
-//! `--ceph-conf`; `placement.rs` adds osdmaptool for the removal preview,
+//! `--ceph-conf`; `session.rs` serves the frequent reads, `reads.rs` lists
+//! them; `placement.rs` adds osdmaptool for the removal preview,
 //! `drain.rs` the reads of drain progress and pacing)
 //! and by the simulator.
 
@@ -11,6 +12,10 @@ mod cli_bench;
 mod drain;
 mod placement;
 mod rados_wire;
+mod reads;
+pub mod session;
+#[cfg(test)]
+mod session_tests;
 mod status;
 pub mod wire;
 

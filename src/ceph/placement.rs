@@ -17,7 +17,7 @@ use super::cli::CephCli;
 use super::status::Status;
 use super::wire::{parse_pgs_dump_all, CrushRule, OsdDfSizes, OsdDumpPools, OsdTree, PgDump};
 use super::CephError;
-use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios, Throughput};
+use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios};
 
 /// Each pool with what its CRUSH rule asks for.
 pub(super) fn pool_rules(osd_dump: &OsdDumpPools, rules: &[CrushRule]) -> Vec<PoolRule> {
@@ -120,10 +120,6 @@ impl CephCli {
             .iter()
             .filter_map(|n| Some(OsdUsage { id: u32::try_from(n.id).ok()?, kb: n.kb, kb_used: n.kb_used }))
             .collect();
-        let throughput = status.pgmap.recovering_bytes_per_sec.filter(|r| *r > 0.0).map(|r| Throughput {
-            bytes_per_s: r,
-            source: "the cluster's recovery rate right now (ceph status)".into(),
-        });
         Ok(PreviewInput {
             osds: ids.to_vec(),
             pgs,
@@ -136,7 +132,8 @@ impl CephCli {
                 full: osd_dump.full_ratio,
             },
             ok_to_stop,
-            throughput,
+            recovery_now: status.pgmap.recovering_bytes_per_sec,
+            recent_drains: Vec::new(),
         })
     }
 

@@ -68,6 +68,10 @@ pub struct AgentArgs {
     /// [default: every ceph-osd counts].
     #[arg(long, value_name = "FILE")]
     osd_cluster_conf: Option<PathBuf>,
+    /// Where ceph-volume makes the OSD data dirs; a zap unmounts the stale
+    /// tmpfs of a removed OSD there (tests point it elsewhere).
+    #[arg(long, value_name = "DIR", default_value = "/var/lib/ceph/osd")]
+    osd_data_dir: PathBuf,
     /// The ceph-volume program.
     #[arg(long, env = "OSDKEEPER_CEPH_VOLUME", default_value = "ceph-volume", value_name = "PATH")]
     ceph_volume: String,
@@ -95,6 +99,7 @@ pub fn run(args: AgentArgs) -> ExitCode {
         tls_cert: args.tls_cert,
         tls_key: args.tls_key,
         osd_cluster_conf: args.osd_cluster_conf,
+        osd_data_dir: Some(args.osd_data_dir),
     };
     let config = match AgentConfig::resolve(raw) {
         Ok(c) => c,

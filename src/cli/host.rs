@@ -47,6 +47,9 @@ pub enum HostCmd {
         /// Drain even when the preview finds blockers; they are recorded with the removals.
         #[arg(long)]
         ignore_preview_blockers: bool,
+        /// Raise recovery while the host drains; put back when the last fast drain ends or is stopped.
+        #[arg(long)]
+        fast: bool,
     },
     /// Add or remove a label.
     Label {
@@ -73,7 +76,7 @@ pub async fn run(r: &Remote, cmd: HostCmd) -> Result<ExitCode, ClientError> {
             c.remove_host(&name, &RemoveHostQuery { forget_osds }).await?;
             out::line(format!("Removed host '{name}'"));
         }
-        HostCmd::Drain { args, zap_osd_devices, dry_run, ignore_preview_blockers } => {
+        HostCmd::Drain { args, zap_osd_devices, dry_run, ignore_preview_blockers, fast } => {
             match (args[0].as_str(), args.get(1)) {
                 ("stop", Some(host)) => {
                     let s = c.stop_host_drain(host).await?;
@@ -88,7 +91,7 @@ pub async fn run(r: &Remote, cmd: HostCmd) -> Result<ExitCode, ClientError> {
                     out::answer(r.format, &p, preview_text);
                 }
                 (host, None) => {
-                    let body = HostDrainBody { zap_osd_devices, ignore_preview_blockers };
+                    let body = HostDrainBody { zap_osd_devices, ignore_preview_blockers, fast };
                     let s = c.drain_host(host, &body).await?;
                     if !out::structured(r.format, &s) {
                         out::line(format!(

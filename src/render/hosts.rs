@@ -32,7 +32,7 @@ pub fn host_drain_text(s: &HostDrainStatus) -> String {
     );
     if t.pgs_at_start > 0 || t.bytes_left > 0.0 {
         out.push_str(&format!(
-            "PGs left {} of {}, {} still used, ETA {}\n",
+            "PGs left {} of {}, {} still to move, ETA {}\n",
             t.pgs_left,
             t.pgs_at_start,
             super::units::format_bytes(t.bytes_left, 5).trim(),

@@ -17,8 +17,8 @@ fn bytes(n: u64) -> String {
 pub fn preview_text(p: &RemovalPreview) -> String {
     let names: Vec<String> = p.osds.iter().map(|o| format!("osd.{o}")).collect();
     let eta = match p.eta_s {
-        Some(s) => format!("{} ({})", format_duration(s), p.eta_basis.clone().unwrap_or_default()),
-        None => format!("unknown: {}", p.eta_basis.clone().unwrap_or_default()),
+        Some(s) => format!("{} ({})", format_duration(s), p.eta_basis),
+        None => format!("unknown: {}", p.eta_basis),
     };
     let ok = if p.ok_to_stop { "yes" } else { "no" };
     let mut out = format!(
@@ -92,7 +92,7 @@ pub fn preview_text(p: &RemovalPreview) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::api::removal_preview::{PoolImpact, Receiver};
+    use crate::wire::api::removal_preview::{EtaSource, PoolImpact, Receiver};
 
     fn preview() -> RemovalPreview {
         RemovalPreview {
@@ -100,7 +100,9 @@ mod tests {
             pgs_to_move: 44,
             bytes_to_move: 3_604_480,
             eta_s: None,
-            eta_basis: Some("no recovery throughput observed yet".into()),
+            eta_source: EtaSource::None,
+            eta_bytes_per_s: None,
+            eta_basis: "no recovery under way and no drain watched yet".into(),
             receivers: vec![Receiver {
                 osd: 4,
                 pgs_in: 20,
@@ -139,7 +141,7 @@ mod tests {
             Removing osd.0, osd.1, osd.2, osd.3 together (dry run, nothing changed)
             PGs to move:    44
             Bytes to move:  3520k
-            ETA:            unknown: no recovery throughput observed yet
+            ETA:            unknown: no recovery under way and no drain watched yet
             ok-to-stop now: no: unsafe to stop osd(s) at this time (9 PGs are or would become offline)
 
             RECEIVER  PGS IN  PGS OUT  BYTES IN  FULL BEFORE  FULL AFTER
@@ -153,5 +155,19 @@ mod tests {
               - pool 'sandbox' (size 2): 64 of its 64 PGs would have fewer than 2 copies
         "#]]
         .assert_eq(&preview_text(&preview()));
+    }
+
+    #[test]
+    fn the_eta_says_what_it_was_computed_from() {
+        let mut p = preview();
+        p.eta_s = Some(250.0);
+        p.eta_source = EtaSource::RecentDrains;
+        p.eta_basis = "the recent drains osdkeeper watched (osd.5), 0.01 MiB/s: 3.4 MiB in 250 s".into();
+        let text = preview_text(&p);
+        let eta = text.lines().find(|l| l.starts_with("ETA:")).unwrap();
+        assert_eq!(
+            eta,
+            "ETA:            4m 10s (the recent drains osdkeeper watched (osd.5), 0.01 MiB/s: 3.4 MiB in 250 s)"
+        );
     }
 }

@@ -47,7 +47,8 @@ pub(super) fn preview_input(s: &SimState, ids: &[u32], ok_to_stop: Verdict) -> P
             .collect(),
         ratios: Ratios { nearfull: 0.85, backfillfull: 0.90, full: 0.95 },
         ok_to_stop,
-        throughput: None,
+        recovery_now: None,
+        recent_drains: Vec::new(),
     }
 }
 

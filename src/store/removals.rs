@@ -176,6 +176,33 @@ impl Store {
         self.removal(rec.id).await
     }
 
+    /// Makes the active removals of `osd_ids` fast (`host drain --fast`
+    /// asked again); returns how many were not fast yet.
+    pub async fn make_removals_fast(&self, osd_ids: &[u32], now: i64) -> Result<usize> {
+        let mut tx = self.write().await?;
+        let mut changed = 0;
+        for &osd_id in osd_ids {
+            let row = sqlx::query(&format!("SELECT {COLUMNS} FROM removals WHERE osd_id = ? AND active = 1"))
+                .bind(i64::from(osd_id))
+                .fetch_optional(&mut *tx)
+                .await?;
+            let Some(mut rec) = row.as_ref().map(record_from).transpose()? else { continue };
+            if rec.removal.fast {
+                continue;
+            }
+            rec.removal.fast = true;
+            sqlx::query("UPDATE removals SET state = ?, updated_at = ?, version = version + 1 WHERE id = ?")
+                .bind(state_json(&rec.removal))
+                .bind(now)
+                .bind(rec.id)
+                .execute(&mut *tx)
+                .await?;
+            changed += 1;
+        }
+        tx.commit().await?;
+        Ok(changed)
+    }
+
     pub async fn add_sample(&self, removal_id: i64, sample: &Sample) -> Result<()> {
         sqlx::query(
             "INSERT INTO removal_samples (removal_id, at, pgs, kb_used, bytes_left, blocked) VALUES (?, ?, ?, ?, ?, ?)",

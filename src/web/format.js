@@ -48,6 +48,13 @@ export function fmtRate(pgsPerMin) {
   return `${pgsPerMin >= 10 ? Math.round(pgsPerMin) : pgsPerMin.toFixed(1)} PGs/min`;
 }
 
+/** A per-OSD bench's rate in Ceph's MB/s (MiB/s), as `osd ls --wide` writes it. */
+export function fmtBenchRate(bytesPerSec) {
+  if (bytesPerSec === null || bytesPerSec === undefined || !Number.isFinite(bytesPerSec)) return '—';
+  const mb = bytesPerSec / 1048576;
+  return `${mb >= 10 ? mb.toFixed(0) : mb.toFixed(1)} MB/s`;
+}
+
 export function osdName(id) {
   return `osd.${id}`;
 }

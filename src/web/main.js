@@ -2,7 +2,8 @@
 //
 // One page over the daemon's JSON API: removals with progress and a chart,
 // OSDs being deployed from specs, the OSD list to schedule removals from, the event log, hosts and their
-// devices, and specs with their dry-run, each panel in its own module. It
+// devices, cluster benchmarks charted and compared, and specs with their
+// dry-run, each panel in its own module. It
 // stays live through /api/v1/stream and refetches only what a stream
 // message names, throttled per panel (refresh.js). Every fetch is bounded
 // at 2000 hosts: the header comes from /api/v1/summary, hosts and OSDs are
@@ -10,6 +11,7 @@
 //
 // Modules share nothing through `window`: each imports what it uses, and
 // panels refresh one another through refresh.js's registry.
+import { initBenchmarks } from './benchmarks.js';
 import { tickAges } from './clock.js';
 import { addEvents, initEvents } from './events.js';
 import { initHealth } from './health.js';
@@ -64,12 +66,20 @@ function onStreamMessage(type, data) {
   }
 }
 
-/** Hosts added or removed are announced by their event, not by a `hosts` message. */
+/**
+ * Hosts added or removed are announced by their event, not by a `hosts`
+ * message; so are benchmarks asked for and ended (a per-OSD bench's rate
+ * and outlier verdict show in the OSD list).
+ */
 function onEventKind(ev) {
   if (ev.kind === EventKind.HOST_ADDED || ev.kind === EventKind.HOST_REMOVED) {
     refreshers.summary.request();
     refreshers.hosts.request();
   }
+  if (ev.kind === EventKind.BENCH_REQUESTED || ev.kind === EventKind.BENCH_FINISHED || ev.kind === EventKind.BENCH_FAILED) {
+    refreshers.benchmarks.request();
+  }
+  if (ev.kind === EventKind.BENCH_FINISHED || ev.kind === EventKind.BENCH_OUTLIER) refreshOsdPicker(null);
 }
 
 initSpecEditor();
@@ -78,6 +88,7 @@ initSummary();
 initHealth();
 initHosts();
 initOsds();
+initBenchmarks();
 initTokenForm();
 onTokenEntered(refreshRole);
 refreshRole();

@@ -1,10 +1,12 @@
 // The OSD picker and scheduling removals from it. It shows one page of
 // OSDs, filtered on the server (`q`): at 2000 hosts the cluster has about
 // 9000, and the page never asks for them all. Selected OSDs are remembered
-// with their rows, so that a selection survives a change of filter.
+// with their rows, so that a selection survives a change of filter. Each
+// OSD's latest `bench osds` rate is shown, and under an OSD much slower
+// than comparable ones, the daemon's verdict in full.
 import { api } from './api.js';
 import { $, badge, debounce, emptyState, h, rerender } from './dom.js';
-import { fmtWeight, joinAnd, osdName, plural } from './format.js';
+import { fmtBenchRate, fmtWeight, joinAnd, osdName, plural } from './format.js';
 import { confirmAction, notify, runAction, showPanelError } from './notices.js';
 import { stateKind } from './phases.js';
 import { removalPreview } from './removal-preview.js';
@@ -74,13 +76,30 @@ function renderOsds() {
       h('th', { scope: 'col', class: 'select' }, h('span', { class: 'sr-only' }, 'Select')),
       h('th', { scope: 'col' }, 'OSD'), h('th', { scope: 'col' }, 'Host'), h('th', { scope: 'col' }, 'Devices'),
       h('th', { scope: 'col', class: 'num' }, 'Weight'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col', class: 'num' }, 'PGs'),
-      h('th', { scope: 'col' }, 'Removal'))),
-    h('tbody', {}, shown.map(osdRow)));
+      h('th', { scope: 'col', class: 'num', title: 'Its latest osdkeeper bench osds' }, 'Bench'), h('th', { scope: 'col' }, 'Removal'))),
+    h('tbody', {}, shown.map(osdRows)));
   $('osd-table').replaceChildren(shown.length ? table : emptyState(osds.filter ? 'No OSD matches this filter.' : 'No OSDs in the cluster.'));
   $('osd-count').textContent = osds.total > shown.length
     ? `Showing ${shown.length} of ${osds.total} matching OSDs: narrow the filter to see the others.`
     : `${plural(osds.total, 'OSD')}${osds.filter ? ' match' : ''}.`;
   updateScheduleButton();
+}
+
+const OSD_COLUMNS = 9;
+
+/** The OSD's row, and under a slow one the sentence saying why it is an outlier. */
+function osdRows(o) {
+  const row = osdRow(o);
+  if (!o.bench_outlier) return row;
+  row.classList.add('has-outlier');
+  return [row, h('tr', { class: 'outlier-row', 'data-testid': 'osd-outlier', 'data-osd-id': o.id },
+    h('td', {}), h('td', { colspan: OSD_COLUMNS - 1 }, `⚠ ${o.bench_outlier}`))];
+}
+
+function benchCell(o) {
+  if (o.bench_bytes_per_sec === null || o.bench_bytes_per_sec === undefined) return h('td', { class: 'num muted' }, '—');
+  return h('td', { class: 'num', 'data-testid': 'osd-bench' }, fmtBenchRate(o.bench_bytes_per_sec),
+    o.bench_outlier ? [' ', badge('Outlier', 'warn', { title: o.bench_outlier })] : '');
 }
 
 function osdRow(o) {
@@ -105,6 +124,7 @@ function osdRow(o) {
     h('td', { class: 'num' }, fmtWeight(o.crush_weight)),
     h('td', {}, status),
     h('td', { class: 'num' }, o.pgs === null ? '—' : String(o.pgs)),
+    benchCell(o),
     h('td', {}, o.removal ? badge(o.removal, stateKind(o.removal)) : '—'));
 }
 

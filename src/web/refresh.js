@@ -77,6 +77,7 @@ export const refreshers = Object.seal({
   unreachable: null,
   held: null,
   specs: null,
+  benchmarks: null,
   events: null,
 });
 

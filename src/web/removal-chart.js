@@ -4,7 +4,8 @@
 // right, spread so that none overlaps another, each joined to the end of
 // its line: with ten drains many lines end close together.
 import { api } from './api.js';
-import { $, emptyState, h, svg } from './dom.js';
+import { niceStep, plotArea, spreadLabels } from './chart.js';
+import { $, h, svg } from './dom.js';
 import { fmtDuration, osdName } from './format.js';
 import { TERMINAL } from './phases.js';
 
@@ -28,8 +29,6 @@ const SERIES_STYLES = [
   { color: '#4d7c0f', dash: '8 2 2 2 2 2' },
 ];
 const CHART = { w: 640, h: 290, left: 46, right: 64, top: 14, bottom: 36 };
-// Vertical room one name needs in the label column: the 12 px label's whole box.
-const LABEL_GAP = 16;
 
 function chartedRemovals(rows) {
   // Only removals that drained have samples; queued ones have none yet.
@@ -71,26 +70,6 @@ function chartSeries(rows) {
   }).filter((s) => s.points.length > 0);
 }
 
-/**
- * Label baselines for lines ending at `ys`: each as near its line's end as
- * it can be, at least LABEL_GAP from the next, all within [lo, hi].
- */
-export function spreadLabels(ys, lo, hi) {
-  const order = ys.map((y, i) => ({ y: y + 4, i })).sort((a, b) => a.y - b.y);
-  for (let k = 0; k < order.length; k += 1) {
-    const floor = k === 0 ? lo : order[k - 1].y + LABEL_GAP;
-    order[k].y = Math.max(order[k].y, floor);
-  }
-  // Pushed past the bottom: shift the tail up, keeping the gaps.
-  for (let k = order.length - 1; k >= 0; k -= 1) {
-    const ceiling = k === order.length - 1 ? hi : order[k + 1].y - LABEL_GAP;
-    order[k].y = Math.min(order[k].y, ceiling);
-  }
-  const out = new Array(ys.length);
-  for (const o of order) out[o.i] = o.y;
-  return out;
-}
-
 /** At most `max` points, keeping the first and the last. */
 function thin(points, max) {
   if (points.length <= max) return points;
@@ -98,12 +77,6 @@ function thin(points, max) {
   const out = [];
   for (let i = 0; i < max; i += 1) out.push(points[Math.round(i * step)]);
   return out;
-}
-
-/** Round tick steps for 0..max with at most about `count` ticks. */
-function niceStep(max, count, steps) {
-  for (const s of steps) if (max / s <= count) return s;
-  return steps[steps.length - 1] * Math.ceil(max / count / steps[steps.length - 1]);
 }
 
 export function renderChart(rows) {
@@ -114,14 +87,9 @@ export function renderChart(rows) {
     : 'PGs remaining over time';
   const box = $('removal-chart');
   const legend = $('removal-chart-legend');
-  if (!series.length) {
-    box.replaceChildren(emptyState('The chart shows each removal’s PGs once its drain has started.'));
-    legend.replaceChildren();
-    return;
-  }
-  const { w, h: height, left, right, top, bottom } = CHART;
-  const plotW = w - left - right;
-  const plotH = height - top - bottom;
+  const area = plotArea(CHART, box, legend, series.length ? null : 'The chart shows each removal’s PGs once its drain has started.');
+  if (!area) return;
+  const { w, height, left, top, plotW, plotH } = area;
   const tMax = Math.max(10, ...series.map((s) => s.points[s.points.length - 1].t));
   const yMaxRaw = Math.max(1, ...series.map((s) => Math.max(s.r.pgs_at_start || 0, ...s.points.map((p) => p.pgs))));
   const yStep = niceStep(yMaxRaw, 4, [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000]);

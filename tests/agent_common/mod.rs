@@ -45,7 +45,15 @@ impl Agent {
     /// `listening on ADDR` line.
     pub fn start(args: &[&str], env: &[(&str, &str)]) -> Agent {
         let logs = tempfile::tempdir().unwrap();
+        // The host's real data dirs are never the test's: a zap releases
+        // the ones of its device there.
+        let data_dir = logs.path().join("osd");
+        std::fs::create_dir(&data_dir).unwrap();
+        let data_dir = data_dir.to_string_lossy().into_owned();
         let mut all = vec!["--listen", "127.0.0.1:0"];
+        if !args.contains(&"--osd-data-dir") {
+            all.extend(["--osd-data-dir", data_dir.as_str()]);
+        }
         all.extend_from_slice(args);
         let mut child = agent_command(&all, env, &logs.path().join("stderr")).spawn().expect("start the agent");
         let stdout = child.stdout.take().unwrap();

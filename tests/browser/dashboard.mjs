@@ -9,19 +9,11 @@
 //
 // Exit status 0 when every check passed; otherwise the failing step and
 // what the page showed are printed, with a screenshot next to SCREENSHOT.
-import { chromium } from 'playwright-core';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import {
+  boxes, check, checkFits, fullScreenshot, log, overlapping, recordApiRequests, runChecks, shotPath as shotPathOf, step, until,
+} from './harness.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
-const WAIT_MS = 60_000;
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-
-// ───────────── harness ─────────────
+// ───────────── arguments ─────────────
 
 const args = process.argv.slice(2);
 const mode = ['--scale', '--many'].includes(args[0]) ? args.shift().slice(2) : 'field-report';
@@ -32,97 +24,7 @@ if (!baseUrl || !screenshotPath) {
   process.exit(2);
 }
 
-function log(msg) {
-  console.log(`[dashboard ${new Date().toISOString().slice(11, 23)}] ${msg}`);
-}
-
-class CheckFailed extends Error {}
-
-function check(cond, msg) {
-  if (!cond) throw new CheckFailed(msg);
-}
-
-/**
- * Polls `probe` (async, returns a truthy value when satisfied) every 100 ms
- * for up to `ms`; fails with `what` and the last value seen.
- */
-async function until(what, probe, ms = WAIT_MS) {
-  const deadline = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      last = await probe();
-      if (last) return last;
-    } catch (e) {
-      last = `error: ${e.message}`;
-    }
-    if (Date.now() > deadline) {
-      throw new CheckFailed(`timed out after ${ms / 1000} s waiting for ${what} (last seen: ${JSON.stringify(last)})`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-let currentStep = '';
-async function step(name, fn) {
-  currentStep = name;
-  const t0 = Date.now();
-  log(`▶ ${name}`);
-  await fn();
-  log(`✔ ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-}
-
-/** A full-page screenshot from the top, so the sticky header sits where it belongs. */
-async function fullScreenshot(page, file) {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: file, fullPage: true });
-  log(`screenshot: ${file}`);
-}
-
-function shotPath(suffix) {
-  const ext = path.extname(screenshotPath) || '.png';
-  return `${screenshotPath.slice(0, screenshotPath.length - path.extname(screenshotPath).length)}-${suffix}${ext}`;
-}
-
-/** Opens a fresh Chromium profile with one page; collects the page's errors. */
-async function openBrowser() {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'osdkeeper-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1440, height: 900 },
-    timeout: WAIT_MS,
-  });
-  const page = context.pages()[0] || (await context.newPage());
-  page.setDefaultTimeout(WAIT_MS);
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`uncaught exception in the page: ${e.message}`));
-  // The browser logs every 4xx answer as a console error; the expected
-  // ones (a 422 for an invalid spec) are checked in the page instead.
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console error: ${m.text()}`);
-  });
-  page.on('response', (r) => {
-    const api = new URL(r.url()).pathname.startsWith('/api/');
-    if (r.status() >= 500 || (!api && r.status() >= 400)) problems.push(`HTTP ${r.status()} for ${r.request().method()} ${r.url()}`);
-  });
-  const close = async () => {
-    await context.close().catch(() => {});
-    fs.rmSync(profile, { recursive: true, force: true });
-  };
-  return { context, page, problems, close };
-}
-
-/** Records the API requests the page makes (path and query), to check how it asks. */
-function recordApiRequests(page) {
-  const seen = [];
-  page.on('request', (r) => {
-    const u = new URL(r.url());
-    if (u.pathname.startsWith('/api/')) seen.push({ path: u.pathname, params: u.searchParams, at: Date.now() });
-  });
-  return seen;
-}
+const shotPath = (suffix) => shotPathOf(screenshotPath, suffix);
 
 /** Every request for a list that can be long (OSDs, hosts) must be bounded. */
 function checkListRequestsBounded(seen, osdLimitMax) {
@@ -531,37 +433,9 @@ async function scaleRun(page) {
 
 // ───────────── 15 removals at once, and an 800 px window ─────────────
 
-/** The boxes of `selector`'s elements, in page coordinates. */
-async function boxes(page, selector) {
-  return page.locator(selector).evaluateAll((els) => els.map((e) => {
-    const r = e.getBoundingClientRect();
-    // One rectangle per line the text runs over.
-    const range = document.createRange();
-    range.selectNodeContents(e);
-    const lines = new Set([...range.getClientRects()].map((q) => Math.round(q.top))).size;
-    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, lines, text: e.textContent };
-  }));
-}
-
-function overlapping(list) {
-  for (let i = 0; i < list.length; i += 1) {
-    for (let j = i + 1; j < list.length; j += 1) {
-      const a = list[i];
-      const b = list[j];
-      if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) return `${a.text} and ${b.text}`;
-    }
-  }
-  return null;
-}
-
 /** What must hold at any width: nothing scrolls sideways, names stay whole, chart labels apart and inside. */
 async function checkLayout(page, width) {
-  const fit = await page.evaluate(() => {
-    const wrap = document.getElementById('removals-table');
-    return { wrap: wrap.clientWidth, table: wrap.scrollWidth, page: document.documentElement.scrollWidth, view: window.innerWidth };
-  });
-  check(fit.table <= fit.wrap, `at ${width} px the removals table is ${fit.table} px wide in ${fit.wrap} px: it scrolls sideways`);
-  check(fit.page <= fit.view, `at ${width} px the page is ${fit.page} px wide in a ${fit.view} px window`);
+  await checkFits(page, width, 'removals-table', 'removals table');
   const names = ['[data-testid="removal-host-group"] .host-name', 'tr[data-testid="osd-row"] td:nth-child(3)', 'tbody[data-testid="host"] .host-name'];
   for (const b of (await Promise.all(names.map((sel) => boxes(page, sel)))).flat()) {
     check(b.lines === 1, `at ${width} px the host name "${b.text}" is broken over ${b.lines} lines`);
@@ -659,9 +533,7 @@ async function manyRemovals(page) {
 
 // ───────────── main ─────────────
 
-const browser = await openBrowser();
-let failed = null;
-try {
+await runChecks(screenshotPath, async (browser) => {
   if (scale) {
     await scaleRun(browser.page);
   } else if (mode === 'many') {
@@ -671,26 +543,4 @@ try {
     await tokenForm(browser.context, baseUrl);
     await unreachableHosts(browser.context, baseUrl);
   }
-  check(browser.problems.length === 0, `the page reported errors:\n  ${browser.problems.join('\n  ')}`);
-} catch (e) {
-  failed = e;
-}
-try {
-  fs.mkdirSync(path.dirname(path.resolve(screenshotPath)), { recursive: true });
-  if (!failed) {
-    // Dismiss the confirmations of what the test did, as a user would.
-    await browser.page.evaluate(() => document.querySelectorAll('.notice-close').forEach((b) => b.click()));
-  }
-  await fullScreenshot(browser.page, failed ? shotPath('failure') : screenshotPath);
-} catch (e) {
-  console.error(`could not save the screenshot: ${e.message}`);
-}
-await browser.close();
-if (failed) {
-  console.error(`\nFAILED at step "${currentStep}": ${failed.message}`);
-  if (!(failed instanceof CheckFailed)) console.error(failed.stack);
-  if (browser.problems.length) console.error(`page errors:\n  ${browser.problems.join('\n  ')}`);
-  console.error(`screenshot of the page: ${shotPath('failure')}`);
-  process.exit(1);
-}
-log(`all checks passed; screenshot: ${screenshotPath}`);
+});

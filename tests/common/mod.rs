@@ -3,7 +3,9 @@
 
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod client;
+pub mod mounts;
 pub mod sandbox;
 
 use std::io::{BufRead, BufReader};

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{bin, repo, spawn_listening, wait_for, Proc};
+use super::{bin, repo, spawn_listening, wait_for_or, Proc};
 
 pub fn sandbox_scripts() -> PathBuf {
     std::env::var_os("OSDKEEPER_SANDBOX_DIR")
@@ -110,12 +110,86 @@ impl Sandbox {
             .unwrap()
     }
 
+    /// Waits for HEALTH_OK; on a loaded machine transient checks (slow
+    /// pings, slow ops) can take a while to clear, and a timeout says which.
+    pub fn wait_health_ok(&self) {
+        wait_for_or(
+            "HEALTH_OK",
+            Duration::from_secs(180),
+            || (self.json(&["health"])["status"] == "HEALTH_OK").then_some(()),
+            || format!("ceph health detail: {}", self.ceph(&["health", "detail"]).1),
+        )
+    }
+
+    /// Waits (generously: recovery crawls on a loaded machine) for every PG
+    /// active+clean, printing the PG states last seen if they never are.
     pub fn wait_clean(&self) {
-        wait_for("all PGs active+clean", Duration::from_secs(120), || {
-            let s = self.json(&["pg", "stat"]);
-            let states = s["pg_summary"]["num_pg_by_state"].as_array()?;
-            (states.len() == 1 && states[0]["name"] == "active+clean").then_some(())
-        });
+        let states = || self.json(&["pg", "stat"])["pg_summary"]["num_pg_by_state"].clone();
+        wait_for_or(
+            "all PGs active+clean",
+            Duration::from_secs(300),
+            || {
+                let s = states();
+                let s = s.as_array()?;
+                (s.len() == 1 && s[0]["name"] == "active+clean").then_some(())
+            },
+            || format!("PGs by state: {}", states()),
+        );
+    }
+}
+
+impl Sandbox {
+    /// Makes drains backfill, as on a real cluster, instead of recovering
+    /// from the PG logs: the sandbox's PGs hold a few objects each, all
+    /// still in their logs (Ceph keeps at least 250 entries), so a PG
+    /// given a new OSD recovers it from the log with the old OSD out of
+    /// the acting set at once (PGs degraded, nothing left to watch on the
+    /// drained OSD). With the logs trimmed to a couple of entries (every
+    /// object written again under the shorter limits) a new OSD must be
+    /// backfilled while the old one stays in the acting set. Checked: no
+    /// PG's log starts at the beginning any more.
+    pub fn make_drains_backfill(&self) {
+        for (name, value) in
+            [("osd_min_pg_log_entries", "1"), ("osd_max_pg_log_entries", "2"), ("osd_pg_log_trim_min", "1")]
+        {
+            assert_eq!(self.ceph(&["config", "set", "osd", name, value]).0, 0, "config set {name}");
+        }
+        let running = || self.ceph(&["config", "show", "osd.0", "osd_pg_log_trim_min"]).1.trim().to_string();
+        wait_for_or(
+            "the OSDs to run with the short PG logs",
+            Duration::from_secs(120),
+            || (running() == "1").then_some(()),
+            || format!("osd.0 runs osd_pg_log_trim_min {}", running()),
+        );
+        let script = r#"
+import os, sys, rados
+c = rados.Rados(conffile=sys.argv[1]); c.connect(timeout=30)
+io = c.open_ioctx("sandbox")
+names = [o.key for o in io.list_objects()]
+for _ in range(3):
+    done = [io.aio_write_full(n, os.urandom(io.stat(n)[0])) for n in names]
+    for d in done: d.wait_for_complete()
+io.close(); c.shutdown()
+"#;
+        let out = Command::new("/usr/bin/python3").args(["-c", script]).arg(self.conf()).output().unwrap();
+        assert!(out.status.success(), "rewriting the objects: {}", String::from_utf8_lossy(&out.stderr));
+        let untrimmed = || {
+            let pgs = self.json(&["pg", "ls-by-pool", "sandbox"]);
+            let pgs = pgs["pg_stats"].as_array().cloned().unwrap_or_default();
+            let left: Vec<String> = pgs
+                .iter()
+                .filter(|p| p["stat_sum"]["num_objects"] != 0 && p["log_start"] == "0'0")
+                .map(|p| format!("{} ({} entries)", p["pgid"], p["log_size"]))
+                .collect();
+            left
+        };
+        wait_for_or(
+            "every PG log trimmed",
+            Duration::from_secs(60),
+            || untrimmed().is_empty().then_some(()),
+            || format!("untrimmed: {:?}", untrimmed()),
+        );
+        self.wait_clean();
     }
 }
 

@@ -18,18 +18,8 @@ impl Daemon {
             return Ok(Estimate::default());
         }
         let settings = self.progress_settings();
-        let samples: Vec<DrainSample> = self
-            .store
-            .recent_samples(rec.id, window_ms(settings))
-            .await?
-            .into_iter()
-            .map(|s| DrainSample {
-                at: s.at,
-                pgs: s.pgs,
-                bytes_left: s.bytes_left.map(|b| b.max(0) as u64),
-                blocked: s.blocked,
-            })
-            .collect();
+        let samples: Vec<DrainSample> =
+            self.store.recent_samples(rec.id, window_ms(settings)).await?.into_iter().map(DrainSample::from).collect();
         Ok(estimate(&samples, settings))
     }
 

@@ -5,7 +5,9 @@
 
 use super::super::{Daemon, DaemonError};
 use super::RemoveRequest;
+use crate::clock::now_ms;
 use crate::domain::cluster::same_host;
+use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::RemovalRecord;
 use crate::domain::spec::NO_SCHEDULE;
 use crate::wire::api::hosts::{HostDrainBody, HostDrainStatus, HostDrainStop, HostDrainTotals};
@@ -50,10 +52,14 @@ impl Daemon {
         let todo: Vec<u32> = ids.iter().copied().filter(|id| !queued.contains(id)).collect();
         // The label comes first: a spec applied while the drain is queued must not choose this host.
         self.label(host, NO_SCHEDULE, true).await?;
+        if body.fast && !queued.is_empty() {
+            self.speed_up(host, &queued).await?;
+        }
         if !todo.is_empty() {
             let req = RemoveRequest {
                 ids: todo,
                 zap: body.zap_osd_devices,
+                fast: body.fast,
                 ignore_preview_blockers: body.ignore_preview_blockers,
                 ..RemoveRequest::default()
             };
@@ -63,6 +69,19 @@ impl Daemon {
             }
         }
         self.host_drain_status(host).await
+    }
+
+    /// `host drain HOST --fast` on a host already draining: its removals
+    /// become fast; the removal worker raises recovery on its next round.
+    async fn speed_up(&self, host: &str, queued: &[u32]) -> Result<(), DaemonError> {
+        if self.store.make_removals_fast(queued, now_ms()).await? == 0 {
+            return Ok(());
+        }
+        let names: Vec<String> = queued.iter().map(|i| format!("osd.{i}")).collect();
+        let message = format!("Draining host {host} fast from now on: {}", names.join(", "));
+        self.event(Level::Info, EventKind::RemovalScheduled, Some(host), None, message).await;
+        self.remover.wake();
+        Ok(())
     }
 
     /// Stops the host's removals that can still be undone (their weights
@@ -102,7 +121,7 @@ impl Daemon {
                 totals.pgs_at_start += start;
                 totals.pgs_left += r.pgs_now.unwrap_or(start);
             }
-            totals.bytes_left += r.bytes_now.unwrap_or(0.0);
+            totals.bytes_left += r.bytes_left.unwrap_or(0.0);
             totals.eta_s = match (totals.eta_s, r.eta_s) {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),

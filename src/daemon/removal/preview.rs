@@ -3,13 +3,15 @@
 //! check `osd rm` makes with it before it queues anything.
 
 use super::super::{Daemon, DaemonError};
-use crate::domain::drain_preview::{self, drain_throughput, Preview, Throughput};
-use crate::domain::progress::format_duration;
-use crate::domain::removal::Phase;
+use crate::domain::drain_preview::{self, DrainTrace, Preview};
+use crate::domain::progress::DrainSample;
 use crate::wire::api::removal_preview::RemovalPreview;
 
-/// How many finished removals are searched for an observed drain throughput.
+/// How many finished removals are searched for drains osdkeeper watched.
 const HISTORY: i64 = 20;
+/// How many of the latest drains the preview's throughput comes from: a
+/// host's drains together, and a few before them, not last year's.
+const RECENT_DRAINS: usize = 8;
 
 impl Daemon {
     /// The preview for removing `ids` together, as the API sends it.
@@ -37,39 +39,22 @@ impl Daemon {
             .preview_input(ids)
             .await
             .map_err(|e| DaemonError::CannotAct(format!("cannot compute the removal preview: {e}")))?;
-        if input.throughput.is_none() {
-            input.throughput = self.observed_throughput().await?;
-        }
+        input.recent_drains = self.recent_drains().await?;
         Ok(drain_preview::preview(&input))
     }
 
-    /// The drain throughput of the latest finished removal osdkeeper drained.
-    async fn observed_throughput(&self) -> Result<Option<Throughput>, DaemonError> {
-        let mut done: Vec<_> = self
-            .store
-            .removals(HISTORY)
-            .await?
-            .into_iter()
-            .filter(|r| r.removal.phase == Phase::Done && r.drain_started_at.is_some())
-            .collect();
-        done.sort_by_key(|r| std::cmp::Reverse(r.finished_at));
-        for rec in done {
-            let samples = self.store.samples(rec.id).await?;
-            let points: Vec<(i64, i64, Option<i64>)> = samples.iter().map(|s| (s.at, s.pgs, s.kb_used)).collect();
-            if let Some(bytes_per_s) = drain_throughput(&points) {
-                let took = (points.last().map_or(0, |p| p.0) - points.first().map_or(0, |p| p.0)) as f64 / 1000.0;
-                return Ok(Some(Throughput {
-                    bytes_per_s,
-                    source: format!(
-                        "the drain of osd.{} (removal {}, {} long), the latest osdkeeper saw",
-                        rec.removal.osd_id,
-                        rec.id,
-                        format_duration(took)
-                    ),
-                }));
-            }
+    /// The latest drains osdkeeper watched, running ones included, newest
+    /// first, with their progress samples.
+    async fn recent_drains(&self) -> Result<Vec<DrainTrace>, DaemonError> {
+        let mut drained: Vec<_> =
+            self.store.removals(HISTORY).await?.into_iter().filter(|r| r.drain_started_at.is_some()).collect();
+        drained.sort_by_key(|r| std::cmp::Reverse(r.drain_started_at));
+        let mut out = Vec::new();
+        for rec in drained.into_iter().take(RECENT_DRAINS) {
+            let samples = self.store.samples(rec.id).await?.into_iter().map(DrainSample::from).collect();
+            out.push(DrainTrace { osd: rec.removal.osd_id, samples });
         }
-        Ok(None)
+        Ok(out)
     }
 }
 
@@ -91,6 +76,8 @@ fn to_wire(p: &Preview) -> RemovalPreview {
         pgs_to_move: p.pgs_to_move,
         bytes_to_move: p.bytes_to_move,
         eta_s: p.eta_s,
+        eta_source: p.eta_source,
+        eta_bytes_per_s: p.eta_bytes_per_s,
         eta_basis: p.eta_basis.clone(),
         receivers: p.receivers.clone(),
         pools: p.pools.clone(),

@@ -3,7 +3,10 @@
 //! weighs too), then for each active removal: asks what its phase needs
 //! (ok-to-stop, safe-to-destroy, the daemon on its host, its devices), asks
 //! `advance` for the next step, **writes that step to SQLite**, and only
-//! then performs the step's effect, logging the action before issuing it.
+//! then performs the step's effect, logging the action before issuing it;
+//! an effect that went through is followed by a fresh read of the cluster
+//! and the removal goes on within the round, so that the next gate is
+//! taken as soon as the cluster shows it open.
 //! A draining OSD's progress sample reads the PGs still on it (`pg
 //! ls-by-osd`) for the bytes left. After a crash the worker simply
 //! observes again.
@@ -15,7 +18,7 @@ use crate::ceph::ClusterState;
 use crate::clock::now_ms;
 use crate::daemon::live::Live;
 use crate::daemon::{Daemon, DaemonError, Pace};
-use crate::domain::cluster::format_weight;
+use crate::domain::cluster::{format_weight, same_host};
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::{
     advance, after_step, bytes_to_move, cadence, clean_devices, held_back, may_start_drain, observe_cluster, questions,
@@ -31,6 +34,9 @@ struct Round {
     queued: Vec<Drain>,
     draining: Vec<Drain>,
     facts: Result<PacingFacts, String>,
+    /// `ok-to-stop` for a host's queued OSDs together, by host, asked once
+    /// per round before any of them is reweighted (`ok_to_stop`).
+    ok_to_stop: Vec<(String, Verdict)>,
 }
 
 /// A phase change without an effect leads straight to the next phase; this
@@ -72,7 +78,7 @@ impl Daemon {
             .map(drain)
             .collect();
         let facts = if queued.is_empty() { Ok(PacingFacts::default()) } else { self.pacing_facts(&state).await };
-        let mut round = Round { queued, draining, facts };
+        let mut round = Round { queued, draining, facts, ok_to_stop: Vec::new() };
         let mut looks = Vec::new();
         for rec in active {
             let osd = rec.removal.osd_id;
@@ -104,7 +110,7 @@ impl Daemon {
     }
 
     /// What the removal's phase needs to know, beyond the round's cluster state.
-    async fn observe(&self, rec: &RemovalRecord, state: &ClusterState, round: &Round) -> Observation {
+    async fn observe(&self, rec: &RemovalRecord, state: &ClusterState, round: &mut Round) -> Observation {
         let r = &rec.removal;
         let pacing = match (&round.facts, r.phase) {
             (Err(why), Phase::Queued) => Verdict::no(why.clone()),
@@ -118,8 +124,7 @@ impl Daemon {
         let mut obs = observe_cluster(r, state, pacing);
         let ask = questions(r, &obs);
         if ask.ok_to_stop {
-            obs.ok_to_stop =
-                Some(self.ceph.ok_to_stop(&[r.osd_id]).await.unwrap_or_else(|e| Verdict::no(e.to_string())));
+            obs.ok_to_stop = Some(self.ok_to_stop(r, round).await);
         }
         if ask.safe_to_destroy {
             obs.safe_to_destroy =
@@ -129,6 +134,33 @@ impl Daemon {
             self.observe_host(rec, ask.devices, &mut obs).await;
         }
         obs
+    }
+
+    /// Whether the OSD may stop, asked for its host's queued OSDs together
+    /// and once per round, before the first of them is reweighted: asked
+    /// one by one, the second OSD of a host heard "no" while the PGs the
+    /// first one's reweight remapped were peering, and began a round later,
+    /// after CRUSH had moved some of the first one's PGs onto it (seen on
+    /// the sandbox). When the host's OSDs together may not stop, each is
+    /// asked alone, as before.
+    async fn ok_to_stop(&self, r: &Removal, round: &mut Round) -> Verdict {
+        let ask = |ids: Vec<u32>| async move {
+            self.ceph.ok_to_stop(&ids).await.unwrap_or_else(|e| Verdict::no(e.to_string()))
+        };
+        if let Some((_, v)) = round.ok_to_stop.iter().find(|(h, _)| same_host(h, &r.host)) {
+            return v.clone();
+        }
+        let mut ids: Vec<u32> = round.queued.iter().filter(|d| same_host(&d.host, &r.host)).map(|d| d.osd).collect();
+        if !ids.contains(&r.osd_id) {
+            ids.push(r.osd_id);
+        }
+        let alone = ids.len() == 1;
+        let together = ask(ids).await;
+        if together.ok || alone {
+            round.ok_to_stop.push((r.host.clone(), together.clone()));
+            return together;
+        }
+        ask(vec![r.osd_id]).await
     }
 
     async fn observe_host(&self, rec: &RemovalRecord, devices: bool, obs: &mut Observation) {
@@ -163,17 +195,28 @@ impl Daemon {
     }
 
     /// Advances one removal as far as it goes this round: phase changes
-    /// without an effect follow each other at once; an effect ends the round.
-    /// Returns how soon it wants to be looked at again.
+    /// without an effect follow each other at once; after an effect that
+    /// went through (and did not begin a drain), the cluster is read again
+    /// and the removal goes on, for most effects show at once (a purged OSD
+    /// is gone from the next map). Returns how soon it wants to be looked at
+    /// again.
     async fn drive(
         &self,
         mut rec: RemovalRecord,
         state: &ClusterState,
         round: &mut Round,
     ) -> Result<Option<Duration>, DaemonError> {
+        let mut fresh: Option<ClusterState> = None;
+        let mut done: Option<Effect> = None;
         for _ in 0..MAX_STEPS_PER_ROUND {
+            let state = fresh.as_ref().unwrap_or(state);
             let obs = self.observe(&rec, state, round).await;
             let step = advance(&rec.removal, &obs);
+            if step.effect.is_some() && step.effect == done {
+                // Done a moment ago and not showing yet: the next round looks
+                // again rather than repeating it at once.
+                return Ok(cadence::next_look(&rec, true));
+            }
             let kb_used = state.osd(rec.removal.osd_id).and_then(|o| o.kb_used);
             let mut recorded = after_step(&rec, &step, &obs, kb_used, now_ms());
             if recorded.began_drain {
@@ -192,7 +235,18 @@ impl Daemon {
             rec = recorded.next;
             if let Some(effect) = step.effect {
                 self.perform(&mut rec, &effect).await?;
-                return Ok(cadence::next_look(&rec, true));
+                if !cadence::goes_on_after_effect(&rec) {
+                    return Ok(cadence::next_look(&rec, true));
+                }
+                match self.ceph.state().await {
+                    Ok(now) => fresh = Some(now),
+                    Err(e) => {
+                        tracing::warn!("cannot read the cluster again after the {}: {e}", effect.name());
+                        return Ok(cadence::next_look(&rec, true));
+                    }
+                }
+                done = Some(effect);
+                continue;
             }
             if !recorded.go_on {
                 break;

@@ -1,7 +1,12 @@
 //! `host drain`, `host drain stop` and `host rm` on the simulated field-report cluster.
 
+use std::sync::Arc;
+
 use super::{rounds_until, sim_daemon};
+use crate::config::{Config, FileConfig, Overrides};
+use crate::daemon::Daemon;
 use crate::daemon::DaemonError;
+use crate::store::Store;
 
 #[tokio::test]
 async fn a_host_drain_removes_every_osd_of_the_host_and_stops_cleanly() {
@@ -38,4 +43,53 @@ async fn a_host_drain_removes_every_osd_of_the_host_and_stops_cleanly() {
     let s = d.host_drain_status("f5-422-03").await.unwrap();
     assert!(s.osds_in_cluster.is_empty() && s.removals.is_empty(), "{s:?}");
     d.remove_host("f5-422-03", false).await.unwrap();
+}
+
+/// `host drain --fast`: recovery raised while the host drains, put back by
+/// `host drain stop`; `--fast` asked again on a host draining without it
+/// speeds it up; a daemon started again over the same database (a crash)
+/// puts the boost back once the drain ends.
+#[tokio::test]
+async fn a_fast_host_drain_raises_recovery_until_stopped_or_done_also_across_a_restart() {
+    use crate::domain::removal::Phase;
+    use crate::wire::api::hosts::HostDrainBody;
+    let (dir, d, sim) = sim_daemon(0.5).await;
+    let osd_section = |sim: &crate::sim::SimCluster| {
+        let mut c: Vec<(String, String)> =
+            sim.config().into_iter().filter(|(s, _, _)| s == "osd").map(|(_, n, v)| (n, v)).collect();
+        c.sort();
+        c
+    };
+    // Pacific's defaults: 1 backfill, recovery by device class (10 for ssd): twice those, at least 4.
+    let boosted = [("osd_max_backfills".to_string(), "4".to_string()), ("osd_recovery_max_active".into(), "20".into())];
+    let fast = HostDrainBody { fast: true, ..Default::default() };
+    let s = d.drain_host("f5-422-03", &fast).await.unwrap();
+    assert!(s.removals.iter().all(|r| r.fast), "{s:?}");
+    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Draining).await;
+    assert_eq!(osd_section(&sim), boosted);
+    d.stop_host_drain("f5-422-03").await.unwrap();
+    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Cancelled).await;
+    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Cancelled).await;
+    assert_eq!(osd_section(&sim), [], "nothing was set before the boost: nothing is left");
+    assert_eq!(d.store.boost().await.unwrap(), None);
+
+    // Without --fast, then --fast asked again: the running drain speeds up.
+    d.drain_host("f5-422-03", &HostDrainBody::default()).await.unwrap();
+    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Draining).await;
+    assert_eq!(osd_section(&sim), [], "not fast yet");
+    let s = d.drain_host("f5-422-03", &fast).await.unwrap();
+    assert_eq!(s.removals.len(), 2, "nothing queued twice");
+    assert!(s.removals.iter().all(|r| r.fast), "{s:?}");
+    d.removal_round().await.unwrap();
+    assert_eq!(osd_section(&sim), boosted);
+
+    // The daemon goes away mid-drain; another one over its database finishes it.
+    drop(d);
+    let store = Store::open(&dir.path().join("d.db")).await.unwrap();
+    let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
+    let d = Daemon::new(store, Arc::new(sim.clone()), Arc::new(sim.clone()), config);
+    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Done).await;
+    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Done).await;
+    assert_eq!(osd_section(&sim), []);
+    assert_eq!(d.store.boost().await.unwrap(), None);
 }

@@ -57,8 +57,31 @@ async fn the_preview_of_one_osd_moves_only_its_pgs_and_changes_nothing() {
     assert!(p.moves.iter().any(|m| m.from == [15]));
     assert_eq!(p.bytes_to_move, p.moves.iter().map(|m| m.bytes).sum::<u64>());
     assert_eq!(p.eta_s, None, "no throughput observed yet");
+    assert_eq!(p.eta_source, crate::wire::api::removal_preview::EtaSource::None);
     assert_eq!(sim.osds(), before);
     assert!(d.store.active_removals().await.unwrap().is_empty());
     assert!(matches!(d.preview_removal(&[15, 15]).await, Err(DaemonError::Invalid(_))));
     assert!(matches!(d.preview_removal(&[999]).await, Err(DaemonError::NotFound(_))));
+}
+
+/// Once a drain was watched, the preview's ETA comes from its samples
+/// (the simulator reports no recovery rate of its own).
+#[tokio::test]
+async fn after_a_drain_the_preview_estimates_at_the_rate_it_moved_data() {
+    use crate::domain::removal::Phase;
+    use crate::wire::api::removal_preview::EtaSource;
+    let (_dir, d, sim) = sim_daemon(0.5).await;
+    let req = removal::RemoveRequest { ids: vec![15], ..Default::default() };
+    d.schedule_removals(&req).await.unwrap();
+    let done = rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Done).await;
+    let samples = d.store.samples(done.id).await.unwrap();
+    let (first, last) = (samples.first().unwrap(), samples.iter().find(|s| s.bytes_left == Some(0)).unwrap());
+    let moved = first.bytes_left.unwrap() as f64;
+    let rate = moved / ((last.at - first.at) as f64 / 1000.0);
+    let p = d.preview_removal(&[8]).await.unwrap();
+    assert_eq!(p.eta_source, EtaSource::RecentDrains, "{}", p.eta_basis);
+    let used = p.eta_bytes_per_s.unwrap();
+    assert!((used - rate).abs() < 1e-6 * rate, "{used} vs {rate}");
+    assert!((p.eta_s.unwrap() - p.bytes_to_move as f64 / rate).abs() < 1e-3, "{p:?}");
+    assert!(p.eta_basis.starts_with("the recent drains osdkeeper watched (osd.15)"), "{}", p.eta_basis);
 }

@@ -30,18 +30,23 @@ async fn removal_drains_purges_zaps_and_holds_the_disk() {
     assert!(events.iter().any(|e| e == "Zapping devices for osd.15 on f5-422-03"), "{events:?}");
 }
 
-// The worker looks again soon only where a gate is about to open: right
-// after each action, and while the last PGs leave; not during the drain.
+// The worker acts on each gate in the round it opens: after each action
+// but the drain's it reads the cluster again and goes on (the simulator
+// shows every effect at once), so the drain's end, the stop, the purge and
+// the zap take one round. It looks again soon only while the last PGs
+// leave, not during the drain.
 #[tokio::test]
-async fn the_removal_worker_watches_gates_closely_and_long_drains_at_its_interval() {
+async fn the_removal_worker_acts_on_each_gate_in_the_round_it_opens_and_drains_at_its_interval() {
     use crate::daemon::Pace;
     use crate::domain::removal::{cadence, Phase};
     let (_dir, d, sim) = sim_daemon(1.0).await;
     d.schedule_removals(&removal::RemoveRequest { ids: vec![15], zap: true, ..Default::default() }).await.unwrap();
     let mut seen = Vec::new();
+    let mut id = 0;
     for _ in 0..2000 {
         let pace = d.removal_round().await.unwrap();
         let rec = d.store.removals(50).await.unwrap().into_iter().rfind(|r| r.removal.osd_id == 15).unwrap();
+        id = rec.id;
         seen.push((rec.removal.phase, rec.pgs_now, pace));
         if rec.removal.phase == Phase::Done {
             break;
@@ -49,9 +54,22 @@ async fn the_removal_worker_watches_gates_closely_and_long_drains_at_its_interva
         sim.advance(std::time::Duration::from_millis(20));
     }
     assert_eq!(seen.last().unwrap().0, Phase::Done, "{seen:?}");
-    let after_action = Pace::Within(cadence::AFTER_ACTION);
-    let acted = seen.iter().filter(|s| s.2 == after_action).count();
-    assert!(acted >= 3, "reweight, stop, purge and zap are each followed by a quick look: {seen:?}");
+    assert!(
+        matches!(seen[0], (Phase::Draining, Some(n), p) if n > 8 && p == Pace::Within(cadence::AFTER_ACTION)),
+        "the reweight ends its round (the drain's end is far), looked at again soon: {seen:?}"
+    );
+    let before_end = &seen[seen.len() - 2];
+    assert!(
+        before_end.0 == Phase::Draining && before_end.1.is_some_and(|n| n > 0),
+        "from PGs still on the OSD to done in one round: {seen:?}"
+    );
+    let actions = d.store.actions(id).await.unwrap();
+    let effects: Vec<&str> = actions
+        .iter()
+        .map(|a| serde_json::from_str::<crate::domain::removal::Effect>(&a.effect).unwrap().name())
+        .collect();
+    assert_eq!(effects, ["reweight", "stop-daemon", "purge", "zap"], "{actions:?}");
+    assert!(actions.iter().all(|a| a.outcome.as_deref().is_some_and(|o| o.starts_with("ok"))), "{actions:?}");
     assert!(
         seen.iter().any(|(p, pgs, pace)| *p == Phase::Draining && pgs.unwrap_or(0) > 8 && *pace == Pace::Interval),
         "a drain with many PGs left waits the interval: {seen:?}"

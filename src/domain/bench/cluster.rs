@@ -74,6 +74,18 @@ pub enum ClusterPhase {
 }
 
 impl ClusterPhase {
+    /// Every phase, in the order a run goes through them (the dashboard's `kinds.js` lists them).
+    pub const ALL: [ClusterPhase; 8] = [
+        ClusterPhase::Queued,
+        ClusterPhase::Preparing,
+        ClusterPhase::Write,
+        ClusterPhase::Seq,
+        ClusterPhase::Rand,
+        ClusterPhase::Cleaning,
+        ClusterPhase::Done,
+        ClusterPhase::Failed,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ClusterPhase::Queued => "queued",

@@ -3,7 +3,9 @@
 //! the Ceph adapter on a copy of the osdmap with the drained OSDs at CRUSH
 //! weight 0), how full each receiving OSD ends up against the cluster's
 //! ratios, which pools cannot place all their copies any more and why, and
-//! how long the move takes at the throughput the cluster was seen to reach.
+//! how long the move takes at the throughput the cluster was seen to reach
+//! (`throughput.rs`: its recovery now, else the recent drains; which one
+//! the answer says).
 //!
 //! `preview` reads values and returns a value; `osd rm` refuses a removal
 //! whose preview has blockers unless told to ignore them.
@@ -22,17 +24,9 @@ pub use crush::{domains_left, CrushItem, PoolRule};
 pub use fullness::{OsdUsage, Ratios, Receiver};
 pub use moves::{PgMove, PgPlacement};
 pub use pools::PoolImpact;
-pub use throughput::drain_throughput;
+pub use throughput::{observed, DrainTrace, EtaSource, Throughput};
 
 use super::cluster::Verdict;
-
-/// Where a recovery throughput was observed, with the bytes per second.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Throughput {
-    pub bytes_per_s: f64,
-    /// In words, e.g. "the cluster's recovery right now".
-    pub source: String,
-}
 
 /// Everything the preview reads, gathered by the Ceph adapter in one go.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +42,11 @@ pub struct PreviewInput {
     pub ratios: Ratios,
     /// `ok-to-stop` for the OSDs, asked now.
     pub ok_to_stop: Verdict,
-    pub throughput: Option<Throughput>,
+    /// The cluster's recovery in bytes per second (`ceph status`), when
+    /// recovery is under way.
+    pub recovery_now: Option<f64>,
+    /// The drains osdkeeper watched lately, with their samples.
+    pub recent_drains: Vec<DrainTrace>,
 }
 
 /// The answer. `blockers` empty means the removal can finish.
@@ -60,7 +58,11 @@ pub struct Preview {
     pub bytes_to_move: u64,
     /// None when no recovery throughput was observed: no guess is made.
     pub eta_s: Option<f64>,
-    pub eta_basis: Option<String>,
+    /// What the ETA was computed from, and the throughput it used.
+    pub eta_source: EtaSource,
+    pub eta_bytes_per_s: Option<f64>,
+    /// The same in words, with where the throughput was observed.
+    pub eta_basis: String,
     pub moves: Vec<PgMove>,
     pub receivers: Vec<Receiver>,
     pub pools: Vec<PoolImpact>,
@@ -85,12 +87,15 @@ pub fn preview(input: &PreviewInput) -> Preview {
             fullness::Level::Blocks(text) => blockers.push(text),
         }
     }
-    let (eta_s, eta_basis) = eta(bytes_to_move, input.throughput.as_ref());
+    let (eta_s, eta_source, eta_bytes_per_s, eta_basis) =
+        eta(bytes_to_move, observed(input.recovery_now, &input.recent_drains));
     Preview {
         osds: input.osds.clone(),
         pgs_to_move: moves.len(),
         bytes_to_move,
         eta_s,
+        eta_source,
+        eta_bytes_per_s,
         eta_basis,
         moves,
         receivers,
@@ -104,12 +109,12 @@ pub fn preview(input: &PreviewInput) -> Preview {
 
 /// Seconds at the observed throughput; nothing to move takes no time, and
 /// without an observation there is no estimate.
-fn eta(bytes: u64, throughput: Option<&Throughput>) -> (Option<f64>, Option<String>) {
+fn eta(bytes: u64, throughput: Option<Throughput>) -> (Option<f64>, EtaSource, Option<f64>, String) {
     if bytes == 0 {
-        return (Some(0.0), Some("nothing to move".into()));
+        return (Some(0.0), EtaSource::NothingToMove, None, "nothing to move".into());
     }
     match throughput {
-        Some(t) if t.bytes_per_s > 0.0 => (Some(bytes as f64 / t.bytes_per_s), Some(t.source.clone())),
-        _ => (None, Some("no recovery throughput observed yet".into())),
+        Some(t) => (Some(bytes as f64 / t.bytes_per_s), t.source, Some(t.bytes_per_s), t.basis),
+        None => (None, EtaSource::None, None, "no recovery under way and no drain watched yet".into()),
     }
 }

@@ -33,7 +33,8 @@ fn input(osds: &[u32], pgs: Vec<PgPlacement>, used: &[f64]) -> PreviewInput {
         usage: usage(used),
         ratios: RATIOS,
         ok_to_stop: Verdict::yes(),
-        throughput: None,
+        recovery_now: None,
+        recent_drains: Vec::new(),
     }
 }
 
@@ -131,13 +132,26 @@ fn failure_domain_osd_and_device_class_are_honoured() {
 
 #[test]
 fn eta_from_observed_throughput_and_none_without_one() {
+    use crate::domain::progress::DrainSample;
     let pgs = vec![pg(0, &[0, 2], &[1, 2], 100 * MIB)];
     let mut i = input(&[0], pgs.clone(), &[0.1; 6]);
     let p = preview(&i);
-    assert_eq!(p.eta_s, None);
-    assert_eq!(p.eta_basis.as_deref(), Some("no recovery throughput observed yet"));
-    i.throughput = Some(Throughput { bytes_per_s: 10.0 * MIB as f64, source: "the cluster's recovery now".into() });
-    assert_eq!(preview(&i).eta_s, Some(10.0));
+    assert_eq!((p.eta_s, p.eta_source, p.eta_bytes_per_s), (None, EtaSource::None, None));
+    assert_eq!(p.eta_basis, "no recovery under way and no drain watched yet");
+    // A drain watched earlier: 20 MiB left its OSD in 4 s.
+    let sample = |at, mib| DrainSample { at, pgs: 3, bytes_left: Some(mib * MIB), blocked: None };
+    i.recent_drains = vec![DrainTrace { osd: 5, samples: vec![sample(0, 20), sample(4_000, 0)] }];
+    let p = preview(&i);
+    assert_eq!((p.eta_s, p.eta_source), (Some(20.0), EtaSource::RecentDrains));
+    assert!(p.eta_basis.starts_with("the recent drains osdkeeper watched (osd.5), 5.00 MiB/s"), "{}", p.eta_basis);
+    // Recovery under way now: its rate wins.
+    i.recovery_now = Some(10.0 * MIB as f64);
+    let p = preview(&i);
+    assert_eq!(
+        (p.eta_s, p.eta_source, p.eta_bytes_per_s),
+        (Some(10.0), EtaSource::ClusterRecovery, Some(10.0 * MIB as f64))
+    );
     let nothing = input(&[0], vec![pg(0, &[2, 4], &[2, 4], MIB)], &[0.1; 6]);
-    assert_eq!(preview(&nothing).eta_s, Some(0.0));
+    let p = preview(&nothing);
+    assert_eq!((p.eta_s, p.eta_source), (Some(0.0), EtaSource::NothingToMove));
 }

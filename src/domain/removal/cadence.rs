@@ -1,17 +1,21 @@
 //! How soon the removal worker looks at the cluster again. A drain of
 //! hours needs no more than the configured interval; a gate that opens on
 //! its own within seconds (an OSD going down after its stop, safe-to-destroy
-//! once the last PGs left, a purge showing in the map) is watched closely,
-//! so that the next step starts about a second after it opens. cephadm's
-//! serve loop waits 30-60 s between such steps; osdkeeper waited its 5 s
-//! interval per step (measured: stop → purge 8.2 s, purge → zap 6.9 s).
+//! once the last PGs left) is watched closely, so that the next step starts
+//! within about a second of it opening. Right after an effect the worker
+//! does not wait at all (`goes_on_after_effect`): it reads the cluster
+//! again within the round (`daemon/removal/worker.rs`); `AFTER_ACTION` is
+//! for an effect that read does not show yet, or when it could not be made,
+//! and after the effect that begins a drain. cephadm's serve loop
+//! waits 30-60 s between such steps; osdkeeper waited its 5 s interval per
+//! step (measured: stop → purge 8.2 s, purge → zap 6.9 s).
 
 use std::time::Duration;
 
 use super::{Phase, RemovalRecord};
 
-/// After an action that succeeded: its effect shows in the cluster within
-/// moments, and the next gate may already be open.
+/// After an action whose effect the worker's fresh read did not show yet
+/// (or could not make): it shows within moments.
 pub const AFTER_ACTION: Duration = Duration::from_millis(500);
 /// While a gate that opens by itself soon is pending.
 pub const WATCH: Duration = Duration::from_secs(1);
@@ -34,6 +38,16 @@ pub fn next_look(rec: &RemovalRecord, acted: bool) -> Option<Duration> {
         Phase::Draining if rec.pgs_now.is_some_and(|n| n <= NEAR_END_PGS) => Some(WATCH),
         Phase::Queued | Phase::Draining | Phase::Done | Phase::Cancelled => None,
     }
+}
+
+/// Whether the worker reads the cluster again at once after an effect and
+/// goes on with the removal within the round. Not after a failure, and not
+/// while it drains: a drain's end is minutes away, and the round's end
+/// first does what a drain under way needs (the recovery boost of a fast
+/// one; a slow read after the reweight once let a short drain end, unboosted,
+/// within the round that began it).
+pub fn goes_on_after_effect(rec: &RemovalRecord) -> bool {
+    rec.last_error.is_none() && !rec.removal.phase.is_draining()
 }
 
 /// The soonest look any of a round's removals asks for.
@@ -75,5 +89,17 @@ mod tests {
         assert_eq!(next_look(&failed, false), None);
         assert_eq!(soonest([None, Some(WATCH), Some(AFTER_ACTION)]), Some(AFTER_ACTION));
         assert_eq!(soonest([None, None]), None);
+    }
+
+    #[test]
+    fn goes_on_at_once_after_an_effect_but_not_into_a_drain_nor_after_a_failure() {
+        for phase in [Phase::Stopping, Phase::Destroying, Phase::Zapping, Phase::Restoring, Phase::Done] {
+            assert!(goes_on_after_effect(&rec(phase, None)), "{phase:?}");
+        }
+        assert!(!goes_on_after_effect(&rec(Phase::Draining, Some(40))), "the reweight began a drain");
+        assert!(!goes_on_after_effect(&rec(Phase::WaitingSafe, Some(0))));
+        let mut failed = rec(Phase::Stopping, None);
+        failed.last_error = Some("cannot reach the agent".into());
+        assert!(!goes_on_after_effect(&failed));
     }
 }

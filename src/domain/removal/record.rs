@@ -80,8 +80,12 @@ pub fn questions(r: &Removal, obs: &Observation) -> Questions {
         return Questions::default();
     }
     let safe_to_destroy = match r.phase {
-        Phase::WaitingSafe | Phase::Stopping | Phase::Destroying => true,
+        // A stop request leads to Restoring, which does not ask.
+        Phase::Draining | Phase::WaitingSafe if r.stop_requested => false,
+        Phase::WaitingSafe => true,
         Phase::Draining => r.force || pgs_left(obs) == Some(0),
+        // Their gate is the OSD marked down: until then the answer goes unused.
+        Phase::Stopping | Phase::Destroying => !obs.up,
         _ => false,
     };
     let on_host = matches!(r.phase, Phase::Stopping | Phase::Destroying | Phase::Zapping);
@@ -213,6 +217,18 @@ mod tests {
             questions(&draining.removal, &observe_cluster(&draining.removal, &cluster(0, true), Verdict::yes()))
                 .safe_to_destroy
         );
+        // Stopping and destroying ask only once the OSD is down, their gate.
+        for phase in [Phase::Stopping, Phase::Destroying] {
+            let r = record(phase);
+            let up = observe_cluster(&r.removal, &cluster(0, true), Verdict::yes());
+            let down = observe_cluster(&r.removal, &cluster(0, false), Verdict::yes());
+            assert!(!questions(&r.removal, &up).safe_to_destroy, "{phase:?}, up");
+            assert!(questions(&r.removal, &down).safe_to_destroy && questions(&r.removal, &down).daemon, "{phase:?}");
+        }
+        let mut stopped = record(Phase::WaitingSafe);
+        stopped.removal.stop_requested = true;
+        let obs = observe_cluster(&stopped.removal, &cluster(0, true), Verdict::yes());
+        assert!(!questions(&stopped.removal, &obs).safe_to_destroy, "rm stop restores, it asks nothing");
         let zapping = record(Phase::Zapping);
         let q = questions(&zapping.removal, &observe_cluster(&zapping.removal, &cluster(0, false), Verdict::yes()));
         assert!(q.daemon && q.devices && !q.safe_to_destroy);

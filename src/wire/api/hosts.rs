@@ -74,6 +74,11 @@ pub struct HostDrainBody {
     /// Drain even when the removal preview finds blockers; they are recorded.
     #[serde(default)]
     pub ignore_preview_blockers: bool,
+    /// Raise recovery while the host's OSDs drain (as `osd rm --fast`), put
+    /// back when the last fast drain ends or is stopped. Asked again on a
+    /// host already draining, it makes the host's removals still running fast.
+    #[serde(default)]
+    pub fast: bool,
 }
 
 /// `DELETE /api/v1/hosts/{name}`.
@@ -105,7 +110,8 @@ pub struct HostDrainTotals {
     /// PGs still on the host's draining OSDs, and at their start.
     pub pgs_left: i64,
     pub pgs_at_start: i64,
-    /// Bytes still used on the OSDs being removed.
+    /// Bytes still to move off the host's draining OSDs (as `osd rm status`'s
+    /// DATA LEFT: the PG stats of the PGs still on them).
     pub bytes_left: f64,
     /// When the last of them is expected to finish draining (the largest ETA).
     pub eta_s: Option<f64>,

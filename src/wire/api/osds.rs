@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::progress::DrainSample;
 use crate::domain::removal::Phase;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -138,6 +139,12 @@ pub struct Sample {
     /// Why the cluster held its PGs back then, in its words, if it said.
     #[serde(default)]
     pub blocked: Option<String>,
+}
+
+impl From<Sample> for DrainSample {
+    fn from(s: Sample) -> DrainSample {
+        DrainSample { at: s.at, pgs: s.pgs, bytes_left: s.bytes_left.map(|b| b.max(0) as u64), blocked: s.blocked }
+    }
 }
 
 /// One action of a removal, logged before it was issued. Stored as is.

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::domain::drain_preview::{PgMove, PoolImpact, Receiver};
+pub use crate::domain::drain_preview::{EtaSource, PgMove, PoolImpact, Receiver};
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -22,8 +22,15 @@ pub struct RemovalPreview {
     pub bytes_to_move: u64,
     /// Seconds at the recovery throughput observed; null when none was observed.
     pub eta_s: Option<f64>,
-    /// Where that throughput was observed, or why there is no estimate.
-    pub eta_basis: Option<String>,
+    /// What the ETA is computed from: the cluster's recovery now
+    /// (`cluster_recovery`, while recovery is under way), else the drains
+    /// osdkeeper watched lately (`recent_drains`); `none` without either,
+    /// `nothing_to_move`.
+    pub eta_source: EtaSource,
+    /// The throughput the ETA assumes, in bytes per second.
+    pub eta_bytes_per_s: Option<f64>,
+    /// The same in words: where the throughput was observed, or why there is no estimate.
+    pub eta_basis: String,
     /// OSDs that receive data, by id.
     pub receivers: Vec<Receiver>,
     pub pools: Vec<PoolImpact>,

@@ -1,0 +1,358 @@
+//! `host drain` against a real Ceph cluster (../shared/ceph-sandbox with
+//! `--loop`: three hosts of two OSDs, pool `sandbox` of size 2, one copy
+//! per host), one real agent per CRUSH host and the real daemon.
+//!
+//! The sandbox's drains are made to behave like a real cluster's: they
+//! backfill (the PG logs are trimmed first, `Sandbox::make_drains_backfill`)
+//! and last about half a minute (`osd_recovery_sleep` slows every recovery
+//! op), long enough to stop one in the middle and to watch the estimator.
+//!
+//! One test, in order on one sandbox: the host's preview (its OSDs' PGs
+//! move, nothing changes) and `host rm` refused while it has OSDs; then
+//! `host drain f5-422-03 --fast` (its OSDs begin together: neither is
+//! first sent PGs of the other), then `host drain stop` while they drain
+//! (backfill frozen with `nobackfill` once data was seen moving, so an OSD
+//! seen draining then is provably still draining when the stop lands):
+//! their CRUSH weights come back, the host loses `_no_schedule`, the
+//! recovery settings are put back. Then the same drain to its end: no OSD
+//! left under the host, HEALTH_OK (two hosts still hold the pool's two
+//! copies), the settings back, `host rm` allowed; on the way the status's
+//! ETA is recorded against the drain's real end (printed for
+//! BENCHMARKS.md), and what must hold is checked: an ETA once a rate is
+//! known, the bytes left falling to 0, no stall shown while they fall.
+//! Last, a preview estimates at the rate those drains moved data.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::client::Api;
+use common::sandbox::{sandbox_agent, Sandbox};
+use common::*;
+use serde_json::Value;
+
+const TOKEN: &str = "sandbox-api-token";
+const AGENT_TOKEN: &str = "sandbox-agent-token";
+const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
+const HOST: &str = "f5-422-03";
+/// `removal.stall_after_s`: shorter than the drain, so a stall could show.
+const STALL_AFTER_S: u64 = 30;
+
+fn env() -> Vec<(&'static str, &'static str)> {
+    vec![("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)]
+}
+
+fn osdkeeper(url: &str, args: &[&str]) -> String {
+    let (code, out, err) = cli(url, Some(TOKEN), args);
+    assert_eq!(code, 0, "osdkeeper {args:?}: {err}");
+    out
+}
+
+/// `host drain status HOST --format json`.
+fn drain_status(url: &str) -> Value {
+    serde_json::from_str(&osdkeeper(url, &["host", "drain", "status", HOST, "--format", "json"])).unwrap()
+}
+
+/// The host's latest removal of `osd`, finished ones included.
+fn removal_of(url: &str, osd: u32) -> Option<Value> {
+    let out = osdkeeper(url, &["osd", "rm", "status", "--format", "json", "--history", "50"]);
+    serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().iter().rfind(|r| r["osd_id"] == osd).cloned()
+}
+
+/// `osd rm status --format json`: the live removals, from the daemon's store only.
+fn live_removals(url: &str) -> Vec<Value> {
+    let out = osdkeeper(url, &["osd", "rm", "status", "--format", "json"]);
+    serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().clone()
+}
+
+fn wait_state(url: &str, osd: u32, state: &str, timeout: Duration) -> Value {
+    wait_for_or(
+        &format!("osd.{osd} to reach {state}"),
+        timeout,
+        || removal_of(url, osd).filter(|r| r["state"] == state),
+        || format!("the removal now: {:?}", removal_of(url, osd)),
+    )
+}
+
+/// `ceph config get osd NAME`: what the `osd` section says (the default when unset).
+fn config_get(sb: &Sandbox, name: &str) -> String {
+    sb.ceph(&["config", "get", "osd", name]).1.trim().to_string()
+}
+
+/// The PGs on an OSD (`osd df`).
+fn pgs_on(sb: &Sandbox, osd: u32) -> i64 {
+    let df = sb.json(&["osd", "df"]);
+    df["nodes"].as_array().unwrap().iter().find(|n| n["id"] == osd).unwrap()["pgs"].as_i64().unwrap()
+}
+
+fn no_schedule(url: &str) -> bool {
+    let hosts: Value = serde_json::from_str(&osdkeeper(url, &["host", "ls", "--format", "json"])).unwrap();
+    let host = hosts.as_array().unwrap().iter().find(|h| h["name"] == HOST).unwrap().clone();
+    host["labels"].as_array().unwrap().iter().any(|l| l == "_no_schedule")
+}
+
+/// The fast drain's boost in the config database, as `ceph config get` reads
+/// it: the sandbox's ceph.conf runs both at 4, so 8 while it lasts; unset
+/// (the default 1 and 0) before and after.
+fn boost_set(sb: &Sandbox) -> bool {
+    config_get(sb, "osd_max_backfills") == "8" && config_get(sb, "osd_recovery_max_active") == "8"
+}
+
+fn boost_gone(sb: &Sandbox) -> bool {
+    config_get(sb, "osd_max_backfills") == "1" && config_get(sb, "osd_recovery_max_active") == "0"
+}
+
+/// Both settings as `ceph config get` reads them now, for a timeout's message.
+fn recovery_settings(sb: &Sandbox) -> String {
+    format!(
+        "osd_max_backfills {}, osd_recovery_max_active {}",
+        config_get(sb, "osd_max_backfills"),
+        config_get(sb, "osd_recovery_max_active")
+    )
+}
+
+/// Waits (generously: the machine may be loaded) for the settings `want`
+/// says, printing what `ceph config get` last read if they never come.
+fn wait_settings(sb: &Sandbox, what: &str, want: fn(&Sandbox) -> bool) {
+    wait_for_or(what, Duration::from_secs(120), || want(sb).then_some(()), || recovery_settings(sb));
+}
+
+#[test]
+fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
+    let t0 = Instant::now();
+    let step = |what: &str| eprintln!("timing: {what} at {:.1} s", t0.elapsed().as_secs_f64());
+    let work = tempfile::Builder::new().prefix("osdkeeper-sandbox-host-drain").tempdir().unwrap();
+    let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
+    let loops = sb.loops();
+    let dev = |id: u32| loops.iter().find(|(i, _)| *i == id).map(|(_, d)| d.clone()).unwrap();
+    let mut agents = Vec::new();
+    for (n, host) in HOSTS.iter().enumerate() {
+        let ids = [2 * n as u32, 2 * n as u32 + 1];
+        agents.push((host, sandbox_agent(work.path(), &sb, host, &[dev(ids[0]), dev(ids[1])], AGENT_TOKEN)));
+    }
+    let config = format!(
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\n  \
+         stall_after_s: {STALL_AFTER_S}\nceph:\n  conf: {}\n  timeout_s: 30\n",
+        sb.conf().display()
+    );
+    let daemon = start_daemon(work.path(), &config, &env());
+    for (host, (_, addr)) in &agents {
+        osdkeeper(&daemon.url, &["host", "add", host, addr]);
+    }
+    step("sandbox, agents and daemon up");
+    // Nothing else may move PGs meanwhile (the balancer's upmaps did, once).
+    assert_eq!(sb.ceph(&["balancer", "off"]).0, 0);
+    sb.make_drains_backfill();
+    step("PG logs trimmed");
+    assert_eq!(sb.ceph(&["config", "set", "osd", "osd_recovery_sleep", "0.5"]).0, 0);
+    assert!(boost_gone(&sb));
+    let weights = [sb.crush_weight(4), sb.crush_weight(5)];
+    assert!(weights.iter().all(|w| *w > 0.0), "{weights:?}");
+
+    // 0. Before anything: the host's preview (CRUSH moves exactly the PGs
+    //    with a copy on the host: no PG has two, and the other hosts' draws
+    //    do not change), which changes nothing; and `host rm` refused while
+    //    the host has OSDs.
+    let pgs_before = [pgs_on(&sb, 4), pgs_on(&sb, 5)];
+    let p: Value =
+        serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", HOST, "--dry-run", "--format", "json"]))
+            .unwrap();
+    assert_eq!(p["blockers"], serde_json::json!([]), "two hosts keep the pool's two copies: {p}");
+    assert_eq!(p["pgs_to_move"].as_i64(), Some(pgs_before[0] + pgs_before[1]), "{p}");
+    assert!(p["bytes_to_move"].as_u64().is_some_and(|b| b > 0), "{p}");
+    assert_eq!([sb.crush_weight(4), sb.crush_weight(5)], weights, "a preview changes no weight");
+    assert!(!no_schedule(&daemon.url) && live_removals(&daemon.url).is_empty(), "nor the host, nor the queue");
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["host", "rm", HOST]);
+    assert!(code == 1 && err.contains("osd.4, osd.5"), "host rm of a host with OSDs: {code} {err}");
+
+    // 1. Stopped in the middle: data seen moving, then frozen, then stopped.
+    step("host drain --fast");
+    let s: Value =
+        serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast", "--format", "json"])).unwrap();
+    assert_eq!(s["no_schedule"], true, "{s}");
+    let mut ids: Vec<u64> = s["removals"].as_array().unwrap().iter().map(|r| r["osd_id"].as_u64().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [4, 5], "{s}");
+    let mut first_left: Option<f64> = None;
+    wait_for_or(
+        "the host's OSDs draining, with data seen leaving",
+        Duration::from_secs(300),
+        || {
+            let rs = live_removals(&daemon.url);
+            let draining: Vec<f64> =
+                rs.iter().filter(|r| r["state"] == "draining").filter_map(|r| r["bytes_left"].as_f64()).collect();
+            if draining.is_empty() {
+                return None;
+            }
+            let left: f64 = draining.iter().sum();
+            let first = *first_left.get_or_insert(left);
+            (left < first && left > 0.0).then_some(())
+        },
+        || format!("status now: {:?}", live_removals(&daemon.url)),
+    );
+    assert_eq!(sb.ceph(&["osd", "set", "nobackfill"]).0, 0);
+    step("data seen leaving; backfill frozen");
+    // The host's OSDs began together: none was first sent PGs of the other
+    // (CRUSH moves some of a reweighted OSD's PGs to its host's other OSDs).
+    let at_start: Vec<i64> =
+        [4, 5].iter().map(|osd| removal_of(&daemon.url, *osd).unwrap()["pgs_at_start"].as_i64().unwrap()).collect();
+    assert_eq!(at_start, pgs_before, "PGs at the drains' start vs before the drain");
+    wait_settings(&sb, "the fast drain's recovery settings", boost_set);
+    // With backfill frozen, an OSD still draining with PGs left stays so
+    // until the stop; one that drained before the freeze is past undo.
+    let frozen = drain_status(&daemon.url);
+    let rs = frozen["removals"].as_array().unwrap();
+    let undoable: Vec<u64> = rs
+        .iter()
+        .filter(|r| r["state"] == "draining" && r["pgs_now"].as_i64().is_some_and(|n| n > 0))
+        .map(|r| r["osd_id"].as_u64().unwrap())
+        .collect();
+    assert!(!undoable.is_empty(), "an OSD of the host still drains: {frozen}");
+    let left: f64 = rs.iter().filter_map(|r| r["bytes_left"].as_f64()).sum();
+    assert!(left > 0.0 && frozen["totals"]["bytes_left"].as_f64() == Some(left), "the host's totals: {frozen}");
+    step("host drain stop");
+    let stop: Value =
+        serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", "stop", HOST, "--format", "json"])).unwrap();
+    let ids = |v: &Value| -> Vec<u64> { v.as_array().unwrap().iter().map(|i| i.as_u64().unwrap()).collect() };
+    let (stopped, continuing) = (ids(&stop["stopped"]), ids(&stop["continuing"]));
+    assert!(undoable.iter().all(|o| stopped.contains(o)), "{stop} after {frozen}");
+    eprintln!("host drain stop: stopped {stopped:?}, continuing {continuing:?}");
+    for osd in &stopped {
+        wait_state(&daemon.url, *osd as u32, "cancelled", Duration::from_secs(180));
+        assert_eq!(sb.crush_weight(*osd as u32), weights[*osd as usize - 4], "osd.{osd}'s CRUSH weight is back");
+    }
+    for osd in &continuing {
+        wait_state(&daemon.url, *osd as u32, "done", Duration::from_secs(420));
+    }
+    assert_eq!(stop["no_schedule_removed"], continuing.is_empty(), "{stop}");
+    assert_eq!(no_schedule(&daemon.url), !continuing.is_empty(), "specs may choose the host again once nothing runs");
+    wait_settings(&sb, "the recovery settings back after the stop", boost_gone);
+    assert_eq!(sb.ceph(&["osd", "unset", "nobackfill"]).0, 0);
+    sb.wait_clean();
+
+    // 2. The same drain to its end, its ETA watched every second.
+    step("stopped, cluster clean; host drain --fast again");
+    let started = Instant::now();
+    osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast"]);
+    let mut polls: Vec<(f64, Value)> = Vec::new();
+    let mut boosted = false;
+    wait_for_or(
+        "the host's removals to finish",
+        Duration::from_secs(900),
+        || {
+            // `osd rm status` reads the daemon's store only: a poll a second
+            // even on a loaded machine (`host drain status` asks Ceph too).
+            let live = live_removals(&daemon.url);
+            let empty = live.is_empty();
+            polls.push((started.elapsed().as_secs_f64(), Value::Array(live)));
+            boosted = boosted || boost_set(&sb);
+            std::thread::sleep(Duration::from_millis(500));
+            empty.then_some(())
+        },
+        || format!("status now: {}", drain_status(&daemon.url)),
+    );
+    step("the host's removals done");
+    for osd in [4, 5] {
+        let done = removal_of(&daemon.url, osd).unwrap();
+        assert_eq!(done["state"], "done", "{done}");
+        assert!(sb.osd(osd).is_none(), "osd.{osd} is purged");
+        let detail = Api::new(&daemon.url, Some(TOKEN)).removal(&done["removal_id"], "").body;
+        let samples = detail["samples"].as_array().unwrap();
+        let bytes: Vec<i64> = samples.iter().filter_map(|s| s["bytes_left"].as_i64()).collect();
+        assert!(bytes.iter().max().is_some_and(|b| *b > 0), "osd.{osd} had data to move: {samples:?}");
+        assert_eq!(bytes.last(), Some(&0), "osd.{osd}'s bytes left fell to 0: {samples:?}");
+    }
+    assert!(boosted, "recovery raised while it drained");
+    let tree = sb.json(&["osd", "tree"]);
+    let host = tree["nodes"].as_array().unwrap().iter().find(|n| n["name"] == HOST).cloned();
+    assert!(
+        host.as_ref().is_none_or(|h| h["children"].as_array().is_none_or(|c| c.is_empty())),
+        "no OSD left under {HOST}: {host:?}"
+    );
+    sb.wait_health_ok();
+    let s = drain_status(&daemon.url);
+    assert_eq!(s["osds_in_cluster"], serde_json::json!([]), "{s}");
+    assert_eq!(s["no_schedule"], true, "a drained host stays _no_schedule until it is removed: {s}");
+    wait_settings(&sb, "the recovery settings back after the drain", boost_gone);
+    step("HEALTH_OK");
+    check_the_estimates(&polls);
+
+    // 3. A preview now estimates at the rate the drains moved data (no
+    //    recovery under way), and says so.
+    sb.wait_clean();
+    let recovering = || sb.json(&["status"])["pgmap"]["recovering_bytes_per_sec"].clone();
+    wait_for_or(
+        "ceph status to show no recovery",
+        Duration::from_secs(180),
+        || recovering().as_f64().is_none_or(|r| r == 0.0).then_some(()),
+        || format!("recovering_bytes_per_sec: {}", recovering()),
+    );
+    let p: Value =
+        serde_json::from_str(&osdkeeper(&daemon.url, &["osd", "rm", "0", "--dry-run", "--format", "json"])).unwrap();
+    eprintln!("preview after the drains: eta {:?} ({})", p["eta_s"], p["eta_basis"]);
+    assert_eq!(p["eta_source"], "recent_drains", "{p}");
+    assert!(p["eta_bytes_per_s"].as_f64().is_some_and(|r| r > 0.0), "{p}");
+    let basis = p["eta_basis"].as_str().unwrap();
+    assert!(basis.contains("osd.4") && basis.contains("osd.5"), "{basis}");
+    osdkeeper(&daemon.url, &["host", "rm", HOST]);
+    step("preview and host rm");
+}
+
+/// What must hold of the ETA the status showed while the host drained, and
+/// the table BENCHMARKS.md reads (ETA against the drain's real end).
+fn check_the_estimates(polls: &[(f64, Value)]) {
+    let draining = |s: &Value| s.as_array().is_some_and(|rs| rs.iter().any(|r| r["state"] == "draining"));
+    // The host's totals as `host drain status` adds them up (no bytes
+    // before the worker first read them).
+    let totals = |s: &Value| {
+        let rs = s.as_array().unwrap();
+        let left: Vec<f64> = rs.iter().filter_map(|r| r["bytes_left"].as_f64()).collect();
+        let eta = rs.iter().filter_map(|r| r["eta_s"].as_f64()).reduce(f64::max);
+        ((!left.is_empty()).then(|| left.iter().sum::<f64>()), eta)
+    };
+    let end = polls.iter().rfind(|(_, s)| draining(s)).map(|(t, _)| *t).expect("the drain was seen");
+    let mut etas = 0;
+    let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 2];
+    let mut shown = None;
+    for (t, s) in polls {
+        let rs = s.as_array().unwrap();
+        let (left, eta) = totals(s);
+        // Printed when it changes (BENCHMARKS.md, "The drain ETA on the sandbox").
+        if draining(s) && shown != Some((left, eta)) {
+            shown = Some((left, eta));
+            let show = |v: Option<f64>, digits: usize| v.map_or("-".into(), |v| format!("{v:.digits$}"));
+            eprintln!(
+                "eta host {HOST}: t {t:6.1} s, bytes left {:>9}, ETA {:>6}, drained in {:5.1} s",
+                show(left, 0),
+                show(eta, 1),
+                end - t,
+            );
+        }
+        for r in rs.iter().filter(|r| r["state"] == "draining") {
+            let osd = r["osd_id"].as_u64().unwrap();
+            let left = r["bytes_left"].as_f64();
+            let rate = r["bytes_per_s"].as_f64().unwrap_or(0.0);
+            if let Some(left) = left {
+                series[(osd - 4) as usize].push((*t, left));
+            }
+            // An ETA once a rate is known, unless stalled.
+            if left.is_some_and(|l| l > 0.0) && rate > 0.0 && r["stalled"].is_null() {
+                assert!(r["eta_s"].is_number(), "a rate but no ETA: {r}");
+                etas += 1;
+            }
+            // A stall only after the bytes made no new low for the whole wait.
+            if !r["stalled"].is_null() {
+                let s = &series[(osd - 4) as usize];
+                let before =
+                    s.iter().filter(|(at, _)| *at < t - STALL_AFTER_S as f64).map(|p| p.1).fold(f64::MAX, f64::min);
+                let since = s
+                    .iter()
+                    .filter(|(at, _)| *at >= t - STALL_AFTER_S as f64 + 2.0)
+                    .map(|p| p.1)
+                    .fold(f64::MAX, f64::min);
+                assert!(before < f64::MAX && since >= before, "stalled while its bytes fell: {r}, seen {s:?}");
+            }
+        }
+    }
+    assert!(etas > 0, "an ETA was shown while the host drained");
+}
