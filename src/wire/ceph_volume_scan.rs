@@ -13,6 +13,7 @@
 //! serde_json would (strings, numbers, literals, nesting), so it never
 //! accepts what the visitor refuses.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::ceph_volume::{intern, share};
@@ -257,6 +258,23 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// A scalar's JSON text (a string with its quotes), checked as far
+    /// as `scalar` needs to be sure it would read the same text alike.
+    fn scalar_text(&mut self) -> Option<&'a [u8]> {
+        let start = match self.peek()? {
+            b'[' | b'{' | b'-' => return None,
+            _ => self.i,
+        };
+        match self.b[start] {
+            b'"' => self.string().map(drop)?,
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
+            _ => self.number().map(drop)?,
+        }
+        Some(&self.b[start..self.i])
+    }
+
     fn boolean(&mut self) -> Option<bool> {
         match self.peek()? {
             b't' => self.literal(b"true").map(|_| true),
@@ -337,7 +355,7 @@ fn device(c: &mut Cursor<'_>) -> Option<Device> {
 /// Reads `sys_api` into `d`; true if it held all five looked-up keys.
 fn sys_api(c: &mut Cursor<'_>, d: &mut Device) -> Option<bool> {
     let mut seen = 0u32;
-    let mut found: [Option<Found>; 5] = Default::default();
+    let mut raw: [&[u8]; 5] = [&[]; 5];
     c.members(|c, key| {
         let slot = match key {
             b"model" => 0,
@@ -348,19 +366,76 @@ fn sys_api(c: &mut Cursor<'_>, d: &mut Device) -> Option<bool> {
             _ => return c.skip(2),
         };
         first(&mut seen, 1 << slot)?;
-        let v = c.scalar()?;
-        match (slot, &v) {
-            (2, Found::Str(s)) if &**s == "1" => d.kind = DeviceType::Hdd,
-            (2, _) => d.kind = DeviceType::Ssd,
-            (4, Found::Number(n)) => d.size_bytes = Some(*n),
-            _ => {}
-        }
-        found[slot] = Some(v);
+        raw[slot] = c.scalar_text()?;
         Some(())
     })?;
-    let [model, vendor, rotational, human_readable_size, size] = found;
-    d.lookups = share(Lookups { model, vendor, rotational, human_readable_size, size });
+    let read = lookups_of(raw)?;
+    d.lookups = read.lookups;
+    d.kind = read.kind;
+    d.size_bytes = read.size_bytes;
     Some(seen == 0b1_1111)
+}
+
+/// What a `sys_api`'s looked-up values make of a device.
+#[derive(Clone)]
+struct SysRead {
+    lookups: Arc<Lookups>,
+    kind: DeviceType,
+    size_bytes: Option<f64>,
+}
+
+thread_local! {
+    /// The looked-up values read last, by their bytes (each prefixed with
+    /// its length), most recent first: the disks of a host, and of most
+    /// hosts, share a few models, so most devices need no interning and no
+    /// number reading at all.
+    static RECENT_SYS: RefCell<Vec<(Vec<u8>, SysRead)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The values given as their JSON text (empty where the key is missing),
+/// read as `scalar` reads them; `None` where it refuses one.
+fn lookups_of(raw: [&[u8]; 5]) -> Option<SysRead> {
+    RECENT_SYS.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        let same = |key: &[u8]| {
+            let mut k = key;
+            raw.iter().all(|r| {
+                let (len, rest) = k.split_first().map_or((usize::MAX, k), |(l, rest)| (usize::from(*l), rest));
+                let hit = len == r.len() && rest.starts_with(r);
+                k = rest.get(r.len()..).unwrap_or_default();
+                hit
+            })
+        };
+        if let Some(i) = recent.iter().position(|(key, _)| same(key)) {
+            recent[..=i].rotate_right(1);
+            return Some(recent[0].1.clone());
+        }
+        let mut found: [Option<Found>; 5] = Default::default();
+        let mut read = SysRead { lookups: Arc::default(), kind: DeviceType::default(), size_bytes: None };
+        for (slot, r) in raw.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+            let v = Cursor::new(r, 0).scalar()?;
+            match (slot, &v) {
+                (2, Found::Str(s)) if &**s == "1" => read.kind = DeviceType::Hdd,
+                (2, _) => read.kind = DeviceType::Ssd,
+                (4, Found::Number(n)) => read.size_bytes = Some(*n),
+                _ => {}
+            }
+            found[slot] = Some(v);
+        }
+        let [model, vendor, rotational, human_readable_size, size] = found;
+        read.lookups = share(Lookups { model, vendor, rotational, human_readable_size, size });
+        // Long values are read each time rather than kept (a length must fit a byte).
+        if raw.iter().all(|r| r.len() < 256) {
+            let mut key = Vec::with_capacity(raw.iter().map(|r| r.len() + 1).sum());
+            for r in raw {
+                key.push(r.len() as u8);
+                key.extend_from_slice(r);
+            }
+            recent.truncate(7);
+            recent.insert(0, (key, read.clone()));
+        }
+        Some(read)
+    })
 }
 
 fn lv(c: &mut Cursor<'_>) -> Option<Lv> {
@@ -420,6 +495,30 @@ mod tests {
         assert_eq!(fast, slow);
         assert_eq!(&*fast[0].lvs[1].osd_id.clone().unwrap(), "4");
         assert_eq!(&*fast[0].rejected_reasons[0], "a");
+    }
+
+    #[test]
+    fn values_read_before_are_reused_only_when_every_byte_is_the_same() {
+        let variants = [
+            DEVICE.to_string(),
+            DEVICE.replace("WDC WD2002FAEX-0", "WDC WD2002FAEX-1"),
+            DEVICE.to_string(),
+            DEVICE.replace("2000398934016.0", "2000398934017.0"),
+            DEVICE.replace(r#""rotational": "1""#, r#""rotational": "0""#),
+            DEVICE.replace(r#""vendor": "ATA""#, r#""vendor": """#),
+            DEVICE.replace(r#""vendor": "ATA""#, r#""vendor": null"#),
+            DEVICE.replace("1.82 TB", "1.82 TB "),
+        ];
+        let json = format!("[{}]", variants.join(", "));
+        let fast = scan(json.as_bytes()).expect("the common shape is read");
+        let (slow, _) = super::super::ceph_volume::parse_list(json.as_bytes(), false).unwrap();
+        assert_eq!(fast, slow);
+        for (i, d) in fast.iter().enumerate() {
+            let same_as_first = *d.lookups == *fast[0].lookups && d.kind == fast[0].kind;
+            assert_eq!(same_as_first && d.size_bytes == fast[0].size_bytes, i == 0 || i == 2, "variant {i}");
+        }
+        assert_eq!(fast[4].kind, DeviceType::Ssd);
+        assert_eq!(fast[3].size_bytes, Some(2000398934017.0));
     }
 
     #[test]
