@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::Json;
+use axum::response::Response;
+use axum::{Extension, Json};
 
 use super::error::ApiError;
 use super::json_body::{JsonBody, PathParam, QueryParams};
-use super::{paged, Paged};
+use super::snapshot::SnapshotCache;
 use crate::daemon::removal::RemoveRequest;
 use crate::daemon::Daemon;
 use crate::wire::api::error::ErrorBody;
@@ -25,9 +26,14 @@ use crate::wire::api::removal_preview::{PreviewBody, RemovalPreview};
         (status = 422, body = ErrorBody)))]
 pub async fn list(
     State(d): State<Arc<Daemon>>,
+    Extension(cache): Extension<Arc<SnapshotCache>>,
     QueryParams(q): QueryParams<OsdQuery>,
-) -> Result<Paged<OsdRow>, ApiError> {
-    Ok(paged(d.osds(&q).await?))
+) -> Result<Response, ApiError> {
+    let view = d.osds_view().await?;
+    Ok(cache.answer("osds", format!("{q:?}"), &view, |rows| {
+        let page = rows.page(&q);
+        (page.items, Some(page.total))
+    }))
 }
 
 #[utoipa::path(post, path = "/api/v1/osds/removals", tag = "osds", request_body = RemoveBody,
@@ -64,9 +70,11 @@ pub async fn preview(
 #[utoipa::path(get, path = "/api/v1/osds/removals", tag = "osds", params(StatusQuery), responses((status = 200, body = [RemovalStatus])))]
 pub async fn status(
     State(d): State<Arc<Daemon>>,
+    Extension(cache): Extension<Arc<SnapshotCache>>,
     QueryParams(q): QueryParams<StatusQuery>,
-) -> Result<Json<Vec<RemovalStatus>>, ApiError> {
-    Ok(Json(d.removals(&q).await?))
+) -> Result<Response, ApiError> {
+    let view = d.removals_view().await?;
+    Ok(cache.answer("removals", format!("{:?}", q.history), &view, |r| (r.select(&q), None)))
 }
 
 #[utoipa::path(get, path = "/api/v1/osds/removals/{removal_id}", tag = "osds",

@@ -21,12 +21,21 @@ pub const DEMO_DRAIN_RATE: f64 = 0.5;
 
 /// `scale` = Some((hosts, disks per host)) runs a generated cluster of that
 /// size instead of the field report's four hosts.
-pub async fn demo(listen: SocketAddr, db: PathBuf, pace: f64, scale: Option<(usize, usize)>) -> Result<(), ServeError> {
+pub async fn demo(
+    listen: SocketAddr,
+    db: PathBuf,
+    pace: f64,
+    scale: Option<(usize, usize)>,
+    max_draining: Option<usize>,
+) -> Result<(), ServeError> {
     let overrides = Overrides { listen: Some(listen), db: Some(db.clone()), ..Overrides::default() };
     let mut config = Config::resolve(FileConfig::default(), overrides).map_err(|e| ServeError::Demo(e.to_string()))?;
     config.poll_interval = std::time::Duration::from_secs(5);
     config.reconcile_interval = std::time::Duration::from_secs(5);
     config.removal_interval = std::time::Duration::from_millis(500);
+    if let Some(n) = max_draining {
+        config.max_draining = n.max(1);
+    }
     let (sim, hosts): (crate::sim::SimCluster, Vec<String>) = match scale {
         None => (
             crate::sim::field_report_cluster(DEMO_PGS, DEMO_DRAIN_RATE, pace),

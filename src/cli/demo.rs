@@ -22,6 +22,9 @@ pub struct DemoArgs {
     /// ...with this many disks each.
     #[arg(long, default_value_t = 10)]
     devices_per_host: usize,
+    /// OSDs that may drain at once (`removal.max_draining`, default 10).
+    #[arg(long)]
+    max_draining: Option<usize>,
 }
 
 pub fn run(args: DemoArgs) -> ExitCode {
@@ -49,6 +52,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
         db,
         args.pace,
         args.hosts.map(|n| (n, args.devices_per_host.clamp(1, 26))),
+        args.max_draining,
     )) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -111,7 +111,7 @@ impl Daemon {
             .await;
         }
         self.reconciler.wake();
-        self.notify(super::live::Live::Specs);
+        self.notify_current(super::live::Live::Specs).await;
         Ok(stored)
     }
 

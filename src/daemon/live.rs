@@ -63,7 +63,7 @@ pub async fn announce_polled_hosts(daemon: Arc<super::Daemon>, cancel: Cancellat
         };
         let hosts = daemon.polled.take();
         if !hosts.is_empty() {
-            daemon.notify(Live::Hosts { hosts });
+            daemon.notify_current(Live::Hosts { hosts }).await;
         }
         if stop {
             return;

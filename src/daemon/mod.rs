@@ -1,8 +1,9 @@
 //! The long-running daemon: its state (private), the operations the API
-//! asks for (`hosts`, `apply`, `devices`, `removal/`), the read model the
-//! API and dashboard show (`queries/`), and the background workers
-//! (`poller`, `reconciler`, `removal::worker`, `deploy::worker`) on one
-//! loop (`worker`).
+//! asks for (`hosts`, `apply`, `devices`, `removal/`), the answers the
+//! API and dashboard show (`queries/`, the most polled of them from the
+//! read model, `read_model/`), and the background workers (`poller`,
+//! `reconciler`, `removal::worker`, `deploy::worker`, the read model's)
+//! on one loop (`worker`).
 //! Decisions live in `domain`; this module observes, persists and acts.
 //! It knows nothing of HTTP: `app` wires it to `api`.
 
@@ -18,6 +19,7 @@ pub mod live;
 mod planning;
 pub mod poller;
 pub mod queries;
+pub mod read_model;
 pub mod reconciler;
 pub mod removal;
 mod tokens;
@@ -71,8 +73,12 @@ pub struct Daemon {
     poll_errors: Mutex<HashMap<String, u64>>,
     /// Serializes polls of one host (a refresh and the poller must not race).
     poll_locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    /// A recent read of the cluster, shared by the summary and the dry-run.
+    /// A recent read of the cluster, shared by the read model and the dry-run.
     cluster: queries::ClusterCache,
+    /// The answers polled most, kept current by the workers (`read_model/`).
+    model: read_model::ReadModel,
+    /// Refreshes the read model after writes and reads the cluster for it.
+    model_worker: Worker,
     /// Parsing and planning, off the async runtime.
     planning: planning::Planning,
 }
@@ -93,6 +99,7 @@ impl Daemon {
             remover: Worker::new("removals", config.removal_interval, config.max_backoff),
             deployer: Worker::new("deployments", config.removal_interval, config.max_backoff),
             bencher: Worker::new("benchmarks", BENCH_INTERVAL, config.max_backoff),
+            model_worker: Worker::new("read-model", queries::CLUSTER_TTL, config.max_backoff),
             store,
             agents,
             ceph,
@@ -105,6 +112,7 @@ impl Daemon {
             poll_errors: Default::default(),
             poll_locks: Default::default(),
             cluster: Default::default(),
+            model: Default::default(),
             planning: Default::default(),
         })
     }
@@ -136,13 +144,19 @@ impl Daemon {
         let d = self.clone();
         let c = cancel.clone();
         tasks.push(tokio::spawn(async move { d.bencher.run(c, || paced(d.bench_round())).await }));
+        let d = self.clone();
+        let c = cancel.clone();
+        tasks.push(tokio::spawn(async move { d.model_worker.run(c, || d.read_model_round()).await }));
+        let d = self.clone();
+        let c = cancel.clone();
+        tasks.push(tokio::spawn(async move { d.wake_read_model_on_writes(c).await }));
         tasks.push(tokio::spawn(live::announce_polled_hosts(self.clone(), cancel.clone())));
         tasks
     }
 
     /// How each background worker fares.
     pub fn workers(&self) -> Vec<WorkerStatus> {
-        [&self.poller, &self.reconciler, &self.remover, &self.deployer, &self.bencher]
+        [&self.poller, &self.reconciler, &self.remover, &self.deployer, &self.bencher, &self.model_worker]
             .iter()
             .map(|w| w.status())
             .collect()

@@ -286,7 +286,7 @@ async fn invalid_documents_store_nothing() {
 
 // Removals on the simulated cluster (the same object serves as Ceph and as the agents).
 
-async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster) {
+pub(super) async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster) {
     let sim = crate::sim::field_report_cluster(20.0, 10.0, pace).manual_clock();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("d.db")).await.unwrap();

@@ -214,6 +214,13 @@ impl HostAgents for SimCluster {
     fn zap<'a>(&'a self, host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
+            if let Some(i) = s.zaps_lost.iter().position(|h| h == &host.name) {
+                s.zaps_lost.remove(i);
+                return Err(AgentError::Unreachable {
+                    addr: host.addr.clone(),
+                    message: "connection reset during the zap (simulated)".into(),
+                });
+            }
             if !request.force {
                 return Err(AgentError::Refused {
                     addr: host.addr.clone(),

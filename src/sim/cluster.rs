@@ -68,6 +68,8 @@ pub(super) struct SimState {
     pub pace: f64,
     pub next_id: u32,
     pub unreachable: Vec<String>,
+    /// Hosts whose next zap fails as if the connection dropped.
+    pub zaps_lost: Vec<String>,
     /// (host, path) of disks that still carry a purged OSD's label.
     pub dirty: Vec<(String, String)>,
     /// Shared DB disks: (host, path, OSDs whose DB they hold); in use while any of them exists.
@@ -128,6 +130,7 @@ impl SimCluster {
                 pace,
                 next_id,
                 unreachable: Vec::new(),
+                zaps_lost: Vec::new(),
                 dirty: Vec::new(),
                 db_disks: Vec::new(),
                 config: Vec::new(),
@@ -157,6 +160,11 @@ impl SimCluster {
         if unreachable {
             s.unreachable.push(host.to_string());
         }
+    }
+
+    /// Makes the next zap on a host fail as a dropped connection would.
+    pub fn lose_next_zap(&self, host: &str) {
+        self.inner.lock().expect("sim lock").zaps_lost.push(host.to_string());
     }
 
     /// Declares a shared DB disk.

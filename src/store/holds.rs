@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::{Result, Store, StoreError};
+use super::{Result, Store, StoreError, Topic};
 use crate::wire::api::devices::Hold;
 
 impl Store {
@@ -18,6 +18,7 @@ impl Store {
         .bind(device_id.filter(|d| !d.is_empty()))
             .execute(&self.pool)
             .await?;
+        self.changed(Topic::Holds);
         Ok(())
     }
 
@@ -30,6 +31,7 @@ impl Store {
         .fetch_optional(&self.pool)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("{path} on {host} is not held")))?;
+        self.changed(Topic::Holds);
         Ok(Hold {
             host: row.try_get(0)?,
             path: row.try_get(1)?,

@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::{json_list, Result, Store, StoreError};
+use super::{json_list, Result, Store, StoreError, Topic};
 use crate::wire::api::hosts::Host;
 
 /// A failed poll, as the poller saw it.
@@ -48,6 +48,7 @@ impl Store {
             }
             other => other?,
         };
+        self.changed(Topic::Hosts);
         self.host(name).await
     }
 
@@ -72,6 +73,10 @@ impl Store {
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("unknown host {name}")));
         }
+        // Its inventory and holds went with it (ON DELETE CASCADE).
+        for topic in [Topic::Hosts, Topic::Inventories, Topic::Holds] {
+            self.changed(topic);
+        }
         Ok(())
     }
 
@@ -85,6 +90,7 @@ impl Store {
         if done.rows_affected() == 0 {
             return Err(StoreError::NotFound(format!("unknown host {name}")));
         }
+        self.changed(Topic::Hosts);
         self.host(name).await
     }
 
@@ -102,7 +108,11 @@ impl Store {
         .fetch_optional(&self.pool)
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("unknown host {name}")))?;
-        Ok(row.try_get::<i64, _>(0)? == 1)
+        let became_unreachable = row.try_get::<i64, _>(0)? == 1;
+        if became_unreachable {
+            self.changed(Topic::Hosts);
+        }
+        Ok(became_unreachable)
     }
 
     /// Marks a poll as successful; returns true if the host was unreachable.
@@ -124,6 +134,9 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
+        if was > 0 {
+            self.changed(Topic::Hosts);
+        }
         Ok(was > 0)
     }
 }

@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::{Result, Store};
+use super::{Result, Store, Topic};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredInventory {
@@ -59,6 +59,9 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
+        if previous.as_ref().is_none_or(|p| p.fingerprint != inv.fingerprint) {
+            self.changed(Topic::Inventories);
+        }
         Ok(previous)
     }
 

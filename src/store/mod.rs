@@ -11,6 +11,7 @@
 
 pub mod backup;
 mod boost;
+mod changes;
 mod cluster_benches;
 mod deployments;
 mod disk_probes;
@@ -31,6 +32,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
 
+pub use changes::{Changes, Topic};
 pub use disk_probes::NewProbe;
 pub use events::{EventFilter, NewEvent};
 pub use hosts::PollFailure;
@@ -59,6 +61,7 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 #[derive(Clone, Debug)]
 pub struct Store {
     pool: SqlitePool,
+    changes: std::sync::Arc<Changes>,
 }
 
 impl Store {
@@ -72,7 +75,16 @@ impl Store {
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
         sqlx::migrate!("./migrations").run(&pool).await?;
-        Ok(Store { pool })
+        Ok(Store { pool, changes: Default::default() })
+    }
+
+    /// What has changed since the store was opened (`changes.rs`).
+    pub fn changes(&self) -> &Changes {
+        &self.changes
+    }
+
+    fn changed(&self, topic: Topic) {
+        self.changes.bump(topic);
     }
 
     pub async fn close(&self) {

@@ -5,7 +5,7 @@
 
 use sqlx::Row;
 
-use super::{Result, Store, StoreError};
+use super::{Result, Store, StoreError, Topic};
 use crate::domain::bench::osd::OsdBenchResult;
 use crate::wire::api::bench::{BenchState, OsdBench, OsdBenchTarget};
 
@@ -158,6 +158,7 @@ impl Store {
                 .bind(e),
         };
         q.bind(id).execute(&self.pool).await?;
+        self.changed(Topic::OsdBenches);
         self.osd_bench(id).await
     }
 
@@ -169,6 +170,7 @@ impl Store {
             .bind(why)
             .execute(&self.pool)
             .await?;
+        self.changed(Topic::OsdBenches);
         Ok(running)
     }
 }

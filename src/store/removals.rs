@@ -5,7 +5,7 @@
 
 use sqlx::Row;
 
-use super::{Result, Store, StoreError};
+use super::{Result, Store, StoreError, Topic};
 use crate::domain::removal::{Effect, Removal, RemovalRecord};
 use crate::wire::api::osds::{ActionRecord, Sample};
 
@@ -75,6 +75,7 @@ impl Store {
             }
         }
         tx.commit().await?;
+        self.changed(Topic::Removals);
         let mut out = Vec::new();
         for id in ids {
             out.push(self.removal(id).await?);
@@ -113,10 +114,22 @@ impl Store {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM removals WHERE active = 1
              UNION ALL
-             SELECT * FROM (SELECT {COLUMNS} FROM removals WHERE active = 0 ORDER BY finished_at DESC LIMIT ?)
+             SELECT * FROM (SELECT {COLUMNS} FROM removals WHERE active = 0 ORDER BY finished_at DESC, id DESC LIMIT ?)
              ORDER BY id"
         ))
         .bind(finished_limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(record_from).collect()
+    }
+
+    /// The most recent finished removals, most recent first (by when they
+    /// finished, then by id: the order `removals` picks them in).
+    pub async fn finished_removals(&self, limit: i64) -> Result<Vec<RemovalRecord>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM removals WHERE active = 0 ORDER BY finished_at DESC, id DESC LIMIT ?"
+        ))
+        .bind(limit)
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(record_from).collect()
@@ -147,6 +160,10 @@ impl Store {
         if done.rows_affected() == 0 {
             return Err(StoreError::Conflict(format!("removal {} changed concurrently", rec.id)));
         }
+        self.changed(Topic::Removals);
+        if finished {
+            self.changed(Topic::FinishedRemovals);
+        }
         Ok(expected_version + 1)
     }
 
@@ -173,6 +190,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        self.changed(Topic::Removals);
         self.removal(rec.id).await
     }
 
@@ -215,6 +233,7 @@ impl Store {
         .bind(&sample.blocked)
         .execute(&self.pool)
         .await?;
+        self.changed(Topic::Removals);
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 
 use sqlx::Row;
 
-use super::{Result, Store, StoreError};
+use super::{Result, Store, StoreError, Topic};
 use crate::wire::api::specs::SpecRecord;
 
 /// A spec to store.
@@ -63,6 +63,7 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
+        self.changed(Topic::Specs);
         let mut out = Vec::with_capacity(specs.len());
         for s in specs {
             out.push(self.spec(&s.service_name).await?);
@@ -105,6 +106,7 @@ impl Store {
         sqlx::query("DELETE FROM specs WHERE service_name = ?").bind(service_name).execute(&mut *tx).await?;
         sqlx::query("DELETE FROM spec_host_runs WHERE service_name = ?").bind(service_name).execute(&mut *tx).await?;
         tx.commit().await?;
+        self.changed(Topic::Specs);
         Ok(record)
     }
 

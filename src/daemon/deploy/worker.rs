@@ -47,7 +47,8 @@ impl Daemon {
                 tracing::error!(host = %host, "deployment step failed: {e}");
             }
         }
-        self.notify(crate::daemon::live::Live::Deployments);
+        // The OSDs it made show in the OSD list the dashboard refetches on this.
+        self.notify_after_cluster_read(crate::daemon::live::Live::Deployments).await;
         Ok(())
     }
 

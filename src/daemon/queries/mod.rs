@@ -1,6 +1,7 @@
-//! The read model: every answer the API and the dashboard show, built from
-//! the store, the cached inventories and the cluster, as the types of
-//! `wire::api`. Handlers call these and send what they return.
+//! Every answer the API and the dashboard show, as the types of
+//! `wire::api`: built per request from the store, the cached inventories
+//! and the cluster, or (removal status, summary, OSD list) served from the
+//! read model (`read_model/`). Handlers call these and send what they return.
 
 mod cluster_status;
 mod deployments;
@@ -13,7 +14,7 @@ mod specs;
 mod summary;
 
 pub use metrics::{HostMetrics, MetricsView};
-pub use summary::ClusterCache;
+pub use summary::{ClusterCache, CLUSTER_TTL};
 
 use super::{Daemon, DaemonError};
 use crate::store::EventFilter;

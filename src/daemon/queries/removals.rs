@@ -1,6 +1,7 @@
 //! Removals as `osd rm status` shows them: state, gate, PGs, bytes, and
 //! while draining the smoothed rate, the ETA and whether it stalled
-//! (`domain::progress`).
+//! (`domain::progress`). The status of all of them is served from the
+//! read model (`read_model/removals.rs`), which builds it with these.
 
 use crate::daemon::{Daemon, DaemonError};
 use crate::domain::progress::{estimate, window_ms, DrainSample, Estimate, Settings, SMOOTHING_MS};
@@ -64,10 +65,10 @@ impl Daemon {
         Ok(out)
     }
 
-    /// Active removals and up to `history` finished ones (default 20).
+    /// Active removals and up to `history` finished ones (default 20), as
+    /// of the read model's last refresh.
     pub async fn removals(&self, q: &StatusQuery) -> Result<Vec<RemovalStatus>, DaemonError> {
-        let recs = self.store.removals(q.history.unwrap_or(20).clamp(0, 1000)).await?;
-        self.removal_statuses(&recs).await
+        Ok(self.removals_view().await?.snapshot.value.select(q))
     }
 
     pub async fn removal_detail(&self, id: i64, q: &DetailQuery) -> Result<RemovalDetail, DaemonError> {

@@ -1,19 +1,17 @@
-//! The counts a dashboard's header shows, in one cheap call at thousands
-//! of hosts. Devices are counted from the parsed inventories the daemon
-//! caches (by fingerprint); an inventory is read and parsed only when it
-//! changed since it was last parsed. The OSD counts come from one read of
-//! the cluster (four `ceph` commands on a real one), shared by every
-//! request for `CLUSTER_TTL`: dashboards ask for the summary after every
-//! host poll, and the monitors should not answer each of them.
+//! The counts a dashboard's header shows, from the read model
+//! (`read_model/summary.rs` builds them), and the last read of the cluster:
+//! one read answers every summary, OSD list and dry-run for `CLUSTER_TTL`
+//! (dashboards ask after every host poll, and the monitors should not
+//! answer each of them). The removal worker's reads count too.
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use crate::ceph::ClusterState;
 use crate::clock::now_ms;
 use crate::daemon::{Daemon, DaemonError};
-use crate::wire::api::devices::Hold;
 use crate::wire::api::error::CephHealth;
 use crate::wire::api::summary::Summary;
 
@@ -23,8 +21,8 @@ pub const CLUSTER_TTL: Duration = Duration::from_secs(5);
 /// The last read of the cluster, or why it failed.
 type Read = Result<Arc<ClusterState>, String>;
 
-/// The last read of the cluster, shared by the summary and the dry-run's
-/// OSD id claims.
+/// The last read of the cluster, shared by the read model and the
+/// dry-run's OSD id claims.
 #[derive(Default)]
 pub struct ClusterCache {
     last: tokio::sync::Mutex<Option<(Instant, Read)>>,
@@ -36,14 +34,9 @@ pub struct ClusterCache {
 }
 
 impl Daemon {
+    /// The summary as of the read model's last refresh.
     pub async fn summary(&self) -> Result<Summary, DaemonError> {
-        let (counts, summary) = tokio::join!(self.osd_counts(), self.store_counts());
-        let mut s = summary?;
-        match counts {
-            Ok((n, up, is_in)) => (s.osds, s.osds_up, s.osds_in) = (Some(n), Some(up), Some(is_in)),
-            Err(e) => s.cluster_error = Some(e),
-        }
-        Ok(s)
+        Ok(self.summary_view().await?.snapshot.value.clone())
     }
 
     /// The cluster, read again when older than `CLUSTER_TTL`. Requests that
@@ -57,9 +50,25 @@ impl Daemon {
         }
         let read = self.ceph.state().await.map(Arc::new).map_err(|e| format!("cannot read the cluster: {e}"));
         *last = Some((Instant::now(), read.clone()));
+        drop(last);
+        self.remember_outcome(&read);
+        read
+    }
+
+    /// A read made elsewhere (the removal worker's) answers as if this
+    /// cache had made it. Skipped for the cache while a read is under way:
+    /// the worker must not wait for it, and that read will be as fresh.
+    pub(crate) async fn remember_cluster_read(&self, read: Read) {
+        if let Ok(mut last) = self.cluster.last.try_lock() {
+            *last = Some((Instant::now(), read.clone()));
+        }
+        self.remember_outcome(&read);
+    }
+
+    fn remember_outcome(&self, read: &Read) {
         let outcome = CephHealth { connected: read.is_ok(), checked_at: Some(now_ms()), error: read.clone().err() };
         *self.cluster.outcome.lock().expect("ceph health lock") = Some(outcome);
-        read
+        self.record_cluster_read(read);
     }
 
     /// Whether the cluster answered the last time it was asked (not asked
@@ -87,58 +96,5 @@ impl Daemon {
                  (--ceph-conf, CEPH_CONF, or ceph.conf in the config file)"
             ),
         }
-    }
-
-    async fn osd_counts(&self) -> Result<(usize, usize, usize), String> {
-        self.cluster_recently().await.map(|s| s.osd_counts())
-    }
-
-    /// Everything but the OSD counts.
-    async fn store_counts(&self) -> Result<Summary, DaemonError> {
-        // Independent reads: side by side, each on its own pooled connection.
-        let (hosts, fingerprints, holds, active, specs) = tokio::try_join!(
-            self.store.hosts(),
-            self.store.inventory_fingerprints(),
-            self.store.holds(),
-            self.store.active_removals(),
-            self.store.specs(),
-        )?;
-        let fingerprints: HashMap<String, String> = fingerprints.into_iter().collect();
-        let mut holds_by_host: HashMap<&str, Vec<&Hold>> = HashMap::new();
-        for h in &holds {
-            holds_by_host.entry(h.host.as_str()).or_default().push(h);
-        }
-        let mut s = Summary {
-            hosts: hosts.len(),
-            unreachable_hosts: hosts.iter().filter(|h| h.unreachable_since.is_some()).map(|h| h.name.clone()).collect(),
-            held_devices: holds.len(),
-            active_removals: active.len(),
-            specs: specs.len(),
-            ..Summary::default()
-        };
-        for host in &hosts {
-            let Some(fp) = fingerprints.get(&host.name) else {
-                s.hosts_without_inventory += 1;
-                continue;
-            };
-            let devices = match self.cache.cached(&host.name, fp) {
-                Some(devices) => devices,
-                // Changed since it was last parsed (or never parsed): read it once.
-                None => match self.store.inventory(&host.name).await? {
-                    Some(inv) => self.cache.devices(&inv).map_err(DaemonError::Internal)?,
-                    None => {
-                        s.hosts_without_inventory += 1;
-                        continue;
-                    }
-                },
-            };
-            let held = holds_by_host.get(host.name.as_str()).map(Vec::as_slice).unwrap_or_default();
-            s.devices += devices.len();
-            s.available_devices += devices
-                .iter()
-                .filter(|dev| dev.available && !held.iter().any(|h| h.covers(&host.name, &dev.path, &dev.device_id)))
-                .count();
-        }
-        Ok(s)
     }
 }

@@ -107,7 +107,7 @@ impl Daemon {
         )
         .await;
         self.remover.wake();
-        self.notify(crate::daemon::live::Live::Removals { osds: req.ids.clone() });
+        self.notify_current(crate::daemon::live::Live::Removals { osds: req.ids.clone() }).await;
         Ok(records)
     }
 

@@ -55,7 +55,8 @@ impl Daemon {
         }
         let osds: Vec<u32> = active.iter().map(|r| r.removal.osd_id).collect();
         let state = match self.ceph.state().await {
-            Ok(s) => s,
+            // Shared with the read model: the OSD list and summary show it.
+            Ok(s) => std::sync::Arc::new(s),
             Err(e) => {
                 let error = format!("cannot read the cluster: {e}");
                 for mut rec in active {
@@ -66,7 +67,7 @@ impl Daemon {
                         tracing::error!(osd = rec.removal.osd_id, "cannot record the error of a removal: {e}");
                     }
                 }
-                self.notify(Live::Removals { osds });
+                self.notify_current(Live::Removals { osds }).await;
                 return Err(DaemonError::CannotAct(error));
             }
         };
@@ -77,6 +78,7 @@ impl Daemon {
             .filter(|r| r.removal.phase == Phase::Queued && !r.removal.stop_requested)
             .map(drain)
             .collect();
+        self.cluster_seen(state.clone()).await;
         let facts = if queued.is_empty() { Ok(PacingFacts::default()) } else { self.pacing_facts(&state).await };
         let mut round = Round { queued, draining, facts, ok_to_stop: Vec::new() };
         let mut looks = Vec::new();
@@ -90,10 +92,10 @@ impl Daemon {
             }
         }
         match self.store.active_removals().await {
-            Ok(now_active) => self.pace_recovery(&now_active, Some(&state)).await,
+            Ok(now_active) => self.pace_recovery(&now_active, Some(&*state)).await,
             Err(e) => tracing::error!("cannot read the removals for the recovery boost: {e}"),
         }
-        self.notify(Live::Removals { osds });
+        self.notify_current(Live::Removals { osds }).await;
         Ok(cadence::soonest(looks).map_or(Pace::Interval, Pace::Within))
     }
 

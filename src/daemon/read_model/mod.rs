@@ -1,0 +1,158 @@
+//! The read model: the answers that dashboards, Prometheus and scripts
+//! poll (`osd rm status`, the summary, the OSD list) held in memory as
+//! snapshots, so that a request reads neither the store nor the cluster;
+//! it filters and pages what is there.
+//!
+//! Who keeps it current: `refresh` rebuilds each part whose inputs changed
+//! since it was built. Store writes are counted per kind of record
+//! (`store::Changes`); reads of the cluster are counted here (each round of
+//! the removal worker hands over its read, and this model's own worker
+//! reads the cluster when no read is younger than `CLUSTER_TTL`). A refresh
+//! runs on the model's worker shortly after any write; after every change
+//! the API makes, before the API answers it (a client reads its own
+//! writes); and before the removal worker and the host announcer tell the
+//! live streams, so that a dashboard refetching on their message sees
+//! what they announce.
+//!
+//! A part whose rebuild fails keeps its last snapshot, with the failure and
+//! its time beside it (`View::failure`); the model's worker retries with
+//! its backoff and shows its errors at `/api/v1/workers`.
+
+mod cluster;
+mod osds;
+mod refresh;
+mod removals;
+mod summary;
+
+pub use osds::OsdRows;
+pub use removals::Removals;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use super::DaemonError;
+use crate::clock::now_ms;
+use crate::wire::api::summary::Summary;
+
+/// One published snapshot of a part.
+#[derive(Debug)]
+pub struct Published<T> {
+    /// Unique across parts and growing: what serialized answers are cached under.
+    pub version: u64,
+    /// When what it shows was read (ms): the cluster's read for the OSD
+    /// list, the rebuild for the others.
+    pub read_at: i64,
+    pub value: T,
+}
+
+/// Why a part may be behind: its last rebuild (or the last read of the
+/// cluster, for the OSD list) failed, at `at` (ms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub error: String,
+    pub at: i64,
+}
+
+/// What a request reads: the current snapshot and, if the latest attempt
+/// to bring it up to date failed, why.
+#[derive(Debug, Clone)]
+pub struct View<T> {
+    pub snapshot: Arc<Published<T>>,
+    pub failure: Option<Failure>,
+}
+
+struct Part<T> {
+    current: RwLock<Option<Arc<Published<T>>>>,
+    failure: Mutex<Option<Failure>>,
+}
+
+impl<T> Default for Part<T> {
+    fn default() -> Self {
+        Part { current: RwLock::new(None), failure: Mutex::new(None) }
+    }
+}
+
+impl<T> Part<T> {
+    fn snapshot(&self) -> Option<Arc<Published<T>>> {
+        self.current.read().expect("read model lock").clone()
+    }
+
+    fn view(&self) -> Option<View<T>> {
+        let snapshot = self.snapshot()?;
+        Some(View { snapshot, failure: self.failure.lock().expect("read model lock").clone() })
+    }
+
+    fn publish(&self, version: u64, read_at: i64, value: T) {
+        *self.current.write().expect("read model lock") = Some(Arc::new(Published { version, read_at, value }));
+        self.set_failure(None);
+    }
+
+    fn set_failure(&self, failure: Option<Failure>) {
+        *self.failure.lock().expect("read model lock") = failure;
+    }
+
+    fn fail(&self, error: &DaemonError) {
+        self.set_failure(Some(Failure { error: error.to_string(), at: now_ms() }));
+    }
+}
+
+/// The daemon's read model (see the module's comment).
+#[derive(Default)]
+pub struct ReadModel {
+    versions: AtomicU64,
+    removals: Part<Removals>,
+    summary: Part<Summary>,
+    osds: Part<OsdRows>,
+    cluster: cluster::ClusterSeen,
+    /// What the parts were built from; held for a whole refresh, so that
+    /// refreshes run one at a time.
+    built: tokio::sync::Mutex<refresh::Built>,
+}
+
+impl ReadModel {
+    fn next_version(&self) -> u64 {
+        self.versions.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+/// A part not built yet whose first build failed: the error a request gets.
+fn never_built(failure: Option<Failure>, cluster: bool) -> DaemonError {
+    let why = failure.map_or_else(|| "not built yet".to_string(), |f| f.error);
+    if cluster {
+        DaemonError::CannotAct(why)
+    } else {
+        DaemonError::Internal(format!("cannot build the answer: {why}"))
+    }
+}
+
+impl super::Daemon {
+    /// A part's view, built now if it never was (the first request after start).
+    async fn view_of<T>(&self, part: impl Fn(&ReadModel) -> &Part<T>, cluster: bool) -> Result<View<T>, DaemonError> {
+        if let Some(v) = part(&self.model).view() {
+            return Ok(v);
+        }
+        if let Err(e) = self.refresh_read_model_reading_cluster().await {
+            tracing::warn!("cannot build the read model: {e}");
+        }
+        let p = part(&self.model);
+        p.view().ok_or_else(|| never_built(p.failure.lock().expect("read model lock").clone(), cluster))
+    }
+
+    /// Every active removal and the most recent finished ones, from memory.
+    pub async fn removals_view(&self) -> Result<View<Removals>, DaemonError> {
+        self.view_of(|m| &m.removals, false).await
+    }
+
+    pub async fn summary_view(&self) -> Result<View<Summary>, DaemonError> {
+        self.view_of(|m| &m.summary, false).await
+    }
+
+    /// Every OSD as of the last good read of the cluster; an error only if
+    /// the cluster never answered.
+    pub async fn osds_view(&self) -> Result<View<OsdRows>, DaemonError> {
+        self.view_of(|m| &m.osds, true).await
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,76 @@
+//! The summary from memory: the counts of hosts, devices, holds and specs,
+//! rebuilt when one of those changed in the store; the active removals
+//! from the removals part; the OSD counts from the latest read of the
+//! cluster (none, and why, when that read failed). Devices are counted
+//! from the parsed inventories the daemon caches by fingerprint; an
+//! inventory is read and parsed only when it changed since.
+
+use std::collections::HashMap;
+
+use super::cluster::Seen;
+use crate::daemon::{Daemon, DaemonError};
+use crate::wire::api::devices::Hold;
+use crate::wire::api::summary::Summary;
+
+/// The summary with the counts from elsewhere put in.
+pub fn compose(hosts: &Summary, active_removals: usize, cluster: &Seen) -> Summary {
+    let mut s = Summary { active_removals, ..hosts.clone() };
+    match (&cluster.latest_error, &cluster.good) {
+        (None, Some((state, _))) => {
+            let (n, up, is_in) = state.osd_counts();
+            (s.osds, s.osds_up, s.osds_in) = (Some(n), Some(up), Some(is_in));
+        }
+        (Some(failure), _) => s.cluster_error = Some(failure.error.clone()),
+        (None, None) => s.cluster_error = Some("the cluster was not read yet".into()),
+    }
+    s
+}
+
+impl Daemon {
+    /// Everything but the OSD counts and the removals.
+    pub(super) async fn host_counts(&self) -> Result<Summary, DaemonError> {
+        // Independent reads: side by side, each on its own pooled connection.
+        let (hosts, fingerprints, holds, specs) = tokio::try_join!(
+            self.store.hosts(),
+            self.store.inventory_fingerprints(),
+            self.store.holds(),
+            self.store.specs(),
+        )?;
+        let fingerprints: HashMap<String, String> = fingerprints.into_iter().collect();
+        let mut holds_by_host: HashMap<&str, Vec<&Hold>> = HashMap::new();
+        for h in &holds {
+            holds_by_host.entry(h.host.as_str()).or_default().push(h);
+        }
+        let mut s = Summary {
+            hosts: hosts.len(),
+            unreachable_hosts: hosts.iter().filter(|h| h.unreachable_since.is_some()).map(|h| h.name.clone()).collect(),
+            held_devices: holds.len(),
+            specs: specs.len(),
+            ..Summary::default()
+        };
+        for host in &hosts {
+            let Some(fp) = fingerprints.get(&host.name) else {
+                s.hosts_without_inventory += 1;
+                continue;
+            };
+            let devices = match self.cache.cached(&host.name, fp) {
+                Some(devices) => devices,
+                // Changed since it was last parsed (or never parsed): read it once.
+                None => match self.store.inventory(&host.name).await? {
+                    Some(inv) => self.cache.devices(&inv).map_err(DaemonError::Internal)?,
+                    None => {
+                        s.hosts_without_inventory += 1;
+                        continue;
+                    }
+                },
+            };
+            let held = holds_by_host.get(host.name.as_str()).map(Vec::as_slice).unwrap_or_default();
+            s.devices += devices.len();
+            s.available_devices += devices
+                .iter()
+                .filter(|dev| dev.available && !held.iter().any(|h| h.covers(&host.name, &dev.path, &dev.device_id)))
+                .count();
+        }
+        Ok(s)
+    }
+}

@@ -1,0 +1,69 @@
+//! What changed in the store since it was opened: one counter per kind of
+//! record, bumped after each write of that kind has committed. The daemon's
+//! read model compares them with the counters it last built from, so it
+//! rebuilds only what changed and knows it is current without a query.
+//!
+//! A counter is bumped after the commit, and read before the rebuild's
+//! queries: a rebuild that missed a write therefore always sees a counter
+//! newer than the one it recorded, and the next refresh builds again.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tokio::sync::Notify;
+
+/// A kind of record the read model is built from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    /// Hosts added, removed, relabelled, or becoming (un)reachable.
+    Hosts,
+    /// A host's stored inventory changed (its fingerprint).
+    Inventories,
+    Holds,
+    Specs,
+    /// Any change to a removal or its progress samples.
+    Removals,
+    /// A removal finished (it leaves the active ones for the history).
+    FinishedRemovals,
+    OsdBenches,
+}
+
+const TOPICS: usize = 7;
+
+#[derive(Debug, Default)]
+pub struct Changes {
+    counts: [AtomicU64; TOPICS],
+    wake: Notify,
+}
+
+impl Changes {
+    /// How many writes of this kind have committed.
+    pub fn count(&self, topic: Topic) -> u64 {
+        self.counts[topic as usize].load(Ordering::Acquire)
+    }
+
+    pub(super) fn bump(&self, topic: Topic) {
+        self.counts[topic as usize].fetch_add(1, Ordering::AcqRel);
+        self.wake.notify_one();
+    }
+
+    /// Returns after the next write of any kind (at once if one came since
+    /// the last call returned).
+    pub async fn written(&self) {
+        self.wake.notified().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_bump_counts_its_topic_only_and_wakes_a_waiter() {
+        let c = Changes::default();
+        c.bump(Topic::Holds);
+        c.bump(Topic::Holds);
+        assert_eq!((c.count(Topic::Holds), c.count(Topic::Hosts)), (2, 0));
+        // The permit left by the bumps: returns at once.
+        tokio::time::timeout(std::time::Duration::from_secs(5), c.written()).await.unwrap();
+    }
+}
