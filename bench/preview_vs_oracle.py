@@ -7,8 +7,10 @@ Both programs get the same files: an inventory from the oracle's gen.py (seed 42
 and bench/specs.yaml (two OSD specs with host_pattern '*', one simple, one with
 size/model filters and a limit). Each run is the whole process, JSON to
 /dev/null; wall time is measured around the process, peak memory is the
-child's ru_maxrss and CPU time its ru_utime + ru_stime (os.wait4). Prints a
-Markdown table (medians).
+child's ru_maxrss and CPU time its ru_utime + ru_stime (os.wait4). The two
+programs take turns (a share of osdkeeper's runs before each oracle run), so
+both see the same load from whatever else runs on the machine; the 1-minute
+load average is noted before every run. Prints a Markdown table (medians).
 """
 import argparse
 import os
@@ -24,6 +26,8 @@ OUT = os.path.join(ROOT, 'target', 'bench')
 
 
 def run(cmd):
+    """One run: (wall s, peak MiB, CPU s, load average before it)."""
+    load = os.getloadavg()[0]
     t0 = time.perf_counter()
     with open(os.devnull, 'w') as devnull:
         p = subprocess.Popen(cmd, stdout=devnull, stderr=subprocess.PIPE)
@@ -34,17 +38,16 @@ def run(cmd):
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         sys.exit('{} failed ({}): {}'.format(cmd[0], code, err))
-    return wall, usage.ru_maxrss / 1024.0, usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_maxrss / 1024.0, usage.ru_utime + usage.ru_stime, load
 
 
-def measure(cmd, runs):
-    walls, rss, cpus = [], [], []
-    for _ in range(runs):
-        w, r, c = run(cmd)
-        walls.append(w)
-        rss.append(r)
-        cpus.append(c)
-    return statistics.median(walls), max(rss), walls, statistics.median(cpus)
+def summary(runs):
+    return {
+        'wall': statistics.median(r[0] for r in runs),
+        'rss': max(r[1] for r in runs),
+        'cpu': statistics.median(r[2] for r in runs),
+        'runs': runs,
+    }
 
 
 def main():
@@ -63,21 +66,32 @@ def main():
         if not os.path.exists(inv):
             with open(inv, 'w') as f:
                 subprocess.run(['/usr/bin/python3', os.path.join(ORACLE, 'gen.py'), '42', hosts, devs], stdout=f, check=True)
-        ours = measure([a.binary, 'preview', '--spec', spec, '--inventory', inv, '--format', 'json'], a.runs)
-        theirs = measure(['/usr/bin/python3', os.path.join(ORACLE, 'preview.py'), spec, inv, '--no-simulate', '--compact'],
-                         a.oracle_runs)
+        ours_cmd = [a.binary, 'preview', '--spec', spec, '--inventory', inv, '--format', 'json']
+        theirs_cmd = ['/usr/bin/python3', os.path.join(ORACLE, 'preview.py'), spec, inv, '--no-simulate', '--compact']
+        run(ours_cmd)  # warm the page cache and the binary
+        ours, theirs = [], []
+        turns = max(a.oracle_runs, 1)
+        for turn in range(turns):
+            share = a.runs * (turn + 1) // turns - a.runs * turn // turns
+            ours.extend(run(ours_cmd) for _ in range(share))
+            if turn < a.oracle_runs:
+                theirs.append(run(theirs_cmd))
         mb = os.path.getsize(inv) / 1e6
-        rows.append((size, mb, ours, theirs))
-    print('| hosts x devices | inventory MB | osdkeeper median s | oracle median s | speed-up | osdkeeper CPU s | oracle CPU s | CPU ratio | osdkeeper peak MiB | oracle peak MiB | memory ratio |')
+        rows.append((size, mb, summary(ours), summary(theirs)))
+    print('| hosts x devices | inventory MB | osdkeeper median s | oracle median s | speed-up | '
+          'osdkeeper CPU s | oracle CPU s | CPU ratio | osdkeeper peak MiB | oracle peak MiB | memory ratio |')
     print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for size, mb, ours, theirs in rows:
         print('| {} | {:.1f} | {:.3f} | {:.2f} | {:.1f}x | {:.3f} | {:.2f} | {:.1f}x | {:.1f} | {:.1f} | {:.2f} |'.format(
-            size, mb, ours[0], theirs[0], theirs[0] / ours[0], ours[3], theirs[3], theirs[3] / ours[3],
-            ours[1], theirs[1], ours[1] / theirs[1]))
+            size, mb, ours['wall'], theirs['wall'], theirs['wall'] / ours['wall'], ours['cpu'], theirs['cpu'],
+            theirs['cpu'] / ours['cpu'], ours['rss'], theirs['rss'], ours['rss'] / theirs['rss']))
+    print()
+    print('Each run as wall s / CPU s (1-minute load average before it):')
     print()
     for size, _, ours, theirs in rows:
-        print('- {}: osdkeeper runs {}; oracle runs {}'.format(
-            size, ', '.join('{:.3f}'.format(w) for w in ours[2]), ', '.join('{:.2f}'.format(w) for w in theirs[2])))
+        for who, s, fmt in (('osdkeeper', ours, '{:.3f}'), ('oracle', theirs, '{:.2f}')):
+            print('- {} {}: {}'.format(size, who, ', '.join(
+                '{} / {} ({:.1f})'.format(fmt.format(w), fmt.format(c), load) for w, _, c, load in s['runs'])))
 
 
 if __name__ == '__main__':

@@ -23,6 +23,7 @@ use osdkeeper::domain::plan::{preview_with_threads, Preview};
 use osdkeeper::domain::selection::describe;
 use osdkeeper::domain::spec::{parse_spec_file, SpecDocument};
 use osdkeeper::wire::inventory_file::read_inventory;
+use osdkeeper::wire::preview_json::{write_json, PreviewReport};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/plan")
@@ -39,6 +40,13 @@ fn check(case: &str) {
     apply_holds(&raw, &mut view);
     let plan = preview_with_threads(&docs, &view, 1);
     expect_test::expect_file![dir.join("expected.txt")].assert_eq(&render(&docs, &view, &plan));
+    // `preview --format json` writes its rows from the plan itself; the
+    // bytes must be those of the API's typed document.
+    let report = PreviewReport::new(&plan, &docs, &view);
+    let mut written = Vec::new();
+    write_json(&report, &mut written, 2).expect("written to memory");
+    let doc = serde_json::to_string(&report.doc()).expect("serialized");
+    assert_eq!(String::from_utf8(written).expect("UTF-8"), doc, "{case}: write_json differs from the document");
 }
 
 /// The test-only `held` key (see the module comment).

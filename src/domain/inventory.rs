@@ -116,7 +116,9 @@ pub struct Device {
     /// `sys_api.size` in bytes (the true size).
     pub size_bytes: Option<f64>,
     pub kind: DeviceType,
-    pub lookups: Lookups,
+    /// Shared: thousands of disks of one model look up the same values,
+    /// and a plan over a big inventory holds every device.
+    pub lookups: Arc<Lookups>,
     /// Set when osdkeeper holds the device back from every spec (it zapped
     /// it, or removed its OSD), with the reason. cephadm has no such notion.
     pub held: Option<Arc<str>>,

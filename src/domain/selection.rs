@@ -216,6 +216,7 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
         }
         pool.retain(|i| !picked.contains(i));
         picked.sort_by(|a, b| devices[*a].path.cmp(&devices[*b].path));
+        out.role_mut(role).reserve_exact(picked.len());
         for &i in &picked {
             taken[i] = true;
             out.role_mut(role).push(devices[i].path.clone());
@@ -234,6 +235,8 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
         }
     }
 
+    // Sized once: a big plan holds one of these lists per host and spec.
+    out.skipped.reserve_exact(taken.iter().filter(|t| !**t).count());
     for (i, p) in passes.into_iter().enumerate() {
         if !taken[i] {
             out.skipped.push(Skipped { device: i, passes: p });

@@ -11,36 +11,42 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+use foldhash::fast::FixedState;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::ceph_volume_scan::{device_list, Cursor};
 use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups, Lv};
 
 thread_local! {
     /// Models, vendors, sizes, paths and reject reasons repeat across
     /// thousands of disks; sharing them keeps big inventories small.
-    static INTERNED: RefCell<HashSet<Arc<str>, BuildHasherDefault<Fnv>>> = RefCell::new(HashSet::default());
+    /// foldhash: the interned strings are short and come from our own
+    /// input, so a fast hash beats SipHash here.
+    static INTERNED: RefCell<HashSet<Arc<str>, FixedState>> = RefCell::new(HashSet::default());
 }
 
-/// FNV-1a: the interned strings are short and come from our own input, so a
-/// cheap hash beats SipHash here.
-#[derive(Default)]
-struct Fnv(u64);
+thread_local! {
+    /// The lookups made last, most recent first: the disks of a host, and
+    /// of most hosts, share a few models.
+    static RECENT_LOOKUPS: RefCell<Vec<Arc<Lookups>>> = const { RefCell::new(Vec::new()) };
+}
 
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
+/// `lookups`, shared with an equal value made recently.
+pub(super) fn share(lookups: Lookups) -> Arc<Lookups> {
+    RECENT_LOOKUPS.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        if let Some(i) = recent.iter().position(|l| **l == lookups) {
+            let found = recent[i].clone();
+            recent[..=i].rotate_right(1);
+            return found;
         }
-        self.0 = h;
-    }
+        let fresh = Arc::new(lookups);
+        recent.insert(0, fresh.clone());
+        recent.truncate(8);
+        fresh
+    })
 }
 
 /// A string that borrows from the input when it can (serde's own `Cow`
@@ -75,7 +81,7 @@ impl Lv {
 /// Bound on the interner of one thread (a daemon runs for months).
 const INTERN_LIMIT: usize = 100_000;
 
-fn intern(s: &str) -> Arc<str> {
+pub(super) fn intern(s: &str) -> Arc<str> {
     INTERNED.with(|set| {
         let mut set = set.borrow_mut();
         if let Some(found) = set.get(s) {
@@ -100,6 +106,9 @@ fn intern(s: &str) -> Arc<str> {
 /// are not disjoint"), and it passes two differing copies both to
 /// `lvm batch /dev/sdb /dev/sdb`, which makes one OSD and then fails.
 pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> {
+    if let Some(devices) = scan_whole(json) {
+        return finish(devices);
+    }
     // The fast pass skips the sys_api values no matcher looks at. That is
     // exact as long as sys_api holds every looked-up key itself (a direct
     // key wins over anything nested, and sys_api comes first in cephadm's
@@ -108,6 +117,19 @@ pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> 
     if !complete {
         devices = parse_list(json, false)?.0;
     }
+    finish(devices)
+}
+
+/// The byte scanner's reading of a whole document, where it is sure.
+fn scan_whole(json: &[u8]) -> Option<Vec<Device>> {
+    let mut c = Cursor::new(json, 0);
+    let devices = device_list(&mut c)?;
+    c.ws();
+    (c.i == json.len()).then_some(devices)
+}
+
+/// Sorts a host's devices like cephadm and refuses a path listed twice.
+pub(super) fn finish(mut devices: Vec<Device>) -> Result<Vec<Device>, serde_json::Error> {
     sort_devices(&mut devices);
     // Sorted by path, so copies are neighbours. A missing path is reported
     // by the selection, as cephadm does ("Disk doesn't have a 'path'").
@@ -120,7 +142,7 @@ pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> 
     Ok(devices)
 }
 
-fn parse_list(json: &[u8], fast: bool) -> Result<(Vec<Device>, bool), serde_json::Error> {
+pub(super) fn parse_list(json: &[u8], fast: bool) -> Result<(Vec<Device>, bool), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(json);
     let out = de.deserialize_seq(DeviceListVisitor { fast })?;
     de.end()?;
@@ -386,7 +408,7 @@ impl<'de> Visitor<'de> for DeviceVisitor {
         hits.or(lvs_hits);
         hits.or(id_hits);
         hits.or(lsm_hits);
-        d.lookups = hits.into_lookups();
+        d.lookups = share(hits.into_lookups());
         Ok((d, exact))
     }
 }

@@ -5,9 +5,10 @@
 
 use std::collections::HashMap;
 use std::io::Read;
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 
 use super::ceph_volume::parse_device_list;
+use super::inventory_hosts::read_members;
 use super::json_stream::{serde_message, JsonStream, Position, StreamError};
 use crate::domain::inventory::{ClusterView, Device, HostInventory};
 use crate::domain::value::excerpt;
@@ -115,90 +116,30 @@ pub fn read_inventory<R: Read>(src: R) -> Result<ClusterView, InventoryFileError
 }
 
 /// Reads the members of the `hosts` object (its `{` already consumed).
-/// Splitting the text into hosts is cheap; parsing the devices is not, so
-/// hosts are parsed on a few threads and put back in file order.
+/// Windows of the file are read on a few threads (`inventory_hosts`); a
+/// host the fast reading stops at is read here, in order, so that an error
+/// names the host and its position in the file.
 fn read_hosts<R: Read>(s: &mut JsonStream<R>) -> Result<Vec<(String, Vec<Device>)>, InventoryFileError> {
-    let workers = std::env::var("OSDKEEPER_PARSE_THREADS")
+    if s.at_close(b'}')? {
+        return Ok(Vec::new());
+    }
+    let threads = std::env::var("OSDKEEPER_PARSE_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| (std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) + 1).min(4));
-    let parse = |host: String, start: Position, bytes: &[u8]| match parse_device_list(bytes) {
-        Ok(devices) => Ok((host, devices)),
-        Err(e) => {
-            let (message, at) = in_value(&e, start, bytes);
-            Err(InventoryFileError::Host { host, message, at })
-        }
-    };
-    if workers < 2 {
-        let mut out = Vec::new();
-        if !s.at_close(b'}')? {
-            loop {
-                let host = s.string()?;
-                s.expect(b':')?;
-                s.peek()?;
-                let start = s.position();
-                out.push(parse(host, start, s.value()?)?);
-                if !s.next_member(b'}')? {
-                    break;
-                }
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4));
+    read_members(s, threads, |s| {
+        let host = s.string()?;
+        s.expect(b':')?;
+        s.peek()?;
+        let start = s.position();
+        let bytes = s.value()?;
+        match parse_device_list(bytes) {
+            Ok(devices) => Ok((host, devices)),
+            Err(e) => {
+                let (message, at) = in_value(&e, start, bytes);
+                Err(InventoryFileError::Host { host, message, at })
             }
         }
-        return Ok(out);
-    }
-    type Job = (usize, String, Position, Vec<u8>);
-    type Done = (usize, Result<(String, Vec<Device>), InventoryFileError>);
-    std::thread::scope(|scope| {
-        let (done_tx, done_rx) = mpsc::channel::<Done>();
-        let mut jobs = Vec::with_capacity(workers);
-        for _ in 0..workers {
-            let (tx, rx) = mpsc::sync_channel::<Job>(32);
-            let done_tx = done_tx.clone();
-            scope.spawn(move || {
-                for (i, host, start, bytes) in rx {
-                    if done_tx.send((i, parse(host, start, &bytes))).is_err() {
-                        return;
-                    }
-                }
-            });
-            jobs.push(tx);
-        }
-        drop(done_tx);
-        let mut count = 0usize;
-        let scanned: Result<(), InventoryFileError> = (|| {
-            if s.at_close(b'}')? {
-                return Ok(());
-            }
-            loop {
-                let host = s.string()?;
-                s.expect(b':')?;
-                s.peek()?;
-                let start = s.position();
-                let bytes = s.value()?.to_vec();
-                if jobs[count % workers].send((count, host, start, bytes)).is_err() {
-                    break;
-                }
-                count += 1;
-                if !s.next_member(b'}')? {
-                    return Ok(());
-                }
-            }
-            Ok(())
-        })();
-        drop(jobs);
-        let mut slots: Vec<Option<(String, Vec<Device>)>> = (0..count).map(|_| None).collect();
-        let mut first_error: Option<(usize, InventoryFileError)> = None;
-        for (i, result) in done_rx {
-            match result {
-                Ok(v) => slots[i] = Some(v),
-                Err(e) if first_error.as_ref().is_none_or(|(j, _)| i < *j) => first_error = Some((i, e)),
-                Err(_) => {}
-            }
-        }
-        scanned?;
-        if let Some((_, e)) = first_error {
-            return Err(e);
-        }
-        Ok(slots.into_iter().map(|v| v.expect("every host parsed")).collect())
     })
 }
 

@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-use memchr::{memchr2, memchr3, memchr_iter};
+use memchr::{memchr2, memchr3, memchr_iter, memrchr};
 
 const CHUNK: usize = 256 * 1024;
 
@@ -89,9 +89,14 @@ impl<R: Read> JsonStream<R> {
         }
         let from = (self.counted - self.dropped) as usize;
         let to = (offset - self.dropped) as usize;
-        for i in memchr_iter(b'\n', &self.buf[from..to]) {
-            self.line += 1;
-            self.line_start = self.dropped + (from + i) as u64 + 1;
+        let span = &self.buf[from..to];
+        // The file has a newline every 30 bytes or so, too many to visit
+        // one by one; a count into bytes, 255 at a time, is vector code.
+        let lines: usize =
+            span.chunks(255).map(|c| usize::from(c.iter().fold(0u8, |n, &b| n + u8::from(b == b'\n')))).sum();
+        if let Some(last) = memrchr(b'\n', span) {
+            self.line += lines as u64;
+            self.line_start = self.dropped + (from + last) as u64 + 1;
         }
         self.counted = offset;
     }
@@ -196,94 +201,54 @@ impl<R: Read> JsonStream<R> {
     /// The raw bytes of the next value; the slice is valid until the next call.
     ///
     /// Only finds where the value ends; serde_json validates it afterwards.
-    /// Inside an object only quotes and braces can move the end (brackets
-    /// there are balanced in valid JSON), so those stretches are skipped with
-    /// memchr; brackets are counted only outside every object.
     pub fn value(&mut self) -> Result<&[u8], StreamError> {
         let Some(first) = self.peek()? else {
             return Err(self.syntax("expected a value, found the end of the file"));
         };
-        let scalar = !matches!(first, b'{' | b'[' | b'"');
-        // `pos` stays at the value's start while scanning, so a refill
-        // keeps the value; `i` is relative to `pos`.
-        let mut i = 0usize;
-        let mut braces: usize = 0;
-        let mut brackets: usize = 0;
-        let mut in_string = false;
-        loop {
-            if self.pos + i >= self.len {
-                if self.fill()?.is_none() {
-                    if scalar {
-                        break;
-                    }
-                    return Err(self.syntax("the file ends inside a value"));
-                }
-                continue;
+        // `pos` stays at the value's start while scanning, so a refill keeps
+        // the value; the scan's offsets are relative to `pos`.
+        let mut scan = EndScan::new(first);
+        let len = loop {
+            let avail = self.len - self.pos;
+            if let Some(n) = scan.run(&self.buf[self.pos..self.len]) {
+                break n;
             }
-            let at = self.pos + i;
-            if in_string {
-                match memchr2(b'"', b'\\', &self.buf[at..self.len]) {
-                    None => i = self.len - self.pos,
-                    Some(off) if self.buf[at + off] == b'\\' => {
-                        if at + off + 1 >= self.len {
-                            // The escaped byte is not read yet; look again after a refill.
-                            i += off;
-                            if self.fill()?.is_none() {
-                                return Err(self.syntax("the file ends inside a string"));
-                            }
-                            continue;
-                        }
-                        i += off + 2;
-                    }
-                    Some(off) => {
-                        in_string = false;
-                        i += off + 1;
-                        if braces == 0 && brackets == 0 {
-                            break;
-                        }
-                    }
+            if self.fill()?.is_none() {
+                if scan.scalar {
+                    break avail;
                 }
-                continue;
+                let inside = if scan.i < avail { "a string" } else { "a value" };
+                return Err(self.syntax(format!("the file ends inside {inside}")));
             }
-            if braces > 0 {
-                match memchr3(b'"', b'{', b'}', &self.buf[at..self.len]) {
-                    None => i = self.len - self.pos,
-                    Some(off) => {
-                        i += off + 1;
-                        match self.buf[at + off] {
-                            b'"' => in_string = true,
-                            b'{' => braces += 1,
-                            _ => {
-                                braces -= 1;
-                                if braces == 0 && brackets == 0 {
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                }
-                continue;
-            }
-            match self.buf[at] {
-                b'"' => in_string = true,
-                b'{' => braces += 1,
-                b'[' => brackets += 1,
-                b'}' | b']' if brackets == 0 => break,
-                b']' => {
-                    brackets -= 1;
-                    if brackets == 0 {
-                        i += 1;
-                        break;
-                    }
-                }
-                b',' | b' ' | b'\n' | b'\r' | b'\t' if brackets == 0 => break,
-                _ => {}
-            }
-            i += 1;
-        }
+        };
         let start = self.pos;
-        self.pos += i;
-        Ok(&self.buf[start..start + i])
+        self.pos += len;
+        Ok(&self.buf[start..start + len])
+    }
+
+    /// Buffers at least `want` unconsumed bytes (fewer only where the input
+    /// ends); true if the input ends within them.
+    pub fn fill_to(&mut self, want: usize) -> Result<bool, StreamError> {
+        if self.buf.len() < want {
+            self.buf.resize(want, 0);
+        }
+        while self.len - self.pos < want {
+            if self.fill()?.is_none() {
+                return Ok(true);
+            }
+        }
+        Ok(self.eof)
+    }
+
+    /// The bytes buffered and not consumed yet.
+    pub fn buffered(&self) -> &[u8] {
+        &self.buf[self.pos..self.len]
+    }
+
+    /// Consumes `n` buffered bytes (read by other means).
+    pub fn consume(&mut self, n: usize) {
+        assert!(n <= self.len - self.pos, "only buffered bytes can be consumed");
+        self.pos += n;
     }
 
     /// The next value, which must be a JSON string.
@@ -295,6 +260,99 @@ impl<R: Read> JsonStream<R> {
             at: start.of_error_in_value(&e, raw).unwrap_or(start),
             message: format!("expected a string: {}", serde_message(&e)),
         })
+    }
+}
+
+/// The length of the value at the start of `b` (no whitespace before it),
+/// or `None` if it does not end within `b`. Like `JsonStream::value`, it
+/// only finds the end.
+pub fn value_len(b: &[u8]) -> Option<usize> {
+    EndScan::new(*b.first()?).run(b)
+}
+
+/// Where a value ends, found a buffer at a time. Inside an object only
+/// quotes and braces can move the end (brackets there are balanced in valid
+/// JSON), so those stretches are skipped with memchr; brackets are counted
+/// only outside every object.
+struct EndScan {
+    /// Scanned so far, from the value's start.
+    i: usize,
+    braces: usize,
+    brackets: usize,
+    in_string: bool,
+    /// A number or literal, which ends where the input ends.
+    scalar: bool,
+}
+
+impl EndScan {
+    fn new(first: u8) -> Self {
+        EndScan { i: 0, braces: 0, brackets: 0, in_string: false, scalar: !matches!(first, b'{' | b'[' | b'"') }
+    }
+
+    /// Goes on over `v` (the value from its start, as far as it is known):
+    /// the value's length, or `None` if more input is needed.
+    fn run(&mut self, v: &[u8]) -> Option<usize> {
+        loop {
+            let at = self.i;
+            if at >= v.len() {
+                return None;
+            }
+            if self.in_string {
+                match memchr2(b'"', b'\\', &v[at..]) {
+                    None => self.i = v.len(),
+                    Some(off) if v[at + off] == b'\\' => {
+                        if at + off + 1 >= v.len() {
+                            // The escaped byte is not known yet: look again with more.
+                            self.i = at + off;
+                            return None;
+                        }
+                        self.i = at + off + 2;
+                    }
+                    Some(off) => {
+                        self.in_string = false;
+                        self.i = at + off + 1;
+                        if self.braces == 0 && self.brackets == 0 {
+                            return Some(self.i);
+                        }
+                    }
+                }
+                continue;
+            }
+            if self.braces > 0 {
+                match memchr3(b'"', b'{', b'}', &v[at..]) {
+                    None => self.i = v.len(),
+                    Some(off) => {
+                        self.i = at + off + 1;
+                        match v[at + off] {
+                            b'"' => self.in_string = true,
+                            b'{' => self.braces += 1,
+                            _ => {
+                                self.braces -= 1;
+                                if self.braces == 0 && self.brackets == 0 {
+                                    return Some(self.i);
+                                }
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            match v[at] {
+                b'"' => self.in_string = true,
+                b'{' => self.braces += 1,
+                b'[' => self.brackets += 1,
+                b'}' | b']' if self.brackets == 0 => return Some(at),
+                b']' => {
+                    self.brackets -= 1;
+                    if self.brackets == 0 {
+                        return Some(at + 1);
+                    }
+                }
+                b',' | b' ' | b'\n' | b'\r' | b'\t' if self.brackets == 0 => return Some(at),
+                _ => {}
+            }
+            self.i = at + 1;
+        }
     }
 }
 

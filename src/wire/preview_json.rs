@@ -3,6 +3,12 @@
 //! a plan over thousands of hosts has a reason for every disk, so large
 //! documents are written a batch of rows at a time, on a few threads.
 
+use std::cell::RefCell;
+use std::fmt::Display;
+use std::rc::Rc;
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
 use crate::domain::inventory::ClusterView;
 use crate::domain::osd_layout::{display_size, PlannedOsd};
 use crate::domain::plan::{PlanRow, Preview, PREVIEW_SUFFIX};
@@ -101,6 +107,9 @@ impl PreviewReport<'_> {
 /// over for their probe, by path.
 fn probe_notes(host: &crate::domain::inventory::HostInventory, row: &PlanRow) -> Vec<DiskProbeNote> {
     use crate::domain::selection::Pass;
+    if host.devices.iter().all(|d| d.probe.is_none()) {
+        return Vec::new();
+    }
     let sel = &row.selection;
     let taken = sel.data.iter().chain(&sel.db).chain(&sel.wal).chain(&sel.journal);
     let taken = taken.filter_map(|p| host.devices.iter().find(|d| d.path == *p));
@@ -128,16 +137,38 @@ fn probe_notes(host: &crate::domain::inventory::HostInventory, row: &PlanRow) ->
 }
 
 fn planned_row(o: &PlannedOsd) -> PlannedOsdRow {
+    let size = |b: Option<f64>| b.map(|b| size_text(b).to_string());
     PlannedOsdRow {
         data: o.data.to_string(),
         db: o.db.as_deref().map(str::to_string),
         wal: o.wal.as_deref().map(str::to_string),
         osd_id: o.osd_id.clone(),
-        data_size: o.data_size.map(display_size),
-        db_size: o.db_size.map(display_size),
-        wal_size: o.wal_size.map(display_size),
+        data_size: size(o.data_size),
+        db_size: size(o.db_size),
+        wal_size: size(o.wal_size),
         encrypted: o.encrypted,
     }
+}
+
+thread_local! {
+    /// Volume sizes shown last, with their text, most recent first.
+    static SIZES: RefCell<Vec<(u64, Rc<str>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `display_size(bytes)`, remembered: a plan repeats a few volume sizes
+/// thousands of times, and printing a float with two decimals costs more
+/// than the rest of its row.
+fn size_text(bytes: f64) -> Rc<str> {
+    SIZES.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        if let Some((_, text)) = recent.iter().find(|(b, _)| *b == bytes.to_bits()) {
+            return text.clone();
+        }
+        let text: Rc<str> = display_size(bytes).into();
+        recent.truncate(15);
+        recent.insert(0, (bytes.to_bits(), text.clone()));
+        text
+    })
 }
 
 /// One entry per device, its roles' reasons together (a path may be passed twice).
@@ -172,7 +203,8 @@ fn report_notes(spec: &DriveSpec, host: &str, row: &PlanRow) -> Vec<String> {
 /// Writes the report as JSON. Rows are independent, so large reports are
 /// serialized on a few threads, a batch at a time (memory stays bounded),
 /// and written in order; the bytes are those of `serde_json::to_writer` of
-/// `report.doc()`.
+/// `report.doc()`, but the rows are written from the plan itself (`RowOut`)
+/// instead of being copied into a `PreviewRow` first.
 pub fn write_json<W: std::io::Write>(report: &PreviewReport<'_>, out: &mut W, threads: usize) -> std::io::Result<()> {
     const BATCH: usize = 256;
     let rows = &report.preview.rows;
@@ -193,7 +225,7 @@ pub fn write_json<W: std::io::Write>(report: &PreviewReport<'_>, out: &mut W, th
                         buf.clear();
                         for row in part {
                             buf.push(b',');
-                            serde_json::to_writer(&mut *buf, &report.row(row))?;
+                            serde_json::to_writer(&mut *buf, &RowOut { report, row })?;
                         }
                         Ok(())
                     })
@@ -213,4 +245,146 @@ pub fn write_json<W: std::io::Write>(report: &PreviewReport<'_>, out: &mut W, th
     out.write_all(b"],\"notes\":")?;
     serde_json::to_writer(&mut *out, &notes)?;
     out.write_all(b"}")
+}
+
+/// One row serialized as its `PreviewRow` would be, field by field, from the
+/// plan: the paths, commands and reasons of a big plan are written where
+/// they are, not copied into strings first (a test holds the bytes equal).
+struct RowOut<'a> {
+    report: &'a PreviewReport<'a>,
+    row: &'a PlanRow,
+}
+
+impl Serialize for RowOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (report, row) = (self.report, self.row);
+        let spec = report.spec(row);
+        let host = &report.view.hosts[row.host];
+        let sel = &row.selection;
+        let mut m = s.serialize_struct("PreviewRow", 17)?;
+        m.serialize_field("service_id", &spec.service_id)?;
+        m.serialize_field("service_name", &spec.service_name())?;
+        m.serialize_field("host", &host.name)?;
+        m.serialize_field("data", &sel.data)?;
+        m.serialize_field("db", &sel.db)?;
+        m.serialize_field("wal", &sel.wal)?;
+        m.serialize_field("journal", &sel.journal)?;
+        m.serialize_field("commands", &row.commands)?;
+        m.serialize_field("preview_commands", &SeqOf(|| row.commands.iter().map(|c| Shown(ForPreview(c)))))?;
+        match &row.layout {
+            Ok(layout) => m.serialize_field("planned_osds", &SeqOf(|| layout.osds.iter().map(PlannedOut)))?,
+            Err(refusal) => m.serialize_field("planned_osds", &RefusedOut(refusal))?,
+        }
+        let notes = report_notes(spec, &host.name, row);
+        if notes.is_empty() {
+            m.skip_field("report_notes")?;
+        } else {
+            m.serialize_field("report_notes", &notes)?;
+        }
+        let skipped = SeqOf(|| {
+            sel.skipped.iter().map(|sk| {
+                let device = &host.devices[sk.device];
+                let reasons = SeqOf(move || {
+                    sk.passes.iter().map(move |(role, pass)| Shown(describe(spec, *role, device, *pass)))
+                });
+                SkippedOut { path: &device.path, reasons }
+            })
+        });
+        m.serialize_field("skipped", &skipped)?;
+        m.serialize_field("unused", &unused_devices(row))?;
+        let warnings = SeqOf(|| sel.warnings.iter().chain(row.layout.iter().flat_map(|l| &l.warnings)));
+        m.serialize_field("warnings", &warnings)?;
+        let probes = probe_notes(host, row);
+        if probes.is_empty() {
+            m.skip_field("probes")?;
+        } else {
+            m.serialize_field("probes", &probes)?;
+        }
+        match (report.inventory_age)(&host.name) {
+            Some(age) => m.serialize_field("inventory_age_s", &age)?,
+            None => m.skip_field("inventory_age_s")?,
+        }
+        m.end()
+    }
+}
+
+/// A sequence made on demand from a closure (serializing takes `&self`).
+struct SeqOf<F>(F);
+
+impl<F, I> Serialize for SeqOf<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
+/// A JSON string written straight from its `Display`.
+struct Shown<T>(T);
+
+impl<T: Display> Serialize for Shown<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// `SkippedDevice`, borrowed.
+struct SkippedOut<'a, R> {
+    path: &'a str,
+    reasons: R,
+}
+
+impl<R: Serialize> Serialize for SkippedOut<'_, R> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("SkippedDevice", 2)?;
+        m.serialize_field("path", self.path)?;
+        m.serialize_field("reasons", &self.reasons)?;
+        m.end()
+    }
+}
+
+/// `PlannedOsdRow`, borrowed.
+struct PlannedOut<'a>(&'a PlannedOsd);
+
+impl Serialize for PlannedOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = self.0;
+        let mut m = s.serialize_struct("PlannedOsdRow", 8)?;
+        m.serialize_field("data", &*o.data)?;
+        m.serialize_field("db", &o.db.as_deref())?;
+        m.serialize_field("wal", &o.wal.as_deref())?;
+        m.serialize_field("osd_id", &o.osd_id)?;
+        for (key, size) in [("data_size", o.data_size), ("db_size", o.db_size), ("wal_size", o.wal_size)] {
+            match size {
+                Some(b) => m.serialize_field(key, &*size_text(b))?,
+                None => m.skip_field(key)?,
+            }
+        }
+        m.serialize_field("encrypted", &o.encrypted)?;
+        m.end()
+    }
+}
+
+/// `PlannedOsds::Refused`, borrowed.
+struct RefusedOut<'a>(&'a crate::domain::osd_layout::Refusal);
+
+impl Serialize for RefusedOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_struct("Refused", 1)?;
+        m.serialize_field("error", &Shown(self.0))?;
+        m.end()
+    }
+}
+
+/// A command with cephadm's preview suffix.
+struct ForPreview<'a>(&'a str);
+
+impl Display for ForPreview<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)?;
+        f.write_str(PREVIEW_SUFFIX)
+    }
 }

@@ -129,8 +129,13 @@ pub fn cephadm_disk_bytes(human: &str) -> Result<f64, String> {
         .position(u8::is_ascii_alphabetic)
         .ok_or_else(|| format!("the size {:?} has no unit for cephadm's size filter to read", excerpt(human)))?;
     let len = b[start..].iter().take_while(|c| c.is_ascii_alphabetic()).count();
-    let unit = human[start..start + len].to_ascii_uppercase();
-    let m = multiplier(&unit).ok_or_else(|| format!("Unit '{}' not supported", excerpt(&unit)))?;
+    let unit = &human[start..start + len];
+    // Upper-cased only for the message: this runs for every disk.
+    let m = UNITS
+        .iter()
+        .find(|(u, _)| u.eq_ignore_ascii_case(unit))
+        .map(|(_, m)| *m)
+        .ok_or_else(|| format!("Unit '{}' not supported", excerpt(&unit.to_ascii_uppercase())))?;
     let value: f64 = number.parse().map_err(|_| format!("cannot read {:?}", excerpt(human)))?;
     Ok(value * m)
 }
