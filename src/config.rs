@@ -96,7 +96,10 @@ pub struct CephFile {
     pub keyring: Option<PathBuf>,
     /// Keep one connection to the cluster open for the frequent reads
     /// (a helper process on Ceph's Python binding) instead of a `ceph`
-    /// process per read [default: true]; false runs `bin` for everything.
+    /// process per read [default: true with the plain `ceph`, false when
+    /// `bin` names another program: a wrapper or a container shim reaches
+    /// the cluster its own way, which the session would bypass]; false
+    /// runs `bin` for everything.
     pub session: Option<bool>,
     /// The Python with Ceph's binding (python3-rados) for the session
     /// [default: /usr/bin/python3].
@@ -203,6 +206,7 @@ fn read_secret(path: &Path) -> Result<String, ConfigError> {
 
 impl Config {
     pub fn resolve(file: FileConfig, o: Overrides) -> Result<Config, ConfigError> {
+        let own_ceph_bin = file.ceph.bin.is_some();
         let token_file = o.token_file.or(file.token_file.clone());
         let agent_token_file = o.agent_token_file.or(file.agent_token_file.clone());
         let token = match (o.token, &token_file) {
@@ -260,7 +264,7 @@ impl Config {
             ceph_session: file
                 .ceph
                 .session
-                .unwrap_or(true)
+                .unwrap_or(!own_ceph_bin)
                 .then(|| file.ceph.python.clone().unwrap_or_else(|| "/usr/bin/python3".into())),
             max_draining: file.removal.max_draining.unwrap_or(10).max(1),
             removal_interval: secs(file.removal.interval_s, 5),
@@ -284,6 +288,18 @@ mod tests {
         let c = Config::resolve(file, Overrides { listen: Some("127.0.0.1:1".parse().unwrap()), ..Default::default() })
             .unwrap();
         assert_eq!(c.listen.port(), 1);
+    }
+
+    #[test]
+    fn the_session_is_on_for_the_plain_ceph_and_off_beside_a_bin_of_ones_own_unless_asked_for() {
+        let session = |yaml: &str| {
+            let file = FileConfig::parse(&format!("listen: 127.0.0.1:9000\n{yaml}")).unwrap();
+            Config::resolve(file, Overrides::default()).unwrap().ceph_session
+        };
+        assert_eq!(session("ceph: {}\n").as_deref(), Some("/usr/bin/python3"));
+        assert_eq!(session("ceph: {bin: /usr/local/bin/ceph-in-container}\n"), None);
+        assert_eq!(session("ceph: {bin: /opt/ceph, session: true, python: /opt/py}\n").as_deref(), Some("/opt/py"));
+        assert_eq!(session("ceph: {session: false}\n"), None);
     }
 
     #[test]

@@ -35,7 +35,7 @@ fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String]) -> (Pro
 
 fn daemon_config(sb: &Sandbox, ceph_bin: &Path) -> String {
     format!(
-        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\nceph:\n  conf: {}\n  bin: {}\n  timeout_s: 30\n  name: client.osdkeeper\n  keyring: {}\n",
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\nceph:\n  conf: {}\n  bin: {}\n  timeout_s: 30\n  session: true\n  name: client.osdkeeper\n  keyring: {}\n",
         sb.conf().display(),
         ceph_bin.display(),
         keyring(sb).display()
