@@ -66,6 +66,20 @@ def rss_mib(pid):
     return 0.0
 
 
+def start_demo(binary, hosts, devices_per_host, db_name):
+    """`osdkeeper demo` on a free loopback port, its database in a new
+    temporary directory: (the process, its base URL)."""
+    db = os.path.join(tempfile.mkdtemp(), db_name)
+    proc = subprocess.Popen([binary, 'demo', '--listen', '127.0.0.1:0', '--db', db,
+                             '--hosts', str(hosts), '--devices-per-host', str(devices_per_host)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    for line in proc.stdout:
+        if line.startswith('listening on '):
+            return proc, 'http://' + line.split()[-1]
+    proc.wait()
+    raise SystemExit('the demo did not start')
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--hosts', type=int, default=2000)
@@ -73,17 +87,8 @@ def main():
     ap.add_argument('--runs', type=int, default=10)
     ap.add_argument('--binary', default=os.path.join(ROOT, 'target', 'release', 'osdkeeper'))
     a = ap.parse_args()
-    tmp = tempfile.mkdtemp()
-    proc = subprocess.Popen([a.binary, 'demo', '--listen', '127.0.0.1:0', '--db', os.path.join(tmp, 'scale.db'),
-                             '--hosts', str(a.hosts), '--devices-per-host', str(a.devices_per_host)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc, base = start_demo(a.binary, a.hosts, a.devices_per_host, 'scale.db')
     try:
-        addr = None
-        for line in proc.stdout:
-            if line.startswith('listening on '):
-                addr = line.split()[-1]
-                break
-        base = 'http://' + addr
         t0 = time.time()
         while True:
             _, data = call(base + '/api/v1/devices?offset={}&limit=50'.format(a.hosts - 50))

@@ -18,6 +18,7 @@ use crate::wire::api::specs::ApplyQuery;
 
 mod boost;
 mod host_drain;
+mod metrics;
 mod polling;
 mod preview;
 mod probes;

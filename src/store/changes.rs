@@ -6,8 +6,15 @@
 //! A counter is bumped after the commit, and read before the rebuild's
 //! queries: a rebuild that missed a write therefore always sees a counter
 //! newer than the one it recorded, and the next refresh builds again.
+//!
+//! One write is not counted: an inventory seen again unchanged, which
+//! writes only its time, thousands of times a minute at fleet scale.
+//! Instead the time each host's inventory was last written with is kept
+//! here, for `/metrics`' inventory ages.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use tokio::sync::Notify;
 
@@ -33,6 +40,9 @@ const TOPICS: usize = 7;
 pub struct Changes {
     counts: [AtomicU64; TOPICS],
     wake: Notify,
+    /// Host -> the time its inventory was last written with (ms), since
+    /// the store was opened.
+    inventory_times: Mutex<HashMap<String, i64>>,
 }
 
 impl Changes {
@@ -44,6 +54,28 @@ impl Changes {
     pub(super) fn bump(&self, topic: Topic) {
         self.counts[topic as usize].fetch_add(1, Ordering::AcqRel);
         self.wake.notify_one();
+    }
+
+    /// The time each host's inventory was last written with (ms), for the
+    /// hosts whose inventory was written since the store was opened.
+    pub fn inventory_times(&self) -> MutexGuard<'_, HashMap<String, i64>> {
+        self.inventory_times.lock().expect("inventory times lock")
+    }
+
+    /// After the write committed.
+    pub(super) fn inventory_written(&self, host: &str, at: i64) {
+        let mut times = self.inventory_times();
+        match times.get_mut(host) {
+            Some(t) => *t = at,
+            None => {
+                times.insert(host.to_string(), at);
+            }
+        }
+    }
+
+    /// The host and its inventory were removed.
+    pub(super) fn inventory_removed(&self, host: &str) {
+        self.inventory_times().remove(host);
     }
 
     /// Returns after the next write of any kind (at once if one came since

@@ -74,6 +74,7 @@ impl Store {
             return Err(StoreError::NotFound(format!("unknown host {name}")));
         }
         // Its inventory and holds went with it (ON DELETE CASCADE).
+        self.changes.inventory_removed(name);
         for topic in [Topic::Hosts, Topic::Inventories, Topic::Holds] {
             self.changed(topic);
         }

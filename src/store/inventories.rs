@@ -1,7 +1,7 @@
 //! The latest inventory of each host, as its agent sent it. The device
 //! lists live in a table of their own (`inventory_devices`): the many reads
 //! that need no devices (the poller's ETags, planning from parsed devices
-//! in memory, `/metrics`) and the writes of an unchanged inventory's new
+//! in memory, the read model) and the writes of an unchanged inventory's new
 //! time never touch them.
 
 use sqlx::Row;
@@ -167,6 +167,7 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
+        self.changes.inventory_written(&inv.host, inv.taken_at);
         if previous.as_ref().is_none_or(|p| p.fingerprint != inv.fingerprint) {
             self.changed(Topic::Inventories);
         }
@@ -181,12 +182,16 @@ impl Store {
             return Ok(());
         }
         let mut tx = self.write().await?;
+        let mut written = Vec::with_capacity(seen.len());
         for s in seen {
-            sqlx::query("UPDATE inventories SET taken_at = ?1, received_at = ?1 WHERE host = ?2")
+            let done = sqlx::query("UPDATE inventories SET taken_at = ?1, received_at = ?1 WHERE host = ?2")
                 .bind(s.at)
                 .bind(&s.host)
                 .execute(&mut *tx)
                 .await?;
+            if done.rows_affected() > 0 {
+                written.push(s);
+            }
             sqlx::query(
                 "UPDATE hosts SET unreachable_since = NULL, last_error = NULL, consecutive_failures = 0,
                    next_poll_at = ?1 WHERE name = ?2",
@@ -197,6 +202,9 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
+        for s in written {
+            self.changes.inventory_written(&s.host, s.at);
+        }
         Ok(())
     }
 
@@ -244,15 +252,9 @@ impl Store {
     }
 
     /// Every host with its inventory's head, in the order they were added:
-    /// one read of both for planning and `/metrics`.
+    /// one read of both for planning and the read model.
     pub async fn hosts_with_heads(&self) -> Result<Vec<(Host, Option<InventoryHead>)>> {
         let rows = sqlx::query(&format!("{WITH_HEADS} ORDER BY h.position")).fetch_all(&self.pool).await?;
         rows.iter().map(host_and_head).collect()
-    }
-
-    /// Only the fingerprints, to see which cached inventories are stale.
-    pub async fn inventory_fingerprints(&self) -> Result<Vec<(String, String)>> {
-        let rows = sqlx::query("SELECT host, fingerprint FROM inventories").fetch_all(&self.pool).await?;
-        rows.iter().map(|r| Ok((r.try_get("host")?, r.try_get("fingerprint")?))).collect()
     }
 }

@@ -1,12 +1,16 @@
 //! What `/metrics` shows, gathered in one place: the active removals with
 //! their progress, each host's inventory age, reachability and failed
-//! polls, and the workers.
+//! polls, and the workers. All from memory (Prometheus scrapes every few
+//! seconds, 2000 hosts are too many to read per scrape): the read model's
+//! removals and hosts, the inventory times the store last wrote, the
+//! failed polls counted here.
 
 use crate::clock::now_ms;
 use crate::daemon::{Daemon, DaemonError};
 use crate::wire::api::osds::RemovalStatus;
 use crate::wire::api::workers::WorkerStatus;
 
+#[derive(Debug, Clone, PartialEq)]
 pub struct HostMetrics {
     pub name: String,
     pub inventory_age_s: Option<f64>,
@@ -23,27 +27,32 @@ pub struct MetricsView {
 
 impl Daemon {
     pub async fn metrics_view(&self) -> Result<MetricsView, DaemonError> {
-        let records = self.store.removals(0).await?;
-        let mut removals = Vec::with_capacity(records.len());
-        for r in &records {
-            match self.removal_status(r).await {
-                Ok(s) => removals.push(s),
-                // One unreadable removal should not blank the whole page.
-                Err(e) => tracing::error!(osd = r.removal.osd_id, "cannot show a removal in /metrics: {e}"),
-            }
-        }
-        let hosts = self.store.hosts_with_heads().await?;
-        let errors = self.poll_errors.lock().expect("counter lock").clone();
-        let now = now_ms();
-        let hosts = hosts
-            .into_iter()
-            .map(|(h, inv)| HostMetrics {
-                inventory_age_s: inv.map(|i| (now - i.taken_at) as f64 / 1000.0),
-                unreachable: h.unreachable_since.is_some(),
-                poll_errors: errors.get(&h.name).copied().unwrap_or(0),
-                name: h.name,
+        let removals = self.removals_view().await?.snapshot.value.active().to_vec();
+        let hosts = self.host_metrics(now_ms()).await?;
+        Ok(MetricsView { removals, hosts, workers: self.workers() })
+    }
+
+    /// Each host's figures, its inventory's age as of `now` (ms).
+    pub(crate) async fn host_metrics(&self, now: i64) -> Result<Vec<HostMetrics>, DaemonError> {
+        let view = self.hosts_view().await?;
+        let times = self.store.changes().inventory_times();
+        let errors = self.poll_errors.lock().expect("counter lock");
+        let hosts = view
+            .snapshot
+            .value
+            .iter()
+            .map(|h| {
+                // The time the store last wrote, if it did since it opened:
+                // newer than the rebuild's after a poll found it unchanged.
+                let taken_at = h.taken_at.map(|at| times.get(&h.name).copied().unwrap_or(at));
+                HostMetrics {
+                    name: h.name.clone(),
+                    inventory_age_s: taken_at.map(|t| (now - t) as f64 / 1000.0),
+                    unreachable: h.unreachable,
+                    poll_errors: errors.get(&h.name).copied().unwrap_or(0),
+                }
             })
             .collect();
-        Ok(MetricsView { removals, hosts, workers: self.workers() })
+        Ok(hosts)
     }
 }

@@ -1,5 +1,6 @@
 //! The read model: the answers that dashboards, Prometheus and scripts
-//! poll (`osd rm status`, the summary, the OSD list) held in memory as
+//! poll (`osd rm status`, the summary, the OSD list, the hosts of
+//! `/metrics`) held in memory as
 //! snapshots, so that a request reads neither the store nor the cluster;
 //! it filters and pages what is there.
 //!
@@ -19,11 +20,13 @@
 //! its backoff and shows its errors at `/api/v1/workers`.
 
 mod cluster;
+mod hosts;
 mod osds;
 mod refresh;
 mod removals;
 mod summary;
 
+pub use hosts::HostRow;
 pub use osds::OsdRows;
 pub use removals::Removals;
 
@@ -103,6 +106,7 @@ pub struct ReadModel {
     removals: Part<Removals>,
     summary: Part<Summary>,
     osds: Part<OsdRows>,
+    hosts: Part<Vec<HostRow>>,
     cluster: cluster::ClusterSeen,
     /// What the parts were built from; held for a whole refresh, so that
     /// refreshes run one at a time.
@@ -145,6 +149,11 @@ impl super::Daemon {
 
     pub async fn summary_view(&self) -> Result<View<Summary>, DaemonError> {
         self.view_of(|m| &m.summary, false).await
+    }
+
+    /// Every host, whether it is reachable and when its inventory was taken.
+    pub async fn hosts_view(&self) -> Result<View<Vec<HostRow>>, DaemonError> {
+        self.view_of(|m| &m.hosts, false).await
     }
 
     /// Every OSD as of the last good read of the cluster; an error only if

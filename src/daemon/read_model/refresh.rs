@@ -1,7 +1,7 @@
 //! Bringing the read model up to date: each part is rebuilt when what it
 //! is built from changed (the store's counters, the cluster reads, the OSD
 //! metadata, the phases of the removals), in the order they depend on each
-//! other: removals, host counts and benches, OSD rows, summary.
+//! other: removals, host counts and rows, benches, OSD rows, summary.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -149,14 +149,16 @@ impl Daemon {
         let hosts = HOST_TOPICS.map(|t| changes.count(t));
         if built.hosts != Some(hosts) {
             match self.host_counts().await {
-                Ok(counts) => {
+                Ok((counts, rows)) => {
                     built.host_counts = Some(counts);
                     built.hosts = Some(hosts);
                     // Current again, whether or not the counts moved.
                     self.model.summary.set_failure(None);
+                    self.model.hosts.publish(self.model.next_version(), now_ms(), rows);
                 }
                 Err(e) => {
                     self.model.summary.fail(&e);
+                    self.model.hosts.fail(&e);
                     failed(e);
                 }
             }

@@ -34,6 +34,11 @@ impl Removals {
         out
     }
 
+    /// The active removals, by id.
+    pub fn active(&self) -> &[RemovalStatus] {
+        &self.active
+    }
+
     pub fn active_count(&self) -> usize {
         self.active.len()
     }

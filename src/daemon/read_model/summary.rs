@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 
 use super::cluster::Seen;
+use super::hosts::{rows, HostRow};
 use crate::daemon::{Daemon, DaemonError};
 use crate::wire::api::devices::Hold;
 use crate::wire::api::summary::Summary;
@@ -27,33 +28,33 @@ pub fn compose(hosts: &Summary, active_removals: usize, cluster: &Seen) -> Summa
 }
 
 impl Daemon {
-    /// Everything but the OSD counts and the removals.
-    pub(super) async fn host_counts(&self) -> Result<Summary, DaemonError> {
+    /// Everything but the OSD counts and the removals, and each host's row,
+    /// from one read of the hosts with their inventories' heads.
+    pub(super) async fn host_counts(&self) -> Result<(Summary, Vec<HostRow>), DaemonError> {
         // Independent reads: side by side, each on its own pooled connection.
-        let (hosts, fingerprints, holds, specs) = tokio::try_join!(
-            self.store.hosts(),
-            self.store.inventory_fingerprints(),
-            self.store.holds(),
-            self.store.specs(),
-        )?;
-        let fingerprints: HashMap<String, String> = fingerprints.into_iter().collect();
+        let (hosts, holds, specs) =
+            tokio::try_join!(self.store.hosts_with_heads(), self.store.holds(), self.store.specs())?;
         let mut holds_by_host: HashMap<&str, Vec<&Hold>> = HashMap::new();
         for h in &holds {
             holds_by_host.entry(h.host.as_str()).or_default().push(h);
         }
         let mut s = Summary {
             hosts: hosts.len(),
-            unreachable_hosts: hosts.iter().filter(|h| h.unreachable_since.is_some()).map(|h| h.name.clone()).collect(),
+            unreachable_hosts: hosts
+                .iter()
+                .filter(|(h, _)| h.unreachable_since.is_some())
+                .map(|(h, _)| h.name.clone())
+                .collect(),
             held_devices: holds.len(),
             specs: specs.len(),
             ..Summary::default()
         };
-        for host in &hosts {
-            let Some(fp) = fingerprints.get(&host.name) else {
+        for (host, head) in &hosts {
+            let Some(head) = head else {
                 s.hosts_without_inventory += 1;
                 continue;
             };
-            let devices = match self.cache.cached(&host.name, fp) {
+            let devices = match self.cache.cached(&host.name, &head.fingerprint) {
                 Some(devices) => devices,
                 // Changed since it was last parsed (or never parsed): read it once.
                 None => match self.store.inventory(&host.name).await? {
@@ -71,6 +72,6 @@ impl Daemon {
                 .filter(|dev| dev.available && !held.iter().any(|h| h.covers(&host.name, &dev.path, &dev.device_id)))
                 .count();
         }
-        Ok(s)
+        Ok((s, rows(&hosts)))
     }
 }

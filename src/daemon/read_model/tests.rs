@@ -30,7 +30,7 @@ async fn removals_from_store(d: &Daemon, history: Option<i64>) -> Vec<RemovalSta
 /// The summary as it was computed per request, its OSD counts from a read
 /// of the cluster now.
 async fn summary_from_store_and_cluster(d: &Daemon) -> Summary {
-    let mut s = d.host_counts().await.unwrap();
+    let (mut s, _) = d.host_counts().await.unwrap();
     s.active_removals = d.store.active_removals().await.unwrap().len();
     let (n, up, is_in) = d.ceph.state().await.unwrap().osd_counts();
     (s.osds, s.osds_up, s.osds_in) = (Some(n), Some(up), Some(is_in));
