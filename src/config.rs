@@ -113,7 +113,7 @@ pub struct RemovalFile {
     pub max_draining: Option<usize>,
     /// How often the removal worker looks at the cluster.
     pub interval_s: Option<u64>,
-    /// A drain whose data still to move makes no new low for this long is
+    /// A drain whose data still to move has not fallen for this long is
     /// shown as stalled (no ETA, the cluster's reason if it gives one).
     pub stall_after_s: Option<u64>,
 }

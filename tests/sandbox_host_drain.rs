@@ -340,7 +340,8 @@ fn check_the_estimates(polls: &[(f64, Value)]) {
                 assert!(r["eta_s"].is_number(), "a rate but no ETA: {r}");
                 etas += 1;
             }
-            // A stall only after the bytes made no new low for the whole wait.
+            // A stall only after the bytes made no new low for the whole wait
+            // (the daemon asks less: no fall since the last one).
             if !r["stalled"].is_null() {
                 let s = &series[(osd - 4) as usize];
                 let before =

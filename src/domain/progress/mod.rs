@@ -18,7 +18,7 @@
 //! constant of history exists it is the plain average since the first
 //! sample, so one early step does not dominate.
 //!
-//! A drain whose remaining data makes no new low for the configured time
+//! A drain whose remaining data has not fallen for the configured time
 //! is stalled: no ETA then (an ETA that keeps shrinking while nothing moves
 //! is the lie this module is there to avoid), and the reason the cluster
 //! gave during the stall, if it gave one. While data stands still, before
@@ -47,7 +47,7 @@ pub struct DrainSample {
 pub struct Settings {
     /// The moving average's time constant.
     pub smoothing_ms: i64,
-    /// No new low of the remaining data for this long: stalled.
+    /// The remaining data not falling for this long: stalled.
     pub stall_after_ms: i64,
 }
 
@@ -81,7 +81,7 @@ impl Basis {
 /// No progress since `since` (ms), and why, if the cluster said.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stall {
-    /// When the remaining data last reached a new low (at least this long
+    /// When the remaining data last fell (at least this long
     /// ago: the estimate sees only its window of samples).
     pub since: i64,
     pub reason: Option<String>,
@@ -160,15 +160,17 @@ fn smoothed_rate(points: &[(i64, f64)], tau_ms: i64) -> Option<f64> {
     rate
 }
 
-/// Stalled when the remaining amount made no new low for `after_ms`; the
-/// reason is the latest the cluster gave since then.
+/// Stalled when the remaining amount has not fallen for `after_ms` (it rose
+/// or stayed flat since its last fall); the reason is the latest the
+/// cluster gave since then. The last fall, not the lowest value ever seen:
+/// a reading taken while PGs remap can be low for a moment (stats of the
+/// old mapping), and a drain falling steadily above it is not stalled.
 fn stall(series: &[(i64, f64)], samples: &[DrainSample], after_ms: i64) -> Option<Stall> {
-    let (&(mut low_at, mut low), _) = series.split_first()?;
-    for &(t, v) in series {
-        if v < low {
-            (low, low_at) = (v, t);
-        }
+    let mut start = series.len().checked_sub(1)?;
+    while start > 0 && series[start - 1].1 <= series[start].1 {
+        start -= 1;
     }
+    let low_at = series[start].0;
     let newest = series.last()?.0;
     if newest - low_at < after_ms {
         return None;

@@ -105,3 +105,16 @@ fn the_naive_rate_counts_pgs_since_the_start() {
     assert_eq!(naive_pg_eta(91, 0, &now), Some(65.0 / (26.0 / 3000.0)));
     assert_eq!(naive_pg_eta(91, 0, &sample(50, 91, None)), None, "nothing moved yet");
 }
+
+#[test]
+fn a_low_reading_while_pgs_remap_does_not_make_a_steady_fall_a_stall() {
+    // The sandbox host drain: right after the reweight a reading from the old
+    // mapping's stats was low, then the data showed whole and fell from there.
+    let mut s = vec![sample(0, 15, Some(3)), sample(1, 15, Some(40))];
+    s.extend((2..=20).map(|m| sample(m, 15 - m / 2, Some(40 - m as u64))));
+    let e = estimate(&s, settings());
+    assert_eq!(e.stalled, None, "falling for 19 minutes: {e:?}");
+    // The same drain flat for the whole wait afterwards is stalled since its last fall.
+    s.extend((21..=31).map(|m| sample(m, 5, Some(20))));
+    assert_eq!(estimate(&s, settings()).stalled.map(|x| x.since), Some(20 * MIN));
+}

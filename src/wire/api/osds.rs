@@ -108,7 +108,7 @@ pub struct RemovalStatus {
     pub bytes_left: Option<f64>,
     /// The rate `bytes_left` falls at, smoothed.
     pub bytes_per_s: Option<f64>,
-    /// Set when the remaining data made no new low for `removal.stall_after_s`.
+    /// Set when the remaining data has not fallen for `removal.stall_after_s`.
     #[serde(default)]
     pub stalled: Option<Stalled>,
     pub requested_at: i64,
@@ -120,7 +120,7 @@ pub struct RemovalStatus {
 /// A drain that stopped making progress.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Stalled {
-    /// Since when (ms since the epoch) the remaining data made no new low.
+    /// Since when (ms since the epoch) the remaining data has not fallen.
     pub since: i64,
     /// The cluster's reason, when it gives one ("3 PGs backfill_toofull").
     pub reason: Option<String>,
