@@ -183,12 +183,7 @@ impl Store {
             )));
         }
         rec.removal.stop_requested = true;
-        sqlx::query("UPDATE removals SET state = ?, updated_at = ?, version = version + 1 WHERE id = ?")
-            .bind(state_json(&rec.removal))
-            .bind(now)
-            .bind(rec.id)
-            .execute(&mut *tx)
-            .await?;
+        write_state(&mut tx, &rec, now).await?;
         tx.commit().await?;
         self.changed(Topic::Removals);
         self.removal(rec.id).await
@@ -209,12 +204,7 @@ impl Store {
                 continue;
             }
             rec.removal.fast = true;
-            sqlx::query("UPDATE removals SET state = ?, updated_at = ?, version = version + 1 WHERE id = ?")
-                .bind(state_json(&rec.removal))
-                .bind(now)
-                .bind(rec.id)
-                .execute(&mut *tx)
-                .await?;
+            write_state(&mut tx, &rec, now).await?;
             changed += 1;
         }
         tx.commit().await?;
@@ -320,4 +310,15 @@ impl Store {
             })
             .collect()
     }
+}
+
+/// Writes a removal's changed state inside the caller's transaction.
+async fn write_state(tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>, rec: &RemovalRecord, now: i64) -> Result<()> {
+    sqlx::query("UPDATE removals SET state = ?, updated_at = ?, version = version + 1 WHERE id = ?")
+        .bind(state_json(&rec.removal))
+        .bind(now)
+        .bind(rec.id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }
