@@ -13,7 +13,8 @@
 //! the API makes, before the API answers it (a client reads its own
 //! writes); and before the removal worker and the host announcer tell the
 //! live streams, so that a dashboard refetching on their message sees
-//! what they announce.
+//! what they announce; and before an OSD list whose benches are behind the
+//! store (the bencher's results are waited for through the store).
 //!
 //! A part whose rebuild fails keeps its last snapshot, with the failure and
 //! its time beside it (`View::failure`); the model's worker retries with
@@ -108,6 +109,11 @@ pub struct ReadModel {
     osds: Part<OsdRows>,
     hosts: Part<Vec<HostRow>>,
     cluster: cluster::ClusterSeen,
+    /// The store's bench counter the published OSD rows include: a bench
+    /// finished by the bencher is in the next OSD list asked for, not
+    /// only after the model's worker has run (a script that waited for
+    /// its benches then lists the OSDs sees them).
+    osds_benches: AtomicU64,
     /// What the parts were built from; held for a whole refresh, so that
     /// refreshes run one at a time.
     built: tokio::sync::Mutex<refresh::Built>,
@@ -159,6 +165,12 @@ impl super::Daemon {
     /// Every OSD as of the last good read of the cluster; an error only if
     /// the cluster never answered.
     pub async fn osds_view(&self) -> Result<View<OsdRows>, DaemonError> {
+        let benches = self.store.changes().count(crate::store::Topic::OsdBenches);
+        if benches > self.model.osds_benches.load(Ordering::Acquire) {
+            if let Err(e) = self.refresh_read_model().await {
+                tracing::warn!("the OSD list may miss the latest benches: {e}");
+            }
+        }
         self.view_of(|m| &m.osds, true).await
     }
 }

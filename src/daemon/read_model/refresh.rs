@@ -192,6 +192,8 @@ impl Daemon {
                 self.model.osds.publish(self.model.next_version(), *read_at, rows);
                 built.rows = Some(inputs);
             }
+            let included = built.benches.unwrap_or(0);
+            self.model.osds_benches.store(included, std::sync::atomic::Ordering::Release);
         }
         // Behind the cluster while its reads fail (the rows are the last good read's).
         self.model.osds.set_failure(seen.latest_error.clone());

@@ -262,3 +262,28 @@ async fn the_model_worker_follows_writes_and_the_cluster() {
     worker.await.unwrap();
     waker.await.unwrap();
 }
+
+/// A script waits for its benches through the store's results, then lists
+/// the OSDs: the list has them though no refresh ran in between (CI's
+/// sandbox_bench once listed the OSDs within the model worker's settle time).
+#[tokio::test]
+async fn a_finished_bench_is_in_the_next_osd_list_without_a_refresh() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    let id = sim.osds()[0].id;
+    let bench_of = |rows: Vec<crate::wire::api::osds::OsdRow>| rows.into_iter().find(|r| r.id == id).unwrap();
+    assert_eq!(bench_of(d.osds(&OsdQuery::default()).await.unwrap().items).bench_bytes_per_sec, None);
+    let target = OsdBenchTarget {
+        osd_id: id,
+        host: sim.osds()[0].host.clone(),
+        device_class: Some("hdd".into()),
+        size_bytes: Some(1 << 40),
+        model: None,
+        bytes: 1 << 30,
+        block_size: 4 << 20,
+    };
+    let bench = d.store.add_osd_benches(&[target], None, 1).await.unwrap().remove(0);
+    assert!(d.store.start_osd_bench(bench.bench_id, 2).await.unwrap());
+    let result = OsdBenchResult { bytes_per_sec: 42e6, iops: 10.0, elapsed_s: 1.0 };
+    d.store.finish_osd_bench(bench.bench_id, Ok(result), 3).await.unwrap();
+    assert_eq!(bench_of(d.osds(&OsdQuery::default()).await.unwrap().items).bench_bytes_per_sec, Some(42e6));
+}
