@@ -238,14 +238,17 @@ fn benchmarks_on_a_real_cluster() {
     let history = json(url, &["bench", "osds", "--results"]);
     assert_eq!(history.as_array().unwrap().len(), 6, "one stored result per OSD: {history}");
 
-    // 6. osd.5 writes to its disk throttled to 4 MB/s: it is the outlier,
-    //    in `bench osds`, `osd ls --wide` and the event log.
+    // 6. osd.5 writes to its disk throttled to 16 MiB/s: it is the outlier,
+    //    in `bench osds`, `osd ls --wide` and the event log. 200 MiB per
+    //    OSD: a bench of 20 MiB on a loop device lasts 0.05 s, and one pause
+    //    of a loaded machine halved a healthy OSD's rate (CI flagged osd.3
+    //    at 140 MB/s beside 306-519 MB/s).
     let slow = 5;
     let pid = std::fs::read_to_string(sb.dir.join(format!("run/osd.{slow}.pid"))).unwrap().trim().to_string();
     let device = loops.iter().find(|(id, _)| *id == slow).map(|(_, d)| d.clone()).unwrap();
     let group = format!("osdkeeper-test-{}", std::process::id());
-    let throttle = Throttle::writes(&pid, &device, 4 << 20, &group);
-    let second = json(url, &["bench", "osds", "--all", "--bytes", "20971520"]);
+    let throttle = Throttle::writes(&pid, &device, 16 << 20, &group);
+    let second = json(url, &["bench", "osds", "--all", "--bytes", "209715200"]);
     drop(throttle);
     let flagged: Vec<(u64, String)> = second
         .as_array()
