@@ -1,6 +1,8 @@
 //! Applying specs: validate every document, answer a dry-run at once from
 //! the stored inventories (optionally refreshed first), store the specs.
 
+use std::collections::HashMap;
+
 use super::view::Snapshot;
 use super::{Daemon, DaemonError};
 use crate::clock::now_ms;
@@ -72,7 +74,7 @@ impl Daemon {
             .collect();
         // What the rows cannot know: the last attempt on a row's disks failed.
         let failures = self.deploy_failures().await?;
-        for row in &mut doc.preview {
+        for row in doc.preview.iter_mut().filter(|_| !failures.is_empty()) {
             for disk in &row.data {
                 if let Some(why) = failures.get(&(row.host.clone(), disk.clone())) {
                     row.warnings.push(format!("making an OSD on {disk} failed last time: {why}"));
@@ -163,10 +165,10 @@ fn plan(docs: Vec<SpecDocument>, snapshot: Snapshot, now: i64) -> Result<Planned
     if !planned.errors.is_empty() {
         return Err(DaemonError::InvalidSpecs(planned.errors));
     }
-    let age = |host: &str| -> Option<f64> {
-        let h = snapshot.hosts.iter().find(|h| h.host.name == host)?;
-        h.inventory.as_ref().map(|inv| (now - inv.taken_at) as f64 / 1000.0)
-    };
+    // By name: a row per host and spec, thousands of hosts.
+    let taken_at: HashMap<&str, i64> =
+        snapshot.hosts.iter().filter_map(|h| Some((h.host.name.as_str(), h.inventory.as_ref()?.taken_at))).collect();
+    let age = |host: &str| -> Option<f64> { taken_at.get(host).map(|t| (now - t) as f64 / 1000.0) };
     let mut doc = PreviewReport { preview: &planned, docs: &docs, view: &snapshot.view, inventory_age: &age }.doc();
     let mut empty_placements = Vec::new();
     for (index, service_id, warning) in empty {
