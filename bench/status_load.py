@@ -74,6 +74,32 @@ def table(base, seconds, script=None):
     return rows
 
 
+def start_demo(binary, db, hosts, devices_per_host, max_draining):
+    """`osdkeeper demo` on a free loopback port, once every host has an
+    inventory: the process, its base URL and the seconds the inventories took."""
+    proc = subprocess.Popen([binary, 'demo', '--listen', '127.0.0.1:0', '--db', db,
+                             '--hosts', str(hosts), '--devices-per-host', str(devices_per_host),
+                             '--max-draining', str(max_draining)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        addr = None
+        for line in proc.stdout:
+            if line.startswith('listening on '):
+                addr = line.split()[-1]
+                break
+        base = 'http://' + addr
+        t0 = time.time()
+        while call(base + '/api/v1/summary')['hosts_without_inventory'] > 0:
+            if time.time() - t0 > 600:
+                raise SystemExit('inventories did not arrive')
+            time.sleep(1)
+        return proc, base, time.time() - t0
+    except BaseException:
+        proc.terminate()
+        proc.wait()
+        raise
+
+
 def load():
     with open('/proc/loadavg') as f:
         return f.read().split()[0]
@@ -90,27 +116,11 @@ def main():
     ap.add_argument('--binary', default=os.path.join(ROOT, 'target', 'release', 'osdkeeper'))
     a = ap.parse_args()
     tmp = tempfile.mkdtemp()
-    proc = subprocess.Popen([a.binary, 'demo', '--listen', '127.0.0.1:0', '--db', os.path.join(tmp, 'load.db'),
-                             '--hosts', str(a.hosts), '--devices-per-host', str(a.devices_per_host),
-                             '--max-draining', str(a.drains)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc, base, filled = start_demo(a.binary, os.path.join(tmp, 'load.db'), a.hosts, a.devices_per_host, a.drains)
     try:
-        addr = None
-        for line in proc.stdout:
-            if line.startswith('listening on '):
-                addr = line.split()[-1]
-                break
-        base = 'http://' + addr
-        t0 = time.time()
-        while call(base + '/api/v1/summary')['hosts_without_inventory'] > 0:
-            if time.time() - t0 > 600:
-                raise SystemExit('inventories did not arrive')
-            time.sleep(1)
-        filled = time.time() - t0
         hosts = ['sim-{:04d}'.format(i) for i in range(1, a.drains + 1)]
         ids = [call(base + '/api/v1/osds?host={}&limit=1'.format(h))[0]['id'] for h in hosts]
         t1 = time.time()
-        # The removal preview maps every PG of the simulated cluster: slow at this size.
         call(base + '/api/v1/osds/removals', 'POST',
              json.dumps({'ids': ids, 'ignore_preview_blockers': True}), timeout=900)
         scheduled = time.time() - t1

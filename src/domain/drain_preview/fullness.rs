@@ -3,6 +3,8 @@
 //! Backfill onto an OSD past backfillfull stops (`backfill_toofull`), so
 //! a drain that needs it never ends: that blocks; nearfull only warns.
 
+use std::collections::HashMap;
+
 use super::moves::PgMove;
 
 /// An OSD's size and use (`ceph osd df`).
@@ -35,30 +37,39 @@ pub struct Receiver {
 }
 
 pub fn receivers(removed: &[u32], moves: &[PgMove], usage: &[OsdUsage]) -> Vec<Receiver> {
-    let mut ids: Vec<u32> = moves.iter().flat_map(|m| m.to.iter().copied()).filter(|o| !removed.contains(o)).collect();
+    // What each OSD gains and loses, in one pass over the moves: a pass per
+    // receiving OSD, and a scan of the usage for each, were quadratic on a
+    // cluster of thousands of OSDs. An OSD listed twice in a set counts once.
+    let mut gained: HashMap<u32, (usize, u64)> = HashMap::new();
+    let mut lost: HashMap<u32, (usize, u64)> = HashMap::new();
+    for m in moves {
+        for (side, osds) in [(&mut gained, &m.to), (&mut lost, &m.from)] {
+            for (i, osd) in osds.iter().enumerate() {
+                if !osds[..i].contains(osd) {
+                    let e = side.entry(*osd).or_default();
+                    e.0 += 1;
+                    e.1 += m.bytes;
+                }
+            }
+        }
+    }
+    let mut sizes: HashMap<u32, &OsdUsage> = HashMap::with_capacity(usage.len());
+    for u in usage {
+        sizes.entry(u.id).or_insert(u);
+    }
+    let mut ids: Vec<u32> = gained.keys().copied().filter(|o| !removed.contains(o)).collect();
     ids.sort_unstable();
-    ids.dedup();
     ids.into_iter()
         .map(|osd| {
-            let gained: Vec<&PgMove> = moves.iter().filter(|m| m.to.contains(&osd)).collect();
-            let lost: Vec<&PgMove> = moves.iter().filter(|m| m.from.contains(&osd)).collect();
-            let bytes_in: u64 = gained.iter().map(|m| m.bytes).sum();
-            let bytes_out: u64 = lost.iter().map(|m| m.bytes).sum();
-            let u = usage.iter().find(|u| u.id == osd).filter(|u| u.kb > 0);
+            let (pgs_in, bytes_in) = gained[&osd];
+            let (pgs_out, bytes_out) = lost.get(&osd).copied().unwrap_or_default();
+            let u = sizes.get(&osd).filter(|u| u.kb > 0);
             let before = u.map(|u| u.kb_used as f64 / u.kb as f64);
             let after = u.map(|u| {
                 let used = u.kb_used as f64 * 1024.0 + bytes_in as f64 - bytes_out as f64;
                 used.max(0.0) / (u.kb as f64 * 1024.0)
             });
-            Receiver {
-                osd,
-                pgs_in: gained.len(),
-                pgs_out: lost.len(),
-                bytes_in,
-                bytes_out,
-                fullness_before: before,
-                fullness_after: after,
-            }
+            Receiver { osd, pgs_in, pgs_out, bytes_in, bytes_out, fullness_before: before, fullness_after: after }
         })
         .collect()
 }

@@ -155,3 +155,28 @@ fn eta_from_observed_throughput_and_none_without_one() {
     let p = preview(&nothing);
     assert_eq!((p.eta_s, p.eta_source), (Some(0.0), EtaSource::NothingToMove));
 }
+
+#[test]
+fn a_receiver_counts_each_pg_it_gains_or_loses_once() {
+    // osd.1 gains two PGs and loses one; a set naming an OSD twice counts it once.
+    let pgs = vec![
+        pg(0, &[0, 2], &[1, 2], 10 * MIB),
+        pg(1, &[0, 4], &[1, 4], 20 * MIB),
+        pg(2, &[1, 5], &[3, 5], 5 * MIB),
+        pg(3, &[0, 0], &[3, 3], MIB),
+    ];
+    let p = preview(&input(&[0], pgs, &[0.5; 6]));
+    let r: Vec<(u32, usize, usize, u64, u64)> =
+        p.receivers.iter().map(|r| (r.osd, r.pgs_in, r.pgs_out, r.bytes_in, r.bytes_out)).collect();
+    assert_eq!(r, [(1, 2, 1, 30 * MIB, 5 * MIB), (3, 2, 0, 6 * MIB, 0)]);
+}
+
+#[test]
+fn a_malformed_tree_with_a_cycle_or_an_unknown_child_still_answers() {
+    let mut crush = crush();
+    // host1 lists itself and an item that does not exist beside its OSDs.
+    let host1 = crush.iter_mut().find(|n| n.name == "host1").unwrap();
+    host1.children = vec![-3, 2, 3, 99];
+    assert_eq!(domains_left(&crush, &pool(2), &[2, 3]), ["host0", "host2"]);
+    assert_eq!(domains_left(&crush, &pool(2), &[0]), ["host0", "host1", "host2"]);
+}
