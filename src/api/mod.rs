@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::handler::Handler;
-use axum::http::{header, Method, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{on, MethodFilter, MethodRouter};
@@ -104,21 +104,6 @@ async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 
 async fn not_found() -> ApiError {
     ApiError::Status(StatusCode::NOT_FOUND, "no such API endpoint (see /api/v1/openapi.json)".into())
-}
-
-/// After a request that may change something, the daemon's read model is
-/// brought up to date before the answer goes out: a client that changed
-/// something and then asks for a status or the summary sees its change.
-async fn read_your_writes(State(d): State<Arc<Daemon>>, req: Request, next: Next) -> Response {
-    let reads_only = matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    let response = next.run(req).await;
-    if !reads_only {
-        if let Err(e) = d.refresh_read_model().await {
-            // The change is made; the answers from memory show it once a refresh succeeds.
-            tracing::warn!("the read model is behind the store: {e}");
-        }
-    }
-    response
 }
 
 /// Refuses what a web page could send cross-site (`wire::browser_guard`).
@@ -241,8 +226,7 @@ pub fn router(daemon: Arc<Daemon>, settings: ApiSettings) -> Router {
         });
     let http_metrics = Arc::new(metrics::HttpMetrics::default());
     let max_body = settings.max_body_bytes;
-    api.layer(middleware::from_fn_with_state(daemon.clone(), read_your_writes))
-        .layer(axum::Extension(Arc::new(snapshot::SnapshotCache::default())))
+    api.layer(axum::Extension(Arc::new(snapshot::SnapshotCache::default())))
         .layer(middleware::from_fn_with_state(auth, browser_guard))
         .layer(middleware::from_fn_with_state(http_metrics.clone(), metrics::track))
         .layer(axum::Extension(http_metrics))

@@ -51,6 +51,11 @@ impl Changes {
         self.counts[topic as usize].load(Ordering::Acquire)
     }
 
+    /// Every counted write so far, of any kind: grows with each.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().map(|c| c.load(Ordering::Acquire)).sum()
+    }
+
     pub(super) fn bump(&self, topic: Topic) {
         self.counts[topic as usize].fetch_add(1, Ordering::AcqRel);
         self.wake.notify_one();

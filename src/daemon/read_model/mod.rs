@@ -9,12 +9,13 @@
 //! (`store::Changes`); reads of the cluster are counted here (each round of
 //! the removal worker hands over its read, and this model's own worker
 //! reads the cluster when no read is younger than `CLUSTER_TTL`). A refresh
-//! runs on the model's worker shortly after any write; after every change
-//! the API makes, before the API answers it (a client reads its own
-//! writes); and before the removal worker and the host announcer tell the
-//! live streams, so that a dashboard refetching on their message sees
-//! what they announce; and before an OSD list whose benches are behind the
-//! store (the bencher's results are waited for through the store).
+//! runs on the model's worker shortly after any write; before a request is
+//! answered from memory when the store counts writes the model has not
+//! seen (a client reads its own writes and the workers' ones, e.g. a bench
+//! it waited for through the store; a script adding 2000 hosts one by one
+//! pays for no rebuild per host); and before the removal worker and the
+//! host announcer tell the live streams, so that a dashboard refetching on
+//! their message sees what they announce.
 //!
 //! A part whose rebuild fails keeps its last snapshot, with the failure and
 //! its time beside it (`View::failure`); the model's worker retries with
@@ -109,11 +110,10 @@ pub struct ReadModel {
     osds: Part<OsdRows>,
     hosts: Part<Vec<HostRow>>,
     cluster: cluster::ClusterSeen,
-    /// The store's bench counter the published OSD rows include: a bench
-    /// finished by the bencher is in the next OSD list asked for, not
-    /// only after the model's worker has run (a script that waited for
-    /// its benches then lists the OSDs sees them).
-    osds_benches: AtomicU64,
+    /// The store's count of writes (`Changes::total`) the parts were last
+    /// all built from: a request that finds the store ahead refreshes
+    /// first (see `view_of`).
+    store_seen: AtomicU64,
     /// What the parts were built from; held for a whole refresh, so that
     /// refreshes run one at a time.
     built: tokio::sync::Mutex<refresh::Built>,
@@ -138,6 +138,11 @@ fn never_built(failure: Option<Failure>, cluster: bool) -> DaemonError {
 impl super::Daemon {
     /// A part's view, built now if it never was (the first request after start).
     async fn view_of<T>(&self, part: impl Fn(&ReadModel) -> &Part<T>, cluster: bool) -> Result<View<T>, DaemonError> {
+        if self.store.changes().total() > self.model.store_seen.load(Ordering::Acquire) {
+            if let Err(e) = self.refresh_read_model().await {
+                tracing::warn!("answering from the read model as it was: {e}");
+            }
+        }
         if let Some(v) = part(&self.model).view() {
             return Ok(v);
         }
@@ -165,12 +170,6 @@ impl super::Daemon {
     /// Every OSD as of the last good read of the cluster; an error only if
     /// the cluster never answered.
     pub async fn osds_view(&self) -> Result<View<OsdRows>, DaemonError> {
-        let benches = self.store.changes().count(crate::store::Topic::OsdBenches);
-        if benches > self.model.osds_benches.load(Ordering::Acquire) {
-            if let Err(e) = self.refresh_read_model().await {
-                tracing::warn!("the OSD list may miss the latest benches: {e}");
-            }
-        }
         self.view_of(|m| &m.osds, true).await
     }
 }

@@ -120,6 +120,8 @@ impl Daemon {
 
     async fn refresh_parts(&self, read_metadata: bool) -> Result<(), DaemonError> {
         let mut built = self.model.built.lock().await;
+        // Read before the rebuilds' queries (see `store::changes`).
+        let store_total = self.store.changes().total();
         if self.cluster_never_read() {
             let _recorded = self.cluster_recently().await;
         }
@@ -192,8 +194,6 @@ impl Daemon {
                 self.model.osds.publish(self.model.next_version(), *read_at, rows);
                 built.rows = Some(inputs);
             }
-            let included = built.benches.unwrap_or(0);
-            self.model.osds_benches.store(included, std::sync::atomic::Ordering::Release);
         }
         // Behind the cluster while its reads fail (the rows are the last good read's).
         self.model.osds.set_failure(seen.latest_error.clone());
@@ -204,6 +204,9 @@ impl Daemon {
             if self.model.summary.snapshot().is_none_or(|s| s.value != summary) {
                 self.model.summary.publish(self.model.next_version(), now_ms(), summary);
             }
+        }
+        if first_error.is_none() && built.benches == Some(benches) {
+            self.model.store_seen.store(store_total, std::sync::atomic::Ordering::Release);
         }
         first_error.map_or(Ok(()), Err)
     }

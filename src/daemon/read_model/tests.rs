@@ -234,10 +234,12 @@ async fn the_model_worker_follows_writes_and_the_cluster() {
     };
     assert_eq!(d.summary().await.unwrap().held_devices, 0);
     d.store.hold("f5-422-01", "/dev/sdf", None, "test", 1).await.unwrap();
+    // The published snapshot itself: a request would refresh it first.
+    let held_now = || d.model.summary.snapshot().map_or(0, |s| s.value.held_devices);
     let mut held = 0;
     for _ in 0..50 {
         tokio::time::sleep(super::refresh::SETTLE).await;
-        held = d.summary().await.unwrap().held_devices;
+        held = held_now();
         if held == 1 {
             break;
         }
@@ -261,6 +263,19 @@ async fn the_model_worker_follows_writes_and_the_cluster() {
     cancel.cancel();
     worker.await.unwrap();
     waker.await.unwrap();
+}
+
+/// A write nobody refreshed the model after (no worker runs here) is in
+/// the next answer: a hold in the summary and the hosts' rows.
+#[tokio::test]
+async fn a_write_to_the_store_is_in_the_next_answer_without_a_refresh() {
+    let (_dir, d, _sim) = sim_daemon(50.0).await;
+    assert_eq!(d.summary().await.unwrap().held_devices, 0);
+    let before = d.model.summary.snapshot().unwrap().version;
+    d.store.hold("f5-422-01", "/dev/sdf", None, "test", 1).await.unwrap();
+    assert_eq!(d.model.summary.snapshot().unwrap().version, before, "nothing refreshed the model yet");
+    assert_eq!(d.summary().await.unwrap().held_devices, 1);
+    assert_eq!(d.summary().await.unwrap(), summary_from_store_and_cluster(&d).await);
 }
 
 /// A script waits for its benches through the store's results, then lists
