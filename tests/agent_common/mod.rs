@@ -297,11 +297,23 @@ impl FakeOsd {
         for f in [&osd, &stop] {
             std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let child = Command::new(&osd)
-            .args(["-i", &id.to_string(), "-c", "/nonexistent/ceph.conf"])
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("start the fake ceph-osd");
+        // Another test's thread may fork while the script's write handle is
+        // open here; its child holds that handle until it execs, and an exec
+        // of the script meanwhile fails with ETXTBSY. That passes in moments.
+        let mut tries = 0;
+        let child = loop {
+            let spawned = Command::new(&osd)
+                .args(["-i", &id.to_string(), "-c", "/nonexistent/ceph.conf"])
+                .stdin(Stdio::null())
+                .spawn();
+            match spawned {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => break other.expect("start the fake ceph-osd"),
+            }
+        };
         std::fs::write(dir.path().join(format!("osd.{id}.pid")), child.id().to_string()).unwrap();
         FakeOsd { child, id, dir }
     }
