@@ -32,7 +32,7 @@ pub use hosts::HostRow;
 pub use osds::OsdRows;
 pub use removals::Removals;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::DaemonError;
@@ -114,6 +114,10 @@ pub struct ReadModel {
     /// all built from: a request that finds the store ahead refreshes
     /// first (see `view_of`).
     store_seen: AtomicU64,
+    /// When a refresh asked for by a request last failed (ms; 0: never):
+    /// requests try again at most every `REQUEST_RETRY_MS`, not each of
+    /// thousands a second while the store fails.
+    request_refresh_failed_at: AtomicI64,
     /// What the parts were built from; held for a whole refresh, so that
     /// refreshes run one at a time.
     built: tokio::sync::Mutex<refresh::Built>,
@@ -124,6 +128,10 @@ impl ReadModel {
         self.versions.fetch_add(1, Ordering::Relaxed) + 1
     }
 }
+
+/// How long requests answer from the snapshots as they are after a refresh
+/// one of them asked for failed (the model's worker retries meanwhile).
+const REQUEST_RETRY_MS: i64 = 1000;
 
 /// A part not built yet whose first build failed: the error a request gets.
 fn never_built(failure: Option<Failure>, cluster: bool) -> DaemonError {
@@ -138,9 +146,13 @@ fn never_built(failure: Option<Failure>, cluster: bool) -> DaemonError {
 impl super::Daemon {
     /// A part's view, built now if it never was (the first request after start).
     async fn view_of<T>(&self, part: impl Fn(&ReadModel) -> &Part<T>, cluster: bool) -> Result<View<T>, DaemonError> {
-        if self.store.changes().total() > self.model.store_seen.load(Ordering::Acquire) {
-            if let Err(e) = self.refresh_read_model().await {
-                tracing::warn!("answering from the read model as it was: {e}");
+        let m = &self.model;
+        let behind = self.store.changes().total() > m.store_seen.load(Ordering::Acquire);
+        let failed_at = m.request_refresh_failed_at.load(Ordering::Acquire);
+        if behind && now_ms() - failed_at >= REQUEST_RETRY_MS {
+            // Logged by the refresh; the view carries the failure to the client.
+            if self.refresh_read_model().await.is_err() {
+                m.request_refresh_failed_at.store(now_ms(), Ordering::Release);
             }
         }
         if let Some(v) = part(&self.model).view() {

@@ -174,7 +174,7 @@ impl Daemon {
                     built.benches = Some(benches);
                 }
                 // The list still shows every OSD, with the benches it had.
-                Err(e) => tracing::warn!("cannot read the OSD bench results: {e}"),
+                Err(e) => failed(e),
             }
         }
 
@@ -205,7 +205,7 @@ impl Daemon {
                 self.model.summary.publish(self.model.next_version(), now_ms(), summary);
             }
         }
-        if first_error.is_none() && built.benches == Some(benches) {
+        if first_error.is_none() {
             self.model.store_seen.store(store_total, std::sync::atomic::Ordering::Release);
         }
         first_error.map_or(Ok(()), Err)
