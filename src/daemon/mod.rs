@@ -10,12 +10,12 @@
 pub mod apply;
 pub mod audit;
 mod bench;
-mod crash;
 mod deploy;
 mod devices;
 mod error;
 pub mod hosts;
 pub mod live;
+mod operations;
 mod planning;
 pub mod poller;
 pub mod queries;
@@ -142,7 +142,7 @@ impl Daemon {
         tasks.push(tokio::spawn(async move { d.remover.run(c, || d.removal_round()).await }));
         let d = self.clone();
         let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.deployer.run(c, || paced(d.deployment_round())).await }));
+        tasks.push(tokio::spawn(async move { d.deployer.run(c, || d.deployment_round()).await }));
         let d = self.clone();
         let c = cancel.clone();
         tasks.push(tokio::spawn(async move { d.bencher.run(c, || paced(d.bench_round())).await }));

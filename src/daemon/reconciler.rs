@@ -11,9 +11,10 @@ use super::apply::stored_document;
 use super::{Daemon, DaemonError};
 use crate::clock::now_ms;
 use crate::domain::deploy::{DeployPhase, Deployment, DeploymentRecord};
+use crate::domain::operation::NewOperation;
 use crate::domain::plan::preview;
 use crate::domain::reconcile::{creates_osds, deploy_steps, probe_marker, run_key, should_run, LastRun};
-use crate::store::SpecHostRun;
+use crate::store::{Deployments, SpecHostRun};
 
 impl Daemon {
     /// One pass over every managed spec.
@@ -89,8 +90,9 @@ impl Daemon {
                 self.store.put_spec_host_run(&run(format!("refused: {why}"))).await?;
                 continue;
             }
-            if let Some(active) = self.store.latest_deployment(&record.service_name, &host_view.name).await? {
-                if !active.deployment.phase.is_finished() {
+            let subject = crate::domain::deploy::subject(&host_view.name, &record.service_name);
+            if let Some(active) = self.store.ops::<Deployments>().latest_on(&subject).await? {
+                if !active.state.phase.is_finished() {
                     // One at a time per spec and host; this one's end wakes us.
                     continue;
                 }
@@ -104,9 +106,11 @@ impl Daemon {
                 spec.crush_device_class.clone(),
                 deploy_steps(spec, row),
             );
-            match self.store.add_deployment(&deployment, now_ms()).await {
-                Ok(rec) => {
-                    self.store.put_spec_host_run(&run(format!("deploying #{}", rec.id))).await?;
+            let new = NewOperation { subject, host: Some(host_view.name.clone()), state: deployment, actor: None };
+            let busy = |s: &str| format!("{s} is already being deployed");
+            match self.store.ops::<Deployments>().add(&[new], now_ms(), busy, |_, _| {}).await {
+                Ok(recs) => {
+                    self.store.put_spec_host_run(&run(format!("deploying #{}", recs[0].number))).await?;
                     self.deployer.wake();
                 }
                 // Started meanwhile by another pass: it will carry on.
@@ -119,7 +123,7 @@ impl Daemon {
 
     /// A deployment ended: the reconciler's record says how, and it looks again.
     pub(super) async fn deployment_finished(&self, rec: &DeploymentRecord) {
-        let d = &rec.deployment;
+        let d = &rec.state;
         let outcome = match d.phase {
             DeployPhase::Done => "ok".to_string(),
             _ => format!("failed: {}", d.failure.clone().unwrap_or_default()),

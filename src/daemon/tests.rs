@@ -141,8 +141,8 @@ impl HostAgents for FakeAgents {
             let store = self.store.lock().unwrap().clone();
             let state = match store {
                 Some(store) => {
-                    let running = store.disk_probes_in(crate::wire::api::probes::ProbeState::Running).await.unwrap();
-                    running.iter().find(|p| p.path == request.path).map(|p| p.state.as_str().to_string())
+                    let running = store.ops::<crate::store::Probes>().in_phase("running").await.unwrap();
+                    running.iter().find(|p| p.state.path == request.path).map(|p| p.state.phase.as_str().to_string())
                 }
                 None => None,
             };
@@ -236,7 +236,7 @@ async fn reconcile_runs_each_planned_command_once_per_inventory() {
     }
     // The reconciler starts a deployment per host; the deployment worker runs its command.
     d.reconcile_once().await.unwrap();
-    assert_eq!(d.store.active_deployments().await.unwrap().len(), 3);
+    assert_eq!(d.store.ops::<crate::store::Deployments>().active().await.unwrap().len(), 3);
     d.deployment_round().await.unwrap();
     let calls = agents.calls.lock().unwrap().clone();
     // f5-422-01..03 have free SSDs; on 04 the spec's disks are all used.
@@ -322,15 +322,15 @@ pub(super) async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, cr
 
 /// Removal rounds, with 20 ms of the simulated cluster's time between them.
 async fn rounds_until(
-    d: &Daemon,
+    d: &Arc<Daemon>,
     sim: &crate::sim::SimCluster,
     osd: u32,
     done: impl Fn(&crate::domain::removal::RemovalRecord) -> bool,
 ) -> crate::domain::removal::RemovalRecord {
     for _ in 0..200 {
         d.removal_round().await.unwrap();
-        let all = d.store.removals(50).await.unwrap();
-        let rec = all.into_iter().rfind(|r| r.removal.osd_id == osd).expect("a removal");
+        let all = d.store.ops::<crate::store::Removals>().with_finished(50).await.unwrap();
+        let rec = all.into_iter().rfind(|r| r.state.osd_id == osd).expect("a removal");
         if done(&rec) {
             return rec;
         }
@@ -370,7 +370,7 @@ async fn a_zap_writes_its_intent_first() {
 async fn concurrent_rm_stop_never_fails_on_the_database() {
     let (_dir, d, sim) = sim_daemon(0.01).await;
     d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
-    rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
+    rounds_until(&d, &sim, 3, |r| r.state.phase == crate::domain::removal::Phase::Draining).await;
     let stops = (0..40).map(|_| {
         let d = d.clone();
         tokio::spawn(async move { d.stop_removals(&[3]).await })

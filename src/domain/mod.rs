@@ -14,6 +14,7 @@ pub mod event;
 pub mod fnmatch;
 pub mod inventory;
 pub mod inventory_diff;
+pub mod operation;
 pub mod osd_layout;
 pub mod plan;
 pub mod poll_jitter;

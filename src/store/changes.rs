@@ -32,9 +32,12 @@ pub enum Topic {
     /// A removal finished (it leaves the active ones for the history).
     FinishedRemovals,
     OsdBenches,
+    Deployments,
+    ClusterBenches,
+    DiskProbes,
 }
 
-const TOPICS: usize = 7;
+const TOPICS: usize = 10;
 
 #[derive(Debug, Default)]
 pub struct Changes {

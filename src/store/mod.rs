@@ -12,15 +12,12 @@
 pub mod backup;
 mod boost;
 mod changes;
-mod cluster_benches;
-mod deployments;
-mod disk_probes;
 mod events;
 mod holds;
 mod hosts;
 mod inventories;
+mod operations;
 mod osd_benches;
-mod removals;
 mod runs;
 mod specs;
 mod tokens;
@@ -33,10 +30,10 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::SqlitePool;
 
 pub use changes::{Changes, Topic};
-pub use disk_probes::NewProbe;
 pub use events::{EventFilter, NewEvent};
 pub use hosts::PollFailure;
 pub use inventories::{InventoryHead, InventorySeen, Replaced, StoredInventory};
+pub use operations::{removal_subject, Benches, Codec, Deployments, DrainSampleRow, Ops, Probes, Removals};
 pub use runs::SpecHostRun;
 pub use specs::StoredSpec;
 pub use tokens::StoredToken;

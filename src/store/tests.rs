@@ -1,6 +1,5 @@
 use super::*;
 use crate::domain::event::{EventKind, Level};
-use crate::wire::api::osds::Sample;
 
 async fn fresh() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -119,25 +118,6 @@ async fn events_by_host_osd_and_time() {
     );
     let after = EventFilter { after: Some(1), host: Some("h1"), ..EventFilter::default() };
     assert_eq!(messages(s.events_matching(&after, 1).await.unwrap()), ["e2"], "the next after a cursor");
-}
-
-#[tokio::test]
-async fn recent_samples_are_the_window_before_the_newest() {
-    let (_dir, store) = fresh().await;
-    let rec = &store
-        .add_removals(&[crate::domain::removal::Removal::new(8, "h".into(), false, false, false, vec![])], 0)
-        .await
-        .unwrap()[0];
-    assert!(store.recent_samples(rec.id, 1000).await.unwrap().is_empty());
-    for (at, pgs) in [(0, 90), (500, 80), (1500, 60), (2000, 50), (2500, 40)] {
-        let sample = Sample { at, pgs, kb_used: None, bytes_left: Some(pgs * 4096), blocked: None };
-        store.add_sample(rec.id, &sample).await.unwrap();
-    }
-    let at = |v: Vec<Sample>| v.iter().map(|s| s.at).collect::<Vec<_>>();
-    assert_eq!(at(store.recent_samples(rec.id, 1000).await.unwrap()), vec![1500, 2000, 2500]);
-    assert_eq!(at(store.recent_samples(rec.id, 0).await.unwrap()), vec![2500]);
-    assert_eq!(at(store.recent_samples(rec.id, 10_000).await.unwrap()), at(store.samples(rec.id).await.unwrap()));
-    assert_eq!(store.samples_after(rec.id, 2000).await.unwrap()[0].bytes_left, Some(40 * 4096), "bytes kept");
 }
 
 #[tokio::test]

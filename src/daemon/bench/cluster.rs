@@ -4,36 +4,43 @@
 //! asked), then its objects removed. Refused while the cluster is not
 //! HEALTH_OK or a drain runs, unless forced; checked again when it starts.
 //!
-//! Each phase is stored with `in_flight` set before its action and stored
-//! again after it; a round that finds `in_flight` set knows a restart cut
-//! the action off (`domain::bench::cluster::after_restart`): a pass is not
-//! run twice, the cleanup always runs.
+//! A run is an operation on the kernel: each phase's action is logged as
+//! an intent before it runs and completed after; one a restart cut off is
+//! found without an outcome (`domain::bench::cluster::interrupted`): a
+//! pass is not run twice, the cleanup always runs.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::clock::now_ms;
-use crate::daemon::{audit, Daemon, DaemonError};
+use crate::daemon::operations::{Executor, Flow, OperationKind};
+use crate::daemon::{audit, Daemon, DaemonError, Pace};
 use crate::domain::bench::cluster::{
-    after_restart, new_run, next, own_pool_name, ClusterBench, ClusterPhase, ClusterShape,
+    advance, apply, interrupted, new_run, own_pool_name, BenchEffect, BenchOutput, BenchStep, ClusterBench,
+    ClusterShape,
 };
 use crate::domain::bench::compare::{compare, shape_differences};
-use crate::domain::bench::methodology::warnings;
 use crate::domain::event::{EventKind, Level};
+use crate::domain::operation::{record, NewOperation, Operation, Outcome, Recorded};
+use crate::store::{Benches, Removals};
 use crate::wire::api::bench::{ClusterBenchBody, ClusterComparison, ClusterRun, ClusterRunQuery};
 
 /// How long a new pool's PGs may take to become active+clean.
 const POOL_READY: Duration = Duration::from_secs(120);
+
+/// The subject of every cluster benchmark: one runs at a time.
+const SUBJECT: &str = "cluster";
 
 impl Daemon {
     /// Checks the request and the cluster, stores the run, wakes the worker.
     pub async fn schedule_cluster_bench(&self, body: &ClusterBenchBody) -> Result<ClusterRun, DaemonError> {
         let bench = new_run(body.pool.clone(), body.seconds, body.pg_num, body.label.clone(), body.force)
             .map_err(DaemonError::Invalid)?;
-        if let Some(active) = self.store.active_cluster_bench().await? {
+        if let Some(active) = self.store.ops::<Benches>().active_on(SUBJECT).await? {
             return Err(DaemonError::Conflict(format!(
                 "cluster benchmark {} is already running ({})",
-                active.bench_id,
-                active.bench.phase.as_str()
+                active.number,
+                active.state.phase.as_str()
             )));
         }
         self.may_bench(&bench).await?;
@@ -49,22 +56,30 @@ impl Daemon {
                 )));
             }
         }
-        let actor = audit::actor();
-        let run = self.store.add_cluster_bench(&bench, own_pool_name, actor.as_deref(), now_ms()).await?;
-        let what = run.bench.label.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
+        let new = NewOperation { subject: SUBJECT.into(), host: None, state: bench, actor: audit::actor() };
+        let fill = |number: i64, b: &mut ClusterBench| {
+            if b.own_pool {
+                b.pool = own_pool_name(number);
+            }
+            b.run_name = format!("osdkeeper-bench-{number}");
+        };
+        let busy = |_: &str| "a cluster benchmark is already running".to_string();
+        let op = self.store.ops::<Benches>().add(&[new], now_ms(), busy, fill).await?.remove(0);
+        let b = &op.state;
+        let what = b.label.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
         self.event(
             Level::Info,
             EventKind::BenchRequested,
             None,
-            Some(&format!("cluster-bench-{}", run.bench_id)),
+            Some(&format!("cluster-bench-{}", op.number)),
             format!(
                 "Queued cluster benchmark {}{what}: rados bench write, seq, rand of {} s each on pool {}",
-                run.bench_id, run.bench.seconds, run.bench.pool
+                op.number, b.seconds, b.pool
             ),
         )
         .await;
         self.bencher.wake();
-        Ok(run)
+        Ok(cluster_run(op, false))
     }
 
     /// Refuses while the cluster is not HEALTH_OK or a drain runs, unless forced.
@@ -80,11 +95,12 @@ impl Daemon {
         }
         let draining: Vec<String> = self
             .store
-            .active_removals()
+            .ops::<Removals>()
+            .active()
             .await?
             .into_iter()
-            .filter(|r| r.removal.phase.is_draining())
-            .map(|r| format!("osd.{}", r.removal.osd_id))
+            .filter(|r| r.state.phase.is_draining())
+            .map(|r| format!("osd.{}", r.state.osd_id))
             .collect();
         if !draining.is_empty() {
             return Err(DaemonError::CannotAct(format!(
@@ -96,87 +112,36 @@ impl Daemon {
     }
 
     /// Drives the active run, if any, to its end.
-    pub(super) async fn run_cluster_bench(&self) -> Result<(), DaemonError> {
-        let Some(mut run) = self.store.active_cluster_bench().await? else {
-            return Ok(());
-        };
-        let resumed = after_restart(run.bench.clone());
-        if resumed != run.bench {
-            if let Some(why) = &resumed.failure {
-                let subject = format!("cluster-bench-{}", run.bench_id);
-                self.event(Level::Warning, EventKind::BenchFailed, None, Some(&subject), why.clone()).await;
-            }
-            self.save_run(&mut run, resumed).await?;
-        }
-        while !run.bench.phase.is_finished() {
-            let mut started = run.bench.clone();
-            started.in_flight = true;
-            self.save_run(&mut run, started).await?;
-            let mut after = run.bench.clone();
-            after.in_flight = false;
-            let outcome = self.carry_out_bench_phase(&mut after).await;
-            if outcome.is_ok() {
-                crash_point(after.phase);
-            }
-            if let Err(why) = &outcome {
-                tracing::warn!(
-                    bench = run.bench_id,
-                    phase = after.phase.as_str(),
-                    "cluster benchmark step failed: {why}"
-                );
-                after.failure.get_or_insert_with(|| why.clone());
-            }
-            after.phase = next(after.phase, after.failure.is_some() || outcome.is_err());
-            after.warnings = warnings(&after);
-            self.save_run(&mut run, after).await?;
-        }
-        self.announce_cluster_bench(&run).await;
-        Ok(())
+    pub(super) async fn run_cluster_bench(self: &Arc<Self>) -> Result<Pace, DaemonError> {
+        let kind = BenchKind { d: self.clone() };
+        Executor::new(kind, self.store.clone(), self.config.removal_interval, self.config.max_backoff).round().await
     }
 
-    async fn save_run(&self, run: &mut ClusterRun, bench: ClusterBench) -> Result<(), DaemonError> {
-        let now = now_ms();
-        run.version = self.store.save_cluster_bench(run.bench_id, &bench, run.version, now).await?;
-        run.bench = bench;
-        run.updated_at = now;
-        if run.bench.phase.is_finished() {
-            run.finished_at.get_or_insert(now);
-        }
-        Ok(())
-    }
-
-    /// The action of `b`'s phase; what it measured goes into `b`.
-    async fn carry_out_bench_phase(&self, b: &mut ClusterBench) -> Result<(), String> {
-        match b.phase {
-            ClusterPhase::Queued => {
-                b.health = Some(self.may_bench(b).await.map_err(|e| e.to_string())?);
-                Ok(())
-            }
-            ClusterPhase::Preparing => {
+    /// The action of a phase; what it measured or found.
+    async fn carry_out_bench(&self, b: &ClusterBench, effect: BenchEffect) -> Result<BenchOutput, String> {
+        match effect {
+            BenchEffect::Check => Ok(BenchOutput::Health(self.may_bench(b).await.map_err(|e| e.to_string())?)),
+            BenchEffect::PreparePool => {
                 if b.own_pool {
                     self.ceph.create_pool(&b.pool, b.pg_num).await.map_err(|e| e.to_string())?;
                 }
                 self.wait_pool_ready().await?;
-                b.shape = Some(self.shape(&b.pool).await?);
-                Ok(())
+                Ok(BenchOutput::Shape(self.shape(&b.pool).await?))
             }
-            ClusterPhase::Write | ClusterPhase::Seq | ClusterPhase::Rand => {
-                let pass = b.phase.pass().expect("a pass phase");
+            BenchEffect::Pass(pass) => {
                 let r =
                     self.ceph.rados_bench(&b.pool, pass, b.seconds, &b.run_name).await.map_err(|e| e.to_string())?;
-                b.results.retain(|x| x.pass != pass);
-                b.results.push(r);
-                Ok(())
+                Ok(BenchOutput::Pass(r))
             }
-            ClusterPhase::Cleaning => {
+            BenchEffect::CleanUp => {
                 // Both are safe to repeat: a cleanup of nothing, a delete of a missing pool, succeed.
                 if b.own_pool {
-                    self.ceph.delete_pool(&b.pool).await.map_err(|e| e.to_string())
+                    self.ceph.delete_pool(&b.pool).await.map_err(|e| e.to_string())?;
                 } else {
-                    self.ceph.rados_cleanup(&b.pool, &b.run_name).await.map_err(|e| e.to_string())
+                    self.ceph.rados_cleanup(&b.pool, &b.run_name).await.map_err(|e| e.to_string())?;
                 }
+                Ok(BenchOutput::CleanedUp)
             }
-            ClusterPhase::Done | ClusterPhase::Failed => Ok(()),
         }
     }
 
@@ -215,30 +180,39 @@ impl Daemon {
         Ok(shape)
     }
 
-    async fn announce_cluster_bench(&self, run: &ClusterRun) {
-        let subject = format!("cluster-bench-{}", run.bench_id);
-        let b = &run.bench;
+    async fn announce_cluster_bench(&self, run: &Operation<ClusterBench>) {
+        let subject = format!("cluster-bench-{}", run.number);
+        let b = &run.state;
         if let Some(why) = &b.failure {
-            let message = format!("cluster benchmark {} failed: {why}", run.bench_id);
+            let message = format!("cluster benchmark {} failed: {why}", run.number);
             self.event(Level::Error, EventKind::BenchFailed, None, Some(&subject), message).await;
             return;
         }
         let each: Vec<String> =
             b.results.iter().map(|r| format!("{} {:.0} MB/s", r.pass.as_str(), r.bandwidth_mb_s)).collect();
-        let message = format!("cluster benchmark {}: {}", run.bench_id, each.join(", "));
+        let message = format!("cluster benchmark {}: {}", run.number, each.join(", "));
         self.event(Level::Info, EventKind::BenchFinished, None, Some(&subject), message).await;
     }
 
     pub async fn cluster_runs(&self, q: &ClusterRunQuery) -> Result<Vec<ClusterRun>, DaemonError> {
-        Ok(self.store.cluster_benches(q.limit.unwrap_or(50).clamp(0, 10_000)).await?)
+        let ops = self.store.ops::<Benches>().latest(q.limit.unwrap_or(50).clamp(0, 10_000)).await?;
+        self.cluster_runs_of(ops).await
     }
 
-    pub async fn cluster_run(&self, id: i64) -> Result<ClusterRun, DaemonError> {
-        Ok(self.store.cluster_bench(id).await?)
+    pub async fn cluster_run(&self, number: i64) -> Result<ClusterRun, DaemonError> {
+        let op = self.store.ops::<Benches>().get(number).await?;
+        Ok(self.cluster_runs_of(vec![op]).await?.remove(0))
+    }
+
+    /// The runs as the API shows them, with whether a phase's action is under way.
+    async fn cluster_runs_of(&self, ops: Vec<Operation<ClusterBench>>) -> Result<Vec<ClusterRun>, DaemonError> {
+        let ids: Vec<i64> = ops.iter().filter(|o| !o.state.phase.is_finished()).map(|o| o.id).collect();
+        let acting = self.store.ops::<Benches>().acting(&ids).await?;
+        Ok(ops.into_iter().map(|o| cluster_run(o.clone(), acting.contains(&o.id))).collect())
     }
 
     pub async fn compare_cluster_runs(&self, a: i64, b: i64) -> Result<ClusterComparison, DaemonError> {
-        let (ra, rb) = (self.store.cluster_bench(a).await?, self.store.cluster_bench(b).await?);
+        let (ra, rb) = (self.cluster_run(a).await?, self.cluster_run(b).await?);
         let differences = match (&ra.bench.shape, &rb.bench.shape) {
             (Some(x), Some(y)) => shape_differences(x, y),
             _ => vec!["a run without a recorded cluster shape: the clusters cannot be compared".into()],
@@ -248,12 +222,129 @@ impl Daemon {
     }
 }
 
-/// See `daemon::crash`: `OSDKEEPER_CRASH_AFTER=bench-write` aborts after
-/// the write pass ran and before it is recorded.
-fn crash_point(phase: ClusterPhase) {
-    let name = format!("bench-{}", phase.as_str());
-    if crate::daemon::crash::armed(&name) {
-        eprintln!("OSDKEEPER_CRASH_AFTER={name}: aborting after the {} phase, as a crash would", phase.as_str());
-        std::process::abort();
+/// A run as the API shows it.
+fn cluster_run(op: Operation<ClusterBench>, in_flight: bool) -> ClusterRun {
+    ClusterRun {
+        bench_id: op.number,
+        created_at: op.created_at,
+        updated_at: op.updated_at,
+        finished_at: op.finished_at,
+        actor: op.actor,
+        version: op.version,
+        in_flight,
+        bench: op.state,
     }
+}
+
+/// The cluster benchmark kind, as the executor drives it.
+pub struct BenchKind {
+    d: Arc<Daemon>,
+}
+
+impl OperationKind for BenchKind {
+    type Codec = Benches;
+    type State = ClusterBench;
+    type Effect = BenchEffect;
+    type Output = BenchOutput;
+    type Round = ();
+    type Observation = ();
+
+    async fn begin_round(&self, _active: &[Operation<ClusterBench>]) -> Result<(), DaemonError> {
+        Ok(())
+    }
+
+    async fn observe(&self, _op: &Operation<ClusterBench>, _round: &mut ()) {}
+
+    fn advance(&self, op: &Operation<ClusterBench>, _obs: &(), _now: i64) -> BenchStep {
+        advance(&op.state)
+    }
+
+    fn record(
+        &self,
+        op: &Operation<ClusterBench>,
+        step: &BenchStep,
+        _obs: &(),
+        _round: &mut (),
+        now: i64,
+    ) -> Recorded<ClusterBench> {
+        record(op, step, now, |a, b| a != b)
+    }
+
+    async fn after_step(
+        &self,
+        _before: &Operation<ClusterBench>,
+        _after: &Operation<ClusterBench>,
+        _step: &BenchStep,
+        _obs: &(),
+    ) {
+    }
+
+    fn detail(&self, op: &Operation<ClusterBench>, effect: &BenchEffect) -> String {
+        let b = &op.state;
+        match effect {
+            BenchEffect::Check => "check the cluster's health and drains".into(),
+            BenchEffect::PreparePool if b.own_pool => format!("ceph osd pool create {} {}", b.pool, b.pg_num),
+            BenchEffect::PreparePool => format!("wait for pool {}", b.pool),
+            BenchEffect::Pass(p) => {
+                format!("rados bench -p {} {} {} --run-name {}", b.pool, b.seconds, p.as_str(), b.run_name)
+            }
+            BenchEffect::CleanUp if b.own_pool => format!("ceph osd pool delete {}", b.pool),
+            BenchEffect::CleanUp => format!("rados -p {} cleanup --run-name {}", b.pool, b.run_name),
+        }
+    }
+
+    async fn perform(&self, op: &Operation<ClusterBench>, effect: &BenchEffect) -> Outcome<BenchOutput> {
+        match self.d.carry_out_bench(&op.state, *effect).await {
+            Ok(out) => Outcome::Done(out),
+            Err(why) => Outcome::Failed(why),
+        }
+    }
+
+    fn done_detail(&self, output: &BenchOutput) -> (String, Option<String>) {
+        let text = match output {
+            BenchOutput::Health(h) => format!("the cluster is {h}"),
+            BenchOutput::Shape(s) => format!("pool ready; {} hosts", s.hosts),
+            BenchOutput::Pass(r) => format!("{} {:.0} MB/s", r.pass.as_str(), r.bandwidth_mb_s),
+            BenchOutput::CleanedUp => "cleaned up".into(),
+        };
+        (text, None)
+    }
+
+    fn apply(
+        &self,
+        op: &Operation<ClusterBench>,
+        _effect: &BenchEffect,
+        outcome: &Outcome<BenchOutput>,
+        _now: i64,
+    ) -> ClusterBench {
+        apply(&op.state, outcome)
+    }
+
+    async fn after_effect(
+        &self,
+        before: &Operation<ClusterBench>,
+        after: &Operation<ClusterBench>,
+        _effect: &BenchEffect,
+        _outcome: &Outcome<BenchOutput>,
+        _round: &mut (),
+    ) -> Flow {
+        if after.state.phase.is_finished() && !before.state.phase.is_finished() {
+            self.d.announce_cluster_bench(after).await;
+        }
+        // The next phase follows at once: a run goes from start to end in one round.
+        Flow::Continue
+    }
+
+    fn interrupted(&self, state: &ClusterBench, effect: &BenchEffect) -> ClusterBench {
+        interrupted(state.clone(), *effect)
+    }
+
+    async fn after_interrupted(&self, _before: &Operation<ClusterBench>, after: &Operation<ClusterBench>) {
+        if let Some(why) = &after.state.failure {
+            let subject = format!("cluster-bench-{}", after.number);
+            self.d.event(Level::Warning, EventKind::BenchFailed, None, Some(&subject), why.clone()).await;
+        }
+    }
+
+    async fn end_round(&self, _round: Option<()>, _active: &[Operation<ClusterBench>]) {}
 }

@@ -12,15 +12,18 @@ mod probes;
 
 pub use osds::OsdBenchRequest;
 
+use std::sync::Arc;
+
 use super::{Daemon, DaemonError};
 
 impl Daemon {
-    /// One round of the benchmark worker: marks what a restart cut off,
-    /// then runs what is queued.
+    /// One round of the benchmark worker: disk probes and cluster
+    /// benchmarks on the operation kernel (which closes what a restart cut
+    /// off first), per-OSD benches, each run to its end.
     #[tracing::instrument(skip_all)]
-    pub async fn bench_round(&self) -> Result<(), DaemonError> {
+    pub async fn bench_round(self: &Arc<Self>) -> Result<(), DaemonError> {
         self.run_disk_probes().await?;
         self.run_osd_benches().await?;
-        self.run_cluster_bench().await
+        self.run_cluster_bench().await.map(|_| ())
     }
 }

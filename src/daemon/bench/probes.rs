@@ -13,16 +13,16 @@ use std::sync::Arc;
 
 use crate::agent_client::AgentError;
 use crate::clock::now_ms;
-use crate::daemon::{audit, live, Daemon, DaemonError};
+use crate::daemon::operations::{Executor, Flow, OperationKind};
+use crate::daemon::{audit, live, Daemon, DaemonError, Pace};
 use crate::domain::event::{EventKind, Level};
+use crate::domain::operation::{record, NewOperation, Operation, Outcome, Recorded};
 use crate::domain::probe::outliers::{slow_disks, ProbedDisk};
+use crate::domain::probe::run::{self, Probe, ProbePhase, ProbeRun, ProbeStep, RunFio};
 use crate::domain::probe::{DiskKey, ProbeDone, ProbeFigures, ProbeMode, ProbeStatus};
-use crate::store::NewProbe;
+use crate::store::Probes;
 use crate::wire::agent::ProbeRequest;
 use crate::wire::api::probes::{DiskProbe, ProbeQuery, ProbeState};
-
-const INTERRUPTED: &str =
-    "the daemon stopped while this probe ran; it is not run again (fio may have written on the disk; ask for a new probe)";
 
 impl Daemon {
     /// `device probe HOST PATH [--quick|--full] --yes-i-really-mean-it`:
@@ -67,18 +67,31 @@ impl Daemon {
             )));
         }
         let key = DiskKey::of(host_name, path, &device.device_id);
-        let new = NewProbe {
+        let probe = Probe {
             key: key.clone(),
-            host: host_name.to_string(),
             path: path.to_string(),
-            device_id: Some(device.device_id.to_string()),
+            device_id: Some(device.device_id.to_string()).filter(|d| !d.is_empty()),
             device_class: Some(device.human_type().to_string()),
             size_bytes: device.size_bytes.map(|b| b as u64),
             model: Some(device.model().to_string()).filter(|m| !m.is_empty()),
             mode,
+            phase: ProbePhase::Queued,
+            started_at: None,
+            figures: None,
+            jobs: Vec::new(),
+            command: None,
+            steps: Vec::new(),
+            error: None,
         };
-        let actor = audit::actor();
-        let probe = self.store.add_disk_probe(&new, actor.as_deref(), now_ms()).await?;
+        let new = NewOperation {
+            subject: key.stored(),
+            host: Some(host_name.to_string()),
+            state: probe,
+            actor: audit::actor(),
+        };
+        let busy = |_: &str| format!("disk {} already has a probe queued or running", key.shown());
+        let op = self.store.ops::<Probes>().add(&[new], now_ms(), busy, |_, _| {}).await?.remove(0);
+        let probe = disk_probe(&op, None);
         let slot = if key.by_slot() { " (no serial/WWN: the results stay with the slot)" } else { "" };
         self.event(
             Level::Info,
@@ -93,50 +106,15 @@ impl Daemon {
     }
 
     /// Runs every queued probe: hosts in parallel, one probe per host at a time.
-    pub(super) async fn run_disk_probes(&self) -> Result<(), DaemonError> {
-        // A step runs to its end before the next begins, so a probe still
-        // `running` now was cut off by a restart of the daemon.
-        for p in self.store.interrupt_disk_probes(INTERRUPTED, now_ms()).await? {
-            self.event(
-                Level::Warning,
-                EventKind::ProbeFailed,
-                Some(&p.host),
-                Some(&p.path),
-                format!("probe {} of {} on {}: {INTERRUPTED}", p.probe_id, p.path, p.host),
-            )
-            .await;
-        }
-        let queued = self.store.disk_probes_in(ProbeState::Queued).await?;
-        if queued.is_empty() {
-            return Ok(());
-        }
-        let mut by_host: BTreeMap<String, Vec<DiskProbe>> = BTreeMap::new();
-        for p in queued {
-            by_host.entry(p.host.clone()).or_default().push(p);
-        }
-        let before: HashSet<String> = self.slow_probed_disks().await?.into_keys().collect();
-        let runs = by_host.into_values().map(|probes| self.probe_host(probes));
-        for outcome in futures::future::join_all(runs).await {
-            outcome?;
-        }
-        for (key, message) in self.slow_probed_disks().await? {
-            if !before.contains(&key) {
-                let (host, path) = self.where_probed(&key).await;
-                self.event(Level::Warning, EventKind::ProbeOutlier, host.as_deref(), path.as_deref(), message).await;
-            }
-        }
-        // A finished probe may let a gated spec go on.
-        self.reconciler.wake();
-        Ok(())
+    pub(super) async fn run_disk_probes(self: &Arc<Self>) -> Result<Pace, DaemonError> {
+        let kind = ProbeKind { d: self.clone() };
+        Executor::new(kind, self.store.clone(), self.config.removal_interval, self.config.max_backoff).round().await
     }
 
     async fn where_probed(&self, key: &str) -> (Option<String>, Option<String>) {
-        match self.store.current_disk_probes().await {
-            Ok(all) => all
-                .into_iter()
-                .rev()
-                .find(|p| disk_key(p).is_some_and(|k| k.stored() == key))
-                .map_or((None, None), |p| (Some(p.host), Some(p.path))),
+        match self.store.ops::<Probes>().latest_on(key).await {
+            Ok(Some(op)) => (op.host, Some(op.state.path)),
+            Ok(None) => (None, None),
             Err(e) => {
                 tracing::warn!("cannot read the probes: {e}");
                 (None, None)
@@ -144,73 +122,50 @@ impl Daemon {
         }
     }
 
-    /// One host's probes, one after the other.
-    async fn probe_host(&self, probes: Vec<DiskProbe>) -> Result<(), DaemonError> {
-        for p in probes {
-            let host = match self.store.host(&p.host).await {
-                Ok(h) => h,
-                Err(e) => {
-                    let why = format!("cannot probe: {e}");
-                    self.store.finish_disk_probe(p.probe_id, Err(why.clone()), now_ms()).await?;
-                    self.event(Level::Error, EventKind::ProbeFailed, Some(&p.host), Some(&p.path), why).await;
-                    continue;
+    /// fio on the disk through its agent.
+    async fn run_fio(&self, op: &Operation<Probe>) -> Outcome<(ProbeRun, Option<String>)> {
+        let p = &op.state;
+        let host_name = op.host.clone().unwrap_or_default();
+        let host = match self.store.host(&host_name).await {
+            Ok(h) => h,
+            Err(e) => return Outcome::Failed(format!("cannot probe: {e}")),
+        };
+        self.notify(live::Live::Hosts { hosts: vec![host_name.clone()] });
+        let req = ProbeRequest {
+            path: p.path.clone(),
+            mode: p.mode,
+            yes_i_really_mean_it: true,
+            device_id: p.device_id.clone(),
+            reason: Some(format!(
+                "probe {} asked by {}",
+                op.number,
+                op.actor.as_deref().unwrap_or("the bootstrap token")
+            )),
+        };
+        match self.agents.probe(&host, &req).await {
+            Ok(r) => match ProbeFigures::from_jobs(&r.jobs) {
+                Ok(figures) => {
+                    let run = ProbeRun { figures, jobs: r.jobs, command: r.command, steps: r.steps };
+                    Outcome::Done((run, Some(r.fio_json).filter(|f| !f.is_empty())))
                 }
-            };
-            if !self.store.start_disk_probe(p.probe_id, now_ms()).await? {
-                continue;
+                Err(e) => Outcome::Failed(format!("the agent's answer: {e}")),
+            },
+            // Another disk command runs on the host: fio did not start. Tried again next round.
+            Err(e) if e.is_busy() => Outcome::Unknown(format!("the agent on {host_name} is busy: {e}")),
+            Err(AgentError::Refused { message, .. }) => {
+                Outcome::Failed(format!("the agent on {host_name} refused: {message}"))
             }
-            self.notify(live::Live::Hosts { hosts: vec![p.host.clone()] });
-            let req = ProbeRequest {
-                path: p.path.clone(),
-                mode: p.mode,
-                yes_i_really_mean_it: true,
-                device_id: p.device_id.clone(),
-                reason: Some(format!(
-                    "probe {} asked by {}",
-                    p.probe_id,
-                    p.actor.as_deref().unwrap_or("the bootstrap token")
-                )),
-            };
-            let span = tracing::info_span!("disk_probe", probe = p.probe_id, host = %p.host, path = %p.path);
-            let answer = tracing::Instrument::instrument(self.agents.probe(&host, &req), span).await;
-            if answer.as_ref().err().is_some_and(AgentError::is_busy) {
-                // Another disk command runs on the host: fio did not start. Tried again next round.
-                tracing::info!(probe = p.probe_id, host = %p.host, "the agent is busy; the probe waits for the next round");
-                self.store.requeue_disk_probe(p.probe_id).await?;
-                continue;
+            Err(e) if e.outcome_unknown() => {
+                Outcome::Failed(format!("{e}; fio may have run on the disk: ask for a new probe to know"))
             }
-            let outcome = match &answer {
-                Ok(r) => {
-                    ProbeFigures::from_jobs(&r.jobs).map(|f| (r, f)).map_err(|e| format!("the agent's answer: {e}"))
-                }
-                Err(AgentError::Refused { message, .. }) => Err(format!("the agent on {} refused: {message}", p.host)),
-                Err(e) if e.outcome_unknown() => {
-                    Err(format!("{e}; fio may have run on the disk: ask for a new probe to know"))
-                }
-                Err(e) => Err(e.to_string()),
-            };
-            let subject = format!("probe {} of {} on {}", p.probe_id, p.path, p.host);
-            let done = self.store.finish_disk_probe(p.probe_id, outcome, now_ms()).await?;
-            match (&done.state, &done.figures) {
-                (ProbeState::Done, Some(f)) => {
-                    let message = format!("{subject} ({}): {}", p.mode.as_str(), f.summary());
-                    self.event(Level::Info, EventKind::ProbeFinished, Some(&p.host), Some(&p.path), message).await;
-                }
-                _ => {
-                    let message =
-                        format!("{subject} failed: {}", done.error.as_deref().unwrap_or("no reason recorded"));
-                    self.event(Level::Error, EventKind::ProbeFailed, Some(&p.host), Some(&p.path), message).await;
-                }
-            }
-            self.notify(live::Live::Hosts { hosts: vec![p.host.clone()] });
+            Err(e) => Outcome::Failed(e.to_string()),
         }
-        Ok(())
     }
 
     /// The disks far below comparable ones, by stored disk key, with why,
     /// from each disk's latest finished probe.
     async fn slow_probed_disks(&self) -> Result<HashMap<String, String>, DaemonError> {
-        let latest: Vec<DiskProbe> = latest_done(self.store.current_disk_probes().await?);
+        let latest: Vec<DiskProbe> = latest_done(self.current_disk_probes().await?);
         let probed: Vec<ProbedDisk> = latest
             .iter()
             .filter_map(|p| {
@@ -233,7 +188,7 @@ impl Daemon {
     /// What each disk's probes say, by stored disk key, for the planner and
     /// the device listing.
     pub(crate) async fn probe_statuses(&self) -> Result<HashMap<String, Arc<ProbeStatus>>, DaemonError> {
-        let current = self.store.current_disk_probes().await?;
+        let current = self.current_disk_probes().await?;
         let slow = self.slow_probed_disks().await?;
         let mut out: HashMap<String, ProbeStatus> = HashMap::new();
         // Oldest first: a later probe of a disk overrides what an earlier said.
@@ -268,8 +223,11 @@ impl Daemon {
     /// finished one.
     pub async fn disk_probes(&self, q: &ProbeQuery) -> Result<Vec<DiskProbe>, DaemonError> {
         let mut rows = match q.history {
-            Some(n) => self.store.disk_probe_history(n.clamp(0, 10_000)).await?,
-            None => latest_each(self.store.current_disk_probes().await?),
+            Some(n) => {
+                let ops = self.store.ops::<Probes>().latest(n.clamp(0, 10_000)).await?;
+                ops.iter().map(|o| disk_probe(o, None)).collect()
+            }
+            None => latest_each(self.current_disk_probes().await?),
         };
         if let Some(host) = &q.host {
             rows.retain(|p| p.host == *host);
@@ -279,20 +237,202 @@ impl Daemon {
     }
 
     /// One probe, with fio's report.
-    pub async fn disk_probe(&self, id: i64) -> Result<DiskProbe, DaemonError> {
-        let mut p = vec![self.store.disk_probe(id).await?];
+    pub async fn disk_probe(&self, number: i64) -> Result<DiskProbe, DaemonError> {
+        let op = self.store.ops::<Probes>().get(number).await?;
+        let fio = self.store.latest_action(op.id, "probe").await?.and_then(|a| a.output);
+        let mut p = vec![disk_probe(&op, fio)];
         self.mark_outliers(&mut p).await?;
         Ok(p.remove(0))
+    }
+
+    /// Each disk's probes that matter now (its latest, and its latest
+    /// finished one when older), oldest first.
+    async fn current_disk_probes(&self) -> Result<Vec<DiskProbe>, DaemonError> {
+        Ok(self.store.ops::<Probes>().current().await?.iter().map(|o| disk_probe(o, None)).collect())
     }
 
     async fn mark_outliers(&self, rows: &mut [DiskProbe]) -> Result<(), DaemonError> {
         let slow = self.slow_probed_disks().await?;
         let latest: HashSet<i64> =
-            latest_done(self.store.current_disk_probes().await?).into_iter().map(|p| p.probe_id).collect();
+            latest_done(self.current_disk_probes().await?).into_iter().map(|p| p.probe_id).collect();
         for r in rows.iter_mut().filter(|r| latest.contains(&r.probe_id)) {
             r.outlier = disk_key(r).and_then(|k| slow.get(&k.stored()).cloned());
         }
         Ok(())
+    }
+}
+
+/// A probe as the API shows it.
+fn disk_probe(op: &Operation<Probe>, fio_json: Option<String>) -> DiskProbe {
+    let p = &op.state;
+    DiskProbe {
+        probe_id: op.number,
+        host: op.host.clone().unwrap_or_default(),
+        path: p.path.clone(),
+        disk: p.key.shown(),
+        by_slot: p.key.by_slot(),
+        device_id: p.device_id.clone(),
+        device_class: p.device_class.clone(),
+        size_bytes: p.size_bytes,
+        model: p.model.clone(),
+        mode: p.mode,
+        state: match p.phase {
+            ProbePhase::Queued => ProbeState::Queued,
+            ProbePhase::Running => ProbeState::Running,
+            ProbePhase::Done => ProbeState::Done,
+            ProbePhase::Failed => ProbeState::Failed,
+        },
+        requested_at: op.created_at,
+        started_at: p.started_at,
+        finished_at: op.finished_at,
+        figures: p.figures,
+        jobs: p.jobs.clone(),
+        command: p.command.clone(),
+        steps: p.steps.clone(),
+        error: p.error.clone(),
+        actor: op.actor.clone(),
+        outlier: None,
+        fio_json,
+    }
+}
+
+/// The probe kind, as the executor drives it: a host's probes one after
+/// another, hosts side by side.
+pub struct ProbeKind {
+    d: Arc<Daemon>,
+}
+
+impl ProbeKind {
+    async fn announce(&self, op: &Operation<Probe>) {
+        let p = &op.state;
+        let host = op.host.clone().unwrap_or_default();
+        let subject = format!("probe {} of {} on {host}", op.number, p.path);
+        let (level, kind, message) = match (p.phase, &p.figures) {
+            (ProbePhase::Done, Some(f)) => {
+                (Level::Info, EventKind::ProbeFinished, format!("{subject} ({}): {}", p.mode.as_str(), f.summary()))
+            }
+            _ => (
+                Level::Error,
+                EventKind::ProbeFailed,
+                format!("{subject} failed: {}", p.error.as_deref().unwrap_or("no reason recorded")),
+            ),
+        };
+        self.d.event(level, kind, Some(&host), Some(&p.path), message).await;
+    }
+
+    async fn announce_interrupted(&self, op: &Operation<Probe>) {
+        let p = &op.state;
+        let host = op.host.clone().unwrap_or_default();
+        let message = format!("probe {} of {} on {host}: {}", op.number, p.path, run::INTERRUPTED);
+        self.d.event(Level::Warning, EventKind::ProbeFailed, Some(&host), Some(&p.path), message).await;
+    }
+}
+
+impl OperationKind for ProbeKind {
+    type Codec = Probes;
+    type State = Probe;
+    type Effect = RunFio;
+    type Output = (ProbeRun, Option<String>);
+    /// The disks that were slow before the round, by stored disk key.
+    type Round = Arc<HashSet<String>>;
+    type Observation = ();
+
+    async fn begin_round(&self, _active: &[Operation<Probe>]) -> Result<Self::Round, DaemonError> {
+        Ok(Arc::new(self.d.slow_probed_disks().await?.into_keys().collect()))
+    }
+
+    async fn observe(&self, _op: &Operation<Probe>, _round: &mut Self::Round) {}
+
+    fn advance(&self, op: &Operation<Probe>, _obs: &(), now: i64) -> ProbeStep {
+        run::advance(&op.state, now)
+    }
+
+    fn record(
+        &self,
+        op: &Operation<Probe>,
+        step: &ProbeStep,
+        _obs: &(),
+        _r: &mut Self::Round,
+        now: i64,
+    ) -> Recorded<Probe> {
+        record(op, step, now, |a, b| a != b)
+    }
+
+    async fn after_step(&self, before: &Operation<Probe>, after: &Operation<Probe>, step: &ProbeStep, _obs: &()) {
+        // Found running with no outcome recorded: it was cut off.
+        if step.effect.is_none() && before.state.phase == ProbePhase::Running && after.state.phase.is_finished() {
+            self.announce_interrupted(after).await;
+        }
+    }
+
+    fn detail(&self, op: &Operation<Probe>, _effect: &RunFio) -> String {
+        format!("fio ({}) on {} of {}", op.state.mode.as_str(), op.state.path, op.host.as_deref().unwrap_or("?"))
+    }
+
+    async fn perform(&self, op: &Operation<Probe>, _effect: &RunFio) -> Outcome<Self::Output> {
+        let span = tracing::info_span!("disk_probe", probe = op.number, path = %op.state.path);
+        tracing::Instrument::instrument(self.d.run_fio(op), span).await
+    }
+
+    fn done_detail(&self, (run, fio): &Self::Output) -> (String, Option<String>) {
+        (run.command.clone(), fio.clone())
+    }
+
+    fn apply(&self, op: &Operation<Probe>, _effect: &RunFio, outcome: &Outcome<Self::Output>, _now: i64) -> Probe {
+        let outcome = match outcome {
+            Outcome::Done((run, _)) => Outcome::Done(run.clone()),
+            Outcome::Failed(why) => Outcome::Failed(why.clone()),
+            Outcome::Unknown(why) => Outcome::Unknown(why.clone()),
+        };
+        run::apply(&op.state, &outcome)
+    }
+
+    async fn after_effect(
+        &self,
+        _before: &Operation<Probe>,
+        after: &Operation<Probe>,
+        _effect: &RunFio,
+        outcome: &Outcome<Self::Output>,
+        _round: &mut Self::Round,
+    ) -> Flow {
+        if let Outcome::Unknown(why) = outcome {
+            tracing::info!(probe = after.number, "{why}; the probe waits for the next round");
+        } else {
+            self.announce(after).await;
+        }
+        self.d.notify(live::Live::Hosts { hosts: after.host.iter().cloned().collect() });
+        Flow::Stop
+    }
+
+    fn interrupted(&self, state: &Probe, _effect: &RunFio) -> Probe {
+        run::interrupted(state.clone())
+    }
+
+    async fn after_interrupted(&self, _before: &Operation<Probe>, after: &Operation<Probe>) {
+        self.announce_interrupted(after).await;
+    }
+
+    fn lane(&self, op: &Operation<Probe>) -> Option<String> {
+        op.host.clone()
+    }
+
+    async fn end_round(&self, round: Option<Self::Round>, _active: &[Operation<Probe>]) {
+        let Some(before) = round else { return };
+        match self.d.slow_probed_disks().await {
+            Ok(now) => {
+                for (key, message) in now {
+                    if !before.contains(&key) {
+                        let (host, path) = self.d.where_probed(&key).await;
+                        self.d
+                            .event(Level::Warning, EventKind::ProbeOutlier, host.as_deref(), path.as_deref(), message)
+                            .await;
+                    }
+                }
+            }
+            Err(e) => tracing::error!("cannot judge the probed disks: {e}"),
+        }
+        // A finished probe may let a gated spec go on.
+        self.d.reconciler.wake();
     }
 }
 

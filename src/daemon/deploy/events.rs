@@ -1,7 +1,7 @@
 //! The events a deployment records as its phase changes.
 
 use crate::daemon::Daemon;
-use crate::domain::deploy::{DeployEffect, DeployPhase, Deployment, DeploymentRecord, ATTEMPTS};
+use crate::domain::deploy::{DeployPhase, Deployment, DeploymentRecord, ATTEMPTS};
 use crate::domain::event::{EventKind, Level};
 
 /// The event for going from `before` to `now`, if that change has one.
@@ -47,17 +47,14 @@ pub fn deployment_announcement(before: &Deployment, now: &Deployment) -> Option<
 }
 
 impl Daemon {
-    pub(super) async fn announce_deployment(
-        &self,
-        rec: &DeploymentRecord,
-        before: &Deployment,
-        _effect: Option<&DeployEffect>,
-    ) {
-        if let Some((level, kind, message)) = deployment_announcement(before, &rec.deployment) {
-            let d = &rec.deployment;
+    /// Records the phase change from `before`, and tells the reconciler
+    /// when the deployment ended.
+    pub(super) async fn announce_deployment(&self, rec: &DeploymentRecord, before: &Deployment) {
+        if let Some((level, kind, message)) = deployment_announcement(before, &rec.state) {
+            let d = &rec.state;
             self.event(level, kind, Some(&d.host), Some(&d.service_name), message).await;
         }
-        if rec.deployment.phase.is_finished() && !before.phase.is_finished() {
+        if rec.state.phase.is_finished() && !before.phase.is_finished() {
             self.deployment_finished(rec).await;
         }
     }

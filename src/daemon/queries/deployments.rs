@@ -1,13 +1,15 @@
 //! Deployments as `osd deploy status` shows them.
 
+use super::removals::outcome_text;
 use crate::daemon::{Daemon, DaemonError};
 use crate::domain::deploy::DeploymentRecord;
-use crate::wire::api::deployments::{DeployedOsd, DeploymentDetail, DeploymentQuery, DeploymentStatus};
+use crate::store::Deployments;
+use crate::wire::api::deployments::{DeployAction, DeployedOsd, DeploymentDetail, DeploymentQuery, DeploymentStatus};
 
 pub fn deployment_status(rec: &DeploymentRecord) -> DeploymentStatus {
-    let d = &rec.deployment;
+    let d = &rec.state;
     DeploymentStatus {
-        deployment_id: rec.id,
+        deployment_id: rec.number,
         host: d.host.clone(),
         service_name: d.service_name.clone(),
         spec_version: d.spec_version,
@@ -39,12 +41,26 @@ pub fn deployment_status(rec: &DeploymentRecord) -> DeploymentStatus {
 impl Daemon {
     /// Active deployments and up to `history` finished ones (default 20).
     pub async fn deployments(&self, q: &DeploymentQuery) -> Result<Vec<DeploymentStatus>, DaemonError> {
-        let recs = self.store.deployments(q.history.unwrap_or(20).clamp(0, 1000)).await?;
+        let recs = self.store.ops::<Deployments>().with_finished(q.history.unwrap_or(20).clamp(0, 1000)).await?;
         Ok(recs.iter().map(deployment_status).collect())
     }
 
-    pub async fn deployment_detail(&self, id: i64) -> Result<DeploymentDetail, DaemonError> {
-        let rec = self.store.deployment(id).await?;
-        Ok(DeploymentDetail { status: deployment_status(&rec), actions: self.store.deploy_actions(id).await? })
+    pub async fn deployment_detail(&self, number: i64) -> Result<DeploymentDetail, DaemonError> {
+        let rec = self.store.ops::<Deployments>().get(number).await?;
+        let actions = self
+            .store
+            .actions(rec.id)
+            .await?
+            .into_iter()
+            .map(|a| DeployAction {
+                id: a.id,
+                outcome: outcome_text(&a),
+                effect: a.args,
+                detail: a.detail,
+                issued_at: a.issued_at,
+                finished_at: a.finished_at,
+            })
+            .collect();
+        Ok(DeploymentDetail { status: deployment_status(&rec), actions })
     }
 }

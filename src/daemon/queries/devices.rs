@@ -82,8 +82,8 @@ impl Daemon {
     /// deployments that are failed (waiting to retry) or gave up.
     pub(crate) async fn deploy_failures(&self) -> Result<HashMap<(String, String), String>, DaemonError> {
         let mut out = HashMap::new();
-        for rec in self.store.deployments(100).await? {
-            let d = &rec.deployment;
+        for rec in self.store.ops::<crate::store::Deployments>().with_finished(100).await? {
+            let d = &rec.state;
             if !matches!(d.phase, DeployPhase::Failed | DeployPhase::GaveUp) {
                 // A later deployment on the same disks supersedes an older failure.
                 for disk in d.disks() {

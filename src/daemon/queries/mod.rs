@@ -14,6 +14,7 @@ mod specs;
 mod summary;
 
 pub use metrics::{HostMetrics, MetricsView};
+pub(crate) use removals::drain_sample;
 pub use summary::{ClusterCache, CLUSTER_TTL};
 
 use super::{Daemon, DaemonError};

@@ -23,7 +23,8 @@ use super::osds::OsdRows;
 /// `osd rm status` as it was computed per request: the store's removals
 /// and each one's recent samples.
 async fn removals_from_store(d: &Daemon, history: Option<i64>) -> Vec<RemovalStatus> {
-    let records = d.store.removals(history.unwrap_or(20).clamp(0, 1000)).await.unwrap();
+    let records =
+        d.store.ops::<crate::store::Removals>().with_finished(history.unwrap_or(20).clamp(0, 1000)).await.unwrap();
     d.removal_statuses(&records).await.unwrap()
 }
 
@@ -31,7 +32,7 @@ async fn removals_from_store(d: &Daemon, history: Option<i64>) -> Vec<RemovalSta
 /// of the cluster now.
 async fn summary_from_store_and_cluster(d: &Daemon) -> Summary {
     let (mut s, _) = d.host_counts().await.unwrap();
-    s.active_removals = d.store.active_removals().await.unwrap().len();
+    s.active_removals = d.store.ops::<crate::store::Removals>().active().await.unwrap().len();
     let (n, up, is_in) = d.ceph.state().await.unwrap().osd_counts();
     (s.osds, s.osds_up, s.osds_in) = (Some(n), Some(up), Some(is_in));
     s
@@ -42,7 +43,14 @@ fn without_osd_counts(s: &Summary) -> Summary {
 }
 
 async fn phases_in_store(d: &Daemon) -> HashMap<u32, Phase> {
-    d.store.active_removals().await.unwrap().into_iter().map(|r| (r.removal.osd_id, r.removal.phase)).collect()
+    d.store
+        .ops::<crate::store::Removals>()
+        .active()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.state.osd_id, r.state.phase))
+        .collect()
 }
 
 /// The OSD list as it was computed per request: the cluster, its OSD
@@ -118,19 +126,19 @@ async fn the_read_model_answers_as_the_store_and_the_cluster_do_after_every_chan
         }
         let phases = phases_in_store(&d).await;
         if phases.get(&3) == Some(&Phase::Draining)
-            && !d.store.active_removal_of(3).await.unwrap().unwrap().removal.stop_requested
+            && !d.store.ops::<crate::store::Removals>().active_on("osd.3").await.unwrap().unwrap().state.stop_requested
         {
             d.stop_removals(&[3]).await.unwrap();
             d.refresh_read_model().await.unwrap();
             same_as_the_store(&d, "rm stop").await;
         }
         phases_seen.extend(phases.into_values());
-        if d.store.active_removals().await.unwrap().is_empty() {
+        if d.store.ops::<crate::store::Removals>().active().await.unwrap().is_empty() {
             break;
         }
         sim.advance(std::time::Duration::from_millis(20));
     }
-    assert!(d.store.active_removals().await.unwrap().is_empty(), "every removal finished");
+    assert!(d.store.ops::<crate::store::Removals>().active().await.unwrap().is_empty(), "every removal finished");
     for phase in [Phase::Draining, Phase::Zapping] {
         assert!(phases_seen.contains(&phase), "{phase:?} was compared: {phases_seen:?}");
     }

@@ -24,7 +24,7 @@ impl Daemon {
                 return;
             }
         };
-        let removals: Vec<_> = active.iter().map(|r| &r.removal).collect();
+        let removals: Vec<_> = active.iter().map(|r| &r.state).collect();
         let outcome = match (boost_step(wanted(&removals), stored.as_ref()), stored, state) {
             (BoostStep::Start, _, Some(state)) => self.start_boost(state).await,
             (BoostStep::Apply, Some(b), Some(state)) => self.apply_boost(b, state).await,

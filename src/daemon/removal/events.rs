@@ -7,7 +7,7 @@ use crate::domain::removal::{Phase, RemovalRecord};
 
 /// The event for entering `rec`'s phase from `before`, if that change has one.
 pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, String)> {
-    let r = &rec.removal;
+    let r = &rec.state;
     let id = r.osd_id;
     let host = r.host.as_str();
     Some(match r.phase {
@@ -15,7 +15,7 @@ pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, St
             EventKind::RemovalDraining,
             format!(
                 "Draining osd.{id} on {host} ({} PGs){}",
-                rec.pgs_now.map(|p| p.to_string()).unwrap_or_else(|| "?".into()),
+                rec.state.pgs_now.map(|p| p.to_string()).unwrap_or_else(|| "?".into()),
                 if r.replace { ", marked out for replacement" } else { "" }
             ),
         ),
@@ -23,7 +23,7 @@ pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, St
             EventKind::RemovalDrained,
             format!(
                 "osd.{id} on {host} is drained{}",
-                if r.force && rec.pgs_now != Some(0) { " (forced)" } else { "" }
+                if r.force && rec.state.pgs_now != Some(0) { " (forced)" } else { "" }
             ),
         ),
         Phase::Stopping => (EventKind::RemovalStopping, format!("Removing daemon osd.{id} from {host}")),
@@ -59,12 +59,12 @@ impl Daemon {
     /// OSD is gone: before the wipe makes them look free to the planner
     /// (and again at the end, for a removal that skipped the purge).
     pub(super) async fn announce(&self, rec: &RemovalRecord, before: Phase) {
-        if matches!(rec.removal.phase, Phase::Zapping | Phase::Done) {
-            self.hold_freed_devices(&rec.removal).await;
+        if matches!(rec.state.phase, Phase::Zapping | Phase::Done) {
+            self.hold_freed_devices(&rec.state).await;
         }
         if let Some((kind, message)) = announcement(rec, before) {
-            let subject = format!("osd.{}", rec.removal.osd_id);
-            self.event(Level::Info, kind, Some(&rec.removal.host), Some(&subject), message).await;
+            let subject = format!("osd.{}", rec.state.osd_id);
+            self.event(Level::Info, kind, Some(&rec.state.host), Some(&subject), message).await;
         }
     }
 }
@@ -72,12 +72,14 @@ impl Daemon {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::removal::{Ending, Removal};
+    use crate::domain::removal::{queued_record, Ending, Removal};
 
     fn rec(phase: Phase, replace: bool) -> RemovalRecord {
         let mut removal = Removal::new(15, "f5-422-03".into(), replace, false, true, vec!["/dev/sde".into()]);
         removal.phase = phase;
-        RemovalRecord { pgs_now: Some(186), ..RemovalRecord::queued(1, removal, 0) }
+        let mut r = queued_record(1, removal, 0);
+        r.state.pgs_now = Some(186);
+        r
     }
 
     #[test]
@@ -96,7 +98,7 @@ mod tests {
             "Successfully destroyed old osd.15 on f5-422-03; ready for replacement"
         );
         let mut outside = rec(Phase::Done, false);
-        outside.removal.ending = Some(Ending::RemovedOutside);
+        outside.state.ending = Some(Ending::RemovedOutside);
         assert_eq!(
             said(&outside, Phase::Queued).unwrap().1,
             "Removal of osd.15 on f5-422-03 finished: osd.15 no longer exists (removed outside osdkeeper)"

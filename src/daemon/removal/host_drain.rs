@@ -10,6 +10,7 @@ use crate::domain::cluster::same_host;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::RemovalRecord;
 use crate::domain::spec::NO_SCHEDULE;
+use crate::store::Removals;
 use crate::wire::api::hosts::{HostDrainBody, HostDrainStatus, HostDrainStop, HostDrainTotals};
 use crate::wire::api::removal_preview::RemovalPreview;
 
@@ -28,8 +29,8 @@ impl Daemon {
     }
 
     async fn host_removals(&self, host: &str) -> Result<Vec<RemovalRecord>, DaemonError> {
-        let mut recs = self.store.active_removals().await?;
-        recs.retain(|r| r.removal.host == host);
+        let mut recs = self.store.ops::<Removals>().active().await?;
+        recs.retain(|r| r.state.host == host);
         Ok(recs)
     }
 
@@ -48,7 +49,7 @@ impl Daemon {
     pub async fn drain_host(&self, host: &str, body: &HostDrainBody) -> Result<HostDrainStatus, DaemonError> {
         self.store.host(host).await?;
         let ids = self.osds_of_host(host).await?;
-        let queued: Vec<u32> = self.host_removals(host).await?.iter().map(|r| r.removal.osd_id).collect();
+        let queued: Vec<u32> = self.host_removals(host).await?.iter().map(|r| r.state.osd_id).collect();
         let todo: Vec<u32> = ids.iter().copied().filter(|id| !queued.contains(id)).collect();
         // The label comes first: a spec applied while the drain is queued must not choose this host.
         self.label(host, NO_SCHEDULE, true).await?;
@@ -74,7 +75,7 @@ impl Daemon {
     /// `host drain HOST --fast` on a host already draining: its removals
     /// become fast; the removal worker raises recovery on its next round.
     async fn speed_up(&self, host: &str, queued: &[u32]) -> Result<(), DaemonError> {
-        if self.store.make_removals_fast(queued, now_ms()).await? == 0 {
+        if self.store.ops::<Removals>().make_fast(queued, now_ms()).await? == 0 {
             return Ok(());
         }
         let names: Vec<String> = queued.iter().map(|i| format!("osd.{i}")).collect();
@@ -91,8 +92,8 @@ impl Daemon {
         self.store.host(host).await?;
         let recs = self.host_removals(host).await?;
         let (undo, continuing): (Vec<&RemovalRecord>, Vec<&RemovalRecord>) =
-            recs.iter().partition(|r| r.removal.phase.can_stop());
-        let stop: Vec<u32> = undo.iter().filter(|r| !r.removal.stop_requested).map(|r| r.removal.osd_id).collect();
+            recs.iter().partition(|r| r.state.phase.can_stop());
+        let stop: Vec<u32> = undo.iter().filter(|r| !r.state.stop_requested).map(|r| r.state.osd_id).collect();
         if !stop.is_empty() {
             self.stop_removals(&stop).await?;
         }
@@ -102,8 +103,8 @@ impl Daemon {
         }
         Ok(HostDrainStop {
             host: host.to_string(),
-            stopped: undo.iter().map(|r| r.removal.osd_id).collect(),
-            continuing: continuing.iter().map(|r| r.removal.osd_id).collect(),
+            stopped: undo.iter().map(|r| r.state.osd_id).collect(),
+            continuing: continuing.iter().map(|r| r.state.osd_id).collect(),
             no_schedule_removed,
         })
     }

@@ -3,8 +3,9 @@
 //! check `osd rm` makes with it before it queues anything.
 
 use super::super::{Daemon, DaemonError};
+use crate::daemon::queries::drain_sample;
 use crate::domain::drain_preview::{self, DrainTrace, Preview};
-use crate::domain::progress::DrainSample;
+use crate::store::Removals;
 use crate::wire::api::removal_preview::RemovalPreview;
 
 /// How many finished removals are searched for drains osdkeeper watched.
@@ -46,13 +47,19 @@ impl Daemon {
     /// The latest drains osdkeeper watched, running ones included, newest
     /// first, with their progress samples.
     async fn recent_drains(&self) -> Result<Vec<DrainTrace>, DaemonError> {
-        let mut drained: Vec<_> =
-            self.store.removals(HISTORY).await?.into_iter().filter(|r| r.drain_started_at.is_some()).collect();
-        drained.sort_by_key(|r| std::cmp::Reverse(r.drain_started_at));
+        let mut drained: Vec<_> = self
+            .store
+            .ops::<Removals>()
+            .with_finished(HISTORY)
+            .await?
+            .into_iter()
+            .filter(|r| r.state.drain_started_at.is_some())
+            .collect();
+        drained.sort_by_key(|r| std::cmp::Reverse(r.state.drain_started_at));
         let mut out = Vec::new();
         for rec in drained.into_iter().take(RECENT_DRAINS) {
-            let samples = self.store.samples(rec.id).await?.into_iter().map(DrainSample::from).collect();
-            out.push(DrainTrace { osd: rec.removal.osd_id, samples });
+            let samples = self.store.samples(rec.id).await?.into_iter().map(drain_sample).collect();
+            out.push(DrainTrace { osd: rec.state.osd_id, samples });
         }
         Ok(out)
     }

@@ -1,12 +1,14 @@
 //! `osd rm ID...` and `osd rm stop ID...`: checked in full before anything
 //! is stored, so a request is queued (or stopped) all or none.
 
-use super::super::{Daemon, DaemonError};
+use super::super::{audit, Daemon, DaemonError};
 use super::preview::check_ids;
 use crate::clock::now_ms;
 use crate::domain::cluster::same_host;
 use crate::domain::event::{EventKind, Level};
+use crate::domain::operation::NewOperation;
 use crate::domain::removal::{identify, Removal, RemovalRecord};
+use crate::store::{removal_subject, Removals};
 use crate::wire::ceph_volume::parse_device_list;
 
 /// What `osd rm` asks for.
@@ -39,10 +41,10 @@ impl Daemon {
                     "osd.{id} is already destroyed (waiting for a replacement disk)"
                 )));
             }
-            if let Some(active) = self.store.active_removal_of(id).await? {
+            if let Some(active) = self.store.ops::<Removals>().active_on(&removal_subject(id)).await? {
                 return Err(DaemonError::Conflict(format!(
                     "osd.{id} is already being removed ({}); `osdkeeper osd rm stop {id}` stops that removal",
-                    active.removal.phase.as_str()
+                    active.state.phase.as_str()
                 )));
             }
             let meta = match self.ceph.osd_devices(id).await {
@@ -82,7 +84,17 @@ impl Daemon {
         for r in &mut removals {
             r.ignored_blockers = ignored.clone();
         }
-        let records = self.store.add_removals(&removals, now_ms()).await?;
+        let new: Vec<NewOperation<Removal>> = removals
+            .into_iter()
+            .map(|r| NewOperation {
+                subject: removal_subject(r.osd_id),
+                host: Some(r.host.clone()),
+                state: r,
+                actor: audit::actor(),
+            })
+            .collect();
+        let busy = |s: &str| format!("{s} is already being removed");
+        let records = self.store.ops::<Removals>().add(&new, now_ms(), busy, |_, _| {}).await?;
         let names: Vec<String> = req.ids.iter().map(|i| format!("osd.{i}")).collect();
         let flags: Vec<&str> = [(req.replace, "replace"), (req.force, "force"), (req.zap, "zap"), (req.fast, "fast")]
             .iter()
@@ -137,20 +149,19 @@ impl Daemon {
     /// `osd rm stop ID...`: each must be stoppable, or nothing changes.
     pub async fn stop_removals(&self, ids: &[u32]) -> Result<Vec<RemovalRecord>, DaemonError> {
         for &id in ids {
-            match self.store.active_removal_of(id).await? {
+            match self.store.ops::<Removals>().active_on(&removal_subject(id)).await? {
                 None => return Err(DaemonError::NotFound(format!("osd.{id} is not being removed"))),
-                Some(r) if !r.removal.phase.can_stop() => {
+                Some(r) if !r.state.phase.can_stop() => {
                     return Err(DaemonError::Conflict(format!(
                         "osd.{id} is past the point of no return ({}); it can no longer be stopped",
-                        r.removal.phase.as_str()
+                        r.state.phase.as_str()
                     )))
                 }
                 Some(_) => {}
             }
         }
-        let mut out = Vec::new();
+        let out = self.store.ops::<Removals>().request_stop(ids, now_ms()).await?;
         for &id in ids {
-            out.push(self.store.request_removal_stop(id, now_ms()).await?);
             self.event(
                 Level::Info,
                 EventKind::RemovalStop,

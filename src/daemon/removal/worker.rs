@@ -1,36 +1,42 @@
-//! The removal worker. Each round reads the cluster once (`osd dump`,
-//! `osd df`, `osd tree`, `pg stat`; with a removal queued, what the pacing
-//! weighs too), then for each active removal: asks what its phase needs
-//! (ok-to-stop, safe-to-destroy, the daemon on its host, its devices), asks
-//! `advance` for the next step, **writes that step to SQLite**, and only
-//! then performs the step's effect, logging the action before issuing it;
-//! an effect that went through is followed by a fresh read of the cluster
-//! and the removal goes on within the round, so that the next gate is
-//! taken as soon as the cluster shows it open.
+//! Removals on the operation kernel. Each round reads the cluster once
+//! (`osd dump`, `osd df`, `osd tree`, `pg stat`; with a removal queued,
+//! what the pacing weighs too), then for each active removal asks what its
+//! phase needs (ok-to-stop, safe-to-destroy, the daemon on its host, its
+//! devices); `domain::removal::advance` decides, the executor writes the
+//! step before its effect. An effect that went through is followed by a
+//! fresh read of the cluster and the removal goes on within the round, so
+//! that the next gate is taken as soon as the cluster shows it open.
 //! A draining OSD's progress sample reads the PGs still on it (`pg
-//! ls-by-osd`) for the bytes left. After a crash the worker simply
+//! ls-by-osd`) for the bytes left. After a crash the kernel simply
 //! observes again.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::agent_client::AgentError;
 use crate::ceph::ClusterState;
-use crate::clock::now_ms;
 use crate::daemon::live::Live;
+use crate::daemon::operations::{Executor, Flow, OperationKind};
 use crate::daemon::{Daemon, DaemonError, Pace};
 use crate::domain::cluster::{format_weight, same_host};
 use crate::domain::event::{EventKind, Level};
+use crate::domain::operation::{Outcome, Recorded};
 use crate::domain::removal::{
-    advance, after_step, bytes_to_move, cadence, clean_devices, held_back, may_start_drain, observe_cluster, questions,
-    sample_due, undone_outside, Drain, Effect, Observation, PacingFacts, Phase, Removal, RemovalRecord, Step, Verdict,
+    advance, after_step, apply, began_drain, bytes_to_move, cadence, clean_devices, held_back, may_start_drain,
+    observe_cluster, questions, sample_due, undone_outside, Drain, Effect, Observation, PacingFacts, Phase, Removal,
+    RemovalRecord, Step, Verdict,
 };
+use crate::store::{DrainSampleRow, Removals};
 use crate::wire::agent::ZapRequest;
-use crate::wire::api::osds::Sample;
 
-/// What the round knows for pacing: the removals waiting to drain, the
-/// drains under way (those it began included) and what the pacing weighs,
-/// or why that could not be read.
-struct Round {
+/// What the round knows: the cluster as read once, for pacing the removals
+/// waiting to drain, the drains under way (those it began included) and
+/// what the pacing weighs, or why that could not be read.
+#[derive(Clone)]
+pub struct Round {
+    state: Arc<ClusterState>,
+    /// A read made right after an effect, for the removal that made it.
+    fresh: Option<(i64, Arc<ClusterState>)>,
     queued: Vec<Drain>,
     draining: Vec<Drain>,
     facts: Result<PacingFacts, String>,
@@ -39,103 +45,224 @@ struct Round {
     ok_to_stop: Vec<(String, Verdict)>,
 }
 
-/// A phase change without an effect leads straight to the next phase; this
-/// bounds how many one round may walk through (there are fewer phases).
-const MAX_STEPS_PER_ROUND: usize = 8;
+impl Round {
+    /// The cluster as this removal should see it.
+    fn state_for(&self, id: i64) -> &ClusterState {
+        match &self.fresh {
+            Some((op, s)) if *op == id => s,
+            _ => &self.state,
+        }
+    }
+}
+
+/// The removal kind, as the executor drives it.
+pub struct RemovalKind {
+    d: Arc<Daemon>,
+}
 
 impl Daemon {
     /// One round over all active removals.
     #[tracing::instrument(skip_all)]
-    pub async fn removal_round(&self) -> Result<Pace, DaemonError> {
-        let active = self.store.active_removals().await?;
-        if active.is_empty() {
-            // A boost a crash left behind is put back even with nothing to remove.
-            self.pace_recovery(&[], None).await;
-            return Ok(Pace::Interval);
-        }
-        let osds: Vec<u32> = active.iter().map(|r| r.removal.osd_id).collect();
-        let state = match self.ceph.state().await {
+    pub async fn removal_round(self: &Arc<Self>) -> Result<Pace, DaemonError> {
+        let kind = RemovalKind { d: self.clone() };
+        Executor::new(kind, self.store.clone(), self.config.removal_interval, self.config.max_backoff).round().await
+    }
+}
+
+fn drain(r: &RemovalRecord) -> Drain {
+    Drain { osd: r.state.osd_id, host: r.state.host.clone() }
+}
+
+impl OperationKind for RemovalKind {
+    type Codec = Removals;
+    type State = Removal;
+    type Effect = Effect;
+    type Output = String;
+    type Round = Round;
+    type Observation = Observation;
+
+    async fn begin_round(&self, active: &[RemovalRecord]) -> Result<Round, DaemonError> {
+        let state = match self.d.ceph.state().await {
             // Shared with the read model: the OSD list and summary show it.
-            Ok(s) => std::sync::Arc::new(s),
-            Err(e) => {
-                let error = format!("cannot read the cluster: {e}");
-                for mut rec in active {
-                    rec.last_error = Some(error.clone());
-                    rec.updated_at = now_ms();
-                    let v = rec.version;
-                    if let Err(e) = self.store.save_removal(&rec, v).await {
-                        tracing::error!(osd = rec.removal.osd_id, "cannot record the error of a removal: {e}");
-                    }
-                }
-                self.notify_current(Live::Removals { osds }).await;
-                return Err(DaemonError::CannotAct(error));
-            }
+            Ok(s) => Arc::new(s),
+            Err(e) => return Err(DaemonError::CannotAct(format!("cannot read the cluster: {e}"))),
         };
-        let drain = |r: &RemovalRecord| Drain { osd: r.removal.osd_id, host: r.removal.host.clone() };
-        let draining = active.iter().filter(|r| r.removal.phase.is_draining()).map(drain).collect();
-        let queued: Vec<Drain> = active
-            .iter()
-            .filter(|r| r.removal.phase == Phase::Queued && !r.removal.stop_requested)
-            .map(drain)
-            .collect();
-        self.cluster_seen(state.clone()).await;
+        let draining = active.iter().filter(|r| r.state.phase.is_draining()).map(drain).collect();
+        let queued: Vec<Drain> =
+            active.iter().filter(|r| r.state.phase == Phase::Queued && !r.state.stop_requested).map(drain).collect();
+        self.d.cluster_seen(state.clone()).await;
         let facts = if queued.is_empty() { Ok(PacingFacts::default()) } else { self.pacing_facts(&state).await };
-        let mut round = Round { queued, draining, facts, ok_to_stop: Vec::new() };
-        let mut looks = Vec::new();
-        for rec in active {
-            let osd = rec.removal.osd_id;
-            let host = rec.removal.host.clone();
-            let span = tracing::info_span!("removal", osd, host = %host);
-            match tracing::Instrument::instrument(self.drive(rec, &state, &mut round), span).await {
-                Ok(look) => looks.push(look),
-                Err(e) => tracing::error!(osd, host = %host, "removal step failed: {e}"),
-            }
-        }
-        match self.store.active_removals().await {
-            Ok(now_active) => self.pace_recovery(&now_active, Some(&*state)).await,
-            Err(e) => tracing::error!("cannot read the removals for the recovery boost: {e}"),
-        }
-        self.notify_current(Live::Removals { osds }).await;
-        Ok(cadence::soonest(looks).map_or(Pace::Interval, Pace::Within))
+        Ok(Round { state, fresh: None, queued, draining, facts, ok_to_stop: Vec::new() })
     }
 
-    /// What the pacing weighs, read from an OSD that is up; an error is
-    /// the reason every queued drain waits this round.
-    async fn pacing_facts(&self, state: &ClusterState) -> Result<PacingFacts, String> {
-        let Some(probe) = state.osds.iter().find(|o| o.up && !o.destroyed).map(|o| o.id) else {
-            return Err("no OSD is up to read osd_max_backfills from".into());
-        };
-        self.ceph.pacing_facts(probe).await.map_err(|e| {
-            tracing::warn!("cannot read what the drain pacing needs: {e}");
-            format!("cannot read what the pacing needs: {e}")
-        })
+    fn round_failed(&self, error: &DaemonError) -> Option<String> {
+        Some(error.to_string())
     }
 
-    /// What the removal's phase needs to know, beyond the round's cluster state.
-    async fn observe(&self, rec: &RemovalRecord, state: &ClusterState, round: &mut Round) -> Observation {
-        let r = &rec.removal;
+    async fn observe(&self, rec: &RemovalRecord, round: &mut Round) -> Observation {
+        let r = &rec.state;
         let pacing = match (&round.facts, r.phase) {
             (Err(why), Phase::Queued) => Verdict::no(why.clone()),
             (Ok(facts), Phase::Queued) => {
                 let me = Drain { osd: r.osd_id, host: r.host.clone() };
-                may_start_drain(&me, &round.queued, &round.draining, self.config.max_draining, state, facts)
+                let state = round.state_for(rec.id);
+                may_start_drain(&me, &round.queued, &round.draining, self.d.config.max_draining, state, facts)
             }
             // Only a queued removal asks.
             _ => Verdict::yes(),
         };
-        let mut obs = observe_cluster(r, state, pacing);
+        let mut obs = observe_cluster(r, round.state_for(rec.id), pacing);
         let ask = questions(r, &obs);
         if ask.ok_to_stop {
             obs.ok_to_stop = Some(self.ok_to_stop(r, round).await);
         }
         if ask.safe_to_destroy {
             obs.safe_to_destroy =
-                Some(self.ceph.safe_to_destroy(&[r.osd_id]).await.unwrap_or_else(|e| Verdict::no(e.to_string())));
+                Some(self.d.ceph.safe_to_destroy(&[r.osd_id]).await.unwrap_or_else(|e| Verdict::no(e.to_string())));
         }
         if ask.daemon || ask.devices {
-            self.observe_host(rec, ask.devices, &mut obs).await;
+            self.observe_host(r, ask.devices, &mut obs).await;
         }
         obs
+    }
+
+    fn advance(&self, rec: &RemovalRecord, obs: &Observation, _now: i64) -> Step {
+        advance(&rec.state, obs)
+    }
+
+    fn record(
+        &self,
+        rec: &RemovalRecord,
+        step: &Step,
+        obs: &Observation,
+        round: &mut Round,
+        now: i64,
+    ) -> Recorded<Removal> {
+        let kb_used = round.state_for(rec.id).osd(rec.state.osd_id).and_then(|o| o.kb_used);
+        let recorded = after_step(rec, step.clone(), obs, kb_used, now);
+        if began_drain(&rec.state, &recorded.next.state) {
+            round.queued.retain(|d| d.osd != rec.state.osd_id);
+            round.draining.push(drain(rec));
+        }
+        recorded
+    }
+
+    async fn after_step(&self, before: &RemovalRecord, after: &RemovalRecord, step: &Step, obs: &Observation) {
+        let outside = self.undone_by_someone_else(before, step, obs).await;
+        self.record_sample(before, after, outside).await;
+        if before.state.phase != after.state.phase {
+            self.d.announce(after, before.state.phase).await;
+        }
+    }
+
+    fn detail(&self, rec: &RemovalRecord, effect: &Effect) -> String {
+        let r = &rec.state;
+        let id = r.osd_id;
+        match effect {
+            Effect::Reweight { weight } => format!("ceph osd crush reweight osd.{id} {}", format_weight(*weight)),
+            Effect::MarkOut => format!("ceph osd out {id}"),
+            Effect::MarkIn => format!("ceph osd in {id}"),
+            Effect::MarkDown => format!("ceph osd down {id}"),
+            Effect::Destroy => format!("ceph osd destroy {id}"),
+            Effect::Purge => format!("ceph osd purge {id}"),
+            Effect::StopDaemon => format!("stop osd.{id} on {}", r.host),
+            Effect::Zap { path } => format!("zap {path} on {}", r.host),
+        }
+    }
+
+    async fn perform(&self, rec: &RemovalRecord, effect: &Effect) -> Outcome<String> {
+        match self.carry_out(&rec.state, effect).await {
+            Ok(text) => Outcome::Done(text),
+            Err(text) => Outcome::Failed(text),
+        }
+    }
+
+    fn done_detail(&self, text: &String) -> (String, Option<String>) {
+        (text.clone(), None)
+    }
+
+    fn apply(&self, rec: &RemovalRecord, effect: &Effect, outcome: &Outcome<String>, _now: i64) -> Removal {
+        apply(&rec.state, effect, outcome)
+    }
+
+    async fn after_effect(
+        &self,
+        _before: &RemovalRecord,
+        after: &RemovalRecord,
+        effect: &Effect,
+        outcome: &Outcome<String>,
+        round: &mut Round,
+    ) -> Flow {
+        let r = &after.state;
+        let (id, subject) = (r.osd_id, format!("osd.{}", r.osd_id));
+        match (outcome, effect) {
+            (Outcome::Done(_), Effect::Zap { path }) => {
+                let message = format!("Successfully zapped {path} for osd.{id} on {}", r.host);
+                self.d.event(Level::Info, EventKind::Zapped, Some(&r.host), Some(&subject), message).await;
+            }
+            (Outcome::Done(_), _) => {}
+            (Outcome::Failed(text) | Outcome::Unknown(text), _) => {
+                let message = format!("osd.{id}: {text}");
+                self.d
+                    .event(Level::Error, EventKind::RemovalActionFailed, Some(&r.host), Some(&subject), message)
+                    .await;
+            }
+        }
+        if !cadence::goes_on_after_effect(after) {
+            return Flow::Stop;
+        }
+        match self.d.ceph.state().await {
+            Ok(now) => {
+                round.fresh = Some((after.id, Arc::new(now)));
+                Flow::Continue
+            }
+            Err(e) => {
+                tracing::warn!("cannot read the cluster again after the {}: {e}", effect.name());
+                Flow::Stop
+            }
+        }
+    }
+
+    fn interrupted(&self, state: &Removal, _effect: &Effect) -> Removal {
+        // Every effect is safe to repeat and asked for again only when the
+        // cluster shows it has not happened: observing again is enough.
+        state.clone()
+    }
+
+    async fn after_interrupted(&self, _before: &RemovalRecord, _after: &RemovalRecord) {}
+
+    fn next_look(&self, rec: &RemovalRecord, acted: bool) -> Option<Duration> {
+        cadence::next_look(rec, acted)
+    }
+
+    async fn idle(&self) {
+        // A boost a crash left behind is put back even with nothing to remove.
+        self.d.pace_recovery(&[], None).await;
+    }
+
+    async fn end_round(&self, round: Option<Round>, active: &[RemovalRecord]) {
+        if let Some(round) = round {
+            match self.d.store.ops::<Removals>().active().await {
+                Ok(now_active) => self.d.pace_recovery(&now_active, Some(&*round.state)).await,
+                Err(e) => tracing::error!("cannot read the removals for the recovery boost: {e}"),
+            }
+        }
+        let osds = active.iter().map(|r| r.state.osd_id).collect();
+        self.d.notify_current(Live::Removals { osds }).await;
+    }
+}
+
+impl RemovalKind {
+    /// What the pacing weighs, read from an OSD that is up; an error is
+    /// the reason every queued drain waits this round.
+    async fn pacing_facts(&self, state: &ClusterState) -> Result<PacingFacts, String> {
+        let Some(probe) = state.osds.iter().find(|o| o.up && !o.destroyed).map(|o| o.id) else {
+            return Err("no OSD is up to read osd_max_backfills from".into());
+        };
+        self.d.ceph.pacing_facts(probe).await.map_err(|e| {
+            tracing::warn!("cannot read what the drain pacing needs: {e}");
+            format!("cannot read what the pacing needs: {e}")
+        })
     }
 
     /// Whether the OSD may stop, asked for its host's queued OSDs together
@@ -147,7 +274,7 @@ impl Daemon {
     /// asked alone, as before.
     async fn ok_to_stop(&self, r: &Removal, round: &mut Round) -> Verdict {
         let ask = |ids: Vec<u32>| async move {
-            self.ceph.ok_to_stop(&ids).await.unwrap_or_else(|e| Verdict::no(e.to_string()))
+            self.d.ceph.ok_to_stop(&ids).await.unwrap_or_else(|e| Verdict::no(e.to_string()))
         };
         if let Some((_, v)) = round.ok_to_stop.iter().find(|(h, _)| same_host(h, &r.host)) {
             return v.clone();
@@ -165,9 +292,8 @@ impl Daemon {
         ask(vec![r.osd_id]).await
     }
 
-    async fn observe_host(&self, rec: &RemovalRecord, devices: bool, obs: &mut Observation) {
-        let r = &rec.removal;
-        let host = match self.store.host(&r.host).await {
+    async fn observe_host(&self, r: &Removal, devices: bool, obs: &mut Observation) {
+        let host = match self.d.store.host(&r.host).await {
             Ok(h) => h,
             Err(e) => {
                 tracing::warn!("host {} of osd.{} is not known: {e}", r.host, r.osd_id);
@@ -175,18 +301,18 @@ impl Daemon {
                 return;
             }
         };
-        match self.agents.osd_status(&host, r.osd_id).await {
+        match self.d.agents.osd_status(&host, r.osd_id).await {
             Ok(s) => obs.daemon_running = Some(s.running),
             Err(AgentError::Unreachable { .. } | AgentError::Timeout { .. }) => obs.host_reachable = false,
             // The agent answered but could not tell: the stop gate waits for Ceph instead.
             Err(e) => tracing::warn!("cannot ask {} about osd.{}: {e}", r.host, r.osd_id),
         }
         if devices && obs.host_reachable {
-            if let Err(e) = self.poll_host(&host).await {
+            if let Err(e) = self.d.poll_host(&host).await {
                 tracing::warn!("cannot refresh the inventory of {}: {e}", r.host);
             }
-            match self.store.inventory(&r.host).await {
-                Ok(Some(inv)) => match self.cache.devices(&inv) {
+            match self.d.store.inventory(&r.host).await {
+                Ok(Some(inv)) => match self.d.cache.devices(&inv) {
                     Ok(devices) => obs.clean_devices = clean_devices(r, &devices),
                     Err(e) => tracing::error!("{e}"),
                 },
@@ -196,85 +322,21 @@ impl Daemon {
         }
     }
 
-    /// Advances one removal as far as it goes this round: phase changes
-    /// without an effect follow each other at once; after an effect that
-    /// went through (and did not begin a drain), the cluster is read again
-    /// and the removal goes on, for most effects show at once (a purged OSD
-    /// is gone from the next map). Returns how soon it wants to be looked at
-    /// again.
-    async fn drive(
-        &self,
-        mut rec: RemovalRecord,
-        state: &ClusterState,
-        round: &mut Round,
-    ) -> Result<Option<Duration>, DaemonError> {
-        let mut fresh: Option<ClusterState> = None;
-        let mut done: Option<Effect> = None;
-        for _ in 0..MAX_STEPS_PER_ROUND {
-            let state = fresh.as_ref().unwrap_or(state);
-            let obs = self.observe(&rec, state, round).await;
-            let step = advance(&rec.removal, &obs);
-            if step.effect.is_some() && step.effect == done {
-                // Done a moment ago and not showing yet: the next round looks
-                // again rather than repeating it at once.
-                return Ok(cadence::next_look(&rec, true));
-            }
-            let kb_used = state.osd(rec.removal.osd_id).and_then(|o| o.kb_used);
-            let mut recorded = after_step(&rec, &step, &obs, kb_used, now_ms());
-            if recorded.began_drain {
-                round.queued.retain(|d| d.osd != rec.removal.osd_id);
-                round.draining.push(Drain { osd: rec.removal.osd_id, host: rec.removal.host.clone() });
-            }
-            let outside = self.undone_by_someone_else(&rec, &step, &obs).await;
-            if recorded.save {
-                recorded.next.version = self.store.save_removal(&recorded.next, rec.version).await?;
-            }
-            self.record_sample(&rec, &recorded.next, outside).await;
-            let before = rec.removal.phase;
-            if before != recorded.next.removal.phase {
-                self.announce(&recorded.next, before).await;
-            }
-            rec = recorded.next;
-            if let Some(effect) = step.effect {
-                self.perform(&mut rec, &effect).await?;
-                if !cadence::goes_on_after_effect(&rec) {
-                    return Ok(cadence::next_look(&rec, true));
-                }
-                match self.ceph.state().await {
-                    Ok(now) => fresh = Some(now),
-                    Err(e) => {
-                        tracing::warn!("cannot read the cluster again after the {}: {e}", effect.name());
-                        return Ok(cadence::next_look(&rec, true));
-                    }
-                }
-                done = Some(effect);
-                continue;
-            }
-            if !recorded.go_on {
-                break;
-            }
-        }
-        Ok(cadence::next_look(&rec, false))
-    }
-
     /// What someone else did to the drain that this step undoes, if the
     /// drain's own reweight (or mark-out) went through before.
     async fn undone_by_someone_else(&self, rec: &RemovalRecord, step: &Step, obs: &Observation) -> Option<String> {
         let name = step.effect.as_ref().map(Effect::name)?;
-        if rec.removal.phase != Phase::Draining || !matches!(name, "reweight" | "mark-out") {
+        if rec.state.phase != Phase::Draining || !matches!(name, "reweight" | "mark-out") {
             return None;
         }
-        let applied = match self.store.actions(rec.id).await {
-            Ok(actions) => actions.iter().any(|a| {
-                a.outcome.as_deref().is_some_and(|o| o.starts_with("ok"))
-                    && serde_json::from_str::<Effect>(&a.effect).is_ok_and(|e| e.name() == name)
-            }),
+        let applied = match self.d.store.actions(rec.id).await {
+            Ok(actions) => actions.iter().any(|a| a.succeeded() && a.effect == name),
             Err(e) => {
-                tracing::error!("cannot read the actions of removal {}: {e}", rec.id);
+                tracing::error!("cannot read the actions of removal {}: {e}", rec.number);
                 false
             }
         };
-        let what = undone_outside(&rec.removal, step, obs, applied);
+        let what = undone_outside(&rec.state, step, obs, applied);
         if let Some(w) = &what {
             tracing::warn!("{w}");
         }
@@ -285,21 +347,21 @@ impl Daemon {
     /// the PGs left, the space used, and the bytes still to move with what
     /// holds them, from the PGs still on the OSD.
     async fn record_sample(&self, before: &RemovalRecord, after: &RemovalRecord, outside: Option<String>) {
-        if !(after.removal.phase.is_draining() || before.removal.phase.is_draining()) {
+        if !(after.state.phase.is_draining() || before.state.phase.is_draining()) {
             return;
         }
-        let last = match self.store.recent_samples(after.id, 0).await {
+        let last = match self.d.store.recent_samples(after.id, 0).await {
             Ok(s) => s.last().map(|x| x.at),
             Err(e) => {
-                tracing::error!("cannot read the samples of removal {}: {e}", after.id);
+                tracing::error!("cannot read the samples of removal {}: {e}", after.number);
                 return;
             }
         };
-        let Some(pgs) = sample_due(before, after, last).or(after.pgs_now.filter(|_| outside.is_some())) else {
+        let Some(pgs) = sample_due(before, after, last).or(after.state.pgs_now.filter(|_| outside.is_some())) else {
             return;
         };
-        let osd = after.removal.osd_id;
-        let (bytes_left, held) = match self.ceph.pgs_on_osd(osd).await {
+        let osd = after.state.osd_id;
+        let (bytes_left, held) = match self.d.ceph.pgs_on_osd(osd).await {
             Ok(on) => (Some(bytes_to_move(osd, &on) as i64), held_back(&on)),
             Err(e) => {
                 tracing::warn!("cannot read the PGs still on osd.{osd}: {e}");
@@ -310,72 +372,26 @@ impl Daemon {
             (Some(a), Some(b)) => Some(format!("{a}; {b}")),
             (a, b) => a.or(b),
         };
-        let sample = Sample { at: after.updated_at, pgs, kb_used: after.kb_used_now, bytes_left, blocked };
-        if let Err(e) = self.store.add_sample(after.id, &sample).await {
-            tracing::error!("cannot record a progress sample of removal {}: {e}", after.id);
+        let sample =
+            DrainSampleRow { at: after.updated_at, pgs, kb_used: after.state.kb_used_now, bytes_left, blocked };
+        if let Err(e) = self.d.store.add_sample(after.id, &sample).await {
+            tracing::error!("cannot record a progress sample of removal {}: {e}", after.number);
         }
-    }
-
-    /// Logs the action, performs it, records the outcome.
-    #[tracing::instrument(skip_all, fields(effect = effect.name()))]
-    async fn perform(&self, rec: &mut RemovalRecord, effect: &Effect) -> Result<(), DaemonError> {
-        let r = rec.removal.clone();
-        let id = r.osd_id;
-        let action = self.store.log_action(rec.id, id, effect, now_ms()).await?;
-        let outcome = self.carry_out(&r, effect).await;
-        if outcome.is_ok() {
-            crash_point(effect);
-        }
-        let now = now_ms();
-        match outcome {
-            Ok(text) => {
-                self.store.finish_action(action, &format!("ok: {text}"), now).await?;
-                if let Effect::Zap { path } = effect {
-                    rec.removal.zapped.push(path.clone());
-                    self.event(
-                        Level::Info,
-                        EventKind::Zapped,
-                        Some(&r.host),
-                        Some(&format!("osd.{id}")),
-                        format!("Successfully zapped {path} for osd.{id} on {}", r.host),
-                    )
-                    .await;
-                }
-                rec.last_error = None;
-            }
-            Err(text) => {
-                self.store.finish_action(action, &format!("failed: {text}"), now).await?;
-                self.event(
-                    Level::Error,
-                    EventKind::RemovalActionFailed,
-                    Some(&r.host),
-                    Some(&format!("osd.{id}")),
-                    format!("osd.{id}: {text}"),
-                )
-                .await;
-                rec.last_error = Some(text);
-            }
-        }
-        rec.updated_at = now;
-        let v = rec.version;
-        rec.version = self.store.save_removal(rec, v).await?;
-        Ok(())
     }
 
     /// The effect itself; Ok with what was done, Err with why it failed.
     async fn carry_out(&self, r: &Removal, effect: &Effect) -> Result<String, String> {
         let id = r.osd_id;
+        let ceph = &self.d.ceph;
         let on_cluster = match effect {
-            Effect::Reweight { weight } => self
-                .ceph
-                .reweight(id, *weight)
-                .await
-                .map(|_| format!("reweighted osd.{id} to {}", format_weight(*weight))),
-            Effect::MarkOut => self.ceph.mark_out(id).await.map(|_| format!("marked osd.{id} out")),
-            Effect::MarkIn => self.ceph.mark_in(id).await.map(|_| format!("marked osd.{id} in")),
-            Effect::MarkDown => self.ceph.mark_down(id).await.map(|_| format!("marked osd.{id} down")),
-            Effect::Destroy => self.ceph.destroy(id).await.map(|_| format!("destroyed osd.{id}")),
-            Effect::Purge => self.ceph.purge(id).await.map(|_| format!("purged osd.{id}")),
+            Effect::Reweight { weight } => {
+                ceph.reweight(id, *weight).await.map(|_| format!("reweighted osd.{id} to {}", format_weight(*weight)))
+            }
+            Effect::MarkOut => ceph.mark_out(id).await.map(|_| format!("marked osd.{id} out")),
+            Effect::MarkIn => ceph.mark_in(id).await.map(|_| format!("marked osd.{id} in")),
+            Effect::MarkDown => ceph.mark_down(id).await.map(|_| format!("marked osd.{id} down")),
+            Effect::Destroy => ceph.destroy(id).await.map(|_| format!("destroyed osd.{id}")),
+            Effect::Purge => ceph.purge(id).await.map(|_| format!("purged osd.{id}")),
             Effect::StopDaemon | Effect::Zap { .. } => return self.carry_out_on_host(r, effect).await,
         };
         on_cluster.map_err(|e| e.to_string())
@@ -383,34 +399,23 @@ impl Daemon {
 
     async fn carry_out_on_host(&self, r: &Removal, effect: &Effect) -> Result<String, String> {
         let id = r.osd_id;
-        let host = self.store.host(&r.host).await.map_err(|e| e.to_string())?;
+        let host = self.d.store.host(&r.host).await.map_err(|e| e.to_string())?;
         let done = match effect {
             Effect::Zap { path } => {
-                self.event(
-                    Level::Info,
-                    EventKind::Zap,
-                    Some(&r.host),
-                    Some(&format!("osd.{id}")),
-                    format!("Zapping devices for osd.{id} on {}", r.host),
-                )
-                .await;
+                self.d
+                    .event(
+                        Level::Info,
+                        EventKind::Zap,
+                        Some(&r.host),
+                        Some(&format!("osd.{id}")),
+                        format!("Zapping devices for osd.{id} on {}", r.host),
+                    )
+                    .await;
                 let req = ZapRequest { path: path.clone(), force: true, reason: Some(format!("removal of osd.{id}")) };
-                self.agents.zap(&host, &req).await.map(|z| z.steps.join("; "))
+                self.d.agents.zap(&host, &req).await.map(|z| z.steps.join("; "))
             }
-            _ => self.agents.stop_osd(&host, id).await.map(|s| s.detail),
+            _ => self.d.agents.stop_osd(&host, id).await.map(|s| s.detail),
         };
         done.map_err(|e| e.to_string())
-    }
-}
-
-/// See `daemon::crash`.
-fn crash_point(effect: &Effect) {
-    if crate::daemon::crash::armed(effect.name()) {
-        eprintln!(
-            "OSDKEEPER_CRASH_AFTER={}: aborting after the {} step, as a crash would",
-            effect.name(),
-            effect.name()
-        );
-        std::process::abort();
     }
 }

@@ -20,11 +20,11 @@ async fn a_fast_drain_raises_recovery_and_puts_it_back() {
     };
     let req = removal::RemoveRequest { ids: vec![8], fast: true, ..Default::default() };
     d.schedule_removals(&req).await.unwrap();
-    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Draining).await;
+    rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Draining).await;
     let boosted = [("osd_max_backfills".to_string(), "4".to_string()), ("osd_recovery_max_active".into(), "8".into())];
     assert_eq!(osd_section(&sim), boosted, "twice what the OSDs ran with, at least 4 and 8");
     assert!(d.store.boost().await.unwrap().is_some_and(|b| b.applied));
-    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Done).await;
+    rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Done).await;
     assert_eq!(osd_section(&sim), [("osd_recovery_max_active".to_string(), "3".to_string())]);
     assert_eq!(d.store.boost().await.unwrap(), None);
     let kinds: Vec<EventKind> = d.store.events(None, 200).await.unwrap().into_iter().map(|e| e.kind).collect();

@@ -28,18 +28,18 @@ async fn a_host_drain_removes_every_osd_of_the_host_and_stops_cleanly() {
     // A host with OSDs is not forgotten unless asked.
     let refused = d.remove_host("f5-422-03", false).await;
     assert!(matches!(&refused, Err(DaemonError::Conflict(m)) if m.contains("osd.8, osd.15")), "{refused:?}");
-    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Draining).await;
+    rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Draining).await;
     // Stopped in the middle: weights come back and the host is schedulable again.
     let stop = d.stop_host_drain("f5-422-03").await.unwrap();
     assert_eq!((stop.stopped.len(), stop.continuing.len(), stop.no_schedule_removed), (2, 0, true), "{stop:?}");
-    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Cancelled).await;
-    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Cancelled).await;
+    rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Cancelled).await;
+    rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Cancelled).await;
     assert_eq!((weight(8), weight(15)), before);
     assert!(!d.host_drain_status("f5-422-03").await.unwrap().no_schedule);
     // Drained to the end: no OSD left there, and then the host may go.
     d.drain_host("f5-422-03", &HostDrainBody::default()).await.unwrap();
-    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Done).await;
-    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Done).await;
+    rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Done).await;
+    rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Done).await;
     let s = d.host_drain_status("f5-422-03").await.unwrap();
     assert!(s.osds_in_cluster.is_empty() && s.removals.is_empty(), "{s:?}");
     d.remove_host("f5-422-03", false).await.unwrap();
@@ -65,17 +65,17 @@ async fn a_fast_host_drain_raises_recovery_until_stopped_or_done_also_across_a_r
     let fast = HostDrainBody { fast: true, ..Default::default() };
     let s = d.drain_host("f5-422-03", &fast).await.unwrap();
     assert!(s.removals.iter().all(|r| r.fast), "{s:?}");
-    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Draining).await;
+    rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Draining).await;
     assert_eq!(osd_section(&sim), boosted);
     d.stop_host_drain("f5-422-03").await.unwrap();
-    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Cancelled).await;
-    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Cancelled).await;
+    rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Cancelled).await;
+    rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Cancelled).await;
     assert_eq!(osd_section(&sim), [], "nothing was set before the boost: nothing is left");
     assert_eq!(d.store.boost().await.unwrap(), None);
 
     // Without --fast, then --fast asked again: the running drain speeds up.
     d.drain_host("f5-422-03", &HostDrainBody::default()).await.unwrap();
-    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Draining).await;
+    rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Draining).await;
     assert_eq!(osd_section(&sim), [], "not fast yet");
     let s = d.drain_host("f5-422-03", &fast).await.unwrap();
     assert_eq!(s.removals.len(), 2, "nothing queued twice");
@@ -88,8 +88,8 @@ async fn a_fast_host_drain_raises_recovery_until_stopped_or_done_also_across_a_r
     let store = Store::open(&dir.path().join("d.db")).await.unwrap();
     let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
     let d = Daemon::new(store, Arc::new(sim.clone()), Arc::new(sim.clone()), config);
-    rounds_until(&d, &sim, 8, |r| r.removal.phase == Phase::Done).await;
-    rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Done).await;
+    rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Done).await;
+    rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Done).await;
     assert_eq!(osd_section(&sim), []);
     assert_eq!(d.store.boost().await.unwrap(), None);
 }

@@ -26,14 +26,14 @@ async fn a_removal_that_cannot_finish_is_refused_unless_told_to_ignore_the_block
         }
         other => panic!("not refused: {other:?}"),
     }
-    assert!(d.store.active_removals().await.unwrap().is_empty(), "nothing was queued");
+    assert!(d.store.ops::<crate::store::Removals>().active().await.unwrap().is_empty(), "nothing was queued");
     assert_eq!(sim.osds().iter().map(|o| o.crush_weight).collect::<Vec<_>>(), weights);
 
     let recs = d.schedule_removals(&req(true)).await.unwrap();
     assert_eq!(recs.len(), ids.len());
-    assert_eq!(recs[0].removal.ignored_blockers, preview.blockers, "the override is in the record");
-    let stored = d.store.removal(recs[0].id).await.unwrap();
-    assert_eq!(stored.removal.ignored_blockers, preview.blockers);
+    assert_eq!(recs[0].state.ignored_blockers, preview.blockers, "the override is in the record");
+    let stored = d.store.ops::<crate::store::Removals>().by_id(recs[0].id).await.unwrap();
+    assert_eq!(stored.state.ignored_blockers, preview.blockers);
     let events = d.store.events(None, 50).await.unwrap();
     let scheduled = events.iter().find(|e| e.kind == EventKind::RemovalScheduled).unwrap();
     assert_eq!(scheduled.level, crate::domain::event::Level::Warning);
@@ -59,7 +59,7 @@ async fn the_preview_of_one_osd_moves_only_its_pgs_and_changes_nothing() {
     assert_eq!(p.eta_s, None, "no throughput observed yet");
     assert_eq!(p.eta_source, crate::wire::api::removal_preview::EtaSource::None);
     assert_eq!(sim.osds(), before);
-    assert!(d.store.active_removals().await.unwrap().is_empty());
+    assert!(d.store.ops::<crate::store::Removals>().active().await.unwrap().is_empty());
     assert!(matches!(d.preview_removal(&[15, 15]).await, Err(DaemonError::Invalid(_))));
     assert!(matches!(d.preview_removal(&[999]).await, Err(DaemonError::NotFound(_))));
 }
@@ -73,7 +73,7 @@ async fn after_a_drain_the_preview_estimates_at_the_rate_it_moved_data() {
     let (_dir, d, sim) = sim_daemon(0.5).await;
     let req = removal::RemoveRequest { ids: vec![15], ..Default::default() };
     d.schedule_removals(&req).await.unwrap();
-    let done = rounds_until(&d, &sim, 15, |r| r.removal.phase == Phase::Done).await;
+    let done = rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Done).await;
     let samples = d.store.samples(done.id).await.unwrap();
     let (first, last) = (samples.first().unwrap(), samples.iter().find(|s| s.bytes_left == Some(0)).unwrap());
     let moved = first.bytes_left.unwrap() as f64;

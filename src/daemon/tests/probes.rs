@@ -65,7 +65,7 @@ async fn a_probe_needs_intent_and_a_blank_disk_and_asks_the_agent_only_then() {
     );
     assert!(matches!(d.schedule_probe("f5-422-01", "/dev/sdz", None, true).await, Err(DaemonError::NotFound(_))));
     assert!(matches!(d.schedule_probe("f5-422-99", "/dev/sdf", None, true).await, Err(DaemonError::NotFound(_))));
-    assert!(d.store.disk_probe_history(10).await.unwrap().is_empty(), "a refusal stores nothing");
+    assert!(d.store.ops::<crate::store::Probes>().latest(10).await.unwrap().is_empty(), "a refusal stores nothing");
 
     let queued = d.schedule_probe("f5-422-01", "/dev/sdf", Some(ProbeMode::Full), true).await.unwrap();
     assert_eq!((queued.state, queued.mode), (ProbeState::Queued, ProbeMode::Full));
@@ -106,7 +106,10 @@ async fn a_gated_spec_waits_for_its_disks_probes_and_refuses_a_slow_disk() {
     );
     d.apply(GATED, &ApplyQuery::default()).await.expect("applied");
     d.reconcile_once().await.unwrap();
-    assert!(d.store.active_deployments().await.unwrap().is_empty(), "nothing is made before a probe");
+    assert!(
+        d.store.ops::<crate::store::Deployments>().active().await.unwrap().is_empty(),
+        "nothing is made before a probe"
+    );
 
     // f5-422-01's disk is fast enough; one of f5-422-02's is not.
     agents.probe_iops.lock().unwrap().insert("/dev/sde".into(), 300.0);
@@ -136,11 +139,9 @@ async fn a_gated_spec_waits_for_its_disks_probes_and_refuses_a_slow_disk() {
     );
     // The finished probes make the reconciler plan again: one deployment per host, without the slow disk.
     d.reconcile_once().await.unwrap();
-    let active = d.store.active_deployments().await.unwrap();
-    let mut made: Vec<(String, Vec<String>)> = active
-        .iter()
-        .map(|r| (r.deployment.host.clone(), r.deployment.disks().map(str::to_string).collect()))
-        .collect();
+    let active = d.store.ops::<crate::store::Deployments>().active().await.unwrap();
+    let mut made: Vec<(String, Vec<String>)> =
+        active.iter().map(|r| (r.state.host.clone(), r.state.disks().map(str::to_string).collect())).collect();
     made.sort();
     assert_eq!(made.len(), 2, "{made:?}");
     assert_eq!(made[0].0, "f5-422-01");
@@ -153,7 +154,21 @@ async fn a_gated_spec_waits_for_its_disks_probes_and_refuses_a_slow_disk() {
 async fn a_probe_cut_off_by_a_restart_is_failed_not_run_again_and_refusals_are_kept() {
     let (_dir, d, agents) = with_cluster().await;
     let p = d.schedule_probe("f5-422-03", "/dev/sdb", None, true).await.unwrap();
-    assert!(d.store.start_disk_probe(p.probe_id, 1).await.unwrap(), "as if the daemon stopped right after");
+    // As if the daemon stopped right after it asked the agent: running, its action without an outcome.
+    let probes = d.store.ops::<crate::store::Probes>();
+    let op = probes.get(p.probe_id).await.unwrap();
+    let running = |s: &mut crate::domain::probe::run::Probe| {
+        s.phase = crate::domain::probe::run::ProbePhase::Running;
+        Ok(true)
+    };
+    probes.update_active(std::slice::from_ref(&op.subject), 1, |_| None, running).await.unwrap();
+    let intent = crate::domain::operation::Intent {
+        effect: "probe",
+        args: r#"{"effect":"probe"}"#.into(),
+        detail: String::new(),
+        destructive: true,
+    };
+    d.store.log_action(op.id, &intent, 1).await.unwrap();
     d.bench_round().await.unwrap();
     let cut = d.disk_probe(p.probe_id).await.unwrap();
     assert_eq!(cut.state, ProbeState::Failed);

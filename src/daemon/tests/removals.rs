@@ -8,10 +8,10 @@ async fn removal_drains_purges_zaps_and_holds_the_disk() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
     let req = removal::RemoveRequest { ids: vec![8, 15], zap: true, ..Default::default() };
     let recs = d.schedule_removals(&req).await.unwrap();
-    assert_eq!(recs[0].removal.host, "f5-422-03");
-    assert_eq!(recs[0].removal.devices, ["/dev/sdd"]);
-    let rec = rounds_until(&d, &sim, 15, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
-    assert_eq!(rec.removal.zapped, ["/dev/sde"]);
+    assert_eq!(recs[0].state.host, "f5-422-03");
+    assert_eq!(recs[0].state.devices, ["/dev/sdd"]);
+    let rec = rounds_until(&d, &sim, 15, |r| r.state.phase == crate::domain::removal::Phase::Done).await;
+    assert_eq!(rec.state.zapped, ["/dev/sde"]);
     assert!(sim.osds().iter().all(|o| o.id != 15), "purged");
     let actions = d.store.actions(rec.id).await.unwrap();
     let purges = actions.iter().filter(|a| a.effect.contains("purge")).count();
@@ -45,10 +45,18 @@ async fn the_removal_worker_acts_on_each_gate_in_the_round_it_opens_and_drains_a
     let mut id = 0;
     for _ in 0..2000 {
         let pace = d.removal_round().await.unwrap();
-        let rec = d.store.removals(50).await.unwrap().into_iter().rfind(|r| r.removal.osd_id == 15).unwrap();
+        let rec = d
+            .store
+            .ops::<crate::store::Removals>()
+            .with_finished(50)
+            .await
+            .unwrap()
+            .into_iter()
+            .rfind(|r| r.state.osd_id == 15)
+            .unwrap();
         id = rec.id;
-        seen.push((rec.removal.phase, rec.pgs_now, pace));
-        if rec.removal.phase == Phase::Done {
+        seen.push((rec.state.phase, rec.state.pgs_now, pace));
+        if rec.state.phase == Phase::Done {
             break;
         }
         sim.advance(std::time::Duration::from_millis(20));
@@ -66,10 +74,10 @@ async fn the_removal_worker_acts_on_each_gate_in_the_round_it_opens_and_drains_a
     let actions = d.store.actions(id).await.unwrap();
     let effects: Vec<&str> = actions
         .iter()
-        .map(|a| serde_json::from_str::<crate::domain::removal::Effect>(&a.effect).unwrap().name())
+        .map(|a| <crate::store::Removals as crate::store::Codec>::decode_effect(&a.args).unwrap().name())
         .collect();
     assert_eq!(effects, ["reweight", "stop-daemon", "purge", "zap"], "{actions:?}");
-    assert!(actions.iter().all(|a| a.outcome.as_deref().is_some_and(|o| o.starts_with("ok"))), "{actions:?}");
+    assert!(actions.iter().all(|a| a.succeeded()), "{actions:?}");
     assert!(
         seen.iter().any(|(p, pgs, pace)| *p == Phase::Draining && pgs.unwrap_or(0) > 8 && *pace == Pace::Interval),
         "a drain with many PGs left waits the interval: {seen:?}"
@@ -87,7 +95,7 @@ async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
     let (_dir, d, sim) = sim_daemon(0.01).await;
     let before = sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight;
     d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
-    rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Draining).await;
+    rounds_until(&d, &sim, 3, |r| r.state.phase == crate::domain::removal::Phase::Draining).await;
     assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, 0.0);
     // Errors: unknown, duplicate, already queued; none of them queues anything.
     assert!(matches!(
@@ -98,9 +106,9 @@ async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
         d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await,
         Err(DaemonError::Conflict(_))
     ));
-    assert!(d.store.active_removal_of(2).await.unwrap().is_none());
+    assert!(d.store.ops::<crate::store::Removals>().active_on("osd.2").await.unwrap().is_none());
     d.stop_removals(&[3]).await.unwrap();
-    let rec = rounds_until(&d, &sim, 3, |r| r.removal.phase == crate::domain::removal::Phase::Cancelled).await;
+    let rec = rounds_until(&d, &sim, 3, |r| r.state.phase == crate::domain::removal::Phase::Cancelled).await;
     assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, before, "{rec:?}");
     assert!(matches!(d.stop_removals(&[3]).await, Err(DaemonError::NotFound(_))));
 }
@@ -109,7 +117,7 @@ async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
 async fn replace_keeps_the_id_as_destroyed() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
     d.schedule_removals(&removal::RemoveRequest { ids: vec![11], replace: true, ..Default::default() }).await.unwrap();
-    rounds_until(&d, &sim, 11, |r| r.removal.phase == crate::domain::removal::Phase::Done).await;
+    rounds_until(&d, &sim, 11, |r| r.state.phase == crate::domain::removal::Phase::Done).await;
     let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
     assert!(osd.destroyed);
 }

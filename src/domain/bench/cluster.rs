@@ -1,11 +1,16 @@
 //! A cluster benchmark (`rados bench` write, then seq and rand reads) as a
-//! value: what was asked, the phase it is in, the cluster's shape when it
-//! ran, each pass's numbers, warnings. The daemon stores it before each
-//! step; `next` says which step follows which.
+//! value and a state machine: what was asked, the phase it is in, the
+//! cluster's shape when it ran, each pass's numbers, warnings. Each phase
+//! has one effect (`advance`); its outcome moves the run on (`apply`, with
+//! `next` saying which phase follows which); an effect a restart cut off
+//! is never run again unless it is safe to repeat (`interrupted`).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+
+use super::methodology::warnings;
+use crate::domain::operation::Outcome;
 
 /// One `rados bench` mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -139,9 +144,6 @@ pub struct ClusterBench {
     /// and the cleanup.
     pub run_name: String,
     pub phase: ClusterPhase,
-    /// The phase's action was started and has not been recorded as ended:
-    /// found so at the start of a round, a restart cut it off.
-    pub in_flight: bool,
     /// The cluster's health when the run started.
     pub health: Option<String>,
     pub shape: Option<ClusterShape>,
@@ -195,7 +197,6 @@ pub fn new_run(
         force,
         run_name: String::new(),
         phase: ClusterPhase::Queued,
-        in_flight: false,
         health: None,
         shape: None,
         results: Vec::new(),
@@ -221,21 +222,135 @@ pub fn next(phase: ClusterPhase, failed: bool) -> ClusterPhase {
     }
 }
 
-/// What a run found cut off by a restart becomes: the cleanup always runs
-/// again (it is safe to repeat), a pass never does (it would write twice).
-pub fn after_restart(mut b: ClusterBench) -> ClusterBench {
-    if !b.in_flight {
+/// The one action of a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BenchEffect {
+    /// Check the cluster again (HEALTH_OK, no drain) and note its health.
+    Check,
+    /// Make the test pool (when the run makes its own) and wait for its PGs.
+    PreparePool,
+    Pass(Pass),
+    /// Remove the run's objects, or its pool.
+    CleanUp,
+}
+
+impl BenchEffect {
+    pub const ALL: [BenchEffect; 6] = [
+        BenchEffect::Check,
+        BenchEffect::PreparePool,
+        BenchEffect::Pass(Pass::Write),
+        BenchEffect::Pass(Pass::Seq),
+        BenchEffect::Pass(Pass::Rand),
+        BenchEffect::CleanUp,
+    ];
+
+    /// The name logged and given to `OSDKEEPER_CRASH_AFTER` (`bench-write`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchEffect::Check => "bench-check",
+            BenchEffect::PreparePool => "bench-prepare",
+            BenchEffect::Pass(Pass::Write) => "bench-write",
+            BenchEffect::Pass(Pass::Seq) => "bench-seq",
+            BenchEffect::Pass(Pass::Rand) => "bench-rand",
+            BenchEffect::CleanUp => "bench-cleanup",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<BenchEffect> {
+        BenchEffect::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Safe to run again after a restart cut it off: a check only reads,
+    /// a cleanup of nothing (or of a missing pool) succeeds.
+    fn repeatable(self) -> bool {
+        matches!(self, BenchEffect::Check | BenchEffect::CleanUp)
+    }
+}
+
+impl crate::domain::operation::Effect for BenchEffect {
+    fn name(&self) -> &'static str {
+        BenchEffect::name(*self)
+    }
+
+    fn is_destructive(&self) -> bool {
+        false
+    }
+}
+
+impl crate::domain::operation::State for ClusterBench {
+    fn phase_name(&self) -> &'static str {
+        self.phase.as_str()
+    }
+
+    fn is_finished(&self) -> bool {
+        self.phase.is_finished()
+    }
+}
+
+/// What an effect that went through measured or found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BenchOutput {
+    /// The cluster's health when the run started.
+    Health(String),
+    /// The cluster's shape, with the test pool ready.
+    Shape(ClusterShape),
+    Pass(PassResult),
+    CleanedUp,
+}
+
+pub type BenchStep = crate::domain::operation::Step<ClusterBench, BenchEffect>;
+
+/// The next step: the phase's effect. A run has no gate of its own: it
+/// waits for nothing but its effects.
+pub fn advance(b: &ClusterBench) -> BenchStep {
+    let effect = match b.phase {
+        ClusterPhase::Queued => BenchEffect::Check,
+        ClusterPhase::Preparing => BenchEffect::PreparePool,
+        ClusterPhase::Write => BenchEffect::Pass(Pass::Write),
+        ClusterPhase::Seq => BenchEffect::Pass(Pass::Seq),
+        ClusterPhase::Rand => BenchEffect::Pass(Pass::Rand),
+        ClusterPhase::Cleaning => BenchEffect::CleanUp,
+        ClusterPhase::Done | ClusterPhase::Failed => return BenchStep::go(b.clone()),
+    };
+    BenchStep::act(b.clone(), effect)
+}
+
+/// The run after its phase's effect: what it gave kept, the next phase
+/// (`next`), the warnings the results so far deserve. Whether an effect
+/// that failed or whose outcome is unknown happened does not matter here:
+/// either ends the run through its cleanup.
+pub fn apply(b: &ClusterBench, outcome: &Outcome<BenchOutput>) -> ClusterBench {
+    let mut after = b.clone();
+    match outcome {
+        Outcome::Done(BenchOutput::Health(h)) => after.health = Some(h.clone()),
+        Outcome::Done(BenchOutput::Shape(s)) => after.shape = Some(s.clone()),
+        Outcome::Done(BenchOutput::Pass(r)) => {
+            after.results.retain(|x| x.pass != r.pass);
+            after.results.push(r.clone());
+        }
+        Outcome::Done(BenchOutput::CleanedUp) => {}
+        Outcome::Failed(why) | Outcome::Unknown(why) => {
+            after.failure.get_or_insert_with(|| why.clone());
+        }
+    }
+    let failed = after.failure.is_some() || !matches!(outcome, Outcome::Done(_));
+    after.phase = next(after.phase, failed);
+    after.warnings = warnings(&after);
+    after
+}
+
+/// What a run whose `effect` a restart cut off becomes: the cleanup and
+/// the check run again (safe to repeat), a pass never does (it would write
+/// twice), nor a pool's preparation: the run ends through its cleanup.
+pub fn interrupted(mut b: ClusterBench, effect: BenchEffect) -> ClusterBench {
+    if effect.repeatable() || b.phase.is_finished() {
         return b;
     }
-    b.in_flight = false;
-    // Queued does nothing to the cluster (it reads it), Cleaning is safe to repeat.
-    if !matches!(b.phase, ClusterPhase::Queued | ClusterPhase::Cleaning) {
-        b.failure = Some(format!(
-            "the daemon stopped during the {} phase; the run is not repeated (start a new one)",
-            b.phase.as_str()
-        ));
-        b.phase = ClusterPhase::Cleaning;
-    }
+    b.failure = Some(format!(
+        "the daemon stopped during the {} phase; the run is not repeated (start a new one)",
+        b.phase.as_str()
+    ));
+    b.phase = ClusterPhase::Cleaning;
     b
 }
 
@@ -275,15 +390,60 @@ mod tests {
     fn a_pass_cut_off_is_not_repeated_but_the_cleanup_is() {
         let mut b = new_run(None, None, None, None, false).unwrap();
         b.phase = ClusterPhase::Write;
-        b.in_flight = true;
-        let after = after_restart(b.clone());
-        assert_eq!((after.phase, after.in_flight), (ClusterPhase::Cleaning, false));
+        let after = interrupted(b.clone(), BenchEffect::Pass(Pass::Write));
+        assert_eq!(after.phase, ClusterPhase::Cleaning);
         assert!(after.failure.unwrap().contains("during the write phase"));
         b.phase = ClusterPhase::Cleaning;
-        let after = after_restart(b.clone());
+        let after = interrupted(b.clone(), BenchEffect::CleanUp);
         assert_eq!((after.phase, after.failure), (ClusterPhase::Cleaning, None));
-        b.in_flight = false;
+        b.phase = ClusterPhase::Queued;
+        assert_eq!(interrupted(b.clone(), BenchEffect::Check), b, "a check only read: it runs again");
+        b.phase = ClusterPhase::Preparing;
+        assert_eq!(interrupted(b, BenchEffect::PreparePool).phase, ClusterPhase::Cleaning, "the pool may exist");
+    }
+
+    #[test]
+    fn each_phase_has_one_effect_and_its_outcome_moves_the_run_on() {
+        let mut b = new_run(None, Some(1), None, None, false).unwrap();
+        let mut effects = Vec::new();
+        while let Some(e) = advance(&b).effect {
+            effects.push(e.name());
+            let out = match e {
+                BenchEffect::Check => BenchOutput::Health("HEALTH_OK".into()),
+                BenchEffect::PreparePool => BenchOutput::Shape(ClusterShape::default()),
+                BenchEffect::Pass(pass) => BenchOutput::Pass(PassResult {
+                    pass,
+                    seconds: 1.0,
+                    ops: 10,
+                    op_size: 4 << 20,
+                    bandwidth_mb_s: 40.0,
+                    iops: 10.0,
+                    avg_latency_s: 0.1,
+                    max_latency_s: 0.2,
+                    min_latency_s: 0.05,
+                }),
+                BenchEffect::CleanUp => BenchOutput::CleanedUp,
+            };
+            b = apply(&b, &Outcome::Done(out));
+        }
+        assert_eq!(
+            effects,
+            ["bench-check", "bench-prepare", "bench-write", "bench-seq", "bench-rand", "bench-cleanup"]
+        );
+        assert_eq!((b.phase, b.results.len(), b.health.as_deref()), (ClusterPhase::Done, 3, Some("HEALTH_OK")));
+        assert!(b.warnings.iter().any(|w| w.contains("too short")), "warnings follow the results: {:?}", b.warnings);
+        for e in BenchEffect::ALL {
+            assert_eq!(BenchEffect::parse(e.name()), Some(e));
+        }
+    }
+
+    #[test]
+    fn a_failed_pass_still_cleans_up_and_ends_failed() {
+        let mut b = new_run(None, None, None, None, false).unwrap();
         b.phase = ClusterPhase::Seq;
-        assert_eq!(after_restart(b.clone()), b, "not in flight: unchanged");
+        let b = apply(&b, &Outcome::Failed("rados exited 1".into()));
+        assert_eq!((b.phase, b.failure.as_deref()), (ClusterPhase::Cleaning, Some("rados exited 1")));
+        let b = apply(&b, &Outcome::Done(BenchOutput::CleanedUp));
+        assert_eq!(b.phase, ClusterPhase::Failed);
     }
 }

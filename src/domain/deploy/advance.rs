@@ -3,6 +3,7 @@
 use super::{DeployEffect, DeployObservation, DeployPhase, DeployStep, Deployment, Listed, NewOsd};
 use crate::domain::backoff::backoff;
 use crate::domain::cluster::same_host;
+use crate::domain::operation::Outcome;
 
 /// Attempts before a deployment gives up and holds its disks.
 pub const ATTEMPTS: u32 = 3;
@@ -13,15 +14,15 @@ const RETRY_AFTER_MS: u64 = 60_000;
 const RETRY_AT_MOST_MS: u64 = 30 * 60_000;
 
 fn wait(d: Deployment, why: impl Into<String>) -> DeployStep {
-    DeployStep { deployment: d, effect: None, waiting_on: Some(why.into()) }
+    DeployStep::wait(d, why)
 }
 
 fn act(d: Deployment, effect: DeployEffect) -> DeployStep {
-    DeployStep { deployment: d, effect: Some(effect), waiting_on: None }
+    DeployStep::act(d, effect)
 }
 
 fn go(d: Deployment) -> DeployStep {
-    DeployStep { deployment: d, effect: None, waiting_on: None }
+    DeployStep::go(d)
 }
 
 /// Ends this attempt: a retry after a backoff, or the last one. Also for the
@@ -40,6 +41,36 @@ pub fn failed(mut d: Deployment, why: String, now: i64) -> DeployStep {
     d.phase = DeployPhase::Failed;
     d.retry_at = Some(now + pause.as_millis() as i64);
     go(d)
+}
+
+/// What an effect's outcome changes in the deployment: a prepare that
+/// went through or failed is marked on its step (the next `advance` reads
+/// the listing and decides), an activation or start that went through on
+/// its OSD; one that failed ends the attempt. An outcome not known changes
+/// nothing: the listing says next round what happened.
+pub fn apply<T>(d: &Deployment, effect: &DeployEffect, outcome: &Outcome<T>, now: i64) -> Deployment {
+    let mut next = d.clone();
+    let mark = |d: &mut Deployment, osd: u32, f: fn(&mut NewOsd)| {
+        if let Some(o) = d.osds.iter_mut().find(|o| o.id == osd) {
+            f(o);
+        }
+    };
+    match (outcome, effect) {
+        (Outcome::Done(_), DeployEffect::Prepare { step }) => next.steps[*step].succeeded = true,
+        (Outcome::Failed(why), DeployEffect::Prepare { step }) => next.steps[*step].failure = Some(why.clone()),
+        (Outcome::Done(_), DeployEffect::Activate { osd }) => mark(&mut next, *osd, |o| o.activated = true),
+        (Outcome::Done(_), DeployEffect::Start { osd }) => mark(&mut next, *osd, |o| o.started = true),
+        (Outcome::Failed(why), DeployEffect::Activate { osd } | DeployEffect::Start { osd }) => {
+            next = failed(next, format!("cannot {} osd.{osd}: {why}", effect.name()), now).next;
+        }
+        _ => {}
+    }
+    next
+}
+
+/// Whether a reader sees the deployment changed: any change.
+pub fn changed(before: &Deployment, after: &Deployment) -> bool {
+    before != after
 }
 
 /// The listed OSD of this cluster on `disk`, if any.

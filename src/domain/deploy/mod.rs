@@ -23,7 +23,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-pub use advance::{advance, failed, ATTEMPTS, VERIFY_TIMEOUT_MS};
+pub use advance::{advance, apply, changed, failed, ATTEMPTS, VERIFY_TIMEOUT_MS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -232,22 +232,34 @@ impl DeployEffect {
 }
 
 /// The next state, at most one effect, and what the deployment waits for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeployStep {
-    pub deployment: Deployment,
-    pub effect: Option<DeployEffect>,
-    pub waiting_on: Option<String>,
+pub type DeployStep = super::operation::Step<Deployment, DeployEffect>;
+
+/// A deployment with its bookkeeping, as stored.
+pub type DeploymentRecord = super::operation::Operation<Deployment>;
+
+impl super::operation::State for Deployment {
+    fn phase_name(&self) -> &'static str {
+        self.phase.as_str()
+    }
+
+    fn is_finished(&self) -> bool {
+        self.phase.is_finished()
+    }
 }
 
-/// A deployment with its bookkeeping, as stored. `version` guards every write.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeploymentRecord {
-    pub id: i64,
-    pub deployment: Deployment,
-    pub waiting_on: Option<String>,
-    pub last_error: Option<String>,
-    pub created_at: i64,
-    pub updated_at: i64,
-    pub finished_at: Option<i64>,
-    pub version: i64,
+impl super::operation::Effect for DeployEffect {
+    fn name(&self) -> &'static str {
+        DeployEffect::name(self)
+    }
+
+    /// A prepare writes on the disks, but only on disks the listing shows
+    /// empty; none of these destroys data.
+    fn is_destructive(&self) -> bool {
+        false
+    }
+}
+
+/// What one deployment acts on: a spec on a host (one active at a time).
+pub fn subject(host: &str, service_name: &str) -> String {
+    format!("{host}:{service_name}")
 }

@@ -31,26 +31,23 @@ fn prepares_each_empty_disk_once_then_activates_and_starts_what_it_finds() {
     let d = deployment(&["/dev/loop6", "/dev/loop9"]);
     let s = advance(&d, &seen(vec![]));
     assert_eq!(s.effect, Some(DeployEffect::Prepare { step: 0 }));
-    assert!(s.deployment.steps[0].sent, "written as sent before it is sent");
-    let mut d = s.deployment;
+    assert!(s.next.steps[0].sent, "written as sent before it is sent");
+    let mut d = s.next;
     d.steps[0].succeeded = true;
     let s = advance(&d, &seen(vec![listed(6, "/dev/loop6")]));
     assert_eq!(s.effect, Some(DeployEffect::Prepare { step: 1 }), "the next disk; loop6 is not prepared again");
-    let mut d = s.deployment;
+    let mut d = s.next;
     d.steps[1].succeeded = true;
     let both = seen(vec![listed(6, "/dev/loop6"), listed(9, "/dev/loop9")]);
     let s = advance(&d, &both);
-    assert_eq!(
-        (s.deployment.phase, s.effect.clone()),
-        (DeployPhase::Activating, Some(DeployEffect::Activate { osd: 6 }))
-    );
-    assert_eq!(s.deployment.osds.iter().map(|o| o.id).collect::<Vec<_>>(), [6, 9]);
-    let mut d = s.deployment;
+    assert_eq!((s.next.phase, s.effect.clone()), (DeployPhase::Activating, Some(DeployEffect::Activate { osd: 6 })));
+    assert_eq!(s.next.osds.iter().map(|o| o.id).collect::<Vec<_>>(), [6, 9]);
+    let mut d = s.next;
     for o in &mut d.osds {
         o.activated = true;
     }
     let s = advance(&d, &both);
-    assert_eq!((s.deployment.phase, s.effect), (DeployPhase::Starting, Some(DeployEffect::Start { osd: 6 })));
+    assert_eq!((s.next.phase, s.effect), (DeployPhase::Starting, Some(DeployEffect::Start { osd: 6 })));
 }
 
 #[test]
@@ -85,8 +82,8 @@ fn a_running_daemon_needs_no_activation_nor_start() {
     obs.running = vec![6];
     obs.cluster = vec![healthy(6)];
     let s = advance(&d, &obs);
-    assert_eq!((s.deployment.phase, s.effect), (DeployPhase::Done, None));
-    assert!(s.deployment.osds[0].verified);
+    assert_eq!((s.next.phase, s.effect), (DeployPhase::Done, None));
+    assert!(s.next.osds[0].verified);
 }
 
 #[test]
@@ -113,14 +110,14 @@ fn verifying_waits_for_up_in_host_and_class_then_times_out() {
     obs.cluster = vec![healthy(6)];
     assert_eq!(advance(&d, &obs).waiting_on.as_deref(), Some("verify: osd.6 device class hdd, not ssd"));
     obs.cluster[0].1.device_class = Some("ssd".into());
-    assert_eq!(advance(&d, &obs).deployment.phase, DeployPhase::Done);
+    assert_eq!(advance(&d, &obs).next.phase, DeployPhase::Done);
     // Still down after the timeout: this attempt fails, the next starts it again.
     obs.cluster = vec![(6, InCluster { up: false, is_in: true, crush_host: None, device_class: None })];
     obs.now = VERIFY_TIMEOUT_MS + 1;
     let s = advance(&d, &obs);
-    assert_eq!(s.deployment.phase, DeployPhase::Failed);
-    assert!(s.deployment.failure.unwrap().contains("not up and in after 10 min: osd.6 down"));
-    assert!(!s.deployment.osds[0].started, "the retry starts it again");
+    assert_eq!(s.next.phase, DeployPhase::Failed);
+    assert!(s.next.failure.unwrap().contains("not up and in after 10 min: osd.6 down"));
+    assert!(!s.next.osds[0].started, "the retry starts it again");
 }
 
 #[test]
@@ -129,26 +126,26 @@ fn failures_back_off_then_give_up_and_hold_the_disks() {
     d.steps[0].sent = true;
     d.steps[0].failure = Some("exit 1: Device /dev/loop6 has a filesystem".into());
     let s = advance(&d, &seen(vec![]));
-    assert_eq!(s.deployment.phase, DeployPhase::Failed);
-    assert_eq!(s.deployment.retry_at, Some(1_000 + 60_000));
-    assert!(s.deployment.failure.as_deref().unwrap().contains("has a filesystem"));
-    let failed = s.deployment;
+    assert_eq!(s.next.phase, DeployPhase::Failed);
+    assert_eq!(s.next.retry_at, Some(1_000 + 60_000));
+    assert!(s.next.failure.as_deref().unwrap().contains("has a filesystem"));
+    let failed = s.next;
     // Not before the backoff.
     let early = advance(&failed, &seen(vec![]));
-    assert_eq!((early.effect, early.deployment.attempt), (None, 1));
+    assert_eq!((early.effect, early.next.attempt), (None, 1));
     // Then a new attempt, with the step unsent again.
     let mut later = seen(vec![]);
     later.now = 70_000;
     let s = advance(&failed, &later);
-    assert_eq!((s.deployment.phase, s.deployment.attempt), (DeployPhase::Preparing, 2));
-    assert!(!s.deployment.steps[0].sent && s.deployment.steps[0].failure.is_none());
+    assert_eq!((s.next.phase, s.next.attempt), (DeployPhase::Preparing, 2));
+    assert!(!s.next.steps[0].sent && s.next.steps[0].failure.is_none());
     // The last attempt's failure gives up and holds the disks.
     let mut last = failed.clone();
     last.attempt = ATTEMPTS;
     last.phase = DeployPhase::Preparing;
     let s = advance(&last, &seen(vec![]));
-    assert_eq!((s.deployment.phase, s.effect), (DeployPhase::GaveUp, Some(DeployEffect::HoldDisks)));
-    assert!(s.deployment.phase.is_finished());
+    assert_eq!((s.next.phase, s.effect), (DeployPhase::GaveUp, Some(DeployEffect::HoldDisks)));
+    assert!(s.next.phase.is_finished());
 }
 
 #[test]
@@ -158,8 +155,8 @@ fn a_success_that_made_nothing_is_a_failure_not_a_loop() {
     d.steps[0].succeeded = true;
     let s = advance(&d, &seen(vec![]));
     assert_eq!(s.effect, None);
-    assert_eq!(s.deployment.phase, DeployPhase::Failed);
-    assert!(s.deployment.failure.unwrap().contains("succeeded, but lists no OSD of this cluster on /dev/loop6"));
+    assert_eq!(s.next.phase, DeployPhase::Failed);
+    assert!(s.next.failure.unwrap().contains("succeeded, but lists no OSD of this cluster on /dev/loop6"));
 }
 
 #[test]

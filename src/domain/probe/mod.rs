@@ -12,6 +12,7 @@
 
 pub mod gate;
 pub mod outliers;
+pub mod run;
 
 use serde::{Deserialize, Serialize};
 

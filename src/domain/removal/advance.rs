@@ -2,6 +2,19 @@
 //! worker just saw. Pure; the table tests in `tests.rs` pin every gate.
 
 use super::{pgs_left, Effect, Ending, Observation, Phase, Removal, Step};
+use crate::domain::operation::Outcome;
+
+/// What an effect's outcome changes in the removal: a wiped device is
+/// recorded as such. Every other effect shows in the next observation.
+pub fn apply<T>(r: &Removal, effect: &Effect, outcome: &Outcome<T>) -> Removal {
+    let mut next = r.clone();
+    if let (Effect::Zap { path }, Outcome::Done(_)) = (effect, outcome) {
+        if !next.zapped.contains(path) {
+            next.zapped.push(path.clone());
+        }
+    }
+    next
+}
 
 /// Decides the next step. Pure: the same removal and observation always
 /// give the same step.

@@ -33,9 +33,9 @@ pub fn next_look(rec: &RemovalRecord, acted: bool) -> Option<Duration> {
     if acted {
         return Some(AFTER_ACTION);
     }
-    match rec.removal.phase {
+    match rec.state.phase {
         Phase::WaitingSafe | Phase::Stopping | Phase::Destroying | Phase::Zapping | Phase::Restoring => Some(WATCH),
-        Phase::Draining if rec.pgs_now.is_some_and(|n| n <= NEAR_END_PGS) => Some(WATCH),
+        Phase::Draining if rec.state.pgs_now.is_some_and(|n| n <= NEAR_END_PGS) => Some(WATCH),
         Phase::Queued | Phase::Draining | Phase::Done | Phase::Cancelled => None,
     }
 }
@@ -47,7 +47,7 @@ pub fn next_look(rec: &RemovalRecord, acted: bool) -> Option<Duration> {
 /// one; a slow read after the reweight once let a short drain end, unboosted,
 /// within the round that began it).
 pub fn goes_on_after_effect(rec: &RemovalRecord) -> bool {
-    rec.last_error.is_none() && !rec.removal.phase.is_draining()
+    rec.last_error.is_none() && !rec.state.phase.is_draining()
 }
 
 /// The soonest look any of a round's removals asks for.
@@ -58,12 +58,12 @@ pub fn soonest(looks: impl IntoIterator<Item = Option<Duration>>) -> Option<Dura
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::removal::Removal;
+    use crate::domain::removal::{queued_record, Removal};
 
     fn rec(phase: Phase, pgs: Option<i64>) -> RemovalRecord {
-        let mut r = RemovalRecord::queued(1, Removal::new(8, "f5-422-01".into(), false, false, true, vec![]), 0);
-        r.removal.phase = phase;
-        r.pgs_now = pgs;
+        let mut r = queued_record(1, Removal::new(8, "f5-422-01".into(), false, false, true, vec![]), 0);
+        r.state.phase = phase;
+        r.state.pgs_now = pgs;
         r
     }
 

@@ -34,12 +34,12 @@ mod remaining;
 use serde::{Deserialize, Serialize};
 
 pub use super::cluster::Verdict;
-pub use advance::advance;
+pub use advance::{advance, apply};
 pub use devices::{clean_devices, identify, Identified, IdentifyError};
 pub use ending::Ending;
 pub use pacing::{may_start_drain, Drain, PacingFacts};
 pub use record::{
-    after_step, observe_cluster, questions, sample_due, undone_outside, Questions, RecordedStep, RemovalRecord,
+    after_step, began_drain, changed, observe_cluster, progress, questions, sample_due, undone_outside, Questions,
 };
 pub use remaining::{bytes_to_move, held_back, PgOnOsd};
 
@@ -131,6 +131,15 @@ pub struct Removal {
     /// The daemon stop was requested from the host agent.
     pub stop_sent: bool,
     pub pgs_at_start: Option<i64>,
+    /// PGs left on the OSD at the last look (`osd df`).
+    #[serde(default)]
+    pub pgs_now: Option<i64>,
+    /// Space the OSD used at the last look, in KiB (`osd df`).
+    #[serde(default)]
+    pub kb_used_now: Option<i64>,
+    /// When the drain began (ms since the epoch).
+    #[serde(default)]
+    pub drain_started_at: Option<i64>,
     /// The preview's blockers that `osd rm --ignore-preview-blockers` was
     /// told to skip, as the preview worded them when it was scheduled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -141,7 +150,7 @@ pub struct Removal {
     /// How it ended, as text, in records written before `ending` existed:
     /// read, never written.
     #[serde(default, rename = "note", skip_serializing)]
-    legacy_note: Option<String>,
+    pub legacy_note: Option<String>,
 }
 
 impl Removal {
@@ -162,6 +171,9 @@ impl Removal {
             stop_requested: false,
             stop_sent: false,
             pgs_at_start: None,
+            pgs_now: None,
+            kb_used_now: None,
+            drain_started_at: None,
             ignored_blockers: Vec::new(),
             ending: None,
             legacy_note: None,
@@ -255,25 +267,48 @@ impl Effect {
 }
 
 /// The next state, at most one effect, and what the removal waits for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Step {
-    pub removal: Removal,
-    pub effect: Option<Effect>,
-    /// The gate it waits on and why, in the cluster's own words.
-    pub waiting_on: Option<String>,
+pub type Step = super::operation::Step<Removal, Effect>;
+
+/// A removal with its bookkeeping, as stored.
+pub type RemovalRecord = super::operation::Operation<Removal>;
+
+/// A removal just queued as the store gives it back, before anything was
+/// observed (for tests and simulations that make records by hand).
+pub fn queued_record(id: i64, removal: Removal, at: i64) -> RemovalRecord {
+    super::operation::Operation {
+        id,
+        number: id,
+        subject: format!("osd.{}", removal.osd_id),
+        host: Some(removal.host.clone()),
+        state: removal,
+        waiting_on: None,
+        last_error: None,
+        actor: None,
+        created_at: at,
+        updated_at: at,
+        finished_at: None,
+        failures: 0,
+        version: 1,
+    }
 }
 
-impl Step {
-    fn wait(r: Removal, why: impl Into<String>) -> Step {
-        Step { removal: r, effect: None, waiting_on: Some(why.into()) }
+impl super::operation::State for Removal {
+    fn phase_name(&self) -> &'static str {
+        self.phase.as_str()
     }
 
-    fn act(r: Removal, effect: Effect) -> Step {
-        Step { removal: r, effect: Some(effect), waiting_on: None }
+    fn is_finished(&self) -> bool {
+        self.phase.is_finished()
+    }
+}
+
+impl super::operation::Effect for Effect {
+    fn name(&self) -> &'static str {
+        Effect::name(self)
     }
 
-    fn go(r: Removal) -> Step {
-        Step { removal: r, effect: None, waiting_on: None }
+    fn is_destructive(&self) -> bool {
+        Effect::is_destructive(self)
     }
 }
 

@@ -3,44 +3,9 @@
 //! stored record, whether it must be written, when to take a progress
 //! sample, and whether the removal may go on within the same round.
 
-use super::{pgs_left, Effect, Observation, Phase, Removal, Step, Verdict};
+use super::{pgs_left, Effect, Observation, Phase, Removal, RemovalRecord, Step, Verdict};
 use crate::domain::cluster::{format_weight, ClusterState};
-
-/// A removal with its bookkeeping, as stored. `version` guards every write
-/// (optimistic concurrency with `rm stop`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RemovalRecord {
-    pub id: i64,
-    pub removal: Removal,
-    pub waiting_on: Option<String>,
-    pub last_error: Option<String>,
-    pub pgs_now: Option<i64>,
-    pub kb_used_now: Option<i64>,
-    pub requested_at: i64,
-    pub drain_started_at: Option<i64>,
-    pub finished_at: Option<i64>,
-    pub updated_at: i64,
-    pub version: i64,
-}
-
-impl RemovalRecord {
-    /// A removal just queued, before anything was observed.
-    pub fn queued(id: i64, removal: Removal, at: i64) -> RemovalRecord {
-        RemovalRecord {
-            id,
-            removal,
-            waiting_on: None,
-            last_error: None,
-            pgs_now: None,
-            kb_used_now: None,
-            requested_at: at,
-            drain_started_at: None,
-            finished_at: None,
-            updated_at: at,
-            version: 1,
-        }
-    }
-}
+use crate::domain::operation::{record, Recorded};
 
 /// The part of an observation the round's one read of the cluster gives.
 /// The verdicts and the host's view are filled in afterwards, as
@@ -97,41 +62,44 @@ pub fn questions(r: &Removal, obs: &Observation) -> Questions {
     }
 }
 
-/// A step applied to the stored record.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RecordedStep {
-    pub next: RemovalRecord,
-    /// Something a reader would see changed: write it (before any effect).
-    pub save: bool,
-    /// The drain began with this step (it counts toward the pacing limit now).
-    pub began_drain: bool,
-    /// No effect to perform and nothing to wait for: the next phase can be
-    /// looked at at once, within the same round.
-    pub go_on: bool,
-}
-
-/// Applies `step` to `rec`: its new state, what it waits on, the PGs and
-/// space the observation shows, and the times a drain began and ended.
-pub fn after_step(rec: &RemovalRecord, step: &Step, obs: &Observation, kb_used: Option<u64>, now: i64) -> RecordedStep {
-    let before = rec.removal.phase;
-    let mut next = rec.clone();
-    next.removal = step.removal.clone();
-    next.waiting_on = step.waiting_on.clone();
+/// The figures a step records beside its decision: the PGs and space the
+/// observation shows, and when the drain began (with this step, if it
+/// began it).
+pub fn progress(mut step: Step, before: &Removal, obs: &Observation, kb_used: Option<u64>, now: i64) -> Step {
+    let next = &mut step.next;
     next.pgs_now = pgs_left(obs);
     next.kb_used_now = kb_used.map(|k| k as i64);
-    next.updated_at = now;
-    let began_drain = before == Phase::Queued && next.removal.phase == Phase::Draining;
-    if began_drain {
+    if began_drain(before, next) {
         next.drain_started_at = Some(now);
     }
-    if next.removal.phase.is_finished() && next.finished_at.is_none() {
-        next.finished_at = Some(now);
-    }
-    let unchanged = next.removal == rec.removal && next.waiting_on == rec.waiting_on && step.effect.is_none();
-    let save = !unchanged || next.pgs_now != rec.pgs_now;
-    let phase = next.removal.phase;
-    let go_on = step.effect.is_none() && phase != before && step.waiting_on.is_none() && !phase.is_finished();
-    RecordedStep { next, save, began_drain, go_on }
+    step
+}
+
+/// The drain began between these two states: it counts toward the pacing
+/// limit from now on.
+pub fn began_drain(before: &Removal, after: &Removal) -> bool {
+    before.phase == Phase::Queued && after.phase == Phase::Draining
+}
+
+/// Applies `step` to the stored record: the figures (`progress`), then the
+/// bookkeeping every operation shares (`operation::record`).
+pub fn after_step(
+    rec: &RemovalRecord,
+    step: Step,
+    obs: &Observation,
+    kb_used: Option<u64>,
+    now: i64,
+) -> Recorded<Removal> {
+    let step = progress(step, &rec.state, obs, kb_used, now);
+    record(rec, &step, now, changed)
+}
+
+/// Whether the removal changed in a way a reader sees: everything but the
+/// space used, which moves every round of a drain (its PG count is shown
+/// and sampled; the space only with it).
+pub fn changed(before: &Removal, after: &Removal) -> bool {
+    let same_space = Removal { kb_used_now: before.kb_used_now, ..after.clone() };
+    *before != same_space
 }
 
 /// How long a drain may go without a progress sample when its PG count
@@ -141,11 +109,11 @@ pub const SAMPLE_EVERY_MS: i64 = 30_000;
 /// The PG count to sample after a step, if one is due: while (or as soon
 /// as) the OSD drained, whenever the count changed or the last sample is old.
 pub fn sample_due(before: &RemovalRecord, after: &RemovalRecord, last_sample_at: Option<i64>) -> Option<i64> {
-    let pgs = after.pgs_now?;
-    if !(after.removal.phase.is_draining() || before.removal.phase.is_draining()) {
+    let pgs = after.state.pgs_now?;
+    if !(after.state.phase.is_draining() || before.state.phase.is_draining()) {
         return None;
     }
-    let changed = before.pgs_now != Some(pgs);
+    let changed = before.state.pgs_now != Some(pgs);
     let stale = last_sample_at.is_none_or(|at| after.updated_at - at > SAMPLE_EVERY_MS);
     (changed || stale).then_some(pgs)
 }
@@ -156,7 +124,7 @@ pub fn sample_due(before: &RemovalRecord, after: &RemovalRecord, last_sample_at:
 /// through before; without it a re-applied drain is the daemon finishing
 /// what a crash interrupted, nobody else's doing.
 pub fn undone_outside(before: &Removal, step: &Step, obs: &Observation, drain_applied: bool) -> Option<String> {
-    if !drain_applied || before.phase != Phase::Draining || step.removal.phase != Phase::Draining {
+    if !drain_applied || before.phase != Phase::Draining || step.next.phase != Phase::Draining {
         return None;
     }
     let id = before.osd_id;
@@ -179,7 +147,7 @@ mod tests {
     fn record(phase: Phase) -> RemovalRecord {
         let mut removal = Removal::new(4, "f5-422-03".into(), false, false, true, vec!["/dev/loop4".into()]);
         removal.phase = phase;
-        RemovalRecord::queued(1, removal, 0)
+        super::super::queued_record(1, removal, 0)
     }
 
     fn cluster(pgs: i64, up: bool) -> ClusterState {
@@ -202,68 +170,69 @@ mod tests {
 
     #[test]
     fn questions_follow_the_phase() {
-        let obs = observe_cluster(&record(Phase::Queued).removal, &cluster(20, true), Verdict::yes());
-        let q = questions(&record(Phase::Queued).removal, &obs);
+        let obs = observe_cluster(&record(Phase::Queued).state, &cluster(20, true), Verdict::yes());
+        let q = questions(&record(Phase::Queued).state, &obs);
         assert!(q.ok_to_stop && !q.safe_to_destroy && !q.daemon);
-        let paced = observe_cluster(&record(Phase::Queued).removal, &cluster(20, true), Verdict::no("limit"));
-        assert!(!questions(&record(Phase::Queued).removal, &paced).ok_to_stop, "no ok-to-stop while paced");
+        let paced = observe_cluster(&record(Phase::Queued).state, &cluster(20, true), Verdict::no("limit"));
+        assert!(!questions(&record(Phase::Queued).state, &paced).ok_to_stop, "no ok-to-stop while paced");
         // A drain asks safe-to-destroy only once the PGs are gone (or when forced).
         let draining = record(Phase::Draining);
         assert!(
-            !questions(&draining.removal, &observe_cluster(&draining.removal, &cluster(5, true), Verdict::yes()))
+            !questions(&draining.state, &observe_cluster(&draining.state, &cluster(5, true), Verdict::yes()))
                 .safe_to_destroy
         );
         assert!(
-            questions(&draining.removal, &observe_cluster(&draining.removal, &cluster(0, true), Verdict::yes()))
+            questions(&draining.state, &observe_cluster(&draining.state, &cluster(0, true), Verdict::yes()))
                 .safe_to_destroy
         );
         // Stopping and destroying ask only once the OSD is down, their gate.
         for phase in [Phase::Stopping, Phase::Destroying] {
             let r = record(phase);
-            let up = observe_cluster(&r.removal, &cluster(0, true), Verdict::yes());
-            let down = observe_cluster(&r.removal, &cluster(0, false), Verdict::yes());
-            assert!(!questions(&r.removal, &up).safe_to_destroy, "{phase:?}, up");
-            assert!(questions(&r.removal, &down).safe_to_destroy && questions(&r.removal, &down).daemon, "{phase:?}");
+            let up = observe_cluster(&r.state, &cluster(0, true), Verdict::yes());
+            let down = observe_cluster(&r.state, &cluster(0, false), Verdict::yes());
+            assert!(!questions(&r.state, &up).safe_to_destroy, "{phase:?}, up");
+            assert!(questions(&r.state, &down).safe_to_destroy && questions(&r.state, &down).daemon, "{phase:?}");
         }
         let mut stopped = record(Phase::WaitingSafe);
-        stopped.removal.stop_requested = true;
-        let obs = observe_cluster(&stopped.removal, &cluster(0, true), Verdict::yes());
-        assert!(!questions(&stopped.removal, &obs).safe_to_destroy, "rm stop restores, it asks nothing");
+        stopped.state.stop_requested = true;
+        let obs = observe_cluster(&stopped.state, &cluster(0, true), Verdict::yes());
+        assert!(!questions(&stopped.state, &obs).safe_to_destroy, "rm stop restores, it asks nothing");
         let zapping = record(Phase::Zapping);
-        let q = questions(&zapping.removal, &observe_cluster(&zapping.removal, &cluster(0, false), Verdict::yes()));
+        let q = questions(&zapping.state, &observe_cluster(&zapping.state, &cluster(0, false), Verdict::yes()));
         assert!(q.daemon && q.devices && !q.safe_to_destroy);
-        let gone = observe_cluster(&zapping.removal, &ClusterState::default(), Verdict::yes());
-        assert_eq!(questions(&zapping.removal, &gone), Questions::default(), "nothing to ask about a purged OSD");
+        let gone = observe_cluster(&zapping.state, &ClusterState::default(), Verdict::yes());
+        assert_eq!(questions(&zapping.state, &gone), Questions::default(), "nothing to ask about a purged OSD");
     }
 
     #[test]
     fn a_step_records_the_drain_start_and_is_written_before_its_effect() {
         let rec = record(Phase::Queued);
-        let mut obs = observe_cluster(&rec.removal, &cluster(20, true), Verdict::yes());
+        let mut obs = observe_cluster(&rec.state, &cluster(20, true), Verdict::yes());
         obs.ok_to_stop = Some(Verdict::yes());
-        let step = advance(&rec.removal, &obs);
-        let r = after_step(&rec, &step, &obs, Some(2048), 1000);
-        assert!(r.save && r.began_drain && !r.go_on, "an effect ends the round");
-        assert_eq!((r.next.drain_started_at, r.next.pgs_now, r.next.kb_used_now), (Some(1000), Some(20), Some(2048)));
-        assert_eq!(r.next.removal.phase, Phase::Draining);
+        let step = advance(&rec.state, &obs);
+        let r = after_step(&rec, step, &obs, Some(2048), 1000);
+        assert!(r.save && began_drain(&rec.state, &r.next.state) && !r.go_on, "an effect ends the round");
+        let s = &r.next.state;
+        assert_eq!((s.drain_started_at, s.pgs_now, s.kb_used_now), (Some(1000), Some(20), Some(2048)));
+        assert_eq!(r.next.state.phase, Phase::Draining);
         // The same wait again with the same count: nothing to write.
         let draining = RemovalRecord { waiting_on: Some("draining: 20 PGs left".into()), ..r.next.clone() };
-        let obs = observe_cluster(&draining.removal, &cluster(20, true), Verdict::yes());
-        let again = after_step(&draining, &advance(&draining.removal, &obs), &obs, Some(2048), 2000);
-        assert!(!again.save && !again.go_on);
-        let obs = observe_cluster(&draining.removal, &cluster(12, true), Verdict::yes());
-        assert!(after_step(&draining, &advance(&draining.removal, &obs), &obs, None, 3000).save, "fewer PGs are shown");
+        let obs = observe_cluster(&draining.state, &cluster(20, true), Verdict::yes());
+        let again = after_step(&draining, advance(&draining.state, &obs), &obs, Some(4096), 2000);
+        assert!(!again.save && !again.go_on, "more space used alone is not worth a write");
+        let obs = observe_cluster(&draining.state, &cluster(12, true), Verdict::yes());
+        assert!(after_step(&draining, advance(&draining.state, &obs), &obs, None, 3000).save, "fewer PGs are shown");
     }
 
     #[test]
     fn a_finished_removal_gets_its_end_time_once() {
         let mut rec = record(Phase::Zapping);
-        rec.removal.zap = false;
-        let obs = observe_cluster(&rec.removal, &ClusterState::default(), Verdict::yes());
-        let r = after_step(&rec, &advance(&rec.removal, &obs), &obs, None, 5000);
-        assert_eq!((r.next.removal.phase, r.next.finished_at), (Phase::Done, Some(5000)));
+        rec.state.zap = false;
+        let obs = observe_cluster(&rec.state, &ClusterState::default(), Verdict::yes());
+        let r = after_step(&rec, advance(&rec.state, &obs), &obs, None, 5000);
+        assert_eq!((r.next.state.phase, r.next.finished_at), (Phase::Done, Some(5000)));
         assert!(!r.go_on, "a finished removal stops");
-        let later = after_step(&r.next, &advance(&r.next.removal, &obs), &obs, None, 9000);
+        let later = after_step(&r.next, advance(&r.next.state, &obs), &obs, None, 9000);
         assert_eq!(later.next.finished_at, Some(5000));
     }
 
@@ -272,32 +241,32 @@ mod tests {
         let rec = record(Phase::Draining);
         let mut c = cluster(12, true);
         c.osds[0].crush_weight = Some(1.5);
-        let obs = observe_cluster(&rec.removal, &c, Verdict::yes());
-        let step = advance(&rec.removal, &obs);
+        let obs = observe_cluster(&rec.state, &c, Verdict::yes());
+        let step = advance(&rec.state, &obs);
         assert_eq!(step.effect, Some(Effect::Reweight { weight: 0.0 }));
         assert_eq!(
-            undone_outside(&rec.removal, &step, &obs, true).as_deref(),
+            undone_outside(&rec.state, &step, &obs, true).as_deref(),
             Some("osd.4's CRUSH weight was set to 1.50000 by someone else (set back to 0)")
         );
-        assert_eq!(undone_outside(&rec.removal, &step, &obs, false), None, "a crash before the reweight");
-        let at_zero = observe_cluster(&rec.removal, &cluster(12, true), Verdict::yes());
-        assert_eq!(undone_outside(&rec.removal, &advance(&rec.removal, &at_zero), &at_zero, true), None);
+        assert_eq!(undone_outside(&rec.state, &step, &obs, false), None, "a crash before the reweight");
+        let at_zero = observe_cluster(&rec.state, &cluster(12, true), Verdict::yes());
+        assert_eq!(undone_outside(&rec.state, &advance(&rec.state, &at_zero), &at_zero, true), None);
         let queued = record(Phase::Queued);
-        let mut obs = observe_cluster(&queued.removal, &c, Verdict::yes());
+        let mut obs = observe_cluster(&queued.state, &c, Verdict::yes());
         obs.ok_to_stop = Some(Verdict::yes());
-        assert_eq!(undone_outside(&queued.removal, &advance(&queued.removal, &obs), &obs, true), None, "the first");
+        assert_eq!(undone_outside(&queued.state, &advance(&queued.state, &obs), &obs, true), None, "the first");
     }
 
     #[test]
     fn samples_when_the_count_moves_or_every_half_minute() {
         let mut before = record(Phase::Draining);
-        before.pgs_now = Some(20);
+        before.state.pgs_now = Some(20);
         let mut after = before.clone();
         after.updated_at = 40_000;
         assert_eq!(sample_due(&before, &after, Some(20_000)), None, "same count, recent sample");
         assert_eq!(sample_due(&before, &after, Some(5_000)), Some(20), "same count, old sample");
         assert_eq!(sample_due(&before, &after, None), Some(20), "the first sample");
-        after.pgs_now = Some(18);
+        after.state.pgs_now = Some(18);
         assert_eq!(sample_due(&before, &after, Some(39_000)), Some(18));
         let done = record(Phase::Done);
         assert_eq!(sample_due(&done, &done, None), None, "not outside a drain");

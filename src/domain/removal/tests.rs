@@ -32,10 +32,10 @@ fn safe(mut o: Observation) -> Observation {
 fn run(r: &Removal, o: &Observation) -> Step {
     let mut step = advance(r, o);
     for _ in 0..10 {
-        if step.effect.is_some() || step.waiting_on.is_some() || step.removal.phase.is_finished() {
+        if step.effect.is_some() || step.waiting_on.is_some() || step.next.phase.is_finished() {
             return step;
         }
-        step = advance(&step.removal, o);
+        step = advance(&step.next, o);
     }
     step
 }
@@ -43,10 +43,10 @@ fn run(r: &Removal, o: &Observation) -> Step {
 #[test]
 fn queued_starts_draining_by_reweight_and_remembers_the_weight() {
     let s = run(&removal(Phase::Queued), &healthy());
-    assert_eq!(s.removal.phase, Phase::Draining);
+    assert_eq!(s.next.phase, Phase::Draining);
     assert_eq!(s.effect, Some(Effect::Reweight { weight: 0.0 }));
-    assert_eq!(s.removal.original_weight, Some(0.0098));
-    assert_eq!(s.removal.pgs_at_start, Some(22));
+    assert_eq!(s.next.original_weight, Some(0.0098));
+    assert_eq!(s.next.pgs_at_start, Some(22));
 }
 
 #[test]
@@ -55,7 +55,7 @@ fn replace_marks_out_instead() {
     r.replace = true;
     let s = run(&r, &healthy());
     assert_eq!(s.effect, Some(Effect::MarkOut));
-    assert_eq!(s.removal.was_in, Some(true));
+    assert_eq!(s.next.was_in, Some(true));
 }
 
 #[test]
@@ -63,7 +63,7 @@ fn gates_before_a_drain() {
     let mut o = healthy();
     o.may_start_drain = Verdict { ok: false, message: "3 PGs degraded".into() };
     let s = run(&removal(Phase::Queued), &o);
-    assert_eq!((s.removal.phase, s.effect), (Phase::Queued, None));
+    assert_eq!((s.next.phase, s.effect), (Phase::Queued, None));
     assert!(s.waiting_on.unwrap().contains("3 PGs degraded"));
     let mut o = healthy();
     o.ok_to_stop = Some(Verdict {
@@ -82,11 +82,11 @@ fn draining_waits_for_zero_pgs_then_safe_to_destroy() {
     assert_eq!(s.waiting_on.as_deref(), Some("draining: 22 PGs left"));
     o.pgs = Some(0);
     let s = run(&removal(Phase::Draining), &o);
-    assert_eq!(s.removal.phase, Phase::WaitingSafe);
+    assert_eq!(s.next.phase, Phase::WaitingSafe);
     assert!(s.waiting_on.unwrap().starts_with("safe-to-destroy: OSD(s) 4 have 22 pgs"));
     let s = run(&removal(Phase::Draining), &safe(o));
-    assert_eq!((s.removal.phase, s.effect), (Phase::Stopping, Some(Effect::StopDaemon)));
-    assert!(s.removal.stop_sent);
+    assert_eq!((s.next.phase, s.effect), (Phase::Stopping, Some(Effect::StopDaemon)));
+    assert!(s.next.stop_sent);
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn force_skips_the_pg_wait_but_not_safe_to_destroy() {
     let mut o = healthy();
     o.crush_weight = Some(0.0);
     let s = run(&r, &o);
-    assert_eq!(s.removal.phase, Phase::WaitingSafe);
+    assert_eq!(s.next.phase, Phase::WaitingSafe);
     assert!(s.waiting_on.unwrap().starts_with("safe-to-destroy"));
 }
 
@@ -119,11 +119,11 @@ fn stop_then_purge_only_when_down_and_safe() {
     let mut down = o.clone();
     down.up = false;
     let s = run(&r, &down);
-    assert_eq!((s.removal.phase, s.effect), (Phase::Destroying, Some(Effect::Purge)));
+    assert_eq!((s.next.phase, s.effect), (Phase::Destroying, Some(Effect::Purge)));
     let mut unsafe_down = down.clone();
     unsafe_down.safe_to_destroy = Some(Verdict { ok: false, message: "OSD(s) 4 have 3 pgs".into() });
     let s = run(&r, &unsafe_down);
-    assert_eq!((s.removal.phase, s.effect), (Phase::Destroying, None), "never purge an unsafe OSD");
+    assert_eq!((s.next.phase, s.effect), (Phase::Destroying, None), "never purge an unsafe OSD");
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn a_purge_that_went_through_is_not_issued_again() {
     o.exists = false;
     let s = run(&removal(Phase::Destroying), &o);
     assert_eq!(s.effect, Some(Effect::Zap { path: "/dev/loop4".into() }));
-    assert_eq!(s.removal.phase, Phase::Zapping);
+    assert_eq!(s.next.phase, Phase::Zapping);
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn replace_destroys_and_keeps_the_id() {
     o.up = false;
     assert_eq!(run(&r, &o).effect, Some(Effect::Destroy));
     o.destroyed = true;
-    assert_eq!(run(&r, &o).removal.phase, Phase::Zapping);
+    assert_eq!(run(&r, &o).next.phase, Phase::Zapping);
 }
 
 #[test]
@@ -157,10 +157,10 @@ fn zap_each_device_once_then_done() {
     r.zapped = vec!["/dev/a".into()];
     o.clean_devices = vec!["/dev/b".into()];
     let s = run(&r, &o);
-    assert_eq!((s.removal.phase, s.effect), (Phase::Done, None), "a disk already clean is not wiped again");
+    assert_eq!((s.next.phase, s.effect), (Phase::Done, None), "a disk already clean is not wiped again");
     r.zap = false;
     r.zapped.clear();
-    assert_eq!(run(&r, &healthy()).removal.phase, Phase::Done);
+    assert_eq!(run(&r, &healthy()).next.phase, Phase::Done);
 }
 
 #[test]
@@ -171,9 +171,9 @@ fn rm_stop_restores_the_weight_or_marks_in() {
     let mut o = healthy();
     o.crush_weight = Some(0.0);
     let s = run(&r, &o);
-    assert_eq!((s.removal.phase, s.effect), (Phase::Restoring, Some(Effect::Reweight { weight: 0.0098 })));
+    assert_eq!((s.next.phase, s.effect), (Phase::Restoring, Some(Effect::Reweight { weight: 0.0098 })));
     o.crush_weight = Some(0.0098);
-    assert_eq!(run(&s.removal, &o).removal.phase, Phase::Cancelled);
+    assert_eq!(run(&s.next, &o).next.phase, Phase::Cancelled);
     let mut r = removal(Phase::WaitingSafe);
     r.replace = true;
     r.was_in = Some(true);
@@ -182,7 +182,7 @@ fn rm_stop_restores_the_weight_or_marks_in() {
     assert_eq!(run(&r, &o).effect, Some(Effect::MarkIn));
     let mut q = removal(Phase::Queued);
     q.stop_requested = true;
-    assert_eq!(run(&q, &healthy()).removal.phase, Phase::Cancelled);
+    assert_eq!(run(&q, &healthy()).next.phase, Phase::Cancelled);
 }
 
 #[test]
@@ -202,8 +202,8 @@ fn dead_osd_and_gone_host_can_finish() {
     assert!(run(&zapping, &o).waiting_on.unwrap().contains("unreachable"));
     zapping.force = true;
     let s = run(&zapping, &o);
-    assert_eq!(s.removal.phase, Phase::Done);
-    assert!(s.removal.note().unwrap().contains("not zapped"));
+    assert_eq!(s.next.phase, Phase::Done);
+    assert!(s.next.note().unwrap().contains("not zapped"));
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn an_osd_removed_elsewhere_ends_the_removal() {
     let mut o = healthy();
     o.exists = false;
     let s = run(&removal(Phase::Queued), &o);
-    assert_eq!(s.removal.phase, Phase::Done);
+    assert_eq!(s.next.phase, Phase::Done);
 }
 
 #[test]

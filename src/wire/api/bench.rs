@@ -131,6 +131,9 @@ pub struct ClusterRun {
     pub actor: Option<String>,
     /// Bumped by each stored change (optimistic concurrency).
     pub version: i64,
+    /// A phase's action was started and its outcome is not recorded yet.
+    #[serde(default)]
+    pub in_flight: bool,
     #[serde(flatten)]
     pub bench: ClusterBench,
 }
