@@ -8,6 +8,7 @@
 
 mod cluster;
 mod osds;
+mod probe_kind;
 mod probes;
 
 pub use osds::OsdBenchRequest;

@@ -10,6 +10,7 @@
 //! (`finish_action`): a crash at any point leaves a record of what may
 //! have happened. An action without an outcome was cut off by a restart.
 
+mod actions;
 mod benches;
 mod deployments;
 mod probes;
@@ -22,7 +23,8 @@ use std::marker::PhantomData;
 use sqlx::Row;
 
 use super::{Result, Store, StoreError, Topic};
-use crate::domain::operation::{Action, Intent, Kind, NewOperation, Operation, OutcomeStatus, State};
+use crate::domain::operation::{Action, Kind, NewOperation, Operation, State};
+use actions::{action_from, ACTION_COLUMNS};
 
 pub use benches::Benches;
 pub use deployments::Deployments;
@@ -84,32 +86,6 @@ fn operation_from<C: Codec>(row: &sqlx::sqlite::SqliteRow) -> Result<Operation<C
     })
 }
 
-fn action_from(row: &sqlx::sqlite::SqliteRow) -> Result<Action> {
-    let outcome: Option<String> = row.try_get("outcome")?;
-    let outcome = match outcome {
-        Some(o) => {
-            Some(OutcomeStatus::parse(&o).ok_or_else(|| StoreError::Corrupt(format!("an action's outcome {o:?}")))?)
-        }
-        None => None,
-    };
-    Ok(Action {
-        id: row.try_get("id")?,
-        operation_id: row.try_get("operation_id")?,
-        effect: row.try_get("effect")?,
-        args: row.try_get("args")?,
-        detail: row.try_get("detail")?,
-        destructive: row.try_get::<i64, _>("destructive")? != 0,
-        issued_at: row.try_get("issued_at")?,
-        finished_at: row.try_get("finished_at")?,
-        outcome,
-        outcome_detail: row.try_get("outcome_detail")?,
-        output: row.try_get("output")?,
-    })
-}
-
-const ACTION_COLUMNS: &str =
-    "id, operation_id, effect, args, detail, destructive, issued_at, finished_at, outcome, outcome_detail";
-
 /// One kind's operations in the store: `store.ops::<Removals>()`.
 pub struct Ops<'a, C> {
     store: &'a Store,
@@ -120,69 +96,6 @@ impl Store {
     /// The operations of one kind.
     pub fn ops<C: Codec>(&self) -> Ops<'_, C> {
         Ops { store: self, kind: PhantomData }
-    }
-
-    /// Logs an effect before it is carried out; returns the action's id.
-    pub async fn log_action(&self, operation_id: i64, intent: &Intent, now: i64) -> Result<i64> {
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO operation_actions (operation_id, effect, args, detail, destructive, issued_at)
-             VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        )
-        .bind(operation_id)
-        .bind(intent.effect)
-        .bind(&intent.args)
-        .bind(&intent.detail)
-        .bind(i64::from(intent.destructive))
-        .bind(now)
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(id)
-    }
-
-    /// Completes a logged action with its outcome.
-    pub async fn finish_action(
-        &self,
-        action_id: i64,
-        outcome: OutcomeStatus,
-        detail: &str,
-        output: Option<&str>,
-        now: i64,
-    ) -> Result<()> {
-        sqlx::query(
-            "UPDATE operation_actions SET finished_at = ?, outcome = ?, outcome_detail = ?, output = ? WHERE id = ?",
-        )
-        .bind(now)
-        .bind(outcome.as_str())
-        .bind(detail)
-        .bind(output)
-        .bind(action_id)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    /// An operation's actions, oldest first (without their output).
-    pub async fn actions(&self, operation_id: i64) -> Result<Vec<Action>> {
-        let rows = sqlx::query(&format!(
-            "SELECT {ACTION_COLUMNS}, NULL AS output FROM operation_actions WHERE operation_id = ? ORDER BY id"
-        ))
-        .bind(operation_id)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(action_from).collect()
-    }
-
-    /// The latest action of an operation named `effect`, with its output.
-    pub async fn latest_action(&self, operation_id: i64, effect: &str) -> Result<Option<Action>> {
-        let row = sqlx::query(&format!(
-            "SELECT {ACTION_COLUMNS}, output FROM operation_actions WHERE operation_id = ? AND effect = ?
-             ORDER BY id DESC LIMIT 1"
-        ))
-        .bind(operation_id)
-        .bind(effect)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(action_from).transpose()
     }
 }
 

@@ -1,6 +1,6 @@
 use super::*;
 use crate::domain::bench::cluster::{new_run, BenchEffect, ClusterPhase, Pass};
-use crate::domain::operation::OutcomeStatus;
+use crate::domain::operation::{Intent, OutcomeStatus};
 use crate::domain::probe::run::ProbePhase;
 use crate::domain::removal::{Effect, Phase, Removal};
 
