@@ -131,8 +131,11 @@ async fn read_facts(conn: &mut SqliteConnection, bytes: u64) -> Result<Result<Ba
             }
             Err(e) => return Err(e),
         };
+    // Removals are rows of `operations` from migration 13 on; an older
+    // backup (restored, then migrated forward) still has their own table.
+    let removals = if schema.unwrap_or(0) >= 13 { "operations WHERE kind = 'removal'" } else { "removals" };
     let mut counts = [0i64; 4];
-    for (n, table) in counts.iter_mut().zip(["hosts", "specs", "removals", "events"]) {
+    for (n, table) in counts.iter_mut().zip(["hosts", "specs", removals, "events"]) {
         *n = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(&mut *conn).await?;
     }
     let [hosts, specs, removals, events] = counts;
