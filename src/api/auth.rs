@@ -33,7 +33,7 @@ impl Auth {
     /// No token exists (none configured, none ever created): loopback only,
     /// as the configuration insists, and no request needs one.
     pub async fn is_open(&self) -> Result<bool, ApiError> {
-        Ok(self.bootstrap.is_none() && !self.daemon.has_stored_tokens().await?)
+        Ok(self.bootstrap.is_none() && !self.daemon.tokens.has_stored_tokens().await?)
     }
 
     /// Who presented `secret` (None: no Authorization header).
@@ -44,7 +44,7 @@ impl Auth {
         let Some(secret) = secret else { return Ok(Identity::Missing) };
         // Both compared in full whichever matches (see `auth::find_by_digest`).
         let bootstrap = self.bootstrap.is_some_and(|b| auth::constant_time_eq(&b, &auth::digest(secret)));
-        let stored = self.daemon.identify_token(secret).await?;
+        let stored = self.daemon.tokens.identify_token(secret).await?;
         Ok(match (bootstrap, stored) {
             (true, _) => Identity::Known(WhoAmI { name: auth::BOOTSTRAP.into(), role: Role::Admin, open: false }),
             (false, Some((name, role))) => Identity::Known(WhoAmI { name, role, open: false }),
@@ -99,7 +99,7 @@ pub async fn authorize(State(a): State<Arc<Auth>>, mut req: Request, next: Next)
         (Decision::Forbidden { needed, has }, who) => {
             let name = who.map_or(auth::ANONYMOUS, |w| w.name.as_str());
             if auth::is_mutating(&method) {
-                a.daemon.record_denied(name, has, needed, &format!("{method} {route}")).await;
+                a.daemon.tokens.record_denied(name, has, needed, &format!("{method} {route}")).await;
             }
             let error = format!("{method} {route} needs a token with the {needed} role; token {name} has {has}");
             (StatusCode::FORBIDDEN, Json(Forbidden { error, required_role: needed, role: has })).into_response()

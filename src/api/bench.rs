@@ -25,7 +25,7 @@ pub async fn bench_osds(
     JsonBody(b): JsonBody<OsdBenchBody>,
 ) -> Result<(StatusCode, Json<Vec<OsdBench>>), ApiError> {
     let req = OsdBenchRequest { ids: b.ids, all: b.all, bytes: b.bytes, block_size: b.block_size };
-    Ok((StatusCode::ACCEPTED, Json(d.schedule_osd_benches(&req).await?)))
+    Ok((StatusCode::ACCEPTED, Json(d.benchmarks.schedule_osd_benches(&req).await?)))
 }
 
 #[utoipa::path(get, path = "/api/v1/benchmarks/osds", tag = "benchmarks", params(OsdBenchQuery),
@@ -34,7 +34,7 @@ pub async fn osd_results(
     State(d): State<Arc<Daemon>>,
     QueryParams(q): QueryParams<OsdBenchQuery>,
 ) -> Result<Json<Vec<OsdBench>>, ApiError> {
-    Ok(Json(d.osd_benches(&q).await?))
+    Ok(Json(d.benchmarks.osd_benches(&q).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/benchmarks/cluster", tag = "benchmarks", request_body = ClusterBenchBody,
@@ -44,7 +44,7 @@ pub async fn bench_cluster(
     State(d): State<Arc<Daemon>>,
     JsonBody(b): JsonBody<ClusterBenchBody>,
 ) -> Result<(StatusCode, Json<ClusterRun>), ApiError> {
-    Ok((StatusCode::ACCEPTED, Json(d.schedule_cluster_bench(&b).await?)))
+    Ok((StatusCode::ACCEPTED, Json(d.benchmarks.schedule_cluster_bench(&b).await?)))
 }
 
 #[utoipa::path(get, path = "/api/v1/benchmarks/cluster", tag = "benchmarks", params(ClusterRunQuery),
@@ -53,7 +53,7 @@ pub async fn cluster_runs(
     State(d): State<Arc<Daemon>>,
     QueryParams(q): QueryParams<ClusterRunQuery>,
 ) -> Result<Json<Vec<ClusterRun>>, ApiError> {
-    Ok(Json(d.cluster_runs(&q).await?))
+    Ok(Json(d.benchmarks.cluster_runs(&q).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/benchmarks/cluster/{bench_id}", tag = "benchmarks",
@@ -62,7 +62,7 @@ pub async fn cluster_run(
     State(d): State<Arc<Daemon>>,
     PathParam(id): PathParam<i64>,
 ) -> Result<Json<ClusterRun>, ApiError> {
-    Ok(Json(d.cluster_run(id).await?))
+    Ok(Json(d.benchmarks.cluster_run(id).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/benchmarks/compare", tag = "benchmarks", params(CompareQuery),
@@ -71,5 +71,5 @@ pub async fn compare(
     State(d): State<Arc<Daemon>>,
     QueryParams(q): QueryParams<CompareQuery>,
 ) -> Result<Json<ClusterComparison>, ApiError> {
-    Ok(Json(d.compare_cluster_runs(q.a, q.b).await?))
+    Ok(Json(d.benchmarks.compare_cluster_runs(q.a, q.b).await?))
 }

@@ -17,7 +17,7 @@ pub async fn list(
     State(d): State<Arc<Daemon>>,
     QueryParams(q): QueryParams<DeploymentQuery>,
 ) -> Result<Json<Vec<DeploymentStatus>>, ApiError> {
-    Ok(Json(d.deployments(&q).await?))
+    Ok(Json(d.deployments.deployments(&q).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/deployments/{deployment_id}", tag = "osds", params(("deployment_id" = i64, Path)),
@@ -26,5 +26,5 @@ pub async fn detail(
     State(d): State<Arc<Daemon>>,
     PathParam(id): PathParam<i64>,
 ) -> Result<Json<DeploymentDetail>, ApiError> {
-    Ok(Json(d.deployment_detail(id).await?))
+    Ok(Json(d.deployments.deployment_detail(id).await?))
 }

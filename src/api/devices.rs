@@ -22,25 +22,25 @@ pub async fn list(
     State(d): State<Arc<Daemon>>,
     QueryParams(q): QueryParams<DeviceQuery>,
 ) -> Result<Paged<HostDevices>, ApiError> {
-    Ok(paged(d.devices(&q).await?))
+    Ok(paged(d.inventory.devices(&q).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/devices/held", tag = "devices", responses((status = 200, body = [Hold])))]
 pub async fn held(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<Hold>>, ApiError> {
-    Ok(Json(d.held_devices().await?))
+    Ok(Json(d.inventory.held_devices().await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/devices/release", tag = "devices", request_body = DeviceRef,
     responses((status = 200, body = Hold), (status = 404, body = ErrorBody)))]
 pub async fn release(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<DeviceRef>) -> Result<Json<Hold>, ApiError> {
-    Ok(Json(d.release_device(&b.host, &b.path).await?))
+    Ok(Json(d.inventory.release_device(&b.host, &b.path).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/devices/zap", tag = "devices", request_body = ZapBody,
     responses((status = 200, description = "what the agent did", body = [String]), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn zap(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<ZapBody>) -> Result<Json<Vec<String>>, ApiError> {
-    Ok(Json(d.zap_device(&b.host, &b.path, b.force).await?))
+    Ok(Json(d.inventory.zap_device(&b.host, &b.path, b.force).await?))
 }
 
 /// Queues fio on a blank disk; refused without `yes_i_really_mean_it`, for
@@ -53,7 +53,7 @@ pub async fn probe(
     State(d): State<Arc<Daemon>>,
     JsonBody(b): JsonBody<ProbeBody>,
 ) -> Result<Json<DiskProbe>, ApiError> {
-    Ok(Json(d.schedule_probe(&b.host, &b.path, b.mode, b.yes_i_really_mean_it).await?))
+    Ok(Json(d.benchmarks.schedule_probe(&b.host, &b.path, b.mode, b.yes_i_really_mean_it).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/devices/probes", tag = "devices", params(ProbeQuery),
@@ -62,7 +62,7 @@ pub async fn probes(
     State(d): State<Arc<Daemon>>,
     QueryParams(q): QueryParams<ProbeQuery>,
 ) -> Result<Json<Vec<DiskProbe>>, ApiError> {
-    Ok(Json(d.disk_probes(&q).await?))
+    Ok(Json(d.benchmarks.disk_probes(&q).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/devices/probes/{probe_id}", tag = "devices",
@@ -71,5 +71,5 @@ pub async fn probe_detail(
     State(d): State<Arc<Daemon>>,
     PathParam(id): PathParam<i64>,
 ) -> Result<Json<DiskProbe>, ApiError> {
-    Ok(Json(d.disk_probe(id).await?))
+    Ok(Json(d.benchmarks.disk_probe(id).await?))
 }

@@ -16,7 +16,7 @@ pub async fn list(
     State(d): State<Arc<Daemon>>,
     QueryParams(q): QueryParams<EventQuery>,
 ) -> Result<Json<Vec<Event>>, ApiError> {
-    Ok(Json(d.events(&q).await?))
+    Ok(Json(d.events.list(&q).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/workers", tag = "health",

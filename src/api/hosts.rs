@@ -23,7 +23,7 @@ pub async fn list(
     State(d): State<Arc<Daemon>>,
     QueryParams(q): QueryParams<HostQuery>,
 ) -> Result<Paged<Host>, ApiError> {
-    Ok(paged(d.hosts(&q).await?))
+    Ok(paged(d.inventory.hosts(&q).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/hosts", tag = "hosts", request_body = AddHost,
@@ -32,7 +32,7 @@ pub async fn add(
     State(d): State<Arc<Daemon>>,
     JsonBody(body): JsonBody<AddHost>,
 ) -> Result<(StatusCode, Json<Host>), ApiError> {
-    Ok((StatusCode::CREATED, Json(d.add_host(&body.name, &body.addr, &body.labels, !body.no_check).await?)))
+    Ok((StatusCode::CREATED, Json(d.inventory.add_host(&body.name, &body.addr, &body.labels, !body.no_check).await?)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/hosts/{name}", tag = "hosts", params(("name" = String, Path), RemoveHostQuery),
@@ -42,7 +42,7 @@ pub async fn remove(
     PathParam(name): PathParam<String>,
     QueryParams(q): QueryParams<RemoveHostQuery>,
 ) -> Result<StatusCode, ApiError> {
-    d.remove_host(&name, q.forget_osds).await?;
+    d.inventory.remove_host(&name, q.forget_osds).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -54,7 +54,7 @@ pub async fn drain(
     PathParam(name): PathParam<String>,
     JsonBody(body): JsonBody<HostDrainBody>,
 ) -> Result<Json<HostDrainStatus>, ApiError> {
-    Ok(Json(d.drain_host(&name, &body).await?))
+    Ok(Json(d.removals.drain_host(&name, &body).await?))
 }
 
 /// What draining the host would do; changes nothing.
@@ -64,7 +64,7 @@ pub async fn drain_preview(
     State(d): State<Arc<Daemon>>,
     PathParam(name): PathParam<String>,
 ) -> Result<Json<RemovalPreview>, ApiError> {
-    Ok(Json(d.preview_host_drain(&name).await?))
+    Ok(Json(d.removals.preview_host_drain(&name).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/hosts/{name}/drain/stop", tag = "hosts", params(("name" = String, Path)),
@@ -73,7 +73,7 @@ pub async fn drain_stop(
     State(d): State<Arc<Daemon>>,
     PathParam(name): PathParam<String>,
 ) -> Result<Json<HostDrainStop>, ApiError> {
-    Ok(Json(d.stop_host_drain(&name).await?))
+    Ok(Json(d.removals.stop_host_drain(&name).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/hosts/{name}/drain", tag = "hosts", params(("name" = String, Path)),
@@ -82,7 +82,7 @@ pub async fn drain_status(
     State(d): State<Arc<Daemon>>,
     PathParam(name): PathParam<String>,
 ) -> Result<Json<HostDrainStatus>, ApiError> {
-    Ok(Json(d.host_drain_status(&name).await?))
+    Ok(Json(d.removals.host_drain_status(&name).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/hosts/{name}/labels", tag = "hosts", params(("name" = String, Path)),
@@ -92,7 +92,7 @@ pub async fn add_label(
     PathParam(name): PathParam<String>,
     JsonBody(body): JsonBody<LabelBody>,
 ) -> Result<Json<Host>, ApiError> {
-    Ok(Json(d.label(&name, &body.label, true).await?))
+    Ok(Json(d.inventory.label(&name, &body.label, true).await?))
 }
 
 #[utoipa::path(delete, path = "/api/v1/hosts/{name}/labels/{label}", tag = "hosts",
@@ -102,5 +102,5 @@ pub async fn remove_label(
     State(d): State<Arc<Daemon>>,
     PathParam((name, label)): PathParam<(String, String)>,
 ) -> Result<Json<Host>, ApiError> {
-    Ok(Json(d.label(&name, &label, false).await?))
+    Ok(Json(d.inventory.label(&name, &label, false).await?))
 }

@@ -29,7 +29,7 @@ pub async fn list(
     Extension(cache): Extension<Arc<SnapshotCache>>,
     QueryParams(q): QueryParams<OsdQuery>,
 ) -> Result<Response, ApiError> {
-    let view = d.osds_view().await?;
+    let view = d.read_model.osds_view().await?;
     Ok(cache.answer("osds", format!("{q:?}"), &view, |rows| {
         let page = rows.page(&q);
         (page.items, Some(page.total))
@@ -51,8 +51,8 @@ pub async fn remove(
         fast: b.fast,
         ignore_preview_blockers: b.ignore_preview_blockers,
     };
-    let recs = d.schedule_removals(&req).await?;
-    Ok((StatusCode::ACCEPTED, Json(d.removal_statuses(&recs).await?)))
+    let recs = d.removals.schedule_removals(&req).await?;
+    Ok((StatusCode::ACCEPTED, Json(d.read_model.removal_statuses(&recs).await?)))
 }
 
 /// What removing the OSDs together would do; nothing changes. It needs
@@ -64,7 +64,7 @@ pub async fn preview(
     State(d): State<Arc<Daemon>>,
     JsonBody(b): JsonBody<PreviewBody>,
 ) -> Result<Json<RemovalPreview>, ApiError> {
-    Ok(Json(d.preview_removal(&b.ids).await?))
+    Ok(Json(d.removals.preview_removal(&b.ids).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/osds/removals", tag = "osds", params(StatusQuery), responses((status = 200, body = [RemovalStatus])))]
@@ -73,7 +73,7 @@ pub async fn status(
     Extension(cache): Extension<Arc<SnapshotCache>>,
     QueryParams(q): QueryParams<StatusQuery>,
 ) -> Result<Response, ApiError> {
-    let view = d.removals_view().await?;
+    let view = d.read_model.removals_view().await?;
     Ok(cache.answer("removals", format!("{:?}", q.history), &view, |r| (r.select(&q), None)))
 }
 
@@ -85,7 +85,7 @@ pub async fn detail(
     PathParam(id): PathParam<i64>,
     QueryParams(q): QueryParams<DetailQuery>,
 ) -> Result<Json<RemovalDetail>, ApiError> {
-    Ok(Json(d.removal_detail(id, &q).await?))
+    Ok(Json(d.read_model.removal_detail(id, &q).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/osds/removals/stop", tag = "osds", request_body = IdsBody,
@@ -94,6 +94,6 @@ pub async fn stop(
     State(d): State<Arc<Daemon>>,
     JsonBody(b): JsonBody<IdsBody>,
 ) -> Result<Json<Vec<RemovalStatus>>, ApiError> {
-    let recs = d.stop_removals(&b.ids).await?;
-    Ok(Json(d.removal_statuses(&recs).await?))
+    let recs = d.removals.stop_removals(&b.ids).await?;
+    Ok(Json(d.read_model.removal_statuses(&recs).await?))
 }

@@ -25,14 +25,14 @@ pub async fn apply(
     RawBody(body): RawBody,
 ) -> Result<(StatusCode, Json<ApplyResponse>), ApiError> {
     let text = decode_spec(&body).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let answer = d.apply(text, &q).await?;
+    let answer = d.specs.apply(text, &q).await?;
     let status = if q.dry_run { StatusCode::OK } else { StatusCode::CREATED };
     Ok((status, Json(answer)))
 }
 
 #[utoipa::path(get, path = "/api/v1/specs", tag = "specs", responses((status = 200, body = [SpecListing])))]
 pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<SpecListing>>, ApiError> {
-    Ok(Json(d.specs().await?))
+    Ok(Json(d.specs.specs().await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/specs/{service_name}", tag = "specs", params(("service_name" = String, Path)),
@@ -41,7 +41,7 @@ pub async fn get(
     State(d): State<Arc<Daemon>>,
     PathParam(name): PathParam<String>,
 ) -> Result<Json<SpecDetail>, ApiError> {
-    Ok(Json(d.spec(&name).await?))
+    Ok(Json(d.specs.spec(&name).await?))
 }
 
 #[utoipa::path(delete, path = "/api/v1/specs/{service_name}", tag = "specs", params(("service_name" = String, Path)),
@@ -50,5 +50,5 @@ pub async fn remove(
     State(d): State<Arc<Daemon>>,
     PathParam(name): PathParam<String>,
 ) -> Result<Json<SpecRecord>, ApiError> {
-    Ok(Json(d.remove_spec(&name).await?))
+    Ok(Json(d.specs.remove_spec(&name).await?))
 }

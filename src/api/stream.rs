@@ -50,7 +50,7 @@ use crate::daemon::Daemon;
     responses((status = 200, description = "text/event-stream: hello {}, event (an event-log entry), \
         hosts {\"hosts\": [names]}, removals {\"osds\": [ids]}, specs {}, resync {}")))]
 pub async fn stream(State(d): State<Arc<Daemon>>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let (mut rx, closing) = d.subscribe();
+    let (mut rx, closing) = d.events.subscribe();
     let s = async_stream(move |tx| async move {
         if tx.send(Event::default().event(HELLO).data("{}")).await.is_err() {
             return;

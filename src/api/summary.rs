@@ -17,6 +17,6 @@ pub async fn summary(
     State(d): State<Arc<Daemon>>,
     Extension(cache): Extension<Arc<SnapshotCache>>,
 ) -> Result<Response, ApiError> {
-    let view = d.summary_view().await?;
+    let view = d.read_model.summary_view().await?;
     Ok(cache.answer("summary", String::new(), &view, |s| (s.clone(), None)))
 }

@@ -18,8 +18,8 @@ async fn serve_sim() -> (tempfile::TempDir, Arc<Daemon>, String) {
     let settings = super::ApiSettings { token: None, max_body_bytes: config.max_body_bytes };
     let d = Daemon::new(store, Arc::new(sim.clone()), Arc::new(sim), config);
     for name in ["f5-422-01", "f5-422-02"] {
-        let h = d.add_host(name, &format!("{name}:8741"), &[], true).await.unwrap();
-        d.poll_host(&h).await.unwrap();
+        let h = d.inventory.add_host(name, &format!("{name}:8741"), &[], true).await.unwrap();
+        d.inventory.poll_host(&h).await.unwrap();
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -38,7 +38,7 @@ async fn serve_sim() -> (tempfile::TempDir, Arc<Daemon>, String) {
 async fn health_and_status_answer_while_a_spec_is_planned() {
     let (_dir, d, url) = serve_sim().await;
     let http = reqwest::Client::new();
-    let hold = d.hold_planning();
+    let hold = d.specs.hold_planning();
     let apply = tokio::spawn(
         http.post(format!("{url}/api/v1/specs?dry_run=true"))
             .header("content-type", "application/yaml")

@@ -17,7 +17,7 @@ use crate::wire::api::tokens::{CreatedToken, Forbidden, NewToken, TokenInfo, Who
     responses((status = 200, description = "the tokens in force, never their secrets", body = [TokenInfo]),
         (status = 403, body = Forbidden)))]
 pub async fn list(State(d): State<Arc<Daemon>>) -> Result<Json<Vec<TokenInfo>>, ApiError> {
-    Ok(Json(d.tokens().await?))
+    Ok(Json(d.tokens.tokens().await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/tokens", tag = "tokens", request_body = NewToken,
@@ -27,14 +27,14 @@ pub async fn create(
     State(d): State<Arc<Daemon>>,
     JsonBody(b): JsonBody<NewToken>,
 ) -> Result<(StatusCode, Json<CreatedToken>), ApiError> {
-    Ok((StatusCode::CREATED, Json(d.create_token(&b.name, b.role).await?)))
+    Ok((StatusCode::CREATED, Json(d.tokens.create_token(&b.name, b.role).await?)))
 }
 
 #[utoipa::path(delete, path = "/api/v1/tokens/{name}", tag = "tokens", params(("name" = String, Path)),
     responses((status = 204, description = "refused from now on"), (status = 403, body = Forbidden),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn revoke(State(d): State<Arc<Daemon>>, PathParam(name): PathParam<String>) -> Result<StatusCode, ApiError> {
-    d.revoke_token(&name).await?;
+    d.tokens.revoke_token(&name).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

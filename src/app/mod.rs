@@ -90,7 +90,7 @@ pub async fn serve_with(
     let workers = daemon.spawn_workers(&cancel);
     // Reported, not required: the daemon serves without a cluster.
     let checking = daemon.clone();
-    tokio::spawn(async move { checking.check_ceph().await });
+    tokio::spawn(async move { checking.cluster.check().await });
     tracing::info!(%local, db, "osdkeeper daemon listening");
     // Tests and scripts read the bound address (port 0) from this line.
     println!("listening on {local}");
@@ -99,7 +99,7 @@ pub async fn serve_with(
     let streams = daemon.clone();
     let shutdown = async move {
         shutdown.await;
-        streams.close_streams();
+        streams.events.close_streams();
     };
     // hyper's own 400/414/431 answers are bodiless; every connection is
     // wrapped to give them a JSON body (the decrypted side under TLS).

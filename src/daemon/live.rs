@@ -3,11 +3,9 @@
 //! client skips updates and refetches, it never slows the daemon.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 use serde::Serialize;
-use tokio_util::sync::CancellationToken;
 
 use crate::wire::api::events::Event;
 
@@ -34,9 +32,6 @@ pub fn channel() -> LiveSender {
     tokio::sync::broadcast::channel(256).0
 }
 
-/// How often the names of polled hosts go out together.
-const HOSTS_TICK: Duration = Duration::from_millis(250);
-
 /// Names of hosts polled since the last `Hosts` message. At thousands of
 /// hosts one message per poll would fill the channel within a second and
 /// make every client resync; one message per tick naming them all does not.
@@ -50,23 +45,5 @@ impl PolledHosts {
 
     pub fn take(&self) -> Vec<String> {
         std::mem::take(&mut *self.0.lock().expect("polled hosts lock")).into_iter().collect()
-    }
-}
-
-/// Sends the polled hosts every tick until cancelled, then once more so
-/// that nothing noted is dropped.
-pub async fn announce_polled_hosts(daemon: Arc<super::Daemon>, cancel: CancellationToken) {
-    loop {
-        let stop = tokio::select! {
-            _ = cancel.cancelled() => true,
-            _ = tokio::time::sleep(HOSTS_TICK) => false,
-        };
-        let hosts = daemon.polled.take();
-        if !hosts.is_empty() {
-            daemon.notify_current(Live::Hosts { hosts }).await;
-        }
-        if stop {
-            return;
-        }
     }
 }

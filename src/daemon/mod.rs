@@ -1,37 +1,39 @@
-//! The long-running daemon: its state (private), the operations the API
-//! asks for (`hosts`, `apply`, `devices`, `removal/`), the answers the
-//! API and dashboard show (`queries/`, the most polled of them from the
-//! read model, `read_model/`), and the background workers (`poller`,
-//! `reconciler`, `removal::worker`, `deploy::worker`, the read model's)
-//! on one loop (`worker`).
+//! The long-running daemon, as services that each own their part and take
+//! what they depend on when they are built (`Daemon::new`, the daemon's
+//! wiring): the event log and live streams (`events`), the cluster as last
+//! read (`cluster`), hosts and inventories (`inventory`), the read model
+//! (`read_model`), specs, planning and the reconciler (`specs`), removals
+//! (`removal`), deployments (`deploy`), benchmarks and disk probes
+//! (`bench`), API tokens (`tokens`); the durable ones run on the operation
+//! kernel (`operations`), every background worker on one loop (`worker`).
 //! Decisions live in `domain`; this module observes, persists and acts.
 //! It knows nothing of HTTP: `app` wires it to `api`.
+//!
+//! `Daemon` is a façade: the services, the workers, and what answers need
+//! more than one service for (the workers' status, `/metrics`).
 
-pub mod apply;
 pub mod audit;
-mod bench;
-mod deploy;
-mod devices;
+pub mod bench;
+pub mod cluster;
+pub mod deploy;
 mod error;
-pub mod hosts;
+pub mod events;
+pub mod inventory;
 pub mod live;
+mod metrics;
 mod operations;
-mod planning;
-pub mod poller;
-pub mod queries;
 pub mod read_model;
-pub mod reconciler;
 pub mod removal;
-mod tokens;
-pub mod view;
+pub mod specs;
+pub mod tokens;
 mod worker;
 
 pub use bench::OsdBenchRequest;
 pub use error::{invalid_specs_message, DaemonError};
+pub use metrics::{HostMetrics, MetricsView};
 pub use worker::{paced, Pace, Worker};
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -40,48 +42,39 @@ use crate::agent_client::HostAgents;
 use crate::ceph::CephCluster;
 use crate::clock::now_ms;
 use crate::config::Config;
-use crate::domain::event::{EventKind, Level};
-use crate::store::{NewEvent, Store};
-use crate::wire::api::hosts::Host;
+use crate::store::Store;
 use crate::wire::api::workers::WorkerStatus;
 
-/// Everything the daemon's tasks share.
+/// The services, and the workers they run on.
 pub struct Daemon {
+    pub events: Arc<events::Events>,
+    pub cluster: Arc<cluster::Cluster>,
+    pub inventory: Arc<inventory::Inventory>,
+    pub read_model: Arc<read_model::ReadModel>,
+    pub specs: Arc<specs::Specs>,
+    pub removals: Arc<removal::Removals>,
+    pub deployments: Arc<deploy::Deployments>,
+    pub benchmarks: Arc<bench::Benchmarks>,
+    pub tokens: Arc<tokens::Tokens>,
+    workers: Workers,
+    /// The reconciler runs only when the configuration says so.
+    reconcile: bool,
+    #[cfg(test)]
     store: Store,
-    agents: Arc<dyn HostAgents>,
+    #[cfg(test)]
     ceph: Arc<dyn CephCluster>,
-    config: Config,
-    cache: view::InventoryCache,
-    poller: Worker,
-    /// Woken after an apply, a release or a changed inventory.
-    reconciler: Worker,
-    /// Woken by a new removal or a stop request.
-    remover: Worker,
-    /// Woken by a new deployment.
-    deployer: Worker,
-    /// Runs queued benchmarks; woken by a new one.
-    bencher: Worker,
-    /// The stored API tokens, read once and after each change.
-    tokens: tokens::TokenCache,
-    /// Live updates for dashboards.
-    live: live::LiveSender,
-    /// Hosts polled since the last `Hosts` message (sent in batches).
-    polled: live::PolledHosts,
-    /// Cancelled when the daemon shuts down: ends the open live streams,
-    /// which would otherwise keep the HTTP server from finishing.
-    shutting_down: CancellationToken,
-    /// Failed polls per host since start (for /metrics).
-    poll_errors: Mutex<HashMap<String, u64>>,
-    /// Serializes polls of one host (a refresh and the poller must not race).
-    poll_locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    /// A recent read of the cluster, shared by the read model and the dry-run.
-    cluster: queries::ClusterCache,
-    /// The answers polled most, kept current by the workers (`read_model/`).
-    model: read_model::ReadModel,
-    /// Refreshes the read model after writes and reads the cluster for it.
-    model_worker: Worker,
-    /// Parsing and planning, off the async runtime.
-    planning: planning::Planning,
+    #[cfg(test)]
+    config: Arc<Config>,
+}
+
+/// Every background worker: each service wakes the ones it feeds.
+struct Workers {
+    poller: Arc<Worker>,
+    reconciler: Arc<Worker>,
+    remover: Arc<Worker>,
+    deployer: Arc<Worker>,
+    bencher: Arc<Worker>,
+    model: Arc<Worker>,
 }
 
 /// How often at least the poller looks for hosts whose poll is due (each
@@ -94,173 +87,157 @@ const POLL_TICK: Duration = Duration::from_secs(1);
 const BENCH_INTERVAL: Duration = Duration::from_secs(30);
 
 impl Daemon {
+    /// Builds every service on the store and the two adapters.
     pub fn new(store: Store, agents: Arc<dyn HostAgents>, ceph: Arc<dyn CephCluster>, config: Config) -> Arc<Daemon> {
-        Arc::new(Daemon {
-            poller: Worker::new("poller", POLL_TICK, config.max_backoff),
-            reconciler: Worker::new("reconciler", config.reconcile_interval, config.max_backoff),
-            remover: Worker::new("removals", config.removal_interval, config.max_backoff),
-            deployer: Worker::new("deployments", config.removal_interval, config.max_backoff),
-            bencher: Worker::new("benchmarks", BENCH_INTERVAL, config.max_backoff),
-            model_worker: Worker::new("read-model", queries::CLUSTER_TTL, config.max_backoff),
-            store,
-            agents,
+        let config = Arc::new(config);
+        let w = |name, interval| Arc::new(Worker::new(name, interval, config.max_backoff));
+        let workers = Workers {
+            poller: w("poller", POLL_TICK),
+            reconciler: w("reconciler", config.reconcile_interval),
+            remover: w("removals", config.removal_interval),
+            deployer: w("deployments", config.removal_interval),
+            bencher: w("benchmarks", BENCH_INTERVAL),
+            model: w("read-model", cluster::CLUSTER_TTL),
+        };
+        let pace = (config.removal_interval, config.max_backoff);
+        #[cfg(test)]
+        let ceph_for_tests = ceph.clone();
+        let cache = Arc::new(inventory::InventoryCache::default());
+        let events = Arc::new(events::Events::new(store.clone()));
+        let cluster = Arc::new(cluster::Cluster::new(ceph.clone()));
+        let read_model = Arc::new(read_model::ReadModel::new(
+            store.clone(),
+            ceph.clone(),
+            cluster.clone(),
+            cache.clone(),
+            events.clone(),
+            config.stall_after,
+            workers.model.clone(),
+        ));
+        let inventory = Arc::new(inventory::Inventory::new(
+            store.clone(),
+            agents.clone(),
+            ceph.clone(),
+            config.clone(),
+            events.clone(),
+            read_model.clone(),
+            cache,
+            (workers.poller.clone(), workers.reconciler.clone()),
+        ));
+        let specs = Arc::new(specs::Specs::new(
+            store.clone(),
+            events.clone(),
+            cluster.clone(),
+            inventory.clone(),
+            read_model.clone(),
+            workers.reconciler.clone(),
+            workers.deployer.clone(),
+            inventory.refresh_timeout(),
+        ));
+        let removals = Arc::new(removal::Removals::new(
+            store.clone(),
+            ceph.clone(),
+            agents.clone(),
+            events.clone(),
+            cluster.clone(),
+            inventory.clone(),
+            read_model.clone(),
+            workers.remover.clone(),
+            config.max_draining,
+            pace,
+        ));
+        let deployments = Arc::new(deploy::Deployments::new(
+            store.clone(),
+            ceph.clone(),
+            agents.clone(),
+            events.clone(),
+            inventory.clone(),
+            read_model.clone(),
+            workers.reconciler.clone(),
+            pace,
+        ));
+        let benchmarks = Arc::new(bench::Benchmarks::new(
+            store.clone(),
             ceph,
-            config,
-            cache: view::InventoryCache::default(),
-            tokens: Default::default(),
-            live: live::channel(),
-            polled: live::PolledHosts::default(),
-            shutting_down: CancellationToken::new(),
-            poll_errors: Default::default(),
-            poll_locks: Default::default(),
-            cluster: Default::default(),
-            model: Default::default(),
-            planning: Default::default(),
+            agents,
+            events.clone(),
+            inventory.clone(),
+            workers.bencher.clone(),
+            workers.reconciler.clone(),
+            pace,
+        ));
+        let tokens = Arc::new(tokens::Tokens::new(store.clone(), events.clone(), config.token.is_some()));
+        Arc::new(Daemon {
+            events,
+            cluster,
+            inventory,
+            read_model,
+            specs,
+            removals,
+            deployments,
+            benchmarks,
+            tokens,
+            workers,
+            reconcile: config.reconcile,
+            #[cfg(test)]
+            store,
+            #[cfg(test)]
+            ceph: ceph_for_tests,
+            #[cfg(test)]
+            config: config.clone(),
         })
-    }
-
-    /// Holds every parse and plan from now on until the hold is released,
-    /// for tests that look at the daemon while a plan is under way.
-    #[cfg(test)]
-    pub fn hold_planning(&self) -> planning::tests::Hold {
-        self.planning.hold()
     }
 
     /// Starts the background workers; they stop when `cancel` fires.
     pub fn spawn_workers(self: &Arc<Self>, cancel: &CancellationToken) -> Vec<tokio::task::JoinHandle<()>> {
+        let w = &self.workers;
         let mut tasks = Vec::new();
-        let d = self.clone();
-        let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.poller.run(c, || d.poll_due()).await }));
-        if self.config.reconcile {
-            let d = self.clone();
-            let c = cancel.clone();
-            tasks.push(tokio::spawn(async move { d.reconciler.run(c, || paced(d.reconcile_once())).await }));
+        let (s, c) = (self.inventory.clone(), cancel.clone());
+        let poller = w.poller.clone();
+        tasks.push(tokio::spawn(async move { poller.run(c, || s.poll_due()).await }));
+        if self.reconcile {
+            let (s, c, worker) = (self.specs.clone(), cancel.clone(), w.reconciler.clone());
+            tasks.push(tokio::spawn(async move { worker.run(c, || paced(s.reconcile_once())).await }));
         }
-        let d = self.clone();
-        let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.remover.run(c, || d.removal_round()).await }));
-        let d = self.clone();
-        let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.deployer.run(c, || d.deployment_round()).await }));
-        let d = self.clone();
-        let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.bencher.run(c, || paced(d.bench_round())).await }));
-        let d = self.clone();
-        let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.model_worker.run(c, || d.read_model_round()).await }));
-        let d = self.clone();
-        let c = cancel.clone();
-        tasks.push(tokio::spawn(async move { d.wake_read_model_on_writes(c).await }));
-        tasks.push(tokio::spawn(live::announce_polled_hosts(self.clone(), cancel.clone())));
+        let (s, c, worker) = (self.removals.clone(), cancel.clone(), w.remover.clone());
+        tasks.push(tokio::spawn(async move { worker.run(c, || s.round()).await }));
+        let (s, c, worker) = (self.deployments.clone(), cancel.clone(), w.deployer.clone());
+        tasks.push(tokio::spawn(async move { worker.run(c, || s.round()).await }));
+        let (s, c, worker) = (self.benchmarks.clone(), cancel.clone(), w.bencher.clone());
+        tasks.push(tokio::spawn(async move { worker.run(c, || paced(s.round())).await }));
+        let (s, c, worker) = (self.read_model.clone(), cancel.clone(), w.model.clone());
+        tasks.push(tokio::spawn(async move { worker.run(c, || s.round()).await }));
+        let (s, c) = (self.read_model.clone(), cancel.clone());
+        tasks.push(tokio::spawn(async move { s.wake_on_writes(c).await }));
+        let (s, c) = (self.inventory.clone(), cancel.clone());
+        tasks.push(tokio::spawn(async move { s.announce_polled_hosts(c).await }));
         tasks
+    }
+
+    /// What `/metrics` shows, all from memory.
+    pub async fn metrics_view(&self) -> Result<MetricsView, DaemonError> {
+        let removals = self.read_model.removals_view().await?.snapshot.value.active().to_vec();
+        let hosts = self.read_model.host_metrics(now_ms(), &self.inventory.poll_errors()).await?;
+        Ok(MetricsView { removals, hosts, workers: self.workers() })
     }
 
     /// How each background worker fares.
     pub fn workers(&self) -> Vec<WorkerStatus> {
-        [&self.poller, &self.reconciler, &self.remover, &self.deployer, &self.bencher, &self.model_worker]
-            .iter()
-            .map(|w| w.status())
-            .collect()
-    }
-
-    /// Ends the open live streams (the HTTP server waits for them).
-    pub fn close_streams(&self) {
-        self.shutting_down.cancel();
-    }
-
-    /// A receiver of live updates, and the token that ends it at shutdown.
-    pub fn subscribe(&self) -> (tokio::sync::broadcast::Receiver<live::Live>, CancellationToken) {
-        (self.live.subscribe(), self.shutting_down.clone())
-    }
-
-    /// How long `--refresh` waits for the agents.
-    fn refresh_timeout(&self) -> Duration {
-        self.config.poll_timeout + Duration::from_secs(5)
-    }
-
-    /// Records an event and logs it; a failure to record is logged, not fatal.
-    pub async fn event(
-        &self,
-        level: Level,
-        kind: EventKind,
-        host: Option<&str>,
-        subject: Option<&str>,
-        message: String,
-    ) {
-        let actor = audit::actor();
-        let by = actor.as_deref();
-        match level {
-            Level::Info => tracing::info!(kind = kind.as_str(), host, actor = by, "{message}"),
-            Level::Warning => tracing::warn!(kind = kind.as_str(), host, actor = by, "{message}"),
-            Level::Error => tracing::error!(kind = kind.as_str(), host, actor = by, "{message}"),
-        }
-        let e = NewEvent {
-            level,
-            kind,
-            host: host.map(str::to_string),
-            subject: subject.map(str::to_string),
-            message,
-            actor,
-        };
-        match self.store.add_event(e, now_ms()).await {
-            Ok(event) => self.notify(live::Live::Event { event }),
-            Err(err) => tracing::error!("cannot record an event: {err}"),
-        }
-    }
-
-    /// Tells the open live streams. Nobody listening is normal (no
-    /// dashboard open), so a send to no one is not an error.
-    pub fn notify(&self, message: live::Live) {
-        let _no_listener_is_fine = self.live.send(message);
-    }
-
-    async fn poll_lock(&self, host: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.poll_locks.lock().await.entry(host.to_string()).or_default().clone()
-    }
-
-    /// Every host with its inventory's head and parsed devices: from the
-    /// cache, and only those changed since they were parsed (or never
-    /// parsed since the start) read from the store.
-    async fn parsed_inventories(&self) -> Result<Vec<(Host, Option<view::Parsed>)>, DaemonError> {
-        let hosts = self.store.hosts_with_heads().await?;
-        let mut out = Vec::with_capacity(hosts.len());
-        for (host, head) in hosts {
-            let Some(head) = head else {
-                out.push((host, None));
-                continue;
-            };
-            if let Some(devices) = self.cache.cached(&head.host, &head.fingerprint) {
-                out.push((host, Some((head, devices))));
-                continue;
-            }
-            // Removed meanwhile: without an inventory, as a moment later.
-            let parsed = match self.store.inventory(&head.host).await? {
-                Some(inv) => Some(((&inv).into(), self.cache.devices(&inv).map_err(DaemonError::Internal)?)),
-                None => None,
-            };
-            out.push((host, parsed));
-        }
-        Ok(out)
-    }
-
-    /// The current planning view, with the ids of destroyed OSDs that the
-    /// next OSDs on their hosts claim (cephadm's OsdIdClaims).
-    pub async fn snapshot(&self) -> Result<view::Snapshot, DaemonError> {
-        let hosts = self.parsed_inventories().await?;
-        let holds = self.store.holds().await?;
-        let probes = self.probe_statuses().await?;
-        let mut snapshot = view::build(hosts, &holds, &probes);
-        match self.cluster_recently().await {
-            Ok(cluster) => snapshot.view.osd_id_claims = crate::domain::cluster::destroyed_by_host(&cluster),
-            // Planned without claims; a replaced OSD's id would not come back.
-            Err(e) => tracing::warn!("planning without the cluster's destroyed OSD ids: {e}"),
-        }
-        Ok(snapshot)
+        let w = &self.workers;
+        [&w.poller, &w.reconciler, &w.remover, &w.deployer, &w.bencher, &w.model].iter().map(|w| w.status()).collect()
     }
 }
 
 #[cfg(test)]
-mod apply_tests;
+impl Daemon {
+    fn ceph(&self) -> &dyn CephCluster {
+        &*self.ceph
+    }
+
+    fn config(&self) -> &Config {
+        &self.config
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -7,18 +7,23 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
-use super::{Daemon, DaemonError};
+use super::events::Events;
+use super::DaemonError;
 use crate::clock::now_ms;
 use crate::domain::auth::{self, Role};
 use crate::domain::event::{EventKind, Level};
-use crate::store::StoredToken;
+use crate::store::{Store, StoredToken};
 use crate::wire::api::tokens::{CreatedToken, TokenInfo};
 
 /// A use is written to the database at most this often per token.
 const USE_RECORDED_EVERY_MS: i64 = 60_000;
 
-#[derive(Default)]
-pub struct TokenCache {
+pub struct Tokens {
+    store: Store,
+    events: Arc<Events>,
+    /// Whether a bootstrap token (`OSDKEEPER_TOKEN`) is configured.
+    bootstrap: bool,
+    /// The stored tokens, read once and after each change.
     known: tokio::sync::RwLock<Option<Arc<Known>>>,
 }
 
@@ -48,12 +53,16 @@ fn info(t: StoredToken) -> TokenInfo {
     }
 }
 
-impl Daemon {
+impl Tokens {
+    pub fn new(store: Store, events: Arc<Events>, bootstrap: bool) -> Tokens {
+        Tokens { store, events, bootstrap, known: Default::default() }
+    }
+
     async fn known_tokens(&self) -> Result<Arc<Known>, DaemonError> {
-        if let Some(k) = self.tokens.known.read().await.as_ref() {
+        if let Some(k) = self.known.read().await.as_ref() {
             return Ok(k.clone());
         }
-        let mut slot = self.tokens.known.write().await;
+        let mut slot = self.known.write().await;
         if let Some(k) = slot.as_ref() {
             return Ok(k.clone());
         }
@@ -75,7 +84,7 @@ impl Daemon {
     }
 
     async fn forget_known_tokens(&self) {
-        *self.tokens.known.write().await = None;
+        *self.known.write().await = None;
     }
 
     /// Whether any token was ever created here (besides the configured one).
@@ -111,20 +120,21 @@ impl Daemon {
         let by = super::audit::actor();
         let t = self.store.add_token(name, role, &auth::digest(&secret), by.as_deref(), now_ms()).await?;
         self.forget_known_tokens().await;
-        self.event(
-            Level::Info,
-            EventKind::TokenCreated,
-            None,
-            Some(name),
-            format!("Created API token {name} ({role})"),
-        )
-        .await;
+        self.events
+            .record(
+                Level::Info,
+                EventKind::TokenCreated,
+                None,
+                Some(name),
+                format!("Created API token {name} ({role})"),
+            )
+            .await;
         Ok(CreatedToken { token: info(t), secret })
     }
 
     /// `token ls`: the configured bootstrap token first, then the stored ones by name.
     pub async fn tokens(&self) -> Result<Vec<TokenInfo>, DaemonError> {
-        let bootstrap = self.config.token.as_ref().map(|_| TokenInfo {
+        let bootstrap = self.bootstrap.then(|| TokenInfo {
             name: auth::BOOTSTRAP.into(),
             role: Role::Admin,
             created_at: None,
@@ -138,7 +148,7 @@ impl Daemon {
 
     /// `token revoke NAME`: refused from the moment this answers.
     pub async fn revoke_token(&self, name: &str) -> Result<(), DaemonError> {
-        if name == auth::BOOTSTRAP && self.config.token.is_some() {
+        if name == auth::BOOTSTRAP && self.bootstrap {
             return Err(DaemonError::Conflict(
                 "the bootstrap token is the daemon's configured OSDKEEPER_TOKEN (or token_file): change it there \
                  and restart the daemon"
@@ -147,7 +157,9 @@ impl Daemon {
         }
         self.store.revoke_token(name, now_ms()).await?;
         self.forget_known_tokens().await;
-        self.event(Level::Info, EventKind::TokenRevoked, None, Some(name), format!("Revoked API token {name}")).await;
+        self.events
+            .record(Level::Info, EventKind::TokenRevoked, None, Some(name), format!("Revoked API token {name}"))
+            .await;
         Ok(())
     }
 
@@ -155,7 +167,10 @@ impl Daemon {
     /// log shows attempts as well as changes.
     pub async fn record_denied(&self, name: &str, role: Role, needed: Role, what: &str) {
         let message = format!("Refused {what} to token {name} ({role}): it needs the {needed} role");
-        super::audit::acting_as(name, self.event(Level::Warning, EventKind::AccessDenied, None, Some(name), message))
-            .await;
+        super::audit::acting_as(
+            name,
+            self.events.record(Level::Warning, EventKind::AccessDenied, None, Some(name), message),
+        )
+        .await;
     }
 }

@@ -131,7 +131,7 @@ async fn read_facts(conn: &mut SqliteConnection, bytes: u64) -> Result<Result<Ba
             }
             Err(e) => return Err(e),
         };
-    // Removals are rows of `operations` from migration 13 on; an older
+    // RemovalCodec are rows of `operations` from migration 13 on; an older
     // backup (restored, then migrated forward) still has their own table.
     let removals = if schema.unwrap_or(0) >= 13 { "operations WHERE kind = 'removal'" } else { "removals" };
     let mut counts = [0i64; 4];

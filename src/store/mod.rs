@@ -33,7 +33,9 @@ pub use changes::{Changes, Topic};
 pub use events::{EventFilter, NewEvent};
 pub use hosts::PollFailure;
 pub use inventories::{InventoryHead, InventorySeen, Replaced, StoredInventory};
-pub use operations::{removal_subject, Benches, Codec, Deployments, DrainSampleRow, Ops, Probes, Removals};
+pub use operations::{
+    removal_subject, BenchCodec, Codec, DeploymentCodec, DrainSampleRow, Ops, ProbeCodec, RemovalCodec,
+};
 pub use runs::SpecHostRun;
 pub use specs::StoredSpec;
 pub use tokens::StoredToken;

@@ -86,7 +86,7 @@ impl Store {
         bench_from(&row)
     }
 
-    /// Benches in this state, oldest first.
+    /// BenchCodec in this state, oldest first.
     pub async fn osd_benches_in(&self, state: BenchState) -> Result<Vec<OsdBench>> {
         let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM osd_benches WHERE state = ? ORDER BY id"))
             .bind(state.as_str())

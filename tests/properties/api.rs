@@ -31,8 +31,8 @@ fn server() -> &'static Server {
             let settings = osdkeeper::api::ApiSettings { token: None, max_body_bytes: config.max_body_bytes };
             let d = Daemon::new(store, std::sync::Arc::new(sim.clone()), std::sync::Arc::new(sim), config);
             for name in ["f5-422-01", "f5-422-02"] {
-                let h = d.add_host(name, &format!("{name}:8741"), &[], true).await.unwrap();
-                d.poll_host(&h).await.unwrap();
+                let h = d.inventory.add_host(name, &format!("{name}:8741"), &[], true).await.unwrap();
+                d.inventory.poll_host(&h).await.unwrap();
             }
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let url = format!("http://{}", listener.local_addr().unwrap());

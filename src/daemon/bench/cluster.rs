@@ -12,9 +12,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::Benchmarks;
 use crate::clock::now_ms;
 use crate::daemon::operations::{Executor, Flow, OperationKind};
-use crate::daemon::{audit, Daemon, DaemonError, Pace};
+use crate::daemon::{audit, DaemonError, Pace};
 use crate::domain::bench::cluster::{
     advance, apply, interrupted, new_run, own_pool_name, BenchEffect, BenchOutput, BenchStep, ClusterBench,
     ClusterShape,
@@ -22,7 +23,7 @@ use crate::domain::bench::cluster::{
 use crate::domain::bench::compare::{compare, shape_differences};
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{record, NewOperation, Operation, Outcome, Recorded};
-use crate::store::{Benches, Removals};
+use crate::store::{BenchCodec, RemovalCodec};
 use crate::wire::api::bench::{ClusterBenchBody, ClusterComparison, ClusterRun, ClusterRunQuery};
 
 /// How long a new pool's PGs may take to become active+clean.
@@ -31,12 +32,12 @@ const POOL_READY: Duration = Duration::from_secs(120);
 /// The subject of every cluster benchmark: one runs at a time.
 const SUBJECT: &str = "cluster";
 
-impl Daemon {
+impl Benchmarks {
     /// Checks the request and the cluster, stores the run, wakes the worker.
     pub async fn schedule_cluster_bench(&self, body: &ClusterBenchBody) -> Result<ClusterRun, DaemonError> {
         let bench = new_run(body.pool.clone(), body.seconds, body.pg_num, body.label.clone(), body.force)
             .map_err(DaemonError::Invalid)?;
-        if let Some(active) = self.store.ops::<Benches>().active_on(SUBJECT).await? {
+        if let Some(active) = self.store.ops::<BenchCodec>().active_on(SUBJECT).await? {
             return Err(DaemonError::Conflict(format!(
                 "cluster benchmark {} is already running ({})",
                 active.number,
@@ -64,21 +65,22 @@ impl Daemon {
             b.run_name = format!("osdkeeper-bench-{number}");
         };
         let busy = |_: &str| "a cluster benchmark is already running".to_string();
-        let op = self.store.ops::<Benches>().add(&[new], now_ms(), busy, fill).await?.remove(0);
+        let op = self.store.ops::<BenchCodec>().add(&[new], now_ms(), busy, fill).await?.remove(0);
         let b = &op.state;
         let what = b.label.as_deref().map(|l| format!(" ({l})")).unwrap_or_default();
-        self.event(
-            Level::Info,
-            EventKind::BenchRequested,
-            None,
-            Some(&format!("cluster-bench-{}", op.number)),
-            format!(
-                "Queued cluster benchmark {}{what}: rados bench write, seq, rand of {} s each on pool {}",
-                op.number, b.seconds, b.pool
-            ),
-        )
-        .await;
-        self.bencher.wake();
+        self.events
+            .record(
+                Level::Info,
+                EventKind::BenchRequested,
+                None,
+                Some(&format!("cluster-bench-{}", op.number)),
+                format!(
+                    "Queued cluster benchmark {}{what}: rados bench write, seq, rand of {} s each on pool {}",
+                    op.number, b.seconds, b.pool
+                ),
+            )
+            .await;
+        self.worker.wake();
         Ok(cluster_run(op, false))
     }
 
@@ -95,7 +97,7 @@ impl Daemon {
         }
         let draining: Vec<String> = self
             .store
-            .ops::<Removals>()
+            .ops::<RemovalCodec>()
             .active()
             .await?
             .into_iter()
@@ -113,8 +115,8 @@ impl Daemon {
 
     /// Drives the active run, if any, to its end.
     pub(super) async fn run_cluster_bench(self: &Arc<Self>) -> Result<Pace, DaemonError> {
-        let kind = BenchKind { d: self.clone() };
-        Executor::new(kind, self.store.clone(), self.config.removal_interval, self.config.max_backoff).round().await
+        let kind = BenchKind { b: self.clone() };
+        Executor::new(kind, self.store.clone(), self.interval, self.max_backoff).round().await
     }
 
     /// The action of a phase; what it measured or found.
@@ -185,29 +187,29 @@ impl Daemon {
         let b = &run.state;
         if let Some(why) = &b.failure {
             let message = format!("cluster benchmark {} failed: {why}", run.number);
-            self.event(Level::Error, EventKind::BenchFailed, None, Some(&subject), message).await;
+            self.events.record(Level::Error, EventKind::BenchFailed, None, Some(&subject), message).await;
             return;
         }
         let each: Vec<String> =
             b.results.iter().map(|r| format!("{} {:.0} MB/s", r.pass.as_str(), r.bandwidth_mb_s)).collect();
         let message = format!("cluster benchmark {}: {}", run.number, each.join(", "));
-        self.event(Level::Info, EventKind::BenchFinished, None, Some(&subject), message).await;
+        self.events.record(Level::Info, EventKind::BenchFinished, None, Some(&subject), message).await;
     }
 
     pub async fn cluster_runs(&self, q: &ClusterRunQuery) -> Result<Vec<ClusterRun>, DaemonError> {
-        let ops = self.store.ops::<Benches>().latest(q.limit.unwrap_or(50).clamp(0, 10_000)).await?;
+        let ops = self.store.ops::<BenchCodec>().latest(q.limit.unwrap_or(50).clamp(0, 10_000)).await?;
         self.cluster_runs_of(ops).await
     }
 
     pub async fn cluster_run(&self, number: i64) -> Result<ClusterRun, DaemonError> {
-        let op = self.store.ops::<Benches>().get(number).await?;
+        let op = self.store.ops::<BenchCodec>().get(number).await?;
         Ok(self.cluster_runs_of(vec![op]).await?.remove(0))
     }
 
     /// The runs as the API shows them, with whether a phase's action is under way.
     async fn cluster_runs_of(&self, ops: Vec<Operation<ClusterBench>>) -> Result<Vec<ClusterRun>, DaemonError> {
         let ids: Vec<i64> = ops.iter().filter(|o| !o.state.phase.is_finished()).map(|o| o.id).collect();
-        let acting = self.store.ops::<Benches>().acting(&ids).await?;
+        let acting = self.store.ops::<BenchCodec>().acting(&ids).await?;
         Ok(ops.into_iter().map(|o| cluster_run(o.clone(), acting.contains(&o.id))).collect())
     }
 
@@ -238,11 +240,11 @@ fn cluster_run(op: Operation<ClusterBench>, in_flight: bool) -> ClusterRun {
 
 /// The cluster benchmark kind, as the executor drives it.
 pub struct BenchKind {
-    d: Arc<Daemon>,
+    b: Arc<Benchmarks>,
 }
 
 impl OperationKind for BenchKind {
-    type Codec = Benches;
+    type Codec = BenchCodec;
     type State = ClusterBench;
     type Effect = BenchEffect;
     type Output = BenchOutput;
@@ -294,7 +296,7 @@ impl OperationKind for BenchKind {
     }
 
     async fn perform(&self, op: &Operation<ClusterBench>, effect: &BenchEffect) -> Outcome<BenchOutput> {
-        match self.d.carry_out_bench(&op.state, *effect).await {
+        match self.b.carry_out_bench(&op.state, *effect).await {
             Ok(out) => Outcome::Done(out),
             Err(why) => Outcome::Failed(why),
         }
@@ -329,7 +331,7 @@ impl OperationKind for BenchKind {
         _round: &mut (),
     ) -> Flow {
         if after.state.phase.is_finished() && !before.state.phase.is_finished() {
-            self.d.announce_cluster_bench(after).await;
+            self.b.announce_cluster_bench(after).await;
         }
         // The next phase follows at once: a run goes from start to end in one round.
         Flow::Continue
@@ -342,7 +344,7 @@ impl OperationKind for BenchKind {
     async fn after_interrupted(&self, _before: &Operation<ClusterBench>, after: &Operation<ClusterBench>) {
         if let Some(why) = &after.state.failure {
             let subject = format!("cluster-bench-{}", after.number);
-            self.d.event(Level::Warning, EventKind::BenchFailed, None, Some(&subject), why.clone()).await;
+            self.b.events.record(Level::Warning, EventKind::BenchFailed, None, Some(&subject), why.clone()).await;
         }
     }
 

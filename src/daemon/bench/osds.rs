@@ -6,13 +6,15 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use super::Benchmarks;
 use crate::clock::now_ms;
-use crate::daemon::{audit, Daemon, DaemonError};
+use crate::daemon::{audit, DaemonError};
 use crate::domain::bench::format_rate;
 use crate::domain::bench::osd::bench_size;
 use crate::domain::bench::outliers::{outliers, Measured};
 use crate::domain::cluster::same_host;
 use crate::domain::event::{EventKind, Level};
+use crate::store::Store;
 use crate::wire::api::bench::{BenchState, OsdBench, OsdBenchQuery, OsdBenchTarget};
 
 /// What `bench osds` asks for.
@@ -26,7 +28,7 @@ pub struct OsdBenchRequest {
 
 const INTERRUPTED: &str = "the daemon stopped while this bench ran; it is not run again (ask for a new one)";
 
-impl Daemon {
+impl Benchmarks {
     /// Checks the request against the cluster and queues one bench per
     /// OSD, all or none.
     pub async fn schedule_osd_benches(&self, req: &OsdBenchRequest) -> Result<Vec<OsdBench>, DaemonError> {
@@ -94,15 +96,21 @@ impl Daemon {
         let actor = audit::actor();
         let queued = self.store.add_osd_benches(&benches, actor.as_deref(), now_ms()).await?;
         let names: Vec<String> = queued.iter().map(|b| format!("osd.{}", b.target.osd_id)).collect();
-        self.event(
-            Level::Info,
-            EventKind::BenchRequested,
-            None,
-            None,
-            format!("Queued OSD bench ({} bytes in blocks of {}): {}", size.bytes, size.block_size, names.join(", ")),
-        )
-        .await;
-        self.bencher.wake();
+        self.events
+            .record(
+                Level::Info,
+                EventKind::BenchRequested,
+                None,
+                None,
+                format!(
+                    "Queued OSD bench ({} bytes in blocks of {}): {}",
+                    size.bytes,
+                    size.block_size,
+                    names.join(", ")
+                ),
+            )
+            .await;
+        self.worker.wake();
         Ok(queued)
     }
 
@@ -120,14 +128,15 @@ impl Daemon {
         // `running` now was cut off by a restart of the daemon.
         for b in self.store.interrupt_osd_benches(INTERRUPTED, now_ms()).await? {
             let subject = format!("osd.{}", b.target.osd_id);
-            self.event(
-                Level::Warning,
-                EventKind::BenchFailed,
-                Some(&b.target.host),
-                Some(&subject),
-                format!("{subject}: {INTERRUPTED}"),
-            )
-            .await;
+            self.events
+                .record(
+                    Level::Warning,
+                    EventKind::BenchFailed,
+                    Some(&b.target.host),
+                    Some(&subject),
+                    format!("{subject}: {INTERRUPTED}"),
+                )
+                .await;
         }
         let queued = self.store.osd_benches_in(BenchState::Queued).await?;
         if queued.is_empty() {
@@ -139,14 +148,16 @@ impl Daemon {
                 by_host.keys().find(|h| same_host(h, &b.target.host)).cloned().unwrap_or_else(|| b.target.host.clone());
             by_host.entry(key).or_default().push(b);
         }
-        let before: HashSet<u32> = self.slow_osds().await?.into_iter().map(|(id, _)| id).collect();
+        let before: HashSet<u32> = slow_osds(&self.store).await?.into_iter().map(|(id, _)| id).collect();
         let runs = by_host.into_values().map(|benches| self.bench_host(benches));
         for outcome in futures::future::join_all(runs).await {
             outcome?;
         }
-        for (id, message) in self.slow_osds().await? {
+        for (id, message) in slow_osds(&self.store).await? {
             if !before.contains(&id) {
-                self.event(Level::Warning, EventKind::BenchOutlier, None, Some(&format!("osd.{id}")), message).await;
+                self.events
+                    .record(Level::Warning, EventKind::BenchOutlier, None, Some(&format!("osd.{id}")), message)
+                    .await;
             }
         }
         Ok(())
@@ -175,36 +186,19 @@ impl Daemon {
                         r.iops,
                         r.elapsed_s
                     );
-                    self.event(Level::Info, EventKind::BenchFinished, Some(&done.target.host), Some(&subject), message)
+                    self.events
+                        .record(Level::Info, EventKind::BenchFinished, Some(&done.target.host), Some(&subject), message)
                         .await;
                 }
                 Err(e) => {
                     let message = format!("{subject}: the bench failed: {e}");
-                    self.event(Level::Error, EventKind::BenchFailed, Some(&done.target.host), Some(&subject), message)
+                    self.events
+                        .record(Level::Error, EventKind::BenchFailed, Some(&done.target.host), Some(&subject), message)
                         .await;
                 }
             }
         }
         Ok(())
-    }
-
-    /// The OSDs much slower than comparable ones, from each OSD's latest
-    /// result, with why.
-    async fn slow_osds(&self) -> Result<Vec<(u32, String)>, DaemonError> {
-        let latest = self.store.latest_done_osd_benches().await?;
-        let measured: Vec<Measured> = latest
-            .iter()
-            .filter_map(|b| {
-                Some(Measured::osd(
-                    b.target.osd_id,
-                    b.target.device_class.clone(),
-                    b.target.size_bytes,
-                    b.target.model.clone(),
-                    b.bytes_per_sec?,
-                ))
-            })
-            .collect();
-        Ok(outliers(&measured).into_iter().map(|o| (o.id, o.message)).collect())
     }
 
     /// The latest bench of each OSD with its outlier verdict, or (with
@@ -214,7 +208,7 @@ impl Daemon {
             Some(n) => self.store.osd_bench_history(n.clamp(0, 10_000)).await?,
             None => self.store.latest_osd_benches().await?,
         };
-        let slow: HashMap<u32, String> = self.slow_osds().await?.into_iter().collect();
+        let slow: HashMap<u32, String> = slow_osds(&self.store).await?.into_iter().collect();
         let latest_done: HashSet<i64> =
             self.store.latest_done_osd_benches().await?.into_iter().map(|b| b.bench_id).collect();
         for r in &mut rows {
@@ -224,16 +218,34 @@ impl Daemon {
         }
         Ok(rows)
     }
+}
 
-    /// Each OSD's latest measured rate and outlier verdict, for `osd ls`.
-    pub(crate) async fn bench_brief(&self) -> Result<HashMap<u32, (f64, Option<String>)>, DaemonError> {
-        let slow: HashMap<u32, String> = self.slow_osds().await?.into_iter().collect();
-        Ok(self
-            .store
-            .latest_done_osd_benches()
-            .await?
-            .into_iter()
-            .filter_map(|b| Some((b.target.osd_id, (b.bytes_per_sec?, slow.get(&b.target.osd_id).cloned()))))
-            .collect())
-    }
+/// The OSDs much slower than comparable ones, from each OSD's latest
+/// result, with why.
+async fn slow_osds(store: &Store) -> Result<Vec<(u32, String)>, DaemonError> {
+    let latest = store.latest_done_osd_benches().await?;
+    let measured: Vec<Measured> = latest
+        .iter()
+        .filter_map(|b| {
+            Some(Measured::osd(
+                b.target.osd_id,
+                b.target.device_class.clone(),
+                b.target.size_bytes,
+                b.target.model.clone(),
+                b.bytes_per_sec?,
+            ))
+        })
+        .collect();
+    Ok(outliers(&measured).into_iter().map(|o| (o.id, o.message)).collect())
+}
+
+/// Each OSD's latest measured rate and outlier verdict, for `osd ls`.
+pub async fn bench_brief(store: &Store) -> Result<HashMap<u32, (f64, Option<String>)>, DaemonError> {
+    let slow: HashMap<u32, String> = slow_osds(store).await?.into_iter().collect();
+    Ok(store
+        .latest_done_osd_benches()
+        .await?
+        .into_iter()
+        .filter_map(|b| Some((b.target.osd_id, (b.bytes_per_sec?, slow.get(&b.target.osd_id).cloned()))))
+        .collect())
 }

@@ -6,17 +6,19 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::probes::slow_probed_disks;
+use super::Benchmarks;
 use crate::daemon::operations::{Flow, OperationKind};
-use crate::daemon::{live, Daemon, DaemonError};
+use crate::daemon::{live, DaemonError};
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{record, Operation, Outcome, Recorded};
 use crate::domain::probe::run::{self, Probe, ProbePhase, ProbeRun, ProbeStep, RunFio};
-use crate::store::Probes;
+use crate::store::ProbeCodec;
 
 /// The probe kind, as the executor drives it: a host's probes one after
 /// another, hosts side by side.
 pub struct ProbeKind {
-    pub(super) d: Arc<Daemon>,
+    pub(super) b: Arc<Benchmarks>,
 }
 
 impl ProbeKind {
@@ -34,19 +36,19 @@ impl ProbeKind {
                 format!("{subject} failed: {}", p.error.as_deref().unwrap_or("no reason recorded")),
             ),
         };
-        self.d.event(level, kind, Some(&host), Some(&p.path), message).await;
+        self.b.events.record(level, kind, Some(&host), Some(&p.path), message).await;
     }
 
     async fn announce_interrupted(&self, op: &Operation<Probe>) {
         let p = &op.state;
         let host = op.host.clone().unwrap_or_default();
         let message = format!("probe {} of {} on {host}: {}", op.number, p.path, run::INTERRUPTED);
-        self.d.event(Level::Warning, EventKind::ProbeFailed, Some(&host), Some(&p.path), message).await;
+        self.b.events.record(Level::Warning, EventKind::ProbeFailed, Some(&host), Some(&p.path), message).await;
     }
 }
 
 impl OperationKind for ProbeKind {
-    type Codec = Probes;
+    type Codec = ProbeCodec;
     type State = Probe;
     type Effect = RunFio;
     type Output = (ProbeRun, Option<String>);
@@ -55,7 +57,7 @@ impl OperationKind for ProbeKind {
     type Observation = ();
 
     async fn begin_round(&self, _active: &[Operation<Probe>]) -> Result<Self::Round, DaemonError> {
-        Ok(Arc::new(self.d.slow_probed_disks().await?.into_keys().collect()))
+        Ok(Arc::new(slow_probed_disks(&self.b.store).await?.into_keys().collect()))
     }
 
     async fn observe(&self, _op: &Operation<Probe>, _round: &mut Self::Round) {}
@@ -88,7 +90,7 @@ impl OperationKind for ProbeKind {
 
     async fn perform(&self, op: &Operation<Probe>, _effect: &RunFio) -> Outcome<Self::Output> {
         let span = tracing::info_span!("disk_probe", probe = op.number, path = %op.state.path);
-        tracing::Instrument::instrument(self.d.run_fio(op), span).await
+        tracing::Instrument::instrument(self.b.run_fio(op), span).await
     }
 
     fn done_detail(&self, (run, fio): &Self::Output) -> (String, Option<String>) {
@@ -117,7 +119,7 @@ impl OperationKind for ProbeKind {
         } else {
             self.announce(after).await;
         }
-        self.d.notify(live::Live::Hosts { hosts: after.host.iter().cloned().collect() });
+        self.b.events.notify(live::Live::Hosts { hosts: after.host.iter().cloned().collect() });
         Flow::Stop
     }
 
@@ -135,13 +137,14 @@ impl OperationKind for ProbeKind {
 
     async fn end_round(&self, round: Option<Self::Round>, _active: &[Operation<Probe>]) {
         let Some(before) = round else { return };
-        match self.d.slow_probed_disks().await {
+        match slow_probed_disks(&self.b.store).await {
             Ok(now) => {
                 for (key, message) in now {
                     if !before.contains(&key) {
-                        let (host, path) = self.d.where_probed(&key).await;
-                        self.d
-                            .event(Level::Warning, EventKind::ProbeOutlier, host.as_deref(), path.as_deref(), message)
+                        let (host, path) = self.b.where_probed(&key).await;
+                        self.b
+                            .events
+                            .record(Level::Warning, EventKind::ProbeOutlier, host.as_deref(), path.as_deref(), message)
                             .await;
                     }
                 }
@@ -149,6 +152,6 @@ impl OperationKind for ProbeKind {
             Err(e) => tracing::error!("cannot judge the probed disks: {e}"),
         }
         // A finished probe may let a gated spec go on.
-        self.d.reconciler.wake();
+        self.b.reconciler.wake();
     }
 }

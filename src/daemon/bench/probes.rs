@@ -12,20 +12,21 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::probe_kind::ProbeKind;
+use super::Benchmarks;
 use crate::agent_client::AgentError;
 use crate::clock::now_ms;
 use crate::daemon::operations::Executor;
-use crate::daemon::{audit, live, Daemon, DaemonError, Pace};
+use crate::daemon::{audit, live, DaemonError, Pace};
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{NewOperation, Operation, Outcome};
 use crate::domain::probe::outliers::{slow_disks, ProbedDisk};
 use crate::domain::probe::run::{Probe, ProbePhase, ProbeRun};
 use crate::domain::probe::{DiskKey, ProbeDone, ProbeFigures, ProbeMode, ProbeStatus};
-use crate::store::Probes;
+use crate::store::{ProbeCodec, Store};
 use crate::wire::agent::ProbeRequest;
 use crate::wire::api::probes::{DiskProbe, ProbeQuery, ProbeState};
 
-impl Daemon {
+impl Benchmarks {
     /// `device probe HOST PATH [--quick|--full] --yes-i-really-mean-it`:
     /// refused without the intent, for an unknown host or device, and for
     /// a device that is not blank by its last inventory or that holds an
@@ -45,8 +46,8 @@ impl Daemon {
             )));
         }
         let mode = mode.unwrap_or(ProbeMode::Quick);
-        let (_, device) = self.known_device(host_name, path).await?;
-        let active = self.active_osds_on(host_name, path, &device).await?;
+        let (_, device) = self.inventory.known_device(host_name, path).await?;
+        let active = self.inventory.active_osds_on(host_name, path, &device).await?;
         if !active.is_empty() {
             return Err(DaemonError::RefusedUnsafe(format!(
                 "refusing to probe {path} on {host_name}: {} has its data on it",
@@ -91,29 +92,33 @@ impl Daemon {
             actor: audit::actor(),
         };
         let busy = |_: &str| format!("disk {} already has a probe queued or running", key.shown());
-        let op = self.store.ops::<Probes>().add(&[new], now_ms(), busy, |_, _| {}).await?.remove(0);
+        let op = self.store.ops::<ProbeCodec>().add(&[new], now_ms(), busy, |_, _| {}).await?.remove(0);
         let probe = disk_probe(&op, None);
         let slot = if key.by_slot() { " (no serial/WWN: the results stay with the slot)" } else { "" };
-        self.event(
-            Level::Info,
-            EventKind::ProbeRequested,
-            Some(host_name),
-            Some(path),
-            format!("Queued a {} probe of {path} on {host_name}{slot}: fio will overwrite its start", mode.as_str()),
-        )
-        .await;
-        self.bencher.wake();
+        self.events
+            .record(
+                Level::Info,
+                EventKind::ProbeRequested,
+                Some(host_name),
+                Some(path),
+                format!(
+                    "Queued a {} probe of {path} on {host_name}{slot}: fio will overwrite its start",
+                    mode.as_str()
+                ),
+            )
+            .await;
+        self.worker.wake();
         Ok(probe)
     }
 
     /// Runs every queued probe: hosts in parallel, one probe per host at a time.
     pub(super) async fn run_disk_probes(self: &Arc<Self>) -> Result<Pace, DaemonError> {
-        let kind = ProbeKind { d: self.clone() };
-        Executor::new(kind, self.store.clone(), self.config.removal_interval, self.config.max_backoff).round().await
+        let kind = ProbeKind { b: self.clone() };
+        Executor::new(kind, self.store.clone(), self.interval, self.max_backoff).round().await
     }
 
     pub(super) async fn where_probed(&self, key: &str) -> (Option<String>, Option<String>) {
-        match self.store.ops::<Probes>().latest_on(key).await {
+        match self.store.ops::<ProbeCodec>().latest_on(key).await {
             Ok(Some(op)) => (op.host, Some(op.state.path)),
             Ok(None) => (None, None),
             Err(e) => {
@@ -131,7 +136,7 @@ impl Daemon {
             Ok(h) => h,
             Err(e) => return Outcome::Failed(format!("cannot probe: {e}")),
         };
-        self.notify(live::Live::Hosts { hosts: vec![host_name.clone()] });
+        self.events.notify(live::Live::Hosts { hosts: vec![host_name.clone()] });
         let req = ProbeRequest {
             path: p.path.clone(),
             mode: p.mode,
@@ -163,72 +168,16 @@ impl Daemon {
         }
     }
 
-    /// The disks far below comparable ones, by stored disk key, with why,
-    /// from each disk's latest finished probe.
-    pub(super) async fn slow_probed_disks(&self) -> Result<HashMap<String, String>, DaemonError> {
-        let latest: Vec<DiskProbe> = latest_done(self.current_disk_probes().await?);
-        let probed: Vec<ProbedDisk> = latest
-            .iter()
-            .filter_map(|p| {
-                Some(ProbedDisk {
-                    name: format!("{}:{}", p.host, p.path),
-                    class: p.device_class.clone().filter(|c| c != "unknown"),
-                    size_bytes: p.size_bytes,
-                    mode: p.mode,
-                    figures: p.figures?,
-                })
-            })
-            .collect();
-        let with_figures: Vec<&DiskProbe> = latest.iter().filter(|p| p.figures.is_some()).collect();
-        Ok(slow_disks(&probed)
-            .into_iter()
-            .filter_map(|(i, message)| Some((disk_key(with_figures[i])?.stored(), message)))
-            .collect())
-    }
-
-    /// What each disk's probes say, by stored disk key, for the planner and
-    /// the device listing.
-    pub(crate) async fn probe_statuses(&self) -> Result<HashMap<String, Arc<ProbeStatus>>, DaemonError> {
-        let current = self.current_disk_probes().await?;
-        let slow = self.slow_probed_disks().await?;
-        let mut out: HashMap<String, ProbeStatus> = HashMap::new();
-        // Oldest first: a later probe of a disk overrides what an earlier said.
-        for p in current {
-            let Some(key) = disk_key(&p) else { continue };
-            let key = key.stored();
-            let status = out.entry(key.clone()).or_default();
-            match p.state {
-                ProbeState::Queued | ProbeState::Running => status.pending = true,
-                ProbeState::Done => {
-                    status.pending = false;
-                    status.failure = None;
-                    status.done = p.figures.map(|figures| ProbeDone {
-                        probe_id: p.probe_id,
-                        mode: p.mode,
-                        figures,
-                        finished_at: p.finished_at.unwrap_or(p.requested_at),
-                        outlier: slow.get(&key).cloned(),
-                    });
-                }
-                ProbeState::Failed => {
-                    status.pending = false;
-                    status.failure = p.error.clone();
-                }
-            }
-        }
-        Ok(out.into_iter().map(|(k, v)| (k, Arc::new(v))).collect())
-    }
-
     /// Each disk's latest probe (or, with `history`, the last probes,
     /// newest first), with the outlier verdict on each disk's latest
     /// finished one.
     pub async fn disk_probes(&self, q: &ProbeQuery) -> Result<Vec<DiskProbe>, DaemonError> {
         let mut rows = match q.history {
             Some(n) => {
-                let ops = self.store.ops::<Probes>().latest(n.clamp(0, 10_000)).await?;
+                let ops = self.store.ops::<ProbeCodec>().latest(n.clamp(0, 10_000)).await?;
                 ops.iter().map(|o| disk_probe(o, None)).collect()
             }
-            None => latest_each(self.current_disk_probes().await?),
+            None => latest_each(current_disk_probes(&self.store).await?),
         };
         if let Some(host) = &q.host {
             rows.retain(|p| p.host == *host);
@@ -239,23 +188,17 @@ impl Daemon {
 
     /// One probe, with fio's report.
     pub async fn disk_probe(&self, number: i64) -> Result<DiskProbe, DaemonError> {
-        let op = self.store.ops::<Probes>().get(number).await?;
+        let op = self.store.ops::<ProbeCodec>().get(number).await?;
         let fio = self.store.latest_action(op.id, "probe").await?.and_then(|a| a.output);
         let mut p = vec![disk_probe(&op, fio)];
         self.mark_outliers(&mut p).await?;
         Ok(p.remove(0))
     }
 
-    /// Each disk's probes that matter now (its latest, and its latest
-    /// finished one when older), oldest first.
-    async fn current_disk_probes(&self) -> Result<Vec<DiskProbe>, DaemonError> {
-        Ok(self.store.ops::<Probes>().current().await?.iter().map(|o| disk_probe(o, None)).collect())
-    }
-
     async fn mark_outliers(&self, rows: &mut [DiskProbe]) -> Result<(), DaemonError> {
-        let slow = self.slow_probed_disks().await?;
+        let slow = slow_probed_disks(&self.store).await?;
         let latest: HashSet<i64> =
-            latest_done(self.current_disk_probes().await?).into_iter().map(|p| p.probe_id).collect();
+            latest_done(current_disk_probes(&self.store).await?).into_iter().map(|p| p.probe_id).collect();
         for r in rows.iter_mut().filter(|r| latest.contains(&r.probe_id)) {
             r.outlier = disk_key(r).and_then(|k| slow.get(&k.stored()).cloned());
         }
@@ -324,4 +267,66 @@ fn latest_each(current: Vec<DiskProbe>) -> Vec<DiskProbe> {
     let mut out: Vec<DiskProbe> = by_disk.into_values().collect();
     out.sort_by_key(|p| std::cmp::Reverse(p.probe_id));
     out
+}
+
+/// The disks far below comparable ones, by stored disk key, with why,
+/// from each disk's latest finished probe.
+pub(super) async fn slow_probed_disks(store: &Store) -> Result<HashMap<String, String>, DaemonError> {
+    let latest: Vec<DiskProbe> = latest_done(current_disk_probes(store).await?);
+    let probed: Vec<ProbedDisk> = latest
+        .iter()
+        .filter_map(|p| {
+            Some(ProbedDisk {
+                name: format!("{}:{}", p.host, p.path),
+                class: p.device_class.clone().filter(|c| c != "unknown"),
+                size_bytes: p.size_bytes,
+                mode: p.mode,
+                figures: p.figures?,
+            })
+        })
+        .collect();
+    let with_figures: Vec<&DiskProbe> = latest.iter().filter(|p| p.figures.is_some()).collect();
+    Ok(slow_disks(&probed)
+        .into_iter()
+        .filter_map(|(i, message)| Some((disk_key(with_figures[i])?.stored(), message)))
+        .collect())
+}
+
+/// What each disk's probes say, by stored disk key, for the planner and
+/// the device listing.
+pub async fn probe_statuses(store: &Store) -> Result<HashMap<String, Arc<ProbeStatus>>, DaemonError> {
+    let current = current_disk_probes(store).await?;
+    let slow = slow_probed_disks(store).await?;
+    let mut out: HashMap<String, ProbeStatus> = HashMap::new();
+    // Oldest first: a later probe of a disk overrides what an earlier said.
+    for p in current {
+        let Some(key) = disk_key(&p) else { continue };
+        let key = key.stored();
+        let status = out.entry(key.clone()).or_default();
+        match p.state {
+            ProbeState::Queued | ProbeState::Running => status.pending = true,
+            ProbeState::Done => {
+                status.pending = false;
+                status.failure = None;
+                status.done = p.figures.map(|figures| ProbeDone {
+                    probe_id: p.probe_id,
+                    mode: p.mode,
+                    figures,
+                    finished_at: p.finished_at.unwrap_or(p.requested_at),
+                    outlier: slow.get(&key).cloned(),
+                });
+            }
+            ProbeState::Failed => {
+                status.pending = false;
+                status.failure = p.error.clone();
+            }
+        }
+    }
+    Ok(out.into_iter().map(|(k, v)| (k, Arc::new(v))).collect())
+}
+
+/// Each disk's probes that matter now (its latest, and its latest
+/// finished one when older), oldest first.
+async fn current_disk_probes(store: &Store) -> Result<Vec<DiskProbe>, DaemonError> {
+    Ok(store.ops::<ProbeCodec>().current().await?.iter().map(|o| disk_probe(o, None)).collect())
 }

@@ -1,6 +1,7 @@
 //! The events a deployment records as its phase changes.
 
-use crate::daemon::Daemon;
+use super::Deployments;
+use crate::clock::now_ms;
 use crate::domain::deploy::{DeployPhase, Deployment, DeploymentRecord, ATTEMPTS};
 use crate::domain::event::{EventKind, Level};
 
@@ -46,17 +47,38 @@ pub fn deployment_announcement(before: &Deployment, now: &Deployment) -> Option<
     })
 }
 
-impl Daemon {
+impl Deployments {
     /// Records the phase change from `before`, and tells the reconciler
     /// when the deployment ended.
     pub(super) async fn announce_deployment(&self, rec: &DeploymentRecord, before: &Deployment) {
         if let Some((level, kind, message)) = deployment_announcement(before, &rec.state) {
             let d = &rec.state;
-            self.event(level, kind, Some(&d.host), Some(&d.service_name), message).await;
+            self.events.record(level, kind, Some(&d.host), Some(&d.service_name), message).await;
         }
         if rec.state.phase.is_finished() && !before.phase.is_finished() {
             self.deployment_finished(rec).await;
         }
+    }
+
+    /// A deployment ended: the reconciler's record says how, and it looks again.
+    async fn deployment_finished(&self, rec: &DeploymentRecord) {
+        let d = &rec.state;
+        let outcome = match d.phase {
+            DeployPhase::Done => "ok".to_string(),
+            _ => format!("failed: {}", d.failure.clone().unwrap_or_default()),
+        };
+        match self.store.spec_host_run(&d.service_name, &d.host).await {
+            Ok(Some(mut run)) if run.command == d.run_key => {
+                run.outcome = outcome;
+                run.at = now_ms();
+                if let Err(e) = self.store.put_spec_host_run(&run).await {
+                    tracing::error!("cannot record the end of deployment {}: {e}", rec.number);
+                }
+            }
+            Ok(_) => {}
+            Err(e) => tracing::error!("cannot read the run of deployment {}: {e}", rec.number),
+        }
+        self.reconciler.wake();
     }
 }
 

@@ -8,37 +8,38 @@
 
 use std::sync::Arc;
 
+use super::Deployments;
 use crate::agent_client::AgentError;
 use crate::ceph::ClusterState;
 use crate::clock::now_ms;
 use crate::daemon::operations::{Executor, Flow, OperationKind};
-use crate::daemon::{Daemon, DaemonError, Pace};
+use crate::daemon::{DaemonError, Pace};
 use crate::domain::deploy::{
     advance, apply, changed, DeployEffect, DeployObservation, DeployPhase, DeployStep, Deployment, DeploymentRecord,
     InCluster, Listed,
 };
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{record, Outcome, Recorded};
-use crate::store::Deployments;
+use crate::store::DeploymentCodec;
 use crate::wire::agent::{ActivateRequest, CephVolumeRequest};
 use crate::wire::api::hosts::Host;
 
 /// The deployment kind, as the executor drives it.
 pub struct DeploymentKind {
-    d: Arc<Daemon>,
+    d: Arc<Deployments>,
 }
 
-impl Daemon {
+impl Deployments {
     /// One round over all active deployments.
     #[tracing::instrument(skip_all)]
-    pub async fn deployment_round(self: &Arc<Self>) -> Result<Pace, DaemonError> {
+    pub async fn round(self: &Arc<Self>) -> Result<Pace, DaemonError> {
         let kind = DeploymentKind { d: self.clone() };
-        Executor::new(kind, self.store.clone(), self.config.removal_interval, self.config.max_backoff).round().await
+        Executor::new(kind, self.store.clone(), self.interval, self.max_backoff).round().await
     }
 }
 
 impl OperationKind for DeploymentKind {
-    type Codec = Deployments;
+    type Codec = DeploymentCodec;
     type State = Deployment;
     type Effect = DeployEffect;
     type Output = String;
@@ -128,13 +129,16 @@ impl OperationKind for DeploymentKind {
             Outcome::Done(_) => None,
         };
         if let Some((level, message)) = event {
-            self.d.event(level, EventKind::OsdCreateFailed, Some(&d.host), Some(&d.service_name), message).await;
+            self.d
+                .events
+                .record(level, EventKind::OsdCreateFailed, Some(&d.host), Some(&d.service_name), message)
+                .await;
         }
         self.d.announce_deployment(after, &before.state).await;
         if matches!(effect, DeployEffect::Prepare { .. } | DeployEffect::Start { .. }) {
             match self.d.store.host(&d.host).await {
                 Ok(host) => {
-                    if let Err(e) = self.d.poll_host(&host).await {
+                    if let Err(e) = self.d.inventory.poll_host(&host).await {
                         tracing::warn!("cannot refresh the inventory of {} after {}: {e}", d.host, effect.name());
                     }
                 }
@@ -155,7 +159,7 @@ impl OperationKind for DeploymentKind {
 
     async fn end_round(&self, _round: Option<Arc<ClusterState>>, _active: &[DeploymentRecord]) {
         // The OSDs it made show in the OSD list the dashboard refetches on this.
-        self.d.notify_after_cluster_read(crate::daemon::live::Live::Deployments).await;
+        self.d.read_model.notify_after_cluster_read(crate::daemon::live::Live::Deployments).await;
     }
 }
 
@@ -221,7 +225,8 @@ impl DeploymentKind {
             DeployEffect::Prepare { step } => {
                 let command = &d.steps[*step].command;
                 self.d
-                    .event(
+                    .events
+                    .record(
                         Level::Info,
                         EventKind::OsdCreate,
                         Some(&d.host),
@@ -252,7 +257,8 @@ impl DeploymentKind {
             }
             DeployEffect::Start { osd } => {
                 self.d
-                    .event(
+                    .events
+                    .record(
                         Level::Info,
                         EventKind::OsdDeploying,
                         Some(&d.host),
@@ -284,7 +290,7 @@ impl DeploymentKind {
                 None
             }
         };
-        let devices = inventory.as_ref().and_then(|i| self.d.cache.devices(i).ok());
+        let devices = inventory.as_ref().and_then(|i| self.d.inventory.parsed(i).ok());
         for disk in d.disks() {
             let id =
                 devices.as_ref().and_then(|ds| ds.iter().find(|x| &*x.path == disk).map(|x| x.device_id.to_string()));

@@ -21,23 +21,32 @@
 //! its time beside it (`View::failure`); the model's worker retries with
 //! its backoff and shows its errors at `/api/v1/workers`.
 
-mod cluster;
 mod hosts;
 mod osds;
 mod refresh;
 mod removals;
+mod statuses;
 mod summary;
 
 pub use hosts::HostRow;
 pub use osds::OsdRows;
 pub use removals::Removals;
+pub(crate) use statuses::{drain_sample, outcome_text};
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
-use super::DaemonError;
+use super::cluster::Cluster;
+use super::events::Events;
+use super::inventory::InventoryCache;
+use super::{DaemonError, Worker};
+use crate::ceph::CephCluster;
 use crate::clock::now_ms;
+use crate::store::Store;
+use crate::wire::api::osds::{OsdQuery, OsdRow};
 use crate::wire::api::summary::Summary;
+use crate::wire::api::Page;
 
 /// One published snapshot of a part.
 #[derive(Debug)]
@@ -101,15 +110,28 @@ impl<T> Part<T> {
     }
 }
 
-/// The daemon's read model (see the module's comment).
-#[derive(Default)]
+/// The read model (see the module's comment): its parts, what it reads
+/// them from, and its worker.
 pub struct ReadModel {
+    store: Store,
+    ceph: Arc<dyn CephCluster>,
+    cluster: Arc<Cluster>,
+    cache: Arc<InventoryCache>,
+    events: Arc<Events>,
+    /// How long a drain may stand still before its status says it stalled.
+    stall_after: Duration,
+    /// Refreshes the model after writes and reads the cluster for it.
+    worker: Arc<Worker>,
+    parts: Parts,
+}
+
+#[derive(Default)]
+struct Parts {
     versions: AtomicU64,
     removals: Part<Removals>,
     summary: Part<Summary>,
     osds: Part<OsdRows>,
     hosts: Part<Vec<HostRow>>,
-    cluster: cluster::ClusterSeen,
     /// The store's count of writes (`Changes::total`) the parts were last
     /// all built from: a request that finds the store ahead refreshes
     /// first (see `view_of`).
@@ -124,6 +146,20 @@ pub struct ReadModel {
 }
 
 impl ReadModel {
+    pub fn new(
+        store: Store,
+        ceph: Arc<dyn CephCluster>,
+        cluster: Arc<Cluster>,
+        cache: Arc<InventoryCache>,
+        events: Arc<Events>,
+        stall_after: Duration,
+        worker: Arc<Worker>,
+    ) -> ReadModel {
+        ReadModel { store, ceph, cluster, cache, events, stall_after, worker, parts: Parts::default() }
+    }
+}
+
+impl Parts {
     fn next_version(&self) -> u64 {
         self.versions.fetch_add(1, Ordering::Relaxed) + 1
     }
@@ -143,25 +179,25 @@ fn never_built(failure: Option<Failure>, cluster: bool) -> DaemonError {
     }
 }
 
-impl super::Daemon {
+impl ReadModel {
     /// A part's view, built now if it never was (the first request after start).
-    async fn view_of<T>(&self, part: impl Fn(&ReadModel) -> &Part<T>, cluster: bool) -> Result<View<T>, DaemonError> {
-        let m = &self.model;
+    async fn view_of<T>(&self, part: impl Fn(&Parts) -> &Part<T>, cluster: bool) -> Result<View<T>, DaemonError> {
+        let m = &self.parts;
         let behind = self.store.changes().total() > m.store_seen.load(Ordering::Acquire);
         let failed_at = m.request_refresh_failed_at.load(Ordering::Acquire);
         if behind && now_ms() - failed_at >= REQUEST_RETRY_MS {
             // Logged by the refresh; the view carries the failure to the client.
-            if self.refresh_read_model().await.is_err() {
+            if self.refresh().await.is_err() {
                 m.request_refresh_failed_at.store(now_ms(), Ordering::Release);
             }
         }
-        if let Some(v) = part(&self.model).view() {
+        if let Some(v) = part(&self.parts).view() {
             return Ok(v);
         }
-        if let Err(e) = self.refresh_read_model_reading_cluster().await {
+        if let Err(e) = self.refresh_reading_cluster().await {
             tracing::warn!("cannot build the read model: {e}");
         }
-        let p = part(&self.model);
+        let p = part(&self.parts);
         p.view().ok_or_else(|| never_built(p.failure.lock().expect("read model lock").clone(), cluster))
     }
 
@@ -183,6 +219,29 @@ impl super::Daemon {
     /// the cluster never answered.
     pub async fn osds_view(&self) -> Result<View<OsdRows>, DaemonError> {
         self.view_of(|m| &m.osds, true).await
+    }
+
+    /// Every OSD with its host, devices, weight, state and removal,
+    /// filtered and paged.
+    pub async fn osds(&self, q: &OsdQuery) -> Result<Page<OsdRow>, DaemonError> {
+        Ok(self.osds_view().await?.snapshot.value.page(q))
+    }
+
+    /// The time each host's inventory was last written with (ms), since
+    /// the store was opened: newer than the rebuild's after a poll found
+    /// an inventory unchanged.
+    pub fn inventory_times(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, i64>> {
+        self.store.changes().inventory_times()
+    }
+
+    #[cfg(test)]
+    pub fn summary_now(&self) -> Option<Arc<Published<Summary>>> {
+        self.parts.summary.snapshot()
+    }
+
+    /// The summary as of the last refresh.
+    pub async fn summary(&self) -> Result<Summary, DaemonError> {
+        Ok(self.summary_view().await?.snapshot.value.clone())
     }
 }
 

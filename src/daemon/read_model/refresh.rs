@@ -11,9 +11,12 @@ use tokio::time::Instant;
 
 use super::osds::{metadata_key, BenchBrief, Metadata, OsdRows, METADATA_TTL};
 use super::summary::compose;
+use super::{Failure, ReadModel};
 use crate::clock::now_ms;
+use crate::daemon::bench::bench_brief;
+use crate::daemon::cluster::CLUSTER_TTL;
 use crate::daemon::live::Live;
-use crate::daemon::{Daemon, DaemonError, Pace};
+use crate::daemon::{DaemonError, Pace};
 use crate::domain::removal::Phase;
 use crate::store::Topic;
 use crate::wire::api::summary::Summary;
@@ -50,80 +53,76 @@ struct Meta {
     at: Instant,
 }
 
-impl Daemon {
+impl ReadModel {
     /// Brings every part up to date with the store and the last read of
     /// the cluster (read once if it never was). Runs one at a time; cheap
     /// when nothing changed.
-    pub async fn refresh_read_model(&self) -> Result<(), DaemonError> {
+    pub async fn refresh(&self) -> Result<(), DaemonError> {
         self.refresh_parts(false).await
     }
 
     /// The same, reading OSD metadata too when it is due.
-    pub(super) async fn refresh_read_model_reading_cluster(&self) -> Result<(), DaemonError> {
+    pub(super) async fn refresh_reading_cluster(&self) -> Result<(), DaemonError> {
         self.refresh_parts(true).await
     }
 
     /// Reads the cluster and its OSD metadata now, then refreshes: the
     /// model as a request would have seen the cluster before it existed.
-    pub async fn refresh_read_model_from_cluster(&self) -> Result<(), DaemonError> {
-        self.read_cluster_now().await;
-        self.model.built.lock().await.meta_stale = true;
+    pub async fn refresh_from_cluster(&self) -> Result<(), DaemonError> {
+        self.cluster.read_now().await;
+        self.parts.built.lock().await.meta_stale = true;
         self.refresh_parts(true).await
-    }
-
-    async fn read_cluster_now(&self) {
-        let read = self.ceph.state().await.map(Arc::new).map_err(|e| format!("cannot read the cluster: {e}"));
-        self.remember_cluster_read(read).await;
     }
 
     /// Refreshes the read model, then tells the live streams: a client
     /// that refetches on the message sees what it announces.
     pub async fn notify_current(&self, message: Live) {
-        if let Err(e) = self.refresh_read_model().await {
+        if let Err(e) = self.refresh().await {
             tracing::warn!("the read model is behind the store: {e}");
         }
-        self.notify(message);
+        self.events.notify(message);
     }
 
     /// The same after a read of the cluster, for a worker whose actions
     /// change what the cluster shows (the deployment worker's new OSDs).
     pub async fn notify_after_cluster_read(&self, message: Live) {
-        self.read_cluster_now().await;
-        if let Err(e) = self.refresh_read_model_reading_cluster().await {
+        self.cluster.read_now().await;
+        if let Err(e) = self.refresh_reading_cluster().await {
             tracing::warn!("the read model is behind: {e}");
         }
-        self.notify(message);
+        self.events.notify(message);
     }
 
     /// The model's worker: reads the cluster when no read is younger than
     /// `CLUSTER_TTL`, then refreshes; woken by the store's writes.
-    pub async fn read_model_round(&self) -> Result<Pace, DaemonError> {
-        if self.cluster_fresh_for().is_none() {
+    pub async fn round(&self) -> Result<Pace, DaemonError> {
+        if self.cluster.fresh_for().is_none() {
             // A failed read is recorded and shown; it is not the worker's error.
-            let _recorded = self.cluster_recently().await;
+            let _recorded = self.cluster.recently().await;
         }
         self.refresh_parts(true).await?;
-        Ok(self.cluster_fresh_for().map_or(Pace::Interval, Pace::Within))
+        Ok(self.cluster.fresh_for().map_or(Pace::Interval, Pace::Within))
     }
 
     /// Wakes the model's worker shortly after each write to the store.
-    pub async fn wake_read_model_on_writes(&self, cancel: tokio_util::sync::CancellationToken) {
+    pub async fn wake_on_writes(&self, cancel: tokio_util::sync::CancellationToken) {
         loop {
             tokio::select! {
                 _ = cancel.cancelled() => return,
                 _ = self.store.changes().written() => {}
             }
             tokio::time::sleep(SETTLE).await;
-            self.model_worker.wake();
+            self.worker.wake();
         }
     }
 
     async fn refresh_parts(&self, read_metadata: bool) -> Result<(), DaemonError> {
-        let mut built = self.model.built.lock().await;
+        let m = &self.parts;
+        let mut built = m.built.lock().await;
         // Read before the rebuilds' queries (see `store::changes`).
         let store_total = self.store.changes().total();
-        if self.cluster_never_read() {
-            let _recorded = self.cluster_recently().await;
+        if self.cluster.reads().reads == 0 {
+            let _recorded = self.cluster.recently().await;
         }
         let mut first_error = None;
         let mut failed = |e: DaemonError| {
@@ -134,15 +133,15 @@ impl Daemon {
 
         let removals = (changes.count(Topic::Removals), changes.count(Topic::FinishedRemovals));
         if built.removals != Some(removals) {
-            let previous = self.model.removals.snapshot();
+            let previous = m.removals.snapshot();
             let finished_changed = built.removals.is_none_or(|(_, f)| f != removals.1);
             match self.build_removals(previous.as_ref().map(|p| &p.value), finished_changed).await {
                 Ok(r) => {
-                    self.model.removals.publish(self.model.next_version(), now_ms(), r);
+                    m.removals.publish(m.next_version(), now_ms(), r);
                     built.removals = Some(removals);
                 }
                 Err(e) => {
-                    self.model.removals.fail(&e);
+                    m.removals.fail(&e);
                     failed(e);
                 }
             }
@@ -155,12 +154,12 @@ impl Daemon {
                     built.host_counts = Some(counts);
                     built.hosts = Some(hosts);
                     // Current again, whether or not the counts moved.
-                    self.model.summary.set_failure(None);
-                    self.model.hosts.publish(self.model.next_version(), now_ms(), rows);
+                    m.summary.set_failure(None);
+                    m.hosts.publish(m.next_version(), now_ms(), rows);
                 }
                 Err(e) => {
-                    self.model.summary.fail(&e);
-                    self.model.hosts.fail(&e);
+                    m.summary.fail(&e);
+                    m.hosts.fail(&e);
                     failed(e);
                 }
             }
@@ -168,7 +167,7 @@ impl Daemon {
 
         let benches = changes.count(Topic::OsdBenches);
         if built.benches != Some(benches) {
-            match self.bench_brief().await {
+            match bench_brief(&self.store).await {
                 Ok(brief) => {
                     built.brief = Arc::new(brief);
                     built.benches = Some(benches);
@@ -178,35 +177,35 @@ impl Daemon {
             }
         }
 
-        let seen = self.model.cluster.now();
+        let seen = self.cluster.reads();
         if read_metadata {
             if let Some((state, _)) = &seen.good {
                 self.refresh_metadata(&mut built, metadata_key(state)).await;
             }
         }
-        let phases = self.model.removals.snapshot().map(|r| r.value.phases()).unwrap_or_default();
+        let phases = m.removals.snapshot().map(|r| r.value.phases()).unwrap_or_default();
         if let Some((state, read_at)) = &seen.good {
             let inputs = (seen.reads, built.meta_reads, phases, benches);
             if built.rows.as_ref() != Some(&inputs) {
                 let empty = Metadata::new();
                 let meta = built.meta.as_ref().map_or(&empty, |m| m.devices.as_ref());
                 let rows = OsdRows::build(state, meta, &inputs.2, &built.brief);
-                self.model.osds.publish(self.model.next_version(), *read_at, rows);
+                m.osds.publish(m.next_version(), *read_at, rows);
                 built.rows = Some(inputs);
             }
         }
         // Behind the cluster while its reads fail (the rows are the last good read's).
-        self.model.osds.set_failure(seen.latest_error.clone());
+        m.osds.set_failure(seen.latest_error.clone().map(|(error, at)| Failure { error, at }));
 
         if let Some(counts) = &built.host_counts {
-            let active = self.model.removals.snapshot().map_or(0, |r| r.value.active_count());
+            let active = m.removals.snapshot().map_or(0, |r| r.value.active_count());
             let summary = compose(counts, active, &seen);
-            if self.model.summary.snapshot().is_none_or(|s| s.value != summary) {
-                self.model.summary.publish(self.model.next_version(), now_ms(), summary);
+            if m.summary.snapshot().is_none_or(|s| s.value != summary) {
+                m.summary.publish(m.next_version(), now_ms(), summary);
             }
         }
         if first_error.is_none() {
-            self.model.store_seen.store(store_total, std::sync::atomic::Ordering::Release);
+            m.store_seen.store(store_total, std::sync::atomic::Ordering::Release);
         }
         first_error.map_or(Ok(()), Err)
     }
@@ -217,7 +216,7 @@ impl Daemon {
     async fn refresh_metadata(&self, built: &mut Built, key: Vec<(u32, bool, bool)>) {
         let due =
             built.meta_stale || built.meta.as_ref().is_none_or(|m| m.key != key || m.at.elapsed() >= METADATA_TTL);
-        let failed_lately = built.meta_failed.is_some_and(|at| at.elapsed() < crate::daemon::queries::CLUSTER_TTL);
+        let failed_lately = built.meta_failed.is_some_and(|at| at.elapsed() < CLUSTER_TTL);
         if !due || (failed_lately && !built.meta_stale) {
             return;
         }

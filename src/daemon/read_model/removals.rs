@@ -5,9 +5,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::daemon::{Daemon, DaemonError};
+use super::ReadModel;
+use crate::daemon::DaemonError;
 use crate::domain::removal::Phase;
-use crate::store::Removals as Stored;
+use crate::store::RemovalCodec;
 use crate::wire::api::osds::{RemovalStatus, StatusQuery};
 
 /// The most finished removals a status may ask for (`history`).
@@ -50,7 +51,7 @@ impl Removals {
     }
 }
 
-impl Daemon {
+impl ReadModel {
     /// The active removals read again; the finished ones only when
     /// `finished_changed` or a removal left the active ones since `previous`.
     pub(super) async fn build_removals(
@@ -58,12 +59,12 @@ impl Daemon {
         previous: Option<&Removals>,
         finished_changed: bool,
     ) -> Result<Removals, DaemonError> {
-        let records = self.store.ops::<Stored>().active().await?;
+        let records = self.store.ops::<RemovalCodec>().active().await?;
         let active = self.removal_statuses(&records).await?;
         let now: HashSet<i64> = active.iter().map(|s| s.removal_id).collect();
         let finished = match previous {
             Some(p) if !finished_changed && p.active.iter().all(|s| now.contains(&s.removal_id)) => p.finished.clone(),
-            _ => self.removal_statuses(&self.store.ops::<Stored>().finished(MAX_HISTORY).await?).await?,
+            _ => self.removal_statuses(&self.store.ops::<RemovalCodec>().finished(MAX_HISTORY).await?).await?,
         };
         Ok(Removals { active, finished })
     }

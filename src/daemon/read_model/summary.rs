@@ -7,9 +7,10 @@
 
 use std::collections::HashMap;
 
-use super::cluster::Seen;
 use super::hosts::{rows, HostRow};
-use crate::daemon::{Daemon, DaemonError};
+use super::ReadModel;
+use crate::daemon::cluster::Seen;
+use crate::daemon::DaemonError;
 use crate::wire::api::devices::Hold;
 use crate::wire::api::summary::Summary;
 
@@ -21,13 +22,13 @@ pub fn compose(hosts: &Summary, active_removals: usize, cluster: &Seen) -> Summa
             let (n, up, is_in) = state.osd_counts();
             (s.osds, s.osds_up, s.osds_in) = (Some(n), Some(up), Some(is_in));
         }
-        (Some(failure), _) => s.cluster_error = Some(failure.error.clone()),
+        (Some((error, _)), _) => s.cluster_error = Some(error.clone()),
         (None, None) => s.cluster_error = Some("the cluster was not read yet".into()),
     }
     s
 }
 
-impl Daemon {
+impl ReadModel {
     /// Everything but the OSD counts and the removals, and each host's row,
     /// from one read of the hosts with their inventories' heads.
     pub(super) async fn host_counts(&self) -> Result<(Summary, Vec<HostRow>), DaemonError> {

@@ -24,16 +24,16 @@ use super::osds::OsdRows;
 /// and each one's recent samples.
 async fn removals_from_store(d: &Daemon, history: Option<i64>) -> Vec<RemovalStatus> {
     let records =
-        d.store.ops::<crate::store::Removals>().with_finished(history.unwrap_or(20).clamp(0, 1000)).await.unwrap();
-    d.removal_statuses(&records).await.unwrap()
+        d.store.ops::<crate::store::RemovalCodec>().with_finished(history.unwrap_or(20).clamp(0, 1000)).await.unwrap();
+    d.read_model.removal_statuses(&records).await.unwrap()
 }
 
 /// The summary as it was computed per request, its OSD counts from a read
 /// of the cluster now.
 async fn summary_from_store_and_cluster(d: &Daemon) -> Summary {
-    let (mut s, _) = d.host_counts().await.unwrap();
-    s.active_removals = d.store.ops::<crate::store::Removals>().active().await.unwrap().len();
-    let (n, up, is_in) = d.ceph.state().await.unwrap().osd_counts();
+    let (mut s, _) = d.read_model.host_counts().await.unwrap();
+    s.active_removals = d.store.ops::<crate::store::RemovalCodec>().active().await.unwrap().len();
+    let (n, up, is_in) = d.ceph().state().await.unwrap().osd_counts();
     (s.osds, s.osds_up, s.osds_in) = (Some(n), Some(up), Some(is_in));
     s
 }
@@ -44,7 +44,7 @@ fn without_osd_counts(s: &Summary) -> Summary {
 
 async fn phases_in_store(d: &Daemon) -> HashMap<u32, Phase> {
     d.store
-        .ops::<crate::store::Removals>()
+        .ops::<crate::store::RemovalCodec>()
         .active()
         .await
         .unwrap()
@@ -56,9 +56,14 @@ async fn phases_in_store(d: &Daemon) -> HashMap<u32, Phase> {
 /// The OSD list as it was computed per request: the cluster, its OSD
 /// metadata, the store's removals and bench results, read now.
 async fn osds_from_store_and_cluster(d: &Daemon) -> OsdRows {
-    let state = d.ceph.state().await.unwrap();
-    let meta = d.ceph.all_osd_devices().await.unwrap().into_iter().collect();
-    OsdRows::build(&state, &meta, &phases_in_store(d).await, &d.bench_brief().await.unwrap())
+    let state = d.ceph().state().await.unwrap();
+    let meta = d.ceph().all_osd_devices().await.unwrap().into_iter().collect();
+    OsdRows::build(
+        &state,
+        &meta,
+        &phases_in_store(d).await,
+        &crate::daemon::bench::bench_brief(&d.store).await.unwrap(),
+    )
 }
 
 fn queries() -> Vec<OsdQuery> {
@@ -79,12 +84,16 @@ fn queries() -> Vec<OsdQuery> {
 async fn same_as_the_store(d: &Daemon, when: &str) {
     for history in [None, Some(0), Some(1), Some(1000)] {
         let q = StatusQuery { history };
-        assert_eq!(d.removals(&q).await.unwrap(), removals_from_store(d, history).await, "{when}: history {history:?}");
+        assert_eq!(
+            d.read_model.removals(&q).await.unwrap(),
+            removals_from_store(d, history).await,
+            "{when}: history {history:?}"
+        );
     }
     let from_store = without_osd_counts(&summary_from_store_and_cluster(d).await);
-    assert_eq!(without_osd_counts(&d.summary().await.unwrap()), from_store, "{when}: summary");
+    assert_eq!(without_osd_counts(&d.read_model.summary().await.unwrap()), from_store, "{when}: summary");
     let phases = phases_in_store(d).await;
-    for row in d.osds(&OsdQuery::default()).await.unwrap().items {
+    for row in d.read_model.osds(&OsdQuery::default()).await.unwrap().items {
         assert_eq!(row.removal, phases.get(&row.id).copied(), "{when}: osd.{}'s removal", row.id);
     }
 }
@@ -92,12 +101,12 @@ async fn same_as_the_store(d: &Daemon, when: &str) {
 /// Everything, after the model's worker read the cluster (it does every
 /// `CLUSTER_TTL`).
 async fn same_as_store_and_cluster(d: &Daemon, when: &str) {
-    d.refresh_read_model_from_cluster().await.unwrap();
+    d.read_model.refresh_from_cluster().await.unwrap();
     same_as_the_store(d, when).await;
-    assert_eq!(d.summary().await.unwrap(), summary_from_store_and_cluster(d).await, "{when}: summary");
+    assert_eq!(d.read_model.summary().await.unwrap(), summary_from_store_and_cluster(d).await, "{when}: summary");
     let rows = osds_from_store_and_cluster(d).await;
     for q in queries() {
-        assert_eq!(d.osds(&q).await.unwrap(), rows.page(&q), "{when}: {q:?}");
+        assert_eq!(d.read_model.osds(&q).await.unwrap(), rows.page(&q), "{when}: {q:?}");
     }
 }
 
@@ -107,9 +116,9 @@ async fn the_read_model_answers_as_the_store_and_the_cluster_do_after_every_chan
     same_as_store_and_cluster(&d, "at start").await;
 
     // osd rm: the API refreshes the model before it answers.
-    d.schedule_removals(&RemoveRequest { ids: vec![8, 15], zap: true, ..Default::default() }).await.unwrap();
-    d.schedule_removals(&RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
-    d.refresh_read_model().await.unwrap();
+    d.removals.schedule_removals(&RemoveRequest { ids: vec![8, 15], zap: true, ..Default::default() }).await.unwrap();
+    d.removals.schedule_removals(&RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
+    d.read_model.refresh().await.unwrap();
     same_as_store_and_cluster(&d, "osd rm").await;
 
     // The removal worker's rounds refresh it themselves; a stop on the way.
@@ -119,57 +128,65 @@ async fn the_read_model_answers_as_the_store_and_the_cluster_do_after_every_chan
     sim.lose_next_zap(&host_of_8);
     let mut phases_seen = Vec::new();
     for round in 0..400 {
-        d.removal_round().await.unwrap();
+        d.removals.round().await.unwrap();
         same_as_the_store(&d, &format!("round {round}")).await;
         if round % 7 == 0 {
             same_as_store_and_cluster(&d, &format!("round {round}, cluster read")).await;
         }
         let phases = phases_in_store(&d).await;
         if phases.get(&3) == Some(&Phase::Draining)
-            && !d.store.ops::<crate::store::Removals>().active_on("osd.3").await.unwrap().unwrap().state.stop_requested
+            && !d
+                .store
+                .ops::<crate::store::RemovalCodec>()
+                .active_on("osd.3")
+                .await
+                .unwrap()
+                .unwrap()
+                .state
+                .stop_requested
         {
-            d.stop_removals(&[3]).await.unwrap();
-            d.refresh_read_model().await.unwrap();
+            d.removals.stop_removals(&[3]).await.unwrap();
+            d.read_model.refresh().await.unwrap();
             same_as_the_store(&d, "rm stop").await;
         }
         phases_seen.extend(phases.into_values());
-        if d.store.ops::<crate::store::Removals>().active().await.unwrap().is_empty() {
+        if d.store.ops::<crate::store::RemovalCodec>().active().await.unwrap().is_empty() {
             break;
         }
         sim.advance(std::time::Duration::from_millis(20));
     }
-    assert!(d.store.ops::<crate::store::Removals>().active().await.unwrap().is_empty(), "every removal finished");
+    assert!(d.store.ops::<crate::store::RemovalCodec>().active().await.unwrap().is_empty(), "every removal finished");
     for phase in [Phase::Draining, Phase::Zapping] {
         assert!(phases_seen.contains(&phase), "{phase:?} was compared: {phases_seen:?}");
     }
-    let finished = d.removals(&StatusQuery::default()).await.unwrap();
+    let finished = d.read_model.removals(&StatusQuery::default()).await.unwrap();
     assert_eq!(finished.len(), 3, "{finished:?}");
     same_as_store_and_cluster(&d, "all finished").await;
 
     // Holds: an operator's zap holds a disk; a release frees it.
-    d.zap_device("f5-422-01", "/dev/sdf", true).await.unwrap();
-    d.refresh_read_model().await.unwrap();
+    d.inventory.zap_device("f5-422-01", "/dev/sdf", true).await.unwrap();
+    d.read_model.refresh().await.unwrap();
     same_as_the_store(&d, "zap").await;
-    d.release_device("f5-422-01", "/dev/sdf").await.unwrap();
-    d.refresh_read_model().await.unwrap();
+    d.inventory.release_device("f5-422-01", "/dev/sdf").await.unwrap();
+    d.read_model.refresh().await.unwrap();
     same_as_the_store(&d, "release").await;
 
     // New inventories: a disk taken as an OSD's DB; a host that stops answering.
     let on_01 = sim.osds().into_iter().find(|o| o.host == "f5-422-01").unwrap().id;
     sim.add_db_disk("f5-422-01", "/dev/sdf", vec![on_01]);
     let before = d.store.changes().count(Topic::Inventories);
-    d.poll_host(&d.store.host("f5-422-01").await.unwrap()).await.unwrap();
+    d.inventory.poll_host(&d.store.host("f5-422-01").await.unwrap()).await.unwrap();
     assert!(d.store.changes().count(Topic::Inventories) > before, "the inventory changed");
-    d.refresh_read_model().await.unwrap();
+    d.read_model.refresh().await.unwrap();
     same_as_the_store(&d, "new inventory").await;
     sim.set_unreachable("f5-422-02", true);
-    assert!(d.poll_host(&d.store.host("f5-422-02").await.unwrap()).await.is_err());
-    d.refresh_read_model().await.unwrap();
+    assert!(d.inventory.poll_host(&d.store.host("f5-422-02").await.unwrap()).await.is_err());
+    d.read_model.refresh().await.unwrap();
     same_as_the_store(&d, "unreachable").await;
-    assert_eq!(d.summary().await.unwrap().unreachable_hosts, ["f5-422-02"]);
+    assert_eq!(d.read_model.summary().await.unwrap().unreachable_hosts, ["f5-422-02"]);
     sim.set_unreachable("f5-422-02", false);
-    d.poll_host(&d.store.host("f5-422-02").await.unwrap()).await.unwrap();
-    d.refresh_read_model().await.unwrap();
+    d.inventory.poll_host(&d.store.host("f5-422-02").await.unwrap()).await.unwrap();
+    d.read_model.refresh().await.unwrap();
     same_as_the_store(&d, "reachable again").await;
 
     // Benches (the simulator has none: stored as the bench worker stores them).
@@ -190,18 +207,18 @@ async fn the_read_model_answers_as_the_store_and_the_cluster_do_after_every_chan
         let result = OsdBenchResult { bytes_per_sec: rate, iops: 25.0, elapsed_s: 1.0 };
         d.store.finish_osd_bench(b.bench_id, Ok(result), 3).await.unwrap();
     }
-    d.refresh_read_model().await.unwrap();
+    d.read_model.refresh().await.unwrap();
     same_as_store_and_cluster(&d, "benches").await;
-    let rows = d.osds(&OsdQuery::default()).await.unwrap().items;
+    let rows = d.read_model.osds(&OsdQuery::default()).await.unwrap().items;
     assert!(rows.iter().any(|r| r.bench_outlier.is_some()), "the slow one is named: {rows:?}");
 
     // Specs.
     let spec =
         "service_type: osd\nservice_id: ssds\nplacement:\n  host_pattern: 'f5-422-*'\ndata_devices:\n  rotational: 0\n";
-    assert!(d.apply(spec, &ApplyQuery::default()).await.is_ok());
-    d.refresh_read_model().await.unwrap();
+    assert!(d.specs.apply(spec, &ApplyQuery::default()).await.is_ok());
+    d.read_model.refresh().await.unwrap();
     same_as_the_store(&d, "spec applied").await;
-    assert_eq!(d.summary().await.unwrap().specs, 1);
+    assert_eq!(d.read_model.summary().await.unwrap().specs, 1);
 }
 
 /// A rebuild that fails keeps the last snapshot and says why; the
@@ -209,21 +226,21 @@ async fn the_read_model_answers_as_the_store_and_the_cluster_do_after_every_chan
 #[tokio::test]
 async fn a_failed_rebuild_keeps_the_last_snapshot_and_says_why() {
     let (_dir, d, _sim) = sim_daemon(50.0).await;
-    let before = d.summary_view().await.unwrap();
+    let before = d.read_model.summary_view().await.unwrap();
     assert!(before.failure.is_none());
     d.store.hold("f5-422-01", "/dev/sdf", None, "test", 1).await.unwrap();
     d.store.close().await;
-    assert!(d.refresh_read_model().await.is_err());
-    let after = d.summary_view().await.unwrap();
+    assert!(d.read_model.refresh().await.is_err());
+    let after = d.read_model.summary_view().await.unwrap();
     assert_eq!(after.snapshot.value, before.snapshot.value, "the last good summary");
     let failure = after.failure.expect("and why it is not newer");
     assert!(failure.error.contains("closed"), "{failure:?}");
-    assert!(d.removals_view().await.unwrap().failure.is_none(), "the removals had nothing to rebuild");
+    assert!(d.read_model.removals_view().await.unwrap().failure.is_none(), "the removals had nothing to rebuild");
 }
 
 async fn weight_of(d: &Daemon, id: u32) -> Option<f64> {
     let q = OsdQuery { q: Some(format!("osd.{id}")), ..OsdQuery::default() };
-    d.osds(&q).await.unwrap().items[0].crush_weight
+    d.read_model.osds(&q).await.unwrap().items[0].crush_weight
 }
 
 /// Without any explicit refresh: the model's worker follows the store's
@@ -234,16 +251,16 @@ async fn the_model_worker_follows_writes_and_the_cluster() {
     let cancel = tokio_util::sync::CancellationToken::new();
     let worker = {
         let (d, c) = (d.clone(), cancel.clone());
-        tokio::spawn(async move { d.model_worker.run(c, || d.read_model_round()).await })
+        tokio::spawn(async move { d.workers.model.run(c, || d.read_model.round()).await })
     };
     let waker = {
         let (d, c) = (d.clone(), cancel.clone());
-        tokio::spawn(async move { d.wake_read_model_on_writes(c).await })
+        tokio::spawn(async move { d.read_model.wake_on_writes(c).await })
     };
-    assert_eq!(d.summary().await.unwrap().held_devices, 0);
+    assert_eq!(d.read_model.summary().await.unwrap().held_devices, 0);
     d.store.hold("f5-422-01", "/dev/sdf", None, "test", 1).await.unwrap();
     // The published snapshot itself: a request would refresh it first.
-    let held_now = || d.model.summary.snapshot().map_or(0, |s| s.value.held_devices);
+    let held_now = || d.read_model.summary_now().map_or(0, |s| s.value.held_devices);
     let mut held = 0;
     for _ in 0..50 {
         tokio::time::sleep(super::refresh::SETTLE).await;
@@ -257,7 +274,7 @@ async fn the_model_worker_follows_writes_and_the_cluster() {
     // worker's next read (within `CLUSTER_TTL`) shows it.
     let was = weight_of(&d, 3).await;
     crate::ceph::CephCluster::reweight(&sim, 3, 0.5).await.unwrap();
-    d.refresh_read_model().await.unwrap();
+    d.read_model.refresh().await.unwrap();
     assert_eq!(weight_of(&d, 3).await, was, "a refresh does not read the cluster");
     let mut now = was;
     for _ in 0..100 {
@@ -265,7 +282,7 @@ async fn the_model_worker_follows_writes_and_the_cluster() {
         if now != was {
             break;
         }
-        tokio::time::sleep(crate::daemon::queries::CLUSTER_TTL / 20).await;
+        tokio::time::sleep(crate::daemon::cluster::CLUSTER_TTL / 20).await;
     }
     assert_eq!(now, Some(0.5), "was {was:?}");
     cancel.cancel();
@@ -278,12 +295,12 @@ async fn the_model_worker_follows_writes_and_the_cluster() {
 #[tokio::test]
 async fn a_write_to_the_store_is_in_the_next_answer_without_a_refresh() {
     let (_dir, d, _sim) = sim_daemon(50.0).await;
-    assert_eq!(d.summary().await.unwrap().held_devices, 0);
-    let before = d.model.summary.snapshot().unwrap().version;
+    assert_eq!(d.read_model.summary().await.unwrap().held_devices, 0);
+    let before = d.read_model.summary_now().unwrap().version;
     d.store.hold("f5-422-01", "/dev/sdf", None, "test", 1).await.unwrap();
-    assert_eq!(d.model.summary.snapshot().unwrap().version, before, "nothing refreshed the model yet");
-    assert_eq!(d.summary().await.unwrap().held_devices, 1);
-    assert_eq!(d.summary().await.unwrap(), summary_from_store_and_cluster(&d).await);
+    assert_eq!(d.read_model.summary_now().unwrap().version, before, "nothing refreshed the model yet");
+    assert_eq!(d.read_model.summary().await.unwrap().held_devices, 1);
+    assert_eq!(d.read_model.summary().await.unwrap(), summary_from_store_and_cluster(&d).await);
 }
 
 /// A script waits for its benches through the store's results, then lists
@@ -294,7 +311,7 @@ async fn a_finished_bench_is_in_the_next_osd_list_without_a_refresh() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
     let id = sim.osds()[0].id;
     let bench_of = |rows: Vec<crate::wire::api::osds::OsdRow>| rows.into_iter().find(|r| r.id == id).unwrap();
-    assert_eq!(bench_of(d.osds(&OsdQuery::default()).await.unwrap().items).bench_bytes_per_sec, None);
+    assert_eq!(bench_of(d.read_model.osds(&OsdQuery::default()).await.unwrap().items).bench_bytes_per_sec, None);
     let target = OsdBenchTarget {
         osd_id: id,
         host: sim.osds()[0].host.clone(),
@@ -308,5 +325,5 @@ async fn a_finished_bench_is_in_the_next_osd_list_without_a_refresh() {
     assert!(d.store.start_osd_bench(bench.bench_id, 2).await.unwrap());
     let result = OsdBenchResult { bytes_per_sec: 42e6, iops: 10.0, elapsed_s: 1.0 };
     d.store.finish_osd_bench(bench.bench_id, Ok(result), 3).await.unwrap();
-    assert_eq!(bench_of(d.osds(&OsdQuery::default()).await.unwrap().items).bench_bytes_per_sec, Some(42e6));
+    assert_eq!(bench_of(d.read_model.osds(&OsdQuery::default()).await.unwrap().items).bench_bytes_per_sec, Some(42e6));
 }

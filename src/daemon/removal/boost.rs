@@ -4,16 +4,17 @@
 //! left. The decisions are `domain::removal::boost`'s; errors are logged
 //! and the next round tries again from what is stored.
 
+use super::Removals;
 use crate::ceph::ClusterState;
 use crate::clock::now_ms;
-use crate::daemon::{Daemon, DaemonError};
+use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::boost::{
     boost_step, mclock_trap, not_applied, plan, restore_plan, wanted, Boost, BoostStep, Restore, SECTION,
 };
 use crate::domain::removal::RemovalRecord;
 
-impl Daemon {
+impl Removals {
     /// `state` is the round's read of the cluster; None when the round had
     /// no removal to read it for (then only a restore can be due).
     pub(super) async fn pace_recovery(&self, active: &[RemovalRecord], state: Option<&ClusterState>) {
@@ -52,7 +53,9 @@ impl Daemon {
         // cluster that already holds the boosted values.
         self.store.save_boost(&boost, now_ms()).await?;
         if let Some(trap) = mclock_trap(&now) {
-            self.event(Level::Warning, EventKind::RecoveryBoosted, None, None, format!("fast drain: {trap}")).await;
+            self.events
+                .record(Level::Warning, EventKind::RecoveryBoosted, None, None, format!("fast drain: {trap}"))
+                .await;
         }
         self.apply_boost(boost, state).await
     }
@@ -79,7 +82,7 @@ impl Daemon {
             (Level::Warning, format!("; but {}", unheard.join("; ")))
         };
         let message = format!("fast drain: recovery raised for the {SECTION} section: {}{tail}", set.join(", "));
-        self.event(level, EventKind::RecoveryBoosted, None, None, message).await;
+        self.events.record(level, EventKind::RecoveryBoosted, None, None, message).await;
         Ok(())
     }
 
@@ -107,7 +110,7 @@ impl Daemon {
         self.store.forget_boost().await?;
         let message =
             format!("no fast drain left: recovery settings of the {SECTION} section back: {}", done.join(", "));
-        self.event(Level::Info, EventKind::RecoveryRestored, None, None, message).await;
+        self.events.record(Level::Info, EventKind::RecoveryRestored, None, None, message).await;
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! The events a removal's phase changes record, in cephadm's words where it
 //! has them ("Successfully purged osd.15 on f5-422-03").
 
-use crate::daemon::Daemon;
+use super::Removals;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::{Phase, RemovalRecord};
 
@@ -54,17 +54,17 @@ pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, St
     })
 }
 
-impl Daemon {
+impl Removals {
     /// Records the phase change, and holds the freed devices as soon as the
     /// OSD is gone: before the wipe makes them look free to the planner
     /// (and again at the end, for a removal that skipped the purge).
     pub(super) async fn announce(&self, rec: &RemovalRecord, before: Phase) {
         if matches!(rec.state.phase, Phase::Zapping | Phase::Done) {
-            self.hold_freed_devices(&rec.state).await;
+            self.inventory.hold_freed_devices(&rec.state).await;
         }
         if let Some((kind, message)) = announcement(rec, before) {
             let subject = format!("osd.{}", rec.state.osd_id);
-            self.event(Level::Info, kind, Some(&rec.state.host), Some(&subject), message).await;
+            self.events.record(Level::Info, kind, Some(&rec.state.host), Some(&subject), message).await;
         }
     }
 }

@@ -3,33 +3,20 @@
 //! meanwhile; `host drain stop HOST` stops what can still be undone; and
 //! `host rm`'s check that a host it forgets holds no OSDs.
 
-use super::super::{Daemon, DaemonError};
+use super::Removals;
 use super::RemoveRequest;
 use crate::clock::now_ms;
-use crate::domain::cluster::same_host;
+use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::RemovalRecord;
 use crate::domain::spec::NO_SCHEDULE;
-use crate::store::Removals;
+use crate::store::RemovalCodec;
 use crate::wire::api::hosts::{HostDrainBody, HostDrainStatus, HostDrainStop, HostDrainTotals};
 use crate::wire::api::removal_preview::RemovalPreview;
 
-impl Daemon {
-    /// The OSDs Ceph has under `host` (by CRUSH host), destroyed ones left out.
-    async fn osds_of_host(&self, host: &str) -> Result<Vec<u32>, DaemonError> {
-        let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
-        let mut ids: Vec<u32> = state
-            .osds
-            .iter()
-            .filter(|o| !o.destroyed && o.crush_host.as_deref().is_some_and(|h| same_host(h, host)))
-            .map(|o| o.id)
-            .collect();
-        ids.sort_unstable();
-        Ok(ids)
-    }
-
+impl Removals {
     async fn host_removals(&self, host: &str) -> Result<Vec<RemovalRecord>, DaemonError> {
-        let mut recs = self.store.ops::<Removals>().active().await?;
+        let mut recs = self.store.ops::<RemovalCodec>().active().await?;
         recs.retain(|r| r.state.host == host);
         Ok(recs)
     }
@@ -37,7 +24,7 @@ impl Daemon {
     /// What draining the host would do (`host drain HOST --dry-run`).
     pub async fn preview_host_drain(&self, host: &str) -> Result<RemovalPreview, DaemonError> {
         self.store.host(host).await?;
-        let ids = self.osds_of_host(host).await?;
+        let ids = self.inventory.osds_of_host(host).await?;
         if ids.is_empty() {
             return Err(DaemonError::NotFound(format!("Ceph has no OSDs on host {host}")));
         }
@@ -48,11 +35,11 @@ impl Daemon {
     /// OSDs not being removed already: asked twice, it queues nothing twice.
     pub async fn drain_host(&self, host: &str, body: &HostDrainBody) -> Result<HostDrainStatus, DaemonError> {
         self.store.host(host).await?;
-        let ids = self.osds_of_host(host).await?;
+        let ids = self.inventory.osds_of_host(host).await?;
         let queued: Vec<u32> = self.host_removals(host).await?.iter().map(|r| r.state.osd_id).collect();
         let todo: Vec<u32> = ids.iter().copied().filter(|id| !queued.contains(id)).collect();
         // The label comes first: a spec applied while the drain is queued must not choose this host.
-        self.label(host, NO_SCHEDULE, true).await?;
+        self.inventory.label(host, NO_SCHEDULE, true).await?;
         if body.fast && !queued.is_empty() {
             self.speed_up(host, &queued).await?;
         }
@@ -75,13 +62,13 @@ impl Daemon {
     /// `host drain HOST --fast` on a host already draining: its removals
     /// become fast; the removal worker raises recovery on its next round.
     async fn speed_up(&self, host: &str, queued: &[u32]) -> Result<(), DaemonError> {
-        if self.store.ops::<Removals>().make_fast(queued, now_ms()).await? == 0 {
+        if self.store.ops::<RemovalCodec>().make_fast(queued, now_ms()).await? == 0 {
             return Ok(());
         }
         let names: Vec<String> = queued.iter().map(|i| format!("osd.{i}")).collect();
         let message = format!("Draining host {host} fast from now on: {}", names.join(", "));
-        self.event(Level::Info, EventKind::RemovalScheduled, Some(host), None, message).await;
-        self.remover.wake();
+        self.events.record(Level::Info, EventKind::RemovalScheduled, Some(host), None, message).await;
+        self.worker.wake();
         Ok(())
     }
 
@@ -99,7 +86,7 @@ impl Daemon {
         }
         let no_schedule_removed = continuing.is_empty();
         if no_schedule_removed {
-            self.label(host, NO_SCHEDULE, false).await?;
+            self.inventory.label(host, NO_SCHEDULE, false).await?;
         }
         Ok(HostDrainStop {
             host: host.to_string(),
@@ -111,8 +98,8 @@ impl Daemon {
 
     pub async fn host_drain_status(&self, host: &str) -> Result<HostDrainStatus, DaemonError> {
         let h = self.store.host(host).await?;
-        let osds_in_cluster = self.osds_of_host(host).await?;
-        let removals = self.removal_statuses(&self.host_removals(host).await?).await?;
+        let osds_in_cluster = self.inventory.osds_of_host(host).await?;
+        let removals = self.read_model.removal_statuses(&self.host_removals(host).await?).await?;
         let mut totals = HostDrainTotals { removals: removals.len(), ..HostDrainTotals::default() };
         for r in &removals {
             if r.state.is_draining() || r.state == crate::domain::removal::Phase::Queued {
@@ -135,30 +122,5 @@ impl Daemon {
             removals,
             totals,
         })
-    }
-
-    /// `host rm`: a host Ceph still has OSDs on is kept unless told to forget them.
-    pub async fn check_host_forgettable(&self, host: &str, forget_osds: bool) -> Result<(), DaemonError> {
-        self.store.host(host).await?;
-        if forget_osds {
-            return Ok(());
-        }
-        let ids = match self.osds_of_host(host).await {
-            Ok(ids) => ids,
-            Err(e) => {
-                return Err(DaemonError::CannotAct(format!(
-                    "not removing host {host}: cannot check it holds no OSDs ({e}); --forget-osds removes it anyway"
-                )))
-            }
-        };
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let names: Vec<String> = ids.iter().map(|i| format!("osd.{i}")).collect();
-        Err(DaemonError::Conflict(format!(
-            "host {host} still has OSDs in the cluster: {}; drain it first (`osdkeeper host drain {host}`), \
-             or --forget-osds to stop managing it with its OSDs left as they are",
-            names.join(", ")
-        )))
     }
 }

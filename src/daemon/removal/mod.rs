@@ -1,9 +1,9 @@
-//! OSD removal in the daemon: scheduling (`osd rm`) and stopping
-//! (`osd rm stop`) in `schedule`, the preview `osd rm` checks first (and
-//! `--dry-run` shows) in `preview`, the worker that drives every removal
-//! through `domain::removal::advance` in `worker`, the recovery boost of
-//! fast drains in `boost`, and the events it records in `events`;
-//! `host_drain` removes every OSD of a host. The decisions themselves (gates, pacing, which
+//! OSD removal: scheduling (`osd rm`) and stopping (`osd rm stop`) in
+//! `schedule`, the preview `osd rm` checks first (and `--dry-run` shows)
+//! in `preview`, the removal kind that drives every removal on the
+//! operation kernel through `domain::removal::advance` in `worker`, the
+//! recovery boost of fast drains in `boost`, and the events it records in
+//! `events`; `host_drain` removes every OSD of a host. The decisions themselves (gates, pacing, which
 //! devices, when a disk counts as wiped) are in `domain::removal`.
 
 mod boost;
@@ -14,3 +14,62 @@ mod schedule;
 mod worker;
 
 pub use schedule::RemoveRequest;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::cluster::Cluster;
+use super::events::Events;
+use super::inventory::Inventory;
+use super::read_model::ReadModel;
+use super::Worker;
+use crate::agent_client::HostAgents;
+use crate::ceph::CephCluster;
+use crate::store::Store;
+
+pub struct Removals {
+    store: Store,
+    ceph: Arc<dyn CephCluster>,
+    agents: Arc<dyn HostAgents>,
+    events: Arc<Events>,
+    cluster: Arc<Cluster>,
+    inventory: Arc<Inventory>,
+    read_model: Arc<ReadModel>,
+    /// Woken by a new removal or a stop request.
+    worker: Arc<Worker>,
+    /// At most this many drains at once (`removal.max_draining`).
+    max_draining: usize,
+    /// The kernel's pace: the base of an operation's backoff.
+    interval: Duration,
+    max_backoff: Duration,
+}
+
+impl Removals {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        store: Store,
+        ceph: Arc<dyn CephCluster>,
+        agents: Arc<dyn HostAgents>,
+        events: Arc<Events>,
+        cluster: Arc<Cluster>,
+        inventory: Arc<Inventory>,
+        read_model: Arc<ReadModel>,
+        worker: Arc<Worker>,
+        max_draining: usize,
+        (interval, max_backoff): (Duration, Duration),
+    ) -> Removals {
+        Removals {
+            store,
+            ceph,
+            agents,
+            events,
+            cluster,
+            inventory,
+            read_model,
+            worker,
+            max_draining,
+            interval,
+            max_backoff,
+        }
+    }
+}

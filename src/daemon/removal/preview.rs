@@ -2,10 +2,11 @@
 //! (`domain::drain_preview` decides; the Ceph adapter gathers), and the
 //! check `osd rm` makes with it before it queues anything.
 
-use super::super::{Daemon, DaemonError};
-use crate::daemon::queries::drain_sample;
+use super::Removals;
+use crate::daemon::read_model::drain_sample;
+use crate::daemon::DaemonError;
 use crate::domain::drain_preview::{self, DrainTrace, Preview};
-use crate::store::Removals;
+use crate::store::RemovalCodec;
 use crate::wire::api::removal_preview::RemovalPreview;
 
 /// How many finished removals are searched for drains osdkeeper watched.
@@ -14,7 +15,7 @@ const HISTORY: i64 = 20;
 /// host's drains together, and a few before them, not last year's.
 const RECENT_DRAINS: usize = 8;
 
-impl Daemon {
+impl Removals {
     /// The preview for removing `ids` together, as the API sends it.
     pub async fn preview_removal(&self, ids: &[u32]) -> Result<RemovalPreview, DaemonError> {
         check_ids(ids)?;
@@ -49,7 +50,7 @@ impl Daemon {
     async fn recent_drains(&self) -> Result<Vec<DrainTrace>, DaemonError> {
         let mut drained: Vec<_> = self
             .store
-            .ops::<Removals>()
+            .ops::<RemovalCodec>()
             .with_finished(HISTORY)
             .await?
             .into_iter()

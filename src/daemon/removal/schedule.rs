@@ -1,14 +1,15 @@
 //! `osd rm ID...` and `osd rm stop ID...`: checked in full before anything
 //! is stored, so a request is queued (or stopped) all or none.
 
-use super::super::{audit, Daemon, DaemonError};
 use super::preview::check_ids;
+use super::Removals;
 use crate::clock::now_ms;
+use crate::daemon::{audit, DaemonError};
 use crate::domain::cluster::same_host;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::NewOperation;
 use crate::domain::removal::{identify, Removal, RemovalRecord};
-use crate::store::{removal_subject, Removals};
+use crate::store::{removal_subject, RemovalCodec};
 use crate::wire::ceph_volume::parse_device_list;
 
 /// What `osd rm` asks for.
@@ -24,7 +25,7 @@ pub struct RemoveRequest {
     pub ignore_preview_blockers: bool,
 }
 
-impl Daemon {
+impl Removals {
     /// `osd rm ID... [--replace] [--force] [--zap]`: checks every id, finds
     /// each OSD's host and devices, and queues them all or none.
     pub async fn schedule_removals(&self, req: &RemoveRequest) -> Result<Vec<RemovalRecord>, DaemonError> {
@@ -41,7 +42,7 @@ impl Daemon {
                     "osd.{id} is already destroyed (waiting for a replacement disk)"
                 )));
             }
-            if let Some(active) = self.store.ops::<Removals>().active_on(&removal_subject(id)).await? {
+            if let Some(active) = self.store.ops::<RemovalCodec>().active_on(&removal_subject(id)).await? {
                 return Err(DaemonError::Conflict(format!(
                     "osd.{id} is already being removed ({}); `osdkeeper osd rm stop {id}` stops that removal",
                     active.state.phase.as_str()
@@ -94,7 +95,7 @@ impl Daemon {
             })
             .collect();
         let busy = |s: &str| format!("{s} is already being removed");
-        let records = self.store.ops::<Removals>().add(&new, now_ms(), busy, |_, _| {}).await?;
+        let records = self.store.ops::<RemovalCodec>().add(&new, now_ms(), busy, |_, _| {}).await?;
         let names: Vec<String> = req.ids.iter().map(|i| format!("osd.{i}")).collect();
         let flags: Vec<&str> = [(req.replace, "replace"), (req.force, "force"), (req.zap, "zap"), (req.fast, "fast")]
             .iter()
@@ -110,16 +111,17 @@ impl Daemon {
                 format!("; ignoring the preview's blockers (--ignore-preview-blockers): {}", ignored.join(" | ")),
             )
         };
-        self.event(
-            level,
-            EventKind::RemovalScheduled,
-            None,
-            None,
-            format!("Scheduled OSD(s) for removal: {}{flags}{overridden}", names.join(", ")),
-        )
-        .await;
-        self.remover.wake();
-        self.notify_current(crate::daemon::live::Live::Removals { osds: req.ids.clone() }).await;
+        self.events
+            .record(
+                level,
+                EventKind::RemovalScheduled,
+                None,
+                None,
+                format!("Scheduled OSD(s) for removal: {}{flags}{overridden}", names.join(", ")),
+            )
+            .await;
+        self.worker.wake();
+        self.read_model.notify_current(crate::daemon::live::Live::Removals { osds: req.ids.clone() }).await;
         Ok(records)
     }
 
@@ -149,7 +151,7 @@ impl Daemon {
     /// `osd rm stop ID...`: each must be stoppable, or nothing changes.
     pub async fn stop_removals(&self, ids: &[u32]) -> Result<Vec<RemovalRecord>, DaemonError> {
         for &id in ids {
-            match self.store.ops::<Removals>().active_on(&removal_subject(id)).await? {
+            match self.store.ops::<RemovalCodec>().active_on(&removal_subject(id)).await? {
                 None => return Err(DaemonError::NotFound(format!("osd.{id} is not being removed"))),
                 Some(r) if !r.state.phase.can_stop() => {
                     return Err(DaemonError::Conflict(format!(
@@ -160,18 +162,19 @@ impl Daemon {
                 Some(_) => {}
             }
         }
-        let out = self.store.ops::<Removals>().request_stop(ids, now_ms()).await?;
+        let out = self.store.ops::<RemovalCodec>().request_stop(ids, now_ms()).await?;
         for &id in ids {
-            self.event(
-                Level::Info,
-                EventKind::RemovalStop,
-                None,
-                Some(&format!("osd.{id}")),
-                format!("Stopping the removal of osd.{id}; its weight will be restored"),
-            )
-            .await;
+            self.events
+                .record(
+                    Level::Info,
+                    EventKind::RemovalStop,
+                    None,
+                    Some(&format!("osd.{id}")),
+                    format!("Stopping the removal of osd.{id}; its weight will be restored"),
+                )
+                .await;
         }
-        self.remover.wake();
+        self.worker.wake();
         Ok(out)
     }
 }

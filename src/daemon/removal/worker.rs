@@ -13,11 +13,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::Removals;
 use crate::agent_client::AgentError;
 use crate::ceph::ClusterState;
 use crate::daemon::live::Live;
 use crate::daemon::operations::{Executor, Flow, OperationKind};
-use crate::daemon::{Daemon, DaemonError, Pace};
+use crate::daemon::{DaemonError, Pace};
 use crate::domain::cluster::{format_weight, same_host};
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{Outcome, Recorded};
@@ -26,7 +27,7 @@ use crate::domain::removal::{
     observe_cluster, questions, sample_due, undone_outside, Drain, Effect, Observation, PacingFacts, Phase, Removal,
     RemovalRecord, Step, Verdict,
 };
-use crate::store::{DrainSampleRow, Removals};
+use crate::store::{DrainSampleRow, RemovalCodec};
 use crate::wire::agent::ZapRequest;
 
 /// What the round knows: the cluster as read once, for pacing the removals
@@ -57,15 +58,15 @@ impl Round {
 
 /// The removal kind, as the executor drives it.
 pub struct RemovalKind {
-    d: Arc<Daemon>,
+    d: Arc<Removals>,
 }
 
-impl Daemon {
+impl Removals {
     /// One round over all active removals.
     #[tracing::instrument(skip_all)]
-    pub async fn removal_round(self: &Arc<Self>) -> Result<Pace, DaemonError> {
+    pub async fn round(self: &Arc<Self>) -> Result<Pace, DaemonError> {
         let kind = RemovalKind { d: self.clone() };
-        Executor::new(kind, self.store.clone(), self.config.removal_interval, self.config.max_backoff).round().await
+        Executor::new(kind, self.store.clone(), self.interval, self.max_backoff).round().await
     }
 }
 
@@ -74,7 +75,7 @@ fn drain(r: &RemovalRecord) -> Drain {
 }
 
 impl OperationKind for RemovalKind {
-    type Codec = Removals;
+    type Codec = RemovalCodec;
     type State = Removal;
     type Effect = Effect;
     type Output = String;
@@ -90,7 +91,7 @@ impl OperationKind for RemovalKind {
         let draining = active.iter().filter(|r| r.state.phase.is_draining()).map(drain).collect();
         let queued: Vec<Drain> =
             active.iter().filter(|r| r.state.phase == Phase::Queued && !r.state.stop_requested).map(drain).collect();
-        self.d.cluster_seen(state.clone()).await;
+        self.d.cluster.seen(state.clone());
         let facts = if queued.is_empty() { Ok(PacingFacts::default()) } else { self.pacing_facts(&state).await };
         Ok(Round { state, fresh: None, queued, draining, facts, ok_to_stop: Vec::new() })
     }
@@ -106,7 +107,7 @@ impl OperationKind for RemovalKind {
             (Ok(facts), Phase::Queued) => {
                 let me = Drain { osd: r.osd_id, host: r.host.clone() };
                 let state = round.state_for(rec.id);
-                may_start_drain(&me, &round.queued, &round.draining, self.d.config.max_draining, state, facts)
+                may_start_drain(&me, &round.queued, &round.draining, self.d.max_draining, state, facts)
             }
             // Only a queued removal asks.
             _ => Verdict::yes(),
@@ -198,13 +199,14 @@ impl OperationKind for RemovalKind {
         match (outcome, effect) {
             (Outcome::Done(_), Effect::Zap { path }) => {
                 let message = format!("Successfully zapped {path} for osd.{id} on {}", r.host);
-                self.d.event(Level::Info, EventKind::Zapped, Some(&r.host), Some(&subject), message).await;
+                self.d.events.record(Level::Info, EventKind::Zapped, Some(&r.host), Some(&subject), message).await;
             }
             (Outcome::Done(_), _) => {}
             (Outcome::Failed(text) | Outcome::Unknown(text), _) => {
                 let message = format!("osd.{id}: {text}");
                 self.d
-                    .event(Level::Error, EventKind::RemovalActionFailed, Some(&r.host), Some(&subject), message)
+                    .events
+                    .record(Level::Error, EventKind::RemovalActionFailed, Some(&r.host), Some(&subject), message)
                     .await;
             }
         }
@@ -242,13 +244,13 @@ impl OperationKind for RemovalKind {
 
     async fn end_round(&self, round: Option<Round>, active: &[RemovalRecord]) {
         if let Some(round) = round {
-            match self.d.store.ops::<Removals>().active().await {
+            match self.d.store.ops::<RemovalCodec>().active().await {
                 Ok(now_active) => self.d.pace_recovery(&now_active, Some(&*round.state)).await,
                 Err(e) => tracing::error!("cannot read the removals for the recovery boost: {e}"),
             }
         }
         let osds = active.iter().map(|r| r.state.osd_id).collect();
-        self.d.notify_current(Live::Removals { osds }).await;
+        self.d.read_model.notify_current(Live::Removals { osds }).await;
     }
 }
 
@@ -308,11 +310,11 @@ impl RemovalKind {
             Err(e) => tracing::warn!("cannot ask {} about osd.{}: {e}", r.host, r.osd_id),
         }
         if devices && obs.host_reachable {
-            if let Err(e) = self.d.poll_host(&host).await {
+            if let Err(e) = self.d.inventory.poll_host(&host).await {
                 tracing::warn!("cannot refresh the inventory of {}: {e}", r.host);
             }
             match self.d.store.inventory(&r.host).await {
-                Ok(Some(inv)) => match self.d.cache.devices(&inv) {
+                Ok(Some(inv)) => match self.d.inventory.parsed(&inv) {
                     Ok(devices) => obs.clean_devices = clean_devices(r, &devices),
                     Err(e) => tracing::error!("{e}"),
                 },
@@ -403,7 +405,8 @@ impl RemovalKind {
         let done = match effect {
             Effect::Zap { path } => {
                 self.d
-                    .event(
+                    .events
+                    .record(
                         Level::Info,
                         EventKind::Zap,
                         Some(&r.host),

@@ -19,7 +19,7 @@ async fn a_fast_drain_raises_recovery_and_puts_it_back() {
         c
     };
     let req = removal::RemoveRequest { ids: vec![8], fast: true, ..Default::default() };
-    d.schedule_removals(&req).await.unwrap();
+    d.removals.schedule_removals(&req).await.unwrap();
     rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Draining).await;
     let boosted = [("osd_max_backfills".to_string(), "4".to_string()), ("osd_recovery_max_active".into(), "8".into())];
     assert_eq!(osd_section(&sim), boosted, "twice what the OSDs ran with, at least 4 and 8");
@@ -35,7 +35,7 @@ async fn a_fast_drain_raises_recovery_and_puts_it_back() {
     left.applied = false;
     d.store.save_boost(&left, 0).await.unwrap();
     sim.config_set("osd", "osd_max_backfills", "4").await.unwrap();
-    d.removal_round().await.unwrap();
+    d.removals.round().await.unwrap();
     assert_eq!(d.store.boost().await.unwrap(), None);
     assert_eq!(osd_section(&sim), [("osd_recovery_max_active".to_string(), "3".to_string())]);
 }

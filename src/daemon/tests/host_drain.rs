@@ -16,33 +16,33 @@ async fn a_host_drain_removes_every_osd_of_the_host_and_stops_cleanly() {
     let weight = |id: u32| sim.osds().iter().find(|o| o.id == id).map(|o| o.crush_weight);
     let before = (weight(8), weight(15));
     let body = HostDrainBody { zap_osd_devices: true, ..Default::default() };
-    let s = d.drain_host("f5-422-03", &body).await.unwrap();
+    let s = d.removals.drain_host("f5-422-03", &body).await.unwrap();
     assert!(s.no_schedule, "the host is _no_schedule before its removals are queued");
     let mut ids: Vec<u32> = s.removals.iter().map(|r| r.osd_id).collect();
     ids.sort_unstable();
     assert_eq!(ids, [8, 15]);
     assert!(s.removals.iter().all(|r| r.zap));
     // Asked again: nothing is queued twice.
-    let again = d.drain_host("f5-422-03", &body).await.unwrap();
+    let again = d.removals.drain_host("f5-422-03", &body).await.unwrap();
     assert_eq!(again.removals.len(), 2);
     // A host with OSDs is not forgotten unless asked.
-    let refused = d.remove_host("f5-422-03", false).await;
+    let refused = d.inventory.remove_host("f5-422-03", false).await;
     assert!(matches!(&refused, Err(DaemonError::Conflict(m)) if m.contains("osd.8, osd.15")), "{refused:?}");
     rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Draining).await;
     // Stopped in the middle: weights come back and the host is schedulable again.
-    let stop = d.stop_host_drain("f5-422-03").await.unwrap();
+    let stop = d.removals.stop_host_drain("f5-422-03").await.unwrap();
     assert_eq!((stop.stopped.len(), stop.continuing.len(), stop.no_schedule_removed), (2, 0, true), "{stop:?}");
     rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Cancelled).await;
     rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Cancelled).await;
     assert_eq!((weight(8), weight(15)), before);
-    assert!(!d.host_drain_status("f5-422-03").await.unwrap().no_schedule);
+    assert!(!d.removals.host_drain_status("f5-422-03").await.unwrap().no_schedule);
     // Drained to the end: no OSD left there, and then the host may go.
-    d.drain_host("f5-422-03", &HostDrainBody::default()).await.unwrap();
+    d.removals.drain_host("f5-422-03", &HostDrainBody::default()).await.unwrap();
     rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Done).await;
     rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Done).await;
-    let s = d.host_drain_status("f5-422-03").await.unwrap();
+    let s = d.removals.host_drain_status("f5-422-03").await.unwrap();
     assert!(s.osds_in_cluster.is_empty() && s.removals.is_empty(), "{s:?}");
-    d.remove_host("f5-422-03", false).await.unwrap();
+    d.inventory.remove_host("f5-422-03", false).await.unwrap();
 }
 
 /// `host drain --fast`: recovery raised while the host drains, put back by
@@ -63,24 +63,24 @@ async fn a_fast_host_drain_raises_recovery_until_stopped_or_done_also_across_a_r
     // Pacific's defaults: 1 backfill, recovery by device class (10 for ssd): twice those, at least 4.
     let boosted = [("osd_max_backfills".to_string(), "4".to_string()), ("osd_recovery_max_active".into(), "20".into())];
     let fast = HostDrainBody { fast: true, ..Default::default() };
-    let s = d.drain_host("f5-422-03", &fast).await.unwrap();
+    let s = d.removals.drain_host("f5-422-03", &fast).await.unwrap();
     assert!(s.removals.iter().all(|r| r.fast), "{s:?}");
     rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Draining).await;
     assert_eq!(osd_section(&sim), boosted);
-    d.stop_host_drain("f5-422-03").await.unwrap();
+    d.removals.stop_host_drain("f5-422-03").await.unwrap();
     rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Cancelled).await;
     rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Cancelled).await;
     assert_eq!(osd_section(&sim), [], "nothing was set before the boost: nothing is left");
     assert_eq!(d.store.boost().await.unwrap(), None);
 
     // Without --fast, then --fast asked again: the running drain speeds up.
-    d.drain_host("f5-422-03", &HostDrainBody::default()).await.unwrap();
+    d.removals.drain_host("f5-422-03", &HostDrainBody::default()).await.unwrap();
     rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Draining).await;
     assert_eq!(osd_section(&sim), [], "not fast yet");
-    let s = d.drain_host("f5-422-03", &fast).await.unwrap();
+    let s = d.removals.drain_host("f5-422-03", &fast).await.unwrap();
     assert_eq!(s.removals.len(), 2, "nothing queued twice");
     assert!(s.removals.iter().all(|r| r.fast), "{s:?}");
-    d.removal_round().await.unwrap();
+    d.removals.round().await.unwrap();
     assert_eq!(osd_section(&sim), boosted);
 
     // The daemon goes away mid-drain; another one over its database finishes it.

@@ -6,13 +6,13 @@
 
 use super::with_cluster;
 use crate::clock::now_ms;
-use crate::daemon::queries::HostMetrics;
 use crate::daemon::Daemon;
+use crate::daemon::HostMetrics;
 use crate::store::Topic;
 
 /// As `/metrics` computed them per scrape before, with ages as of `now`.
 async fn from_store(d: &Daemon, now: i64) -> Vec<HostMetrics> {
-    let errors = d.poll_errors.lock().unwrap().clone();
+    let errors = d.inventory.poll_errors();
     let hosts = d.store.hosts_with_heads().await.unwrap();
     hosts
         .into_iter()
@@ -28,7 +28,7 @@ async fn from_store(d: &Daemon, now: i64) -> Vec<HostMetrics> {
 /// The figures from memory, checked against the store's.
 async fn same_as_the_store(d: &Daemon, when: &str) -> Vec<HostMetrics> {
     let now = now_ms();
-    let shown = d.host_metrics(now).await.unwrap();
+    let shown = d.read_model.host_metrics(now, &d.inventory.poll_errors()).await.unwrap();
     assert_eq!(shown, from_store(d, now).await, "{when}");
     shown
 }
@@ -50,7 +50,7 @@ async fn host_figures_follow_polls_and_host_changes_through_the_read_model() {
     agents.devices.lock().unwrap().get_mut("f5-422-01").unwrap().pop();
     *agents.taken_at_ms.lock().unwrap() = Some(now_ms() - HOUR_MS);
     let host = d.store.host("f5-422-01").await.unwrap();
-    d.poll_host(&host).await.unwrap();
+    d.inventory.poll_host(&host).await.unwrap();
     let shown = same_as_the_store(&d, "changed inventory").await;
     assert!(of(&shown, "f5-422-01").inventory_age_s.unwrap() >= 3600.0, "{shown:?}");
 
@@ -58,7 +58,7 @@ async fn host_figures_follow_polls_and_host_changes_through_the_read_model() {
     // counts as no change; no refresh of the read model.
     *agents.taken_at_ms.lock().unwrap() = None;
     let counts = [Topic::Hosts, Topic::Inventories].map(|t| d.store.changes().count(t));
-    d.poll_host(&host).await.unwrap();
+    d.inventory.poll_host(&host).await.unwrap();
     assert_eq!([Topic::Hosts, Topic::Inventories].map(|t| d.store.changes().count(t)), counts);
     let shown = same_as_the_store(&d, "unchanged inventory seen again").await;
     assert!(of(&shown, "f5-422-01").inventory_age_s.unwrap() < 60.0, "{shown:?}");
@@ -66,24 +66,24 @@ async fn host_figures_follow_polls_and_host_changes_through_the_read_model() {
     // Unreachable: a change of the host, shown after the refresh.
     agents.down.lock().unwrap().push("f5-422-02".into());
     let host = d.store.host("f5-422-02").await.unwrap();
-    assert!(d.poll_host(&host).await.is_err());
-    d.refresh_read_model().await.unwrap();
+    assert!(d.inventory.poll_host(&host).await.is_err());
+    d.read_model.refresh().await.unwrap();
     let shown = same_as_the_store(&d, "unreachable").await;
     assert!(of(&shown, "f5-422-02").unreachable && of(&shown, "f5-422-02").poll_errors == 1, "{shown:?}");
 
     // Removed, then added again: no inventory until it is polled, whatever
     // time its inventory had before.
-    d.remove_host("f5-422-03", false).await.unwrap();
-    d.refresh_read_model().await.unwrap();
+    d.inventory.remove_host("f5-422-03", false).await.unwrap();
+    d.read_model.refresh().await.unwrap();
     let shown = same_as_the_store(&d, "removed").await;
     assert!(shown.iter().all(|h| h.name != "f5-422-03"), "{shown:?}");
-    let host = d.add_host("f5-422-03", "f5-422-03:8741", &[], false).await.unwrap();
-    d.refresh_read_model().await.unwrap();
+    let host = d.inventory.add_host("f5-422-03", "f5-422-03:8741", &[], false).await.unwrap();
+    d.read_model.refresh().await.unwrap();
     let shown = same_as_the_store(&d, "added again").await;
     assert_eq!(of(&shown, "f5-422-03").inventory_age_s, None);
     *agents.taken_at_ms.lock().unwrap() = Some(now_ms() - 2 * HOUR_MS);
-    d.poll_host(&host).await.unwrap();
-    d.refresh_read_model().await.unwrap();
+    d.inventory.poll_host(&host).await.unwrap();
+    d.read_model.refresh().await.unwrap();
     let shown = same_as_the_store(&d, "polled again").await;
     assert!(of(&shown, "f5-422-03").inventory_age_s.unwrap() >= 7200.0, "{shown:?}");
 }

@@ -24,11 +24,12 @@ async fn an_unchanged_inventory_is_only_seen_again() {
         *agents.taken_at_ms.lock().unwrap() = Some(MARK);
         let host = d.store.host("f5-422-01").await.unwrap();
         let before = d.store.inventory("f5-422-01").await.unwrap().unwrap();
-        let parsed = d.cache.cached("f5-422-01", &before.fingerprint).expect("parsed by the poll that stored it");
+        let parsed =
+            d.inventory.cache().cached("f5-422-01", &before.fingerprint).expect("parsed by the poll that stored it");
         let changes = events_of(&d, EventKind::DevicesChanged).await;
 
         let asked_at = now_ms();
-        d.poll_host(&host).await.unwrap();
+        d.inventory.poll_host(&host).await.unwrap();
 
         let (asked, named) = agents.inventory_requests.lock().unwrap().last().cloned().unwrap();
         assert_eq!(asked, "f5-422-01");
@@ -38,11 +39,11 @@ async fn an_unchanged_inventory_is_only_seen_again() {
         assert_ne!(after.taken_at, MARK, "not stored again (ignores_etag: {ignores_etag})");
         assert!(after.taken_at >= asked_at && after.received_at == after.taken_at, "seen now: {after:?}");
         assert_eq!((&after.devices, &after.fingerprint), (&before.devices, &before.fingerprint));
-        let still = d.cache.cached("f5-422-01", &after.fingerprint).unwrap();
+        let still = d.inventory.cache().cached("f5-422-01", &after.fingerprint).unwrap();
         assert!(Arc::ptr_eq(&parsed, &still), "not parsed again");
         assert_eq!(events_of(&d, EventKind::DevicesChanged).await, changes);
         let h = d.store.host("f5-422-01").await.unwrap();
-        let interval = d.config.poll_interval.as_millis() as i64;
+        let interval = d.config().poll_interval.as_millis() as i64;
         assert!(h.next_poll_at > after.taken_at + interval * 7 / 10 && h.next_poll_at <= after.taken_at + interval);
     }
 }
@@ -55,11 +56,11 @@ async fn a_changed_inventory_is_stored_with_its_event_also_after_a_restart() {
     let mut devices = agents.devices.lock().unwrap()["f5-422-02"].clone();
     devices.retain(|dev| dev["path"] != "/dev/sde");
     agents.devices.lock().unwrap().insert("f5-422-02".into(), devices.clone());
-    d.poll_host(&host).await.unwrap();
+    d.inventory.poll_host(&host).await.unwrap();
     let stored = d.store.inventory("f5-422-02").await.unwrap().unwrap();
     assert_eq!(stored.taken_at, MARK, "stored as the agent sent it");
     assert!(!stored.devices.contains("\"/dev/sde\""));
-    let parsed = d.cache.cached("f5-422-02", &stored.fingerprint).expect("the poll's parse is kept");
+    let parsed = d.inventory.cache().cached("f5-422-02", &stored.fingerprint).expect("the poll's parse is kept");
     assert!(!parsed.iter().any(|dev| &*dev.path == "/dev/sde"));
     let events = d.store.events(None, 100).await.unwrap();
     let changed: Vec<&str> =
@@ -73,7 +74,7 @@ async fn a_changed_inventory_is_stored_with_its_event_also_after_a_restart() {
     devices.retain(|dev| dev["path"] != "/dev/sdf");
     again.devices.lock().unwrap().insert("f5-422-02".into(), devices);
     let d2 = daemon_on(store, again);
-    d2.poll_host(&host).await.unwrap();
+    d2.inventory.poll_host(&host).await.unwrap();
     let events = d2.store.events(None, 100).await.unwrap();
     let changed: Vec<&str> =
         events.iter().filter(|e| e.kind == EventKind::DevicesChanged).map(|e| e.message.as_str()).collect();
@@ -91,7 +92,7 @@ async fn a_round_writes_unchanged_inventories_together_and_spreads_the_next_poll
     // One host was failing; it answers "unchanged" now.
     agents.down.lock().unwrap().push("f5-422-03".into());
     let h3 = d.store.host("f5-422-03").await.unwrap();
-    assert!(d.poll_host(&h3).await.is_err());
+    assert!(d.inventory.poll_host(&h3).await.is_err());
     // Due now, still failing.
     let failure = crate::store::PollFailure { at: 1, error: "refused".into(), next_poll_at: 0 };
     d.store.record_poll_failure("f5-422-03", &failure).await.unwrap();
@@ -99,9 +100,9 @@ async fn a_round_writes_unchanged_inventories_together_and_spreads_the_next_poll
     let reachable = events_of(&d, EventKind::HostReachable).await;
     *agents.taken_at_ms.lock().unwrap() = Some(MARK);
     let started = now_ms();
-    d.poll_due().await.unwrap();
+    d.inventory.poll_due().await.unwrap();
 
-    let interval = d.config.poll_interval.as_millis() as i64;
+    let interval = d.config().poll_interval.as_millis() as i64;
     for h in d.store.hosts().await.unwrap() {
         let inv = d.store.inventory(&h.name).await.unwrap().unwrap();
         assert!(inv.taken_at >= started, "{} seen in this round, not stored again: {inv:?}", h.name);

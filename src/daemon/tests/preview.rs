@@ -18,21 +18,21 @@ async fn a_removal_that_cannot_finish_is_refused_unless_told_to_ignore_the_block
         fast: false,
         ignore_preview_blockers: ignore,
     };
-    let preview = d.preview_removal(&ids).await.unwrap();
+    let preview = d.removals.preview_removal(&ids).await.unwrap();
     assert!(preview.blockers.iter().any(|b| b.starts_with("pool 'rbd' (size 2)")), "{:?}", preview.blockers);
-    match d.schedule_removals(&req(false)).await {
+    match d.removals.schedule_removals(&req(false)).await {
         Err(DaemonError::RefusedUnsafe(m)) => {
             assert!(m.contains("pool 'rbd'") && m.contains("--ignore-preview-blockers"), "{m}")
         }
         other => panic!("not refused: {other:?}"),
     }
-    assert!(d.store.ops::<crate::store::Removals>().active().await.unwrap().is_empty(), "nothing was queued");
+    assert!(d.store.ops::<crate::store::RemovalCodec>().active().await.unwrap().is_empty(), "nothing was queued");
     assert_eq!(sim.osds().iter().map(|o| o.crush_weight).collect::<Vec<_>>(), weights);
 
-    let recs = d.schedule_removals(&req(true)).await.unwrap();
+    let recs = d.removals.schedule_removals(&req(true)).await.unwrap();
     assert_eq!(recs.len(), ids.len());
     assert_eq!(recs[0].state.ignored_blockers, preview.blockers, "the override is in the record");
-    let stored = d.store.ops::<crate::store::Removals>().by_id(recs[0].id).await.unwrap();
+    let stored = d.store.ops::<crate::store::RemovalCodec>().by_id(recs[0].id).await.unwrap();
     assert_eq!(stored.state.ignored_blockers, preview.blockers);
     let events = d.store.events(None, 50).await.unwrap();
     let scheduled = events.iter().find(|e| e.kind == EventKind::RemovalScheduled).unwrap();
@@ -47,7 +47,7 @@ async fn a_removal_that_cannot_finish_is_refused_unless_told_to_ignore_the_block
 async fn the_preview_of_one_osd_moves_only_its_pgs_and_changes_nothing() {
     let (_dir, d, sim) = sim_daemon(0.01).await;
     let before = sim.osds();
-    let p = d.preview_removal(&[15]).await.unwrap();
+    let p = d.removals.preview_removal(&[15]).await.unwrap();
     assert!(p.pgs_to_move > 0 && p.blockers.is_empty(), "{p:?}");
     // The host loses weight too, so a sibling's PG may leave it (as with
     // CRUSH's straw2): data leaves only that host, and nothing lands on 15.
@@ -59,9 +59,9 @@ async fn the_preview_of_one_osd_moves_only_its_pgs_and_changes_nothing() {
     assert_eq!(p.eta_s, None, "no throughput observed yet");
     assert_eq!(p.eta_source, crate::wire::api::removal_preview::EtaSource::None);
     assert_eq!(sim.osds(), before);
-    assert!(d.store.ops::<crate::store::Removals>().active().await.unwrap().is_empty());
-    assert!(matches!(d.preview_removal(&[15, 15]).await, Err(DaemonError::Invalid(_))));
-    assert!(matches!(d.preview_removal(&[999]).await, Err(DaemonError::NotFound(_))));
+    assert!(d.store.ops::<crate::store::RemovalCodec>().active().await.unwrap().is_empty());
+    assert!(matches!(d.removals.preview_removal(&[15, 15]).await, Err(DaemonError::Invalid(_))));
+    assert!(matches!(d.removals.preview_removal(&[999]).await, Err(DaemonError::NotFound(_))));
 }
 
 /// Once a drain was watched, the preview's ETA comes from its samples
@@ -72,13 +72,13 @@ async fn after_a_drain_the_preview_estimates_at_the_rate_it_moved_data() {
     use crate::wire::api::removal_preview::EtaSource;
     let (_dir, d, sim) = sim_daemon(0.5).await;
     let req = removal::RemoveRequest { ids: vec![15], ..Default::default() };
-    d.schedule_removals(&req).await.unwrap();
+    d.removals.schedule_removals(&req).await.unwrap();
     let done = rounds_until(&d, &sim, 15, |r| r.state.phase == Phase::Done).await;
     let samples = d.store.samples(done.id).await.unwrap();
     let (first, last) = (samples.first().unwrap(), samples.iter().find(|s| s.bytes_left == Some(0)).unwrap());
     let moved = first.bytes_left.unwrap() as f64;
     let rate = moved / ((last.at - first.at) as f64 / 1000.0);
-    let p = d.preview_removal(&[8]).await.unwrap();
+    let p = d.removals.preview_removal(&[8]).await.unwrap();
     assert_eq!(p.eta_source, EtaSource::RecentDrains, "{}", p.eta_basis);
     let used = p.eta_bytes_per_s.unwrap();
     assert!((used - rate).abs() < 1e-6 * rate, "{used} vs {rate}");

@@ -40,7 +40,7 @@ const GATED: &str = "service_type: osd\nservice_id: gated\nplacement:\n  host_pa
 
 async fn dry(d: &Daemon) -> serde_json::Value {
     let q = ApplyQuery { dry_run: true, ..ApplyQuery::default() };
-    serde_json::to_value(d.apply(GATED, &q).await.expect("a dry-run")).unwrap()
+    serde_json::to_value(d.specs.apply(GATED, &q).await.expect("a dry-run")).unwrap()
 }
 
 fn row<'a>(dry: &'a serde_json::Value, host: &str) -> &'a serde_json::Value {
@@ -55,35 +55,41 @@ fn reason(row: &serde_json::Value, path: &str) -> String {
 #[tokio::test]
 async fn a_probe_needs_intent_and_a_blank_disk_and_asks_the_agent_only_then() {
     let (_dir, d, agents) = with_cluster().await;
-    let e = d.schedule_probe("f5-422-01", "/dev/sdf", None, false).await.unwrap_err();
+    let e = d.benchmarks.schedule_probe("f5-422-01", "/dev/sdf", None, false).await.unwrap_err();
     assert!(matches!(&e, DaemonError::Invalid(m) if m.starts_with("must pass --yes-i-really-mean-it")), "{e:?}");
-    let e = d.schedule_probe("f5-422-01", "/dev/sdb", None, true).await.unwrap_err();
+    let e = d.benchmarks.schedule_probe("f5-422-01", "/dev/sdb", None, true).await.unwrap_err();
     assert!(
         matches!(&e, DaemonError::RefusedUnsafe(m) if m.contains("its inventory says it is not blank")
             && m.contains("1 logical volume(s) on it")),
         "a disk with an OSD volume: {e:?}"
     );
-    assert!(matches!(d.schedule_probe("f5-422-01", "/dev/sdz", None, true).await, Err(DaemonError::NotFound(_))));
-    assert!(matches!(d.schedule_probe("f5-422-99", "/dev/sdf", None, true).await, Err(DaemonError::NotFound(_))));
-    assert!(d.store.ops::<crate::store::Probes>().latest(10).await.unwrap().is_empty(), "a refusal stores nothing");
+    assert!(matches!(
+        d.benchmarks.schedule_probe("f5-422-01", "/dev/sdz", None, true).await,
+        Err(DaemonError::NotFound(_))
+    ));
+    assert!(matches!(
+        d.benchmarks.schedule_probe("f5-422-99", "/dev/sdf", None, true).await,
+        Err(DaemonError::NotFound(_))
+    ));
+    assert!(d.store.ops::<crate::store::ProbeCodec>().latest(10).await.unwrap().is_empty(), "a refusal stores nothing");
 
-    let queued = d.schedule_probe("f5-422-01", "/dev/sdf", Some(ProbeMode::Full), true).await.unwrap();
+    let queued = d.benchmarks.schedule_probe("f5-422-01", "/dev/sdf", Some(ProbeMode::Full), true).await.unwrap();
     assert_eq!((queued.state, queued.mode), (ProbeState::Queued, ProbeMode::Full));
     assert_eq!(queued.disk, "Samsung_SSD_870_S1006", "kept for the disk's id, not its slot");
     assert!(!queued.by_slot);
-    let e = d.schedule_probe("f5-422-01", "/dev/sdf", None, true).await.unwrap_err();
+    let e = d.benchmarks.schedule_probe("f5-422-01", "/dev/sdf", None, true).await.unwrap_err();
     assert!(matches!(&e, DaemonError::Conflict(m) if m.contains("already has a probe queued or running")), "{e:?}");
     assert!(agents.probes.lock().unwrap().is_empty(), "nothing is asked of the agent when it is queued");
 
     *agents.store.lock().unwrap() = Some(d.store.clone());
-    d.bench_round().await.unwrap();
+    d.benchmarks.round().await.unwrap();
     let asked = agents.probes.lock().unwrap().clone();
     assert_eq!(asked.len(), 1);
     let (req, state_then) = &asked[0];
     assert_eq!(state_then.as_deref(), Some("running"), "marked running before the agent was asked");
     assert!(req.yes_i_really_mean_it);
     assert_eq!(req.device_id.as_deref(), Some("Samsung_SSD_870_S1006"), "the agent checks it is the same disk");
-    let done = d.disk_probe(queued.probe_id).await.unwrap();
+    let done = d.benchmarks.disk_probe(queued.probe_id).await.unwrap();
     assert_eq!(done.state, ProbeState::Done);
     assert_eq!(done.figures.unwrap().sync_write_iops, 5000.0);
     assert_eq!(done.jobs.len(), 4);
@@ -104,24 +110,24 @@ async fn a_gated_spec_waits_for_its_disks_probes_and_refuses_a_slow_disk() {
         "data_devices: waits for a disk probe (osdkeeper.probe): \
          `osdkeeper device probe HOST /dev/sdf --yes-i-really-mean-it`"
     );
-    d.apply(GATED, &ApplyQuery::default()).await.expect("applied");
-    d.reconcile_once().await.unwrap();
+    d.specs.apply(GATED, &ApplyQuery::default()).await.expect("applied");
+    d.specs.reconcile_once().await.unwrap();
     assert!(
-        d.store.ops::<crate::store::Deployments>().active().await.unwrap().is_empty(),
+        d.store.ops::<crate::store::DeploymentCodec>().active().await.unwrap().is_empty(),
         "nothing is made before a probe"
     );
 
     // f5-422-01's disk is fast enough; one of f5-422-02's is not.
     agents.probe_iops.lock().unwrap().insert("/dev/sde".into(), 300.0);
     for (host, path) in [("f5-422-01", "/dev/sdf"), ("f5-422-02", "/dev/sdd"), ("f5-422-02", "/dev/sde")] {
-        d.schedule_probe(host, path, None, true).await.unwrap();
+        d.benchmarks.schedule_probe(host, path, None, true).await.unwrap();
     }
     let during = dry(&d).await;
     assert_eq!(
         reason(row(&during, "f5-422-01"), "/dev/sdf"),
         "data_devices: waits for its disk probe, queued or running (osdkeeper.probe)"
     );
-    d.bench_round().await.unwrap();
+    d.benchmarks.round().await.unwrap();
 
     let after = dry(&d).await;
     let r1 = row(&after, "f5-422-01");
@@ -129,7 +135,14 @@ async fn a_gated_spec_waits_for_its_disks_probes_and_refuses_a_slow_disk() {
     assert_eq!(r1["probes"][0]["path"], "/dev/sdf", "the dry-run shows the disk's probe: {r1}");
     let r2 = row(&after, "f5-422-02");
     assert_eq!(r2["data"], serde_json::json!(["/dev/sdc", "/dev/sdd"]), "sdc holds an OSD already");
-    let slow = d.disk_probes(&ProbeQuery::default()).await.unwrap().into_iter().find(|p| p.path == "/dev/sde").unwrap();
+    let slow = d
+        .benchmarks
+        .disk_probes(&ProbeQuery::default())
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|p| p.path == "/dev/sde")
+        .unwrap();
     assert_eq!(
         reason(r2, "/dev/sde"),
         format!(
@@ -138,8 +151,8 @@ async fn a_gated_spec_waits_for_its_disks_probes_and_refuses_a_slow_disk() {
         )
     );
     // The finished probes make the reconciler plan again: one deployment per host, without the slow disk.
-    d.reconcile_once().await.unwrap();
-    let active = d.store.ops::<crate::store::Deployments>().active().await.unwrap();
+    d.specs.reconcile_once().await.unwrap();
+    let active = d.store.ops::<crate::store::DeploymentCodec>().active().await.unwrap();
     let mut made: Vec<(String, Vec<String>)> =
         active.iter().map(|r| (r.state.host.clone(), r.state.disks().map(str::to_string).collect())).collect();
     made.sort();
@@ -153,9 +166,9 @@ async fn a_gated_spec_waits_for_its_disks_probes_and_refuses_a_slow_disk() {
 #[tokio::test]
 async fn a_probe_cut_off_by_a_restart_is_failed_not_run_again_and_refusals_are_kept() {
     let (_dir, d, agents) = with_cluster().await;
-    let p = d.schedule_probe("f5-422-03", "/dev/sdb", None, true).await.unwrap();
+    let p = d.benchmarks.schedule_probe("f5-422-03", "/dev/sdb", None, true).await.unwrap();
     // As if the daemon stopped right after it asked the agent: running, its action without an outcome.
-    let probes = d.store.ops::<crate::store::Probes>();
+    let probes = d.store.ops::<crate::store::ProbeCodec>();
     let op = probes.get(p.probe_id).await.unwrap();
     let running = |s: &mut crate::domain::probe::run::Probe| {
         s.phase = crate::domain::probe::run::ProbePhase::Running;
@@ -169,8 +182,8 @@ async fn a_probe_cut_off_by_a_restart_is_failed_not_run_again_and_refusals_are_k
         destructive: true,
     };
     d.store.log_action(op.id, &intent, 1).await.unwrap();
-    d.bench_round().await.unwrap();
-    let cut = d.disk_probe(p.probe_id).await.unwrap();
+    d.benchmarks.round().await.unwrap();
+    let cut = d.benchmarks.disk_probe(p.probe_id).await.unwrap();
     assert_eq!(cut.state, ProbeState::Failed);
     assert!(cut.error.unwrap().starts_with("the daemon stopped while this probe ran; it is not run again"));
     assert!(agents.probes.lock().unwrap().is_empty(), "never run twice");
@@ -181,12 +194,16 @@ async fn a_probe_cut_off_by_a_restart_is_failed_not_run_again_and_refusals_are_k
         status: 409,
         message: "another command that changes this host's disks or daemons is still running on this host".into(),
     });
-    let waiting = d.schedule_probe("f5-422-03", "/dev/sdb", None, true).await.unwrap();
-    d.bench_round().await.unwrap();
-    assert_eq!(d.disk_probe(waiting.probe_id).await.unwrap().state, ProbeState::Queued);
+    let waiting = d.benchmarks.schedule_probe("f5-422-03", "/dev/sdb", None, true).await.unwrap();
+    d.benchmarks.round().await.unwrap();
+    assert_eq!(d.benchmarks.disk_probe(waiting.probe_id).await.unwrap().state, ProbeState::Queued);
     *agents.probe_error.lock().unwrap() = None;
-    d.bench_round().await.unwrap();
-    assert_eq!(d.disk_probe(waiting.probe_id).await.unwrap().state, ProbeState::Done, "run once the agent is free");
+    d.benchmarks.round().await.unwrap();
+    assert_eq!(
+        d.benchmarks.disk_probe(waiting.probe_id).await.unwrap().state,
+        ProbeState::Done,
+        "run once the agent is free"
+    );
 
     *agents.probe_error.lock().unwrap() = Some(AgentError::Refused {
         addr: "f5-422-03:8741".into(),
@@ -194,15 +211,15 @@ async fn a_probe_cut_off_by_a_restart_is_failed_not_run_again_and_refusals_are_k
         message: "refusing to probe /dev/sdc: it is not blank: it has a BlueStore label (osd.3); nothing was written"
             .into(),
     });
-    let p = d.schedule_probe("f5-422-03", "/dev/sdc", None, true).await.unwrap();
-    d.bench_round().await.unwrap();
-    let refused = d.disk_probe(p.probe_id).await.unwrap();
+    let p = d.benchmarks.schedule_probe("f5-422-03", "/dev/sdc", None, true).await.unwrap();
+    d.benchmarks.round().await.unwrap();
+    let refused = d.benchmarks.disk_probe(p.probe_id).await.unwrap();
     assert_eq!(refused.state, ProbeState::Failed);
     assert!(refused.error.unwrap().contains("the agent on f5-422-03 refused: refusing to probe /dev/sdc"));
     // A gated spec then says why the disk still waits.
     let spec = GATED.replace("f5-422-0[12]", "f5-422-03");
     let q = ApplyQuery { dry_run: true, ..ApplyQuery::default() };
-    let out = serde_json::to_value(d.apply(&spec, &q).await.ok().unwrap()).unwrap();
+    let out = serde_json::to_value(d.specs.apply(&spec, &q).await.ok().unwrap()).unwrap();
     let why = reason(row(&out, "f5-422-03"), "/dev/sdc");
     assert!(why.starts_with("data_devices: waits for a disk probe (osdkeeper.probe): the last one failed (the agent on f5-422-03 refused"), "{why}");
 }
@@ -219,10 +236,10 @@ async fn a_disk_far_below_its_kind_is_marked() {
         ("f5-422-03", "/dev/sdc"),
     ];
     for (host, path) in disks {
-        d.schedule_probe(host, path, None, true).await.unwrap();
+        d.benchmarks.schedule_probe(host, path, None, true).await.unwrap();
     }
-    d.bench_round().await.unwrap();
-    let rows = d.disk_probes(&ProbeQuery::default()).await.unwrap();
+    d.benchmarks.round().await.unwrap();
+    let rows = d.benchmarks.disk_probes(&ProbeQuery::default()).await.unwrap();
     let marked: Vec<(&str, &str)> =
         rows.iter().filter(|p| p.outlier.is_some()).map(|p| (p.host.as_str(), p.path.as_str())).collect();
     let sizes: Vec<Option<u64>> = rows.iter().map(|p| p.size_bytes).collect();
@@ -232,7 +249,7 @@ async fn a_disk_far_below_its_kind_is_marked() {
     let events = d.store.events(None, 100).await.unwrap();
     let e = events.iter().find(|e| e.kind == EventKind::ProbeOutlier).expect("an outlier event");
     assert_eq!(e.message, o);
-    let listed = d.devices(&Default::default()).await.unwrap();
+    let listed = d.inventory.devices(&Default::default()).await.unwrap();
     let dev = listed
         .items
         .iter()

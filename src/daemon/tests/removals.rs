@@ -7,7 +7,7 @@ use super::*;
 async fn removal_drains_purges_zaps_and_holds_the_disk() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
     let req = removal::RemoveRequest { ids: vec![8, 15], zap: true, ..Default::default() };
-    let recs = d.schedule_removals(&req).await.unwrap();
+    let recs = d.removals.schedule_removals(&req).await.unwrap();
     assert_eq!(recs[0].state.host, "f5-422-03");
     assert_eq!(recs[0].state.devices, ["/dev/sdd"]);
     let rec = rounds_until(&d, &sim, 15, |r| r.state.phase == crate::domain::removal::Phase::Done).await;
@@ -40,14 +40,17 @@ async fn the_removal_worker_acts_on_each_gate_in_the_round_it_opens_and_drains_a
     use crate::daemon::Pace;
     use crate::domain::removal::{cadence, Phase};
     let (_dir, d, sim) = sim_daemon(1.0).await;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![15], zap: true, ..Default::default() }).await.unwrap();
+    d.removals
+        .schedule_removals(&removal::RemoveRequest { ids: vec![15], zap: true, ..Default::default() })
+        .await
+        .unwrap();
     let mut seen = Vec::new();
     let mut id = 0;
     for _ in 0..2000 {
-        let pace = d.removal_round().await.unwrap();
+        let pace = d.removals.round().await.unwrap();
         let rec = d
             .store
-            .ops::<crate::store::Removals>()
+            .ops::<crate::store::RemovalCodec>()
             .with_finished(50)
             .await
             .unwrap()
@@ -74,7 +77,7 @@ async fn the_removal_worker_acts_on_each_gate_in_the_round_it_opens_and_drains_a
     let actions = d.store.actions(id).await.unwrap();
     let effects: Vec<&str> = actions
         .iter()
-        .map(|a| <crate::store::Removals as crate::store::Codec>::decode_effect(&a.args).unwrap().name())
+        .map(|a| <crate::store::RemovalCodec as crate::store::Codec>::decode_effect(&a.args).unwrap().name())
         .collect();
     assert_eq!(effects, ["reweight", "stop-daemon", "purge", "zap"], "{actions:?}");
     assert!(actions.iter().all(|a| a.succeeded()), "{actions:?}");
@@ -94,29 +97,32 @@ async fn the_removal_worker_acts_on_each_gate_in_the_round_it_opens_and_drains_a
 async fn rm_stop_restores_weight_and_bad_requests_change_nothing() {
     let (_dir, d, sim) = sim_daemon(0.01).await;
     let before = sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
+    d.removals.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await.unwrap();
     rounds_until(&d, &sim, 3, |r| r.state.phase == crate::domain::removal::Phase::Draining).await;
     assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, 0.0);
     // Errors: unknown, duplicate, already queued; none of them queues anything.
     assert!(matches!(
-        d.schedule_removals(&removal::RemoveRequest { ids: vec![2, 99], ..Default::default() }).await,
+        d.removals.schedule_removals(&removal::RemoveRequest { ids: vec![2, 99], ..Default::default() }).await,
         Err(DaemonError::NotFound(_))
     ));
     assert!(matches!(
-        d.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await,
+        d.removals.schedule_removals(&removal::RemoveRequest { ids: vec![3], ..Default::default() }).await,
         Err(DaemonError::Conflict(_))
     ));
-    assert!(d.store.ops::<crate::store::Removals>().active_on("osd.2").await.unwrap().is_none());
-    d.stop_removals(&[3]).await.unwrap();
+    assert!(d.store.ops::<crate::store::RemovalCodec>().active_on("osd.2").await.unwrap().is_none());
+    d.removals.stop_removals(&[3]).await.unwrap();
     let rec = rounds_until(&d, &sim, 3, |r| r.state.phase == crate::domain::removal::Phase::Cancelled).await;
     assert_eq!(sim.osds().iter().find(|o| o.id == 3).unwrap().crush_weight, before, "{rec:?}");
-    assert!(matches!(d.stop_removals(&[3]).await, Err(DaemonError::NotFound(_))));
+    assert!(matches!(d.removals.stop_removals(&[3]).await, Err(DaemonError::NotFound(_))));
 }
 
 #[tokio::test]
 async fn replace_keeps_the_id_as_destroyed() {
     let (_dir, d, sim) = sim_daemon(50.0).await;
-    d.schedule_removals(&removal::RemoveRequest { ids: vec![11], replace: true, ..Default::default() }).await.unwrap();
+    d.removals
+        .schedule_removals(&removal::RemoveRequest { ids: vec![11], replace: true, ..Default::default() })
+        .await
+        .unwrap();
     rounds_until(&d, &sim, 11, |r| r.state.phase == crate::domain::removal::Phase::Done).await;
     let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
     assert!(osd.destroyed);

@@ -11,8 +11,8 @@ use crate::domain::bench::cluster::{BenchEffect, ClusterBench, ClusterPhase, Clu
 use crate::domain::operation::Kind;
 use crate::store::Topic;
 
-/// The cluster benchmark kind's codec: `store.ops::<Benches>()`.
-pub struct Benches;
+/// The cluster benchmark kind's codec: `store.ops::<BenchCodec>()`.
+pub struct BenchCodec;
 
 #[derive(Serialize, Deserialize)]
 struct BenchV1 {
@@ -71,7 +71,7 @@ fn pass_of(name: &str) -> Result<Pass, String> {
     Pass::ALL.into_iter().find(|p| p.as_str() == name).ok_or_else(|| format!("pass {name:?}"))
 }
 
-impl Codec for Benches {
+impl Codec for BenchCodec {
     type State = ClusterBench;
     type Effect = BenchEffect;
     const KIND: Kind = Kind::ClusterBench;

@@ -1,4 +1,4 @@
-//! Deployments as stored: the state's JSON (version 1 is the form the old
+//! DeploymentCodec as stored: the state's JSON (version 1 is the form the old
 //! `deployments` table held) and the effects' JSON.
 
 use serde::{Deserialize, Serialize};
@@ -8,8 +8,8 @@ use crate::domain::deploy::{DeployEffect, DeployPhase, Deployment, NewOsd, OsdKi
 use crate::domain::operation::Kind;
 use crate::store::Topic;
 
-/// The deployment kind's codec: `store.ops::<Deployments>()`.
-pub struct Deployments;
+/// The deployment kind's codec: `store.ops::<DeploymentCodec>()`.
+pub struct DeploymentCodec;
 
 #[derive(Serialize, Deserialize)]
 struct DeploymentV1 {
@@ -79,7 +79,7 @@ fn kind_of(name: &str) -> Result<OsdKind, String> {
     }
 }
 
-impl Codec for Deployments {
+impl Codec for DeploymentCodec {
     type State = Deployment;
     type Effect = DeployEffect;
     const KIND: Kind = Kind::Deployment;

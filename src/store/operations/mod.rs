@@ -26,10 +26,10 @@ use super::{Result, Store, StoreError, Topic};
 use crate::domain::operation::{Action, Kind, NewOperation, Operation, State};
 use actions::{action_from, ACTION_COLUMNS};
 
-pub use benches::Benches;
-pub use deployments::Deployments;
-pub use probes::Probes;
-pub use removals::{subject as removal_subject, DrainSampleRow, Removals};
+pub use benches::BenchCodec;
+pub use deployments::DeploymentCodec;
+pub use probes::ProbeCodec;
+pub use removals::{subject as removal_subject, DrainSampleRow, RemovalCodec};
 
 /// How one kind's state and effects are stored: JSON in the kind's own
 /// stored form, versioned (`"v"`), so that a row written by an older
@@ -86,7 +86,7 @@ fn operation_from<C: Codec>(row: &sqlx::sqlite::SqliteRow) -> Result<Operation<C
     })
 }
 
-/// One kind's operations in the store: `store.ops::<Removals>()`.
+/// One kind's operations in the store: `store.ops::<RemovalCodec>()`.
 pub struct Ops<'a, C> {
     store: &'a Store,
     kind: PhantomData<C>,

@@ -11,8 +11,8 @@ use crate::domain::probe::run::{Probe, ProbePhase, RunFio};
 use crate::domain::probe::{DiskKey, JobFigures, ProbeFigures, ProbeJob, ProbeMode};
 use crate::store::{Result, Topic};
 
-/// The disk probe kind's codec: `store.ops::<Probes>()`.
-pub struct Probes;
+/// The disk probe kind's codec: `store.ops::<ProbeCodec>()`.
+pub struct ProbeCodec;
 
 #[derive(Serialize, Deserialize)]
 struct ProbeV1 {
@@ -60,7 +60,7 @@ struct JobV1 {
     runtime_ms: u64,
 }
 
-impl Codec for Probes {
+impl Codec for ProbeCodec {
     type State = Probe;
     type Effect = RunFio;
     const KIND: Kind = Kind::DiskProbe;
@@ -165,7 +165,7 @@ impl Codec for Probes {
     }
 }
 
-impl Ops<'_, Probes> {
+impl Ops<'_, ProbeCodec> {
     /// Each disk's probes that matter now: its latest, and its latest
     /// finished one when that is older, oldest first.
     pub async fn current(&self) -> Result<Vec<Operation<Probe>>> {
@@ -177,6 +177,6 @@ impl Ops<'_, Probes> {
         ))
         .fetch_all(&self.store.pool)
         .await?;
-        rows.iter().map(super::operation_from::<Probes>).collect()
+        rows.iter().map(super::operation_from::<ProbeCodec>).collect()
     }
 }

@@ -1,4 +1,4 @@
-//! Removals as stored: the state's JSON (version 1 is the form the old
+//! RemovalCodec as stored: the state's JSON (version 1 is the form the old
 //! `removals` table held, with the figures it kept in columns merged in),
 //! the effects' JSON, and a drain's progress samples.
 
@@ -10,8 +10,8 @@ use crate::domain::operation::Kind;
 use crate::domain::removal::{Effect, Ending, Phase, Removal};
 use crate::store::{Result, Store, Topic};
 
-/// The removal kind's codec: `store.ops::<Removals>()`.
-pub struct Removals;
+/// The removal kind's codec: `store.ops::<RemovalCodec>()`.
+pub struct RemovalCodec;
 
 /// A progress sample of a drain.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,7 +113,7 @@ enum EffectV1 {
     Zap { path: String },
 }
 
-impl Codec for Removals {
+impl Codec for RemovalCodec {
     type State = Removal;
     type Effect = Effect;
     const KIND: Kind = Kind::Removal;
@@ -226,7 +226,7 @@ fn sample_from(r: &sqlx::sqlite::SqliteRow) -> Result<DrainSampleRow> {
     })
 }
 
-impl Ops<'_, Removals> {
+impl Ops<'_, RemovalCodec> {
     /// Sets the stop flag of the active removals of `osd_ids`, all or none:
     /// each must be one that can still be stopped.
     pub async fn request_stop(&self, osd_ids: &[u32], now: i64) -> Result<Vec<crate::domain::removal::RemovalRecord>> {

@@ -22,26 +22,26 @@ fn taken(s: &str) -> String {
 #[tokio::test]
 async fn operations_are_numbered_per_kind_and_one_is_active_per_subject() {
     let (_d, s) = fresh().await;
-    let added = s.ops::<Removals>().add(&[removal(8), removal(15)], 10, taken, |_, _| {}).await.unwrap();
+    let added = s.ops::<RemovalCodec>().add(&[removal(8), removal(15)], 10, taken, |_, _| {}).await.unwrap();
     assert_eq!(added.iter().map(|o| o.number).collect::<Vec<_>>(), [1, 2]);
     assert_eq!((added[0].actor.as_deref(), added[0].created_at, added[0].version), (Some("ops"), 10, 0));
     let bench = new_run(None, None, None, None, false).unwrap();
     let b = NewOperation { subject: "cluster".into(), host: None, state: bench, actor: None };
     let named = |n: i64, b: &mut crate::domain::bench::cluster::ClusterBench| b.pool = format!("pool-{n}");
-    let run = s.ops::<Benches>().add(&[b], 11, |_| "busy".into(), named).await.unwrap().remove(0);
+    let run = s.ops::<BenchCodec>().add(&[b], 11, |_| "busy".into(), named).await.unwrap().remove(0);
     assert_eq!((run.number, run.state.pool.as_str()), (1, "pool-1"), "its own numbering, filled in the same write");
     // All or none: osd.8 is being removed, so osd.3 is not queued either.
-    let e = s.ops::<Removals>().add(&[removal(3), removal(8)], 12, taken, |_, _| {}).await.unwrap_err();
+    let e = s.ops::<RemovalCodec>().add(&[removal(3), removal(8)], 12, taken, |_, _| {}).await.unwrap_err();
     assert!(matches!(&e, StoreError::Conflict(m) if m == "osd.8 is already being removed"), "{e:?}");
-    assert!(s.ops::<Removals>().active_on("osd.3").await.unwrap().is_none());
-    assert_eq!(s.ops::<Removals>().get(2).await.unwrap().subject, "osd.15");
-    assert!(matches!(s.ops::<Removals>().get(9).await, Err(StoreError::NotFound(_))));
+    assert!(s.ops::<RemovalCodec>().active_on("osd.3").await.unwrap().is_none());
+    assert_eq!(s.ops::<RemovalCodec>().get(2).await.unwrap().subject, "osd.15");
+    assert!(matches!(s.ops::<RemovalCodec>().get(9).await, Err(StoreError::NotFound(_))));
 }
 
 #[tokio::test]
 async fn a_write_needs_the_version_it_read_and_a_finished_one_leaves_the_active() {
     let (_d, s) = fresh().await;
-    let ops = s.ops::<Removals>();
+    let ops = s.ops::<RemovalCodec>();
     let mut op = ops.add(&[removal(8)], 10, taken, |_, _| {}).await.unwrap().remove(0);
     let read = op.version;
     op.state.phase = Phase::Done;
@@ -59,7 +59,7 @@ async fn a_write_needs_the_version_it_read_and_a_finished_one_leaves_the_active(
 #[tokio::test]
 async fn stop_requests_are_all_or_none() {
     let (_d, s) = fresh().await;
-    let ops = s.ops::<Removals>();
+    let ops = s.ops::<RemovalCodec>();
     let mut past = ops.add(&[removal(8), removal(15)], 10, taken, |_, _| {}).await.unwrap().remove(1);
     past.state.phase = Phase::Stopping;
     ops.save(&past, past.version).await.unwrap();
@@ -78,11 +78,11 @@ async fn stop_requests_are_all_or_none() {
 #[tokio::test]
 async fn an_action_without_an_outcome_is_found_as_cut_off() {
     let (_d, s) = fresh().await;
-    let ops = s.ops::<Removals>();
+    let ops = s.ops::<RemovalCodec>();
     let op = ops.add(&[removal(8)], 10, taken, |_, _| {}).await.unwrap().remove(0);
     let intent = |e: &Effect| Intent {
         effect: crate::domain::operation::Effect::name(e),
-        args: Removals::encode_effect(e),
+        args: RemovalCodec::encode_effect(e),
         detail: "d".into(),
         destructive: false,
     };
@@ -94,7 +94,7 @@ async fn an_action_without_an_outcome_is_found_as_cut_off() {
     let cut = ops.interrupted().await.unwrap();
     assert_eq!(cut.len(), 1);
     assert_eq!((cut[0].0.id, cut[0].1.effect.as_str()), (op.id, "purge"));
-    assert_eq!(Removals::decode_effect(&cut[0].1.args), Ok(Effect::Purge));
+    assert_eq!(RemovalCodec::decode_effect(&cut[0].1.args), Ok(Effect::Purge));
     assert_eq!(ops.acting(&[op.id, 99]).await.unwrap(), [op.id]);
     let actions = s.actions(op.id).await.unwrap();
     assert_eq!(actions.len(), 2);
@@ -105,7 +105,7 @@ async fn an_action_without_an_outcome_is_found_as_cut_off() {
 #[tokio::test]
 async fn recent_samples_are_the_window_before_the_newest() {
     let (_dir, store) = fresh().await;
-    let rec = &store.ops::<Removals>().add(&[removal(8)], 0, taken, |_, _| {}).await.unwrap()[0];
+    let rec = &store.ops::<RemovalCodec>().add(&[removal(8)], 0, taken, |_, _| {}).await.unwrap()[0];
     assert!(store.recent_samples(rec.id, 1000).await.unwrap().is_empty());
     for (at, pgs) in [(0, 90), (500, 80), (1500, 60), (2000, 50), (2500, 40)] {
         let sample = DrainSampleRow { at, pgs, kb_used: None, bytes_left: Some(pgs * 4096), blocked: None };
@@ -121,7 +121,7 @@ async fn recent_samples_are_the_window_before_the_newest() {
 #[test]
 fn a_state_of_a_newer_release_is_refused_not_misread() {
     let newer = r#"{"v": 2, "osd_id": 8}"#;
-    assert_eq!(Removals::decode_state(newer).unwrap_err(), "version 2 is newer than this osdkeeper reads");
+    assert_eq!(RemovalCodec::decode_state(newer).unwrap_err(), "version 2 is newer than this osdkeeper reads");
     assert_eq!(version_of(r#"{"osd_id": 8}"#), Ok(1), "rows from before versions are version 1");
 }
 
@@ -174,7 +174,7 @@ async fn the_migration_carries_every_old_row_over() {
     pool.close().await;
 
     let s = Store::open(&path).await.unwrap();
-    let r = s.ops::<Removals>().get(7).await.unwrap();
+    let r = s.ops::<RemovalCodec>().get(7).await.unwrap();
     assert_eq!((r.subject.as_str(), r.state.phase, r.version), ("osd.8", Phase::Draining, 3));
     let st = &r.state;
     assert_eq!((st.pgs_now, st.kb_used_now, st.drain_started_at), (Some(40), Some(2048), Some(1100)), "columns joined");
@@ -183,12 +183,12 @@ async fn the_migration_carries_every_old_row_over() {
     let actions = s.actions(r.id).await.unwrap();
     assert_eq!((actions[0].effect.as_str(), actions[0].outcome), ("reweight", Some(OutcomeStatus::Ok)));
     assert_eq!(actions[0].outcome_detail.as_deref(), Some("reweighted osd.8 to 0"));
-    assert_eq!(s.ops::<Removals>().interrupted().await.unwrap()[0].1.effect, "purge", "still cut off");
+    assert_eq!(s.ops::<RemovalCodec>().interrupted().await.unwrap()[0].1.effect, "purge", "still cut off");
     // The next removal goes on from the old numbers.
-    let next = s.ops::<Removals>().add(&[removal(9)], 2000, taken, |_, _| {}).await.unwrap();
+    let next = s.ops::<RemovalCodec>().add(&[removal(9)], 2000, taken, |_, _| {}).await.unwrap();
     assert_eq!(next[0].number, 8);
 
-    let d = s.ops::<Deployments>().get(3).await.unwrap();
+    let d = s.ops::<DeploymentCodec>().get(3).await.unwrap();
     assert_eq!((d.subject.as_str(), d.state.osds[0].id, d.finished_at), ("f5-422-01:osd.ssds", 12, Some(20)));
     let a = &s.actions(d.id).await.unwrap()[0];
     assert_eq!(
@@ -196,22 +196,22 @@ async fn the_migration_carries_every_old_row_over() {
         ("prepare", Some(OutcomeStatus::Failed), Some("exit 1: boom"))
     );
 
-    let b = s.ops::<Benches>().get(4).await.unwrap();
+    let b = s.ops::<BenchCodec>().get(4).await.unwrap();
     assert_eq!((b.state.phase, b.actor.as_deref()), (ClusterPhase::Write, Some("admin")));
-    let cut = s.ops::<Benches>().interrupted().await.unwrap();
+    let cut = s.ops::<BenchCodec>().interrupted().await.unwrap();
     assert_eq!(
-        Benches::decode_effect(&cut[0].1.args),
+        BenchCodec::decode_effect(&cut[0].1.args),
         Ok(BenchEffect::Pass(Pass::Write)),
         "in_flight became an open action"
     );
 
-    let done = s.ops::<Probes>().get(5).await.unwrap();
+    let done = s.ops::<ProbeCodec>().get(5).await.unwrap();
     assert_eq!((done.state.phase, done.state.figures.unwrap().sync_write_iops), (ProbePhase::Done, 4.0));
     assert_eq!((done.state.steps.clone(), done.host.as_deref()), (vec!["checked".to_string()], Some("f5-422-02")));
     let fio = s.latest_action(done.id, "probe").await.unwrap().unwrap();
     assert_eq!((fio.output.as_deref(), fio.outcome), (Some(r#"{"jobs":[]}"#), Some(OutcomeStatus::Ok)));
-    let running = s.ops::<Probes>().get(6).await.unwrap();
+    let running = s.ops::<ProbeCodec>().get(6).await.unwrap();
     assert_eq!((running.state.phase, running.state.key.by_slot()), (ProbePhase::Running, true));
-    assert_eq!(s.ops::<Probes>().interrupted().await.unwrap()[0].0.number, 6, "fio was under way: cut off");
-    assert_eq!(s.ops::<Probes>().current().await.unwrap().len(), 2);
+    assert_eq!(s.ops::<ProbeCodec>().interrupted().await.unwrap()[0].0.number, 6, "fio was under way: cut off");
+    assert_eq!(s.ops::<ProbeCodec>().current().await.unwrap().len(), 2);
 }

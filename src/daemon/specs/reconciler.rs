@@ -8,15 +8,16 @@
 use crate::domain::event::{EventKind, Level};
 
 use super::apply::stored_document;
-use super::{Daemon, DaemonError};
+use super::Specs;
 use crate::clock::now_ms;
-use crate::domain::deploy::{DeployPhase, Deployment, DeploymentRecord};
+use crate::daemon::DaemonError;
+use crate::domain::deploy::Deployment;
 use crate::domain::operation::NewOperation;
 use crate::domain::plan::preview;
 use crate::domain::reconcile::{creates_osds, deploy_steps, probe_marker, run_key, should_run, LastRun};
-use crate::store::{Deployments, SpecHostRun};
+use crate::store::{DeploymentCodec, SpecHostRun};
 
-impl Daemon {
+impl Specs {
     /// One pass over every managed spec.
     pub async fn reconcile_once(&self) -> Result<(), DaemonError> {
         let records: Vec<_> = self.store.specs().await?.into_iter().filter(|r| !r.unmanaged).collect();
@@ -79,19 +80,20 @@ impl Daemon {
             };
             if !inv.can_create_osds {
                 let why = inv.note.clone().unwrap_or_else(|| "the agent cannot create OSDs".into());
-                self.event(
-                    Level::Warning,
-                    EventKind::OsdCreateRefused,
-                    Some(&host_view.name),
-                    Some(&record.service_name),
-                    format!("Cannot create OSDs of {} on {}: {why}", record.service_name, host_view.name),
-                )
-                .await;
+                self.events
+                    .record(
+                        Level::Warning,
+                        EventKind::OsdCreateRefused,
+                        Some(&host_view.name),
+                        Some(&record.service_name),
+                        format!("Cannot create OSDs of {} on {}: {why}", record.service_name, host_view.name),
+                    )
+                    .await;
                 self.store.put_spec_host_run(&run(format!("refused: {why}"))).await?;
                 continue;
             }
             let subject = crate::domain::deploy::subject(&host_view.name, &record.service_name);
-            if let Some(active) = self.store.ops::<Deployments>().latest_on(&subject).await? {
+            if let Some(active) = self.store.ops::<DeploymentCodec>().latest_on(&subject).await? {
                 if !active.state.phase.is_finished() {
                     // One at a time per spec and host; this one's end wakes us.
                     continue;
@@ -108,7 +110,7 @@ impl Daemon {
             );
             let new = NewOperation { subject, host: Some(host_view.name.clone()), state: deployment, actor: None };
             let busy = |s: &str| format!("{s} is already being deployed");
-            match self.store.ops::<Deployments>().add(&[new], now_ms(), busy, |_, _| {}).await {
+            match self.store.ops::<DeploymentCodec>().add(&[new], now_ms(), busy, |_, _| {}).await {
                 Ok(recs) => {
                     self.store.put_spec_host_run(&run(format!("deploying #{}", recs[0].number))).await?;
                     self.deployer.wake();
@@ -119,26 +121,5 @@ impl Daemon {
             }
         }
         Ok(())
-    }
-
-    /// A deployment ended: the reconciler's record says how, and it looks again.
-    pub(super) async fn deployment_finished(&self, rec: &DeploymentRecord) {
-        let d = &rec.state;
-        let outcome = match d.phase {
-            DeployPhase::Done => "ok".to_string(),
-            _ => format!("failed: {}", d.failure.clone().unwrap_or_default()),
-        };
-        match self.store.spec_host_run(&d.service_name, &d.host).await {
-            Ok(Some(mut run)) if run.command == d.run_key => {
-                run.outcome = outcome;
-                run.at = now_ms();
-                if let Err(e) = self.store.put_spec_host_run(&run).await {
-                    tracing::error!("cannot record the end of deployment {}: {e}", rec.id);
-                }
-            }
-            Ok(_) => {}
-            Err(e) => tracing::error!("cannot read the run of deployment {}: {e}", rec.id),
-        }
-        self.reconciler.wake();
     }
 }

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::daemon::DaemonError;
 use crate::domain::inventory::{ClusterView, Device, HostInventory};
 use crate::domain::probe::{DiskKey, ProbeStatus};
 use crate::store::{InventoryHead, StoredInventory};
@@ -132,6 +133,38 @@ pub fn build(
         states.push(HostState { host, inventory });
     }
     Snapshot { view, hosts: states }
+}
+
+impl super::Inventory {
+    /// The parsed devices of a stored inventory (parsed at most once per change).
+    pub fn parsed(&self, inv: &StoredInventory) -> Result<Arc<Vec<Device>>, String> {
+        self.cache.devices(inv)
+    }
+
+    /// Every host with its inventory's head and parsed devices: from the
+    /// cache, and only those changed since they were parsed (or never
+    /// parsed since the start) read from the store.
+    pub async fn parsed_inventories(&self) -> Result<Vec<(Host, Option<Parsed>)>, DaemonError> {
+        let hosts = self.store.hosts_with_heads().await?;
+        let mut out = Vec::with_capacity(hosts.len());
+        for (host, head) in hosts {
+            let Some(head) = head else {
+                out.push((host, None));
+                continue;
+            };
+            if let Some(devices) = self.cache.cached(&head.host, &head.fingerprint) {
+                out.push((host, Some((head, devices))));
+                continue;
+            }
+            // Removed meanwhile: without an inventory, as a moment later.
+            let parsed = match self.store.inventory(&head.host).await? {
+                Some(inv) => Some(((&inv).into(), self.cache.devices(&inv).map_err(DaemonError::Internal)?)),
+                None => None,
+            };
+            out.push((host, parsed));
+        }
+        Ok(out)
+    }
 }
 
 #[cfg(test)]

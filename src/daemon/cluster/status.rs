@@ -5,18 +5,17 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::summary::CLUSTER_TTL;
+use super::{Cluster, CLUSTER_TTL};
 use crate::clock::now_ms;
-use crate::daemon::Daemon;
 use crate::domain::cluster_health::ClusterHealth;
 use crate::wire::api::cluster::{ClusterStatus, PgStateCount};
 
 /// The last `ceph status` (when, and what or why not).
 pub type StatusRead = Option<(Instant, i64, Result<Arc<ClusterHealth>, String>)>;
 
-impl Daemon {
-    pub async fn cluster_status(&self) -> ClusterStatus {
-        let mut last = self.cluster.status.lock().await;
+impl Cluster {
+    pub async fn status(&self) -> ClusterStatus {
+        let mut last = self.status.lock().await;
         let fresh = last.as_ref().is_some_and(|(at, _, _)| at.elapsed() < CLUSTER_TTL);
         if !fresh {
             let read = self.ceph.status().await.map(Arc::new).map_err(|e| {

@@ -1,8 +1,10 @@
 //! Adding, removing and labelling hosts.
 
-use super::{Daemon, DaemonError};
+use super::Inventory;
 use crate::agent_client::{AgentError, InventoryAnswer};
 use crate::clock::now_ms;
+use crate::daemon::DaemonError;
+use crate::domain::cluster::same_host as same_crush_host;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::spec::valid_host_name;
 use crate::wire::api::hosts::Host;
@@ -60,7 +62,7 @@ pub fn check_label(label: &str) -> Result<(), DaemonError> {
     }
 }
 
-impl Daemon {
+impl Inventory {
     /// With `check`, only once its agent answered (cephadm checks a host
     /// before adding it): a wrong address, token or host is refused now
     /// rather than found by the first poll.
@@ -82,7 +84,8 @@ impl Daemon {
         let host = self.store.add_host(name, addr, &unique, now_ms()).await?;
         // Its inventory now rather than at the next round.
         self.poller.wake();
-        self.event(Level::Info, EventKind::HostAdded, Some(name), None, format!("Added host {name} (agent {addr})"))
+        self.events
+            .record(Level::Info, EventKind::HostAdded, Some(name), None, format!("Added host {name} (agent {addr})"))
             .await;
         Ok(host)
     }
@@ -113,7 +116,7 @@ impl Daemon {
         self.check_host_forgettable(name, forget_osds).await?;
         self.store.remove_host(name).await?;
         self.cache.forget(name);
-        self.event(Level::Info, EventKind::HostRemoved, Some(name), None, format!("Removed host {name}")).await;
+        self.events.record(Level::Info, EventKind::HostRemoved, Some(name), None, format!("Removed host {name}")).await;
         Ok(())
     }
 
@@ -140,8 +143,46 @@ impl Daemon {
         } else {
             (EventKind::HostLabelRemoved, format!("Removed label {label} from host {name}"))
         };
-        self.event(Level::Info, kind, Some(name), None, message).await;
+        self.events.record(Level::Info, kind, Some(name), None, message).await;
         Ok(host)
+    }
+
+    /// The OSDs Ceph has under `host` (by CRUSH host), destroyed ones left out.
+    pub async fn osds_of_host(&self, host: &str) -> Result<Vec<u32>, DaemonError> {
+        let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
+        let mut ids: Vec<u32> = state
+            .osds
+            .iter()
+            .filter(|o| !o.destroyed && o.crush_host.as_deref().is_some_and(|h| same_crush_host(h, host)))
+            .map(|o| o.id)
+            .collect();
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    /// `host rm`: a host Ceph still has OSDs on is kept unless told to forget them.
+    pub async fn check_host_forgettable(&self, host: &str, forget_osds: bool) -> Result<(), DaemonError> {
+        self.store.host(host).await?;
+        if forget_osds {
+            return Ok(());
+        }
+        let ids = match self.osds_of_host(host).await {
+            Ok(ids) => ids,
+            Err(e) => {
+                return Err(DaemonError::CannotAct(format!(
+                    "not removing host {host}: cannot check it holds no OSDs ({e}); --forget-osds removes it anyway"
+                )))
+            }
+        };
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> = ids.iter().map(|i| format!("osd.{i}")).collect();
+        Err(DaemonError::Conflict(format!(
+            "host {host} still has OSDs in the cluster: {}; drain it first (`osdkeeper host drain {host}`), \
+             or --forget-osds to stop managing it with its OSDs left as they are",
+            names.join(", ")
+        )))
     }
 }
 

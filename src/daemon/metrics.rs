@@ -5,8 +5,10 @@
 //! removals and hosts, the inventory times the store last wrote, the
 //! failed polls counted here.
 
-use crate::clock::now_ms;
-use crate::daemon::{Daemon, DaemonError};
+use std::collections::HashMap;
+
+use super::read_model::ReadModel;
+use super::DaemonError;
 use crate::wire::api::osds::RemovalStatus;
 use crate::wire::api::workers::WorkerStatus;
 
@@ -25,18 +27,12 @@ pub struct MetricsView {
     pub workers: Vec<WorkerStatus>,
 }
 
-impl Daemon {
-    pub async fn metrics_view(&self) -> Result<MetricsView, DaemonError> {
-        let removals = self.removals_view().await?.snapshot.value.active().to_vec();
-        let hosts = self.host_metrics(now_ms()).await?;
-        Ok(MetricsView { removals, hosts, workers: self.workers() })
-    }
-
-    /// Each host's figures, its inventory's age as of `now` (ms).
-    pub(crate) async fn host_metrics(&self, now: i64) -> Result<Vec<HostMetrics>, DaemonError> {
+impl ReadModel {
+    /// Each host's figures, its inventory's age as of `now` (ms), with the
+    /// failed polls counted so far.
+    pub async fn host_metrics(&self, now: i64, errors: &HashMap<String, u64>) -> Result<Vec<HostMetrics>, DaemonError> {
         let view = self.hosts_view().await?;
-        let times = self.store.changes().inventory_times();
-        let errors = self.poll_errors.lock().expect("counter lock");
+        let times = self.inventory_times();
         let hosts = view
             .snapshot
             .value

@@ -2,15 +2,16 @@
 //! holds that keep freed devices away from every spec until released
 //! (cephadm would re-consume a disk just zapped).
 
-use super::{Daemon, DaemonError};
+use super::Inventory;
 use crate::agent_client::AgentError;
 use crate::clock::now_ms;
+use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::Removal;
 use crate::wire::agent::ZapRequest;
 use crate::wire::api::devices::Hold;
 
-impl Daemon {
+impl Inventory {
     /// `device zap HOST PATH --force`: refused without force, for an
     /// unknown host or device, and for a device backing an OSD the cluster
     /// still has; the agent refuses a busy device on its own.
@@ -32,14 +33,15 @@ impl Daemon {
         // wiped disk that a spec may take. A refusal lifts a hold we added.
         let held_before = self.store.holds().await?.iter().any(|h| h.covers(host_name, path, &device.device_id));
         self.store.hold(host_name, path, Some(&device.device_id), "zapped by an operator", now_ms()).await?;
-        self.event(
-            Level::Info,
-            EventKind::Zap,
-            Some(host_name),
-            Some(path),
-            format!("Zapping {path} on {host_name} (requested by an operator)"),
-        )
-        .await;
+        self.events
+            .record(
+                Level::Info,
+                EventKind::Zap,
+                Some(host_name),
+                Some(path),
+                format!("Zapping {path} on {host_name} (requested by an operator)"),
+            )
+            .await;
         let req = ZapRequest { path: path.to_string(), force: true, reason: Some("requested by an operator".into()) };
         let result = match self.agents.zap(&host, &req).await {
             Ok(r) => r,
@@ -59,14 +61,15 @@ impl Daemon {
                 });
             }
         };
-        self.event(
-            Level::Info,
-            EventKind::Zapped,
-            Some(host_name),
-            Some(path),
-            format!("zap successful for {path} on {host_name}"),
-        )
-        .await;
+        self.events
+            .record(
+                Level::Info,
+                EventKind::Zapped,
+                Some(host_name),
+                Some(path),
+                format!("zap successful for {path} on {host_name}"),
+            )
+            .await;
         if let Err(e) = self.poll_host(&host).await {
             tracing::warn!("cannot refresh the inventory of {host_name} after the zap: {e}");
         }
@@ -74,7 +77,7 @@ impl Daemon {
     }
 
     /// A device of a known host as its latest inventory reports it.
-    pub(super) async fn known_device(
+    pub async fn known_device(
         &self,
         host_name: &str,
         path: &str,
@@ -95,7 +98,7 @@ impl Daemon {
     /// The OSDs the cluster still has (not destroyed) with their data on a
     /// device, from its LVs and from the cluster's own metadata (a raw
     /// BlueStore OSD has no LVs), as `osd.N`.
-    pub(super) async fn active_osds_on(
+    pub async fn active_osds_on(
         &self,
         host_name: &str,
         path: &str,
@@ -127,20 +130,21 @@ impl Daemon {
     /// `device release HOST PATH`: specs may use the device again.
     pub async fn release_device(&self, host: &str, path: &str) -> Result<Hold, DaemonError> {
         let hold = self.store.release(host, path).await?;
-        self.event(
-            Level::Info,
-            EventKind::DeviceReleased,
-            Some(host),
-            Some(path),
-            format!("Released {path} on {host}: specs may use it again"),
-        )
-        .await;
+        self.events
+            .record(
+                Level::Info,
+                EventKind::DeviceReleased,
+                Some(host),
+                Some(path),
+                format!("Released {path} on {host}: specs may use it again"),
+            )
+            .await;
         self.reconciler.wake();
         Ok(hold)
     }
 
     /// Holds the devices a finished removal freed.
-    pub(super) async fn hold_freed_devices(&self, r: &Removal) {
+    pub async fn hold_freed_devices(&self, r: &Removal) {
         if !r.frees_devices() {
             return;
         }

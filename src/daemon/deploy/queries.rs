@@ -1,9 +1,13 @@
 //! Deployments as `osd deploy status` shows them.
 
-use super::removals::outcome_text;
-use crate::daemon::{Daemon, DaemonError};
+use crate::daemon::read_model::outcome_text;
+use std::collections::HashMap;
+
+use super::Deployments;
+use crate::daemon::DaemonError;
 use crate::domain::deploy::DeploymentRecord;
-use crate::store::Deployments;
+use crate::domain::deploy::{DeployPhase, ATTEMPTS};
+use crate::store::{DeploymentCodec, Store};
 use crate::wire::api::deployments::{DeployAction, DeployedOsd, DeploymentDetail, DeploymentQuery, DeploymentStatus};
 
 pub fn deployment_status(rec: &DeploymentRecord) -> DeploymentStatus {
@@ -38,15 +42,15 @@ pub fn deployment_status(rec: &DeploymentRecord) -> DeploymentStatus {
     }
 }
 
-impl Daemon {
+impl Deployments {
     /// Active deployments and up to `history` finished ones (default 20).
     pub async fn deployments(&self, q: &DeploymentQuery) -> Result<Vec<DeploymentStatus>, DaemonError> {
-        let recs = self.store.ops::<Deployments>().with_finished(q.history.unwrap_or(20).clamp(0, 1000)).await?;
+        let recs = self.store.ops::<DeploymentCodec>().with_finished(q.history.unwrap_or(20).clamp(0, 1000)).await?;
         Ok(recs.iter().map(deployment_status).collect())
     }
 
     pub async fn deployment_detail(&self, number: i64) -> Result<DeploymentDetail, DaemonError> {
-        let rec = self.store.ops::<Deployments>().get(number).await?;
+        let rec = self.store.ops::<DeploymentCodec>().get(number).await?;
         let actions = self
             .store
             .actions(rec.id)
@@ -63,4 +67,30 @@ impl Daemon {
             .collect();
         Ok(DeploymentDetail { status: deployment_status(&rec), actions })
     }
+}
+
+/// (host, disk) -> why its deployment's last attempt failed, for the
+/// deployments that are failed (waiting to retry) or gave up.
+pub async fn deploy_failures(store: &Store) -> Result<HashMap<(String, String), String>, DaemonError> {
+    let mut out = HashMap::new();
+    for rec in store.ops::<DeploymentCodec>().with_finished(100).await? {
+        let d = &rec.state;
+        if !matches!(d.phase, DeployPhase::Failed | DeployPhase::GaveUp) {
+            // A later deployment on the same disks supersedes an older failure.
+            for disk in d.disks() {
+                out.remove(&(d.host.clone(), disk.to_string()));
+            }
+            continue;
+        }
+        let why = format!(
+            "{} (attempt {} of {ATTEMPTS}, {})",
+            d.failure.clone().unwrap_or_default(),
+            d.attempt,
+            d.phase.as_str()
+        );
+        for disk in d.disks() {
+            out.insert((d.host.clone(), disk.to_string()), why.clone());
+        }
+    }
+    Ok(out)
 }

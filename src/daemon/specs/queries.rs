@@ -1,11 +1,13 @@
 //! The stored specs as `spec ls` lists them: how many OSDs each has, and
 //! its placement in cephadm's words.
 
-use crate::daemon::{apply::stored_document, Daemon, DaemonError};
+use super::apply::stored_document;
+use super::Specs;
+use crate::daemon::DaemonError;
 use crate::domain::spec::Placement;
 use crate::wire::api::specs::{SpecDetail, SpecListing};
 
-impl Daemon {
+impl Specs {
     pub async fn specs(&self) -> Result<Vec<SpecListing>, DaemonError> {
         let (specs, snapshot) = tokio::try_join!(async { Ok(self.store.specs().await?) }, self.snapshot())?;
         Ok(specs

@@ -18,9 +18,10 @@ use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
 
-use super::{Daemon, DaemonError, Pace};
+use super::Inventory;
 use crate::agent_client::InventoryAnswer;
 use crate::clock::now_ms;
+use crate::daemon::{DaemonError, Pace};
 use crate::domain::backoff::backoff;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::inventory::Device;
@@ -54,7 +55,7 @@ fn draw(host: &str, at: i64) -> u64 {
     h.finish()
 }
 
-impl Daemon {
+impl Inventory {
     fn backoff(&self, failures: i64) -> Duration {
         backoff(self.config.poll_interval, self.config.max_backoff, failures.clamp(0, 64) as u32)
     }
@@ -130,14 +131,15 @@ impl Daemon {
     async fn poll_succeeded(&self, host: &Host, recorded: Result<bool, crate::store::StoreError>) {
         match recorded {
             Ok(true) => {
-                self.event(
-                    Level::Info,
-                    EventKind::HostReachable,
-                    Some(&host.name),
-                    None,
-                    format!("Host {} is reachable again", host.name),
-                )
-                .await
+                self.events
+                    .record(
+                        Level::Info,
+                        EventKind::HostReachable,
+                        Some(&host.name),
+                        None,
+                        format!("Host {} is reachable again", host.name),
+                    )
+                    .await
             }
             Ok(false) => {}
             Err(e) => tracing::error!(host = %host.name, "cannot record a successful poll: {e}"),
@@ -157,14 +159,15 @@ impl Daemon {
             tracing::error!(host = %host.name, "cannot record a failed poll: {e}");
         }
         if let Ok(true) = became_unreachable {
-            self.event(
-                Level::Warning,
-                EventKind::HostUnreachable,
-                Some(&host.name),
-                None,
-                format!("Host {} is unreachable: {error}", host.name),
-            )
-            .await;
+            self.events
+                .record(
+                    Level::Warning,
+                    EventKind::HostUnreachable,
+                    Some(&host.name),
+                    None,
+                    format!("Host {} is unreachable: {error}", host.name),
+                )
+                .await;
         }
         Err(error)
     }
@@ -179,14 +182,15 @@ impl Daemon {
     ) {
         let Some(previous) = previous else {
             let available = parsed.iter().filter(|d| d.available).count();
-            self.event(
-                Level::Info,
-                EventKind::InventoryFirst,
-                Some(&host.name),
-                None,
-                format!("Found {} devices on {} ({available} available)", parsed.len(), host.name),
-            )
-            .await;
+            self.events
+                .record(
+                    Level::Info,
+                    EventKind::InventoryFirst,
+                    Some(&host.name),
+                    None,
+                    format!("Found {} devices on {} ({available} available)", parsed.len(), host.name),
+                )
+                .await;
             self.reconciler.wake();
             return;
         };
@@ -198,14 +202,15 @@ impl Daemon {
         };
         let d = diff(&before, parsed);
         if !d.is_empty() {
-            self.event(
-                Level::Info,
-                EventKind::DevicesChanged,
-                Some(&host.name),
-                None,
-                format!("Detected new or changed devices on {}: {}", host.name, d.summary()),
-            )
-            .await;
+            self.events
+                .record(
+                    Level::Info,
+                    EventKind::DevicesChanged,
+                    Some(&host.name),
+                    None,
+                    format!("Detected new or changed devices on {}: {}", host.name, d.summary()),
+                )
+                .await;
         }
         self.reconciler.wake();
     }

@@ -1,17 +1,28 @@
 //! Every host's devices as its agent last reported them, with the
 //! inventory's age, the holds and each disk's probes; optionally polled first.
 
-use std::collections::HashMap;
-
+use super::Inventory;
 use crate::clock::now_ms;
-use crate::daemon::{Daemon, DaemonError};
-use crate::domain::deploy::{DeployPhase, ATTEMPTS};
+use crate::daemon::bench::probe_statuses;
+use crate::daemon::deploy::deploy_failures;
+use crate::daemon::DaemonError;
+use crate::wire::api::hosts::{Host, HostQuery};
+
 use crate::domain::probe::DiskKey;
 use crate::wire::api::devices::{DeviceProbe, DeviceQuery, Hold, HostDevices, InventoryInfo};
 use crate::wire::api::Page;
 use crate::wire::device_listing::device_rows;
 
-impl Daemon {
+impl Inventory {
+    /// Hosts, filtered and paged.
+    pub async fn hosts(&self, q: &HostQuery) -> Result<Page<Host>, DaemonError> {
+        let mut hosts = self.store.hosts().await?;
+        if let Some(down) = q.unreachable {
+            hosts.retain(|h| h.unreachable_since.is_some() == down);
+        }
+        Ok(Page::of(hosts, q.offset, q.limit))
+    }
+
     pub async fn devices(&self, q: &DeviceQuery) -> Result<Page<HostDevices>, DaemonError> {
         let mut hosts = self.store.hosts().await?;
         if let Some(only) = &q.host {
@@ -32,8 +43,8 @@ impl Daemon {
             hosts = fresh.into_iter().filter(|h| names.contains(&h.name)).collect();
         }
         let holds = self.store.holds().await?;
-        let deploy_failures = self.deploy_failures().await?;
-        let probes = self.probe_statuses().await?;
+        let deploy_failures = deploy_failures(&self.store).await?;
+        let probes = probe_statuses(&self.store).await?;
         let now = now_ms();
         let mut out = Vec::with_capacity(hosts.len());
         for h in hosts {
@@ -76,32 +87,6 @@ impl Daemon {
             });
         }
         Ok(Page { items: out, total })
-    }
-
-    /// (host, disk) -> why its deployment's last attempt failed, for the
-    /// deployments that are failed (waiting to retry) or gave up.
-    pub(crate) async fn deploy_failures(&self) -> Result<HashMap<(String, String), String>, DaemonError> {
-        let mut out = HashMap::new();
-        for rec in self.store.ops::<crate::store::Deployments>().with_finished(100).await? {
-            let d = &rec.state;
-            if !matches!(d.phase, DeployPhase::Failed | DeployPhase::GaveUp) {
-                // A later deployment on the same disks supersedes an older failure.
-                for disk in d.disks() {
-                    out.remove(&(d.host.clone(), disk.to_string()));
-                }
-                continue;
-            }
-            let why = format!(
-                "{} (attempt {} of {ATTEMPTS}, {})",
-                d.failure.clone().unwrap_or_default(),
-                d.attempt,
-                d.phase.as_str()
-            );
-            for disk in d.disks() {
-                out.insert((d.host.clone(), disk.to_string()), why.clone());
-            }
-        }
-        Ok(out)
     }
 
     pub async fn held_devices(&self) -> Result<Vec<Hold>, DaemonError> {

@@ -1,18 +1,19 @@
 //! Removals as `osd rm status` shows them: state, gate, PGs, bytes, and
 //! while draining the smoothed rate, the ETA and whether it stalled
 //! (`domain::progress`). The status of all of them is served from the
-//! read model (`read_model/removals.rs`), which builds it with these.
+//! read model (`removals.rs`), which builds it with these.
 
-use crate::daemon::{Daemon, DaemonError};
+use super::ReadModel;
+use crate::daemon::DaemonError;
 use crate::domain::operation::Action;
 use crate::domain::progress::{estimate, window_ms, DrainSample, Estimate, Settings, SMOOTHING_MS};
 use crate::domain::removal::RemovalRecord;
-use crate::store::{DrainSampleRow, Removals};
+use crate::store::{DrainSampleRow, RemovalCodec};
 use crate::wire::api::osds::{ActionRecord, DetailQuery, RemovalDetail, RemovalStatus, Sample, Stalled, StatusQuery};
 
-impl Daemon {
+impl ReadModel {
     fn progress_settings(&self) -> Settings {
-        Settings { smoothing_ms: SMOOTHING_MS, stall_after_ms: self.config.stall_after.as_millis() as i64 }
+        Settings { smoothing_ms: SMOOTHING_MS, stall_after_ms: self.stall_after.as_millis() as i64 }
     }
 
     /// The estimate while the OSD drains; nothing to estimate otherwise.
@@ -74,7 +75,7 @@ impl Daemon {
     }
 
     pub async fn removal_detail(&self, number: i64, q: &DetailQuery) -> Result<RemovalDetail, DaemonError> {
-        let rec = self.store.ops::<Removals>().get(number).await?;
+        let rec = self.store.ops::<RemovalCodec>().get(number).await?;
         let samples = match q.samples_after {
             Some(after) => self.store.samples_after(rec.id, after).await?,
             None => self.store.samples(rec.id).await?,

@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 
-use super::view::Snapshot;
-use super::{Daemon, DaemonError};
+use super::Specs;
 use crate::clock::now_ms;
+use crate::daemon::inventory::view::Snapshot;
+use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::plan::preview;
 use crate::domain::spec::{check_placement, parse_spec_file, HostRef, SpecDocument, SpecError};
@@ -14,7 +15,7 @@ use crate::wire::api::preview::{PreviewDoc, SpecNote};
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, HostFacts, RefreshFailure, SpecRecord};
 use crate::wire::preview_json::PreviewReport;
 
-impl Daemon {
+impl Specs {
     /// `apply -i FILE [--dry-run] [--refresh] [--allow-empty-placement]`.
     /// Parsing and planning run off the async runtime (`planning`).
     pub async fn apply(&self, text: &str, q: &ApplyQuery) -> Result<ApplyResponse, DaemonError> {
@@ -48,7 +49,7 @@ impl Daemon {
                     })
                 })
                 .collect();
-            refresh_failures = self.refresh(&matching, self.refresh_timeout()).await?;
+            refresh_failures = self.inventory.refresh(&matching, self.refresh_timeout).await?;
         }
         let snapshot = self.snapshot().await?;
         let now = now_ms();
@@ -73,7 +74,7 @@ impl Daemon {
             })
             .collect();
         // What the rows cannot know: the last attempt on a row's disks failed.
-        let failures = self.deploy_failures().await?;
+        let failures = crate::daemon::deploy::deploy_failures(&self.store).await?;
         for row in doc.preview.iter_mut().filter(|_| !failures.is_empty()) {
             for disk in &row.data {
                 if let Some(why) = failures.get(&(row.host.clone(), disk.clone())) {
@@ -103,30 +104,32 @@ impl Daemon {
         let stored = self.store.put_specs(&to_store, now).await?;
         for s in &stored {
             let what = if s.unmanaged { " (unmanaged: osdkeeper will not create OSDs for it)" } else { "" };
-            self.event(
-                Level::Info,
-                EventKind::SpecApplied,
-                None,
-                Some(&s.service_name),
-                format!("Scheduled {} update... (version {}){what}", s.service_name, s.version),
-            )
-            .await;
+            self.events
+                .record(
+                    Level::Info,
+                    EventKind::SpecApplied,
+                    None,
+                    Some(&s.service_name),
+                    format!("Scheduled {} update... (version {}){what}", s.service_name, s.version),
+                )
+                .await;
         }
         self.reconciler.wake();
-        self.notify_current(super::live::Live::Specs).await;
+        self.read_model.notify_current(crate::daemon::live::Live::Specs).await;
         Ok(stored)
     }
 
     pub async fn remove_spec(&self, service_name: &str) -> Result<SpecRecord, DaemonError> {
         let removed = self.store.remove_spec(service_name, now_ms()).await?;
-        self.event(
-            Level::Info,
-            EventKind::SpecRemoved,
-            None,
-            Some(service_name),
-            format!("Removed spec {service_name}; its OSDs stay, no new ones will be created"),
-        )
-        .await;
+        self.events
+            .record(
+                Level::Info,
+                EventKind::SpecRemoved,
+                None,
+                Some(service_name),
+                format!("Removed spec {service_name}; its OSDs stay, no new ones will be created"),
+            )
+            .await;
         Ok(removed)
     }
 }
