@@ -157,15 +157,100 @@ fn only_app_builds_the_router() {
     assert!(found.is_empty(), "api::router used outside app/:\n{}", found.join("\n"));
 }
 
-/// The daemon's state is private: every field of `Daemon` is reached
-/// through a named operation or query.
+/// `Daemon` is a façade over the services: it has methods only where it
+/// is defined, so no feature grows into it from another file.
 #[test]
-fn daemon_has_no_pub_fields() {
-    let text = std::fs::read_to_string(src().join("daemon/mod.rs")).unwrap();
-    let start = text.find("pub struct Daemon {").expect("the Daemon struct");
+fn daemon_has_methods_only_in_its_module() {
+    let files: Vec<PathBuf> = rust_files("").into_iter().filter(|f| rel(f) != "src/daemon/mod.rs").collect();
+    let found = hits(&files, &["impl Daemon {", "impl super::Daemon {", "impl crate::daemon::Daemon {"]);
+    assert!(found.is_empty(), "methods on Daemon outside daemon/mod.rs:\n{}", found.join("\n"));
+}
+
+/// The named fields of `pub struct NAME {` in `text`, `#[cfg(test)]` ones
+/// left out: (line, field) for each.
+fn struct_fields(text: &str, name: &str) -> Option<Vec<String>> {
+    let start = text.find(&format!("pub struct {name} {{")).or_else(|| text.find(&format!("struct {name} {{")))?;
     let body = &text[start..start + text[start..].find("\n}").unwrap()];
-    let public: Vec<&str> = body.lines().skip(1).filter(|l| l.trim_start().starts_with("pub ")).collect();
-    assert!(public.is_empty(), "public fields of Daemon: {public:?}");
+    let mut out = Vec::new();
+    let mut skip_next = false;
+    for line in body.lines().skip(1) {
+        let t = line.trim();
+        if t.starts_with("#[cfg(test)]") {
+            skip_next = true;
+            continue;
+        }
+        let is_field =
+            line.starts_with("    ") && !line.starts_with("     ") && !t.starts_with("//") && t.contains(':');
+        if is_field && !std::mem::take(&mut skip_next) {
+            out.push(t.to_string());
+        }
+    }
+    Some(out)
+}
+
+/// The services are the types of `Daemon`'s fields. Each keeps its state
+/// to itself: no field of a service is public, and each is defined in a
+/// module of its own, so no other service reaches into its fields.
+#[test]
+fn services_keep_their_fields_private() {
+    let facade = std::fs::read_to_string(src().join("daemon/mod.rs")).unwrap();
+    let fields = struct_fields(&facade, "Daemon").expect("the Daemon struct");
+    let services: Vec<&str> = fields
+        .iter()
+        .filter_map(|f| f.split_once("Arc<")?.1.split_once('>').map(|(t, _)| t.rsplit("::").next().unwrap()))
+        .collect();
+    assert!(services.len() >= 8, "the services of Daemon: {services:?}");
+    let mut found = Vec::new();
+    for service in &services {
+        let defined: Vec<(PathBuf, Vec<String>)> = rust_files("daemon")
+            .into_iter()
+            .filter_map(|f| {
+                let text = std::fs::read_to_string(&f).unwrap();
+                text.contains(&format!("pub struct {service} {{")).then(|| (f, struct_fields(&text, service).unwrap()))
+            })
+            .collect();
+        assert_eq!(defined.len(), 1, "{service} is defined once");
+        let (file, fields) = &defined[0];
+        for f in fields.iter().filter(|f| f.starts_with("pub")) {
+            found.push(format!("{}: {service}.{f}", rel(file)));
+        }
+    }
+    assert!(found.is_empty(), "public fields of services:\n{}", found.join("\n"));
+}
+
+/// Small types: no file in daemon/ defines methods on a type with more
+/// than 10 fields (a type that keeps growing is a second service in one).
+#[test]
+fn daemon_types_stay_small() {
+    let files: Vec<PathBuf> = rust_files("daemon")
+        .into_iter()
+        .filter(|f| !rel(f).contains("tests") && !rel(f).ends_with("_tests.rs"))
+        .collect();
+    let texts: Vec<(PathBuf, String)> =
+        files.iter().map(|f| (f.clone(), std::fs::read_to_string(f).unwrap())).collect();
+    let mut found = Vec::new();
+    for (file, text) in &texts {
+        for line in text.lines().filter(|l| l.starts_with("impl")) {
+            let Some(name) = line
+                .trim_end_matches(" {")
+                .rsplit(' ')
+                .next()
+                .map(|t| t.split('<').next().unwrap().rsplit("::").next().unwrap().to_string())
+            else {
+                continue;
+            };
+            for (_, def) in &texts {
+                if let Some(fields) = struct_fields(def, &name) {
+                    if fields.len() > 10 {
+                        found.push(format!("{}: {name} has {} fields", rel(file), fields.len()));
+                    }
+                }
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    assert!(found.is_empty(), "methods on types with more than 10 fields:\n{}", found.join("\n"));
 }
 
 /// The agent shares only the wire formats with the rest of the crate.

@@ -57,8 +57,6 @@ pub struct Daemon {
     pub benchmarks: Arc<bench::Benchmarks>,
     pub tokens: Arc<tokens::Tokens>,
     workers: Workers,
-    /// The reconciler runs only when the configuration says so.
-    reconcile: bool,
     #[cfg(test)]
     store: Store,
     #[cfg(test)]
@@ -75,6 +73,8 @@ struct Workers {
     deployer: Arc<Worker>,
     bencher: Arc<Worker>,
     model: Arc<Worker>,
+    /// The reconciler runs only when the configuration says so.
+    reconcile: bool,
 }
 
 /// How often at least the poller looks for hosts whose poll is due (each
@@ -98,8 +98,9 @@ impl Daemon {
             deployer: w("deployments", config.removal_interval),
             bencher: w("benchmarks", BENCH_INTERVAL),
             model: w("read-model", cluster::CLUSTER_TTL),
+            reconcile: config.reconcile,
         };
-        let pace = (config.removal_interval, config.max_backoff);
+        let pace = operations::Backoff { interval: config.removal_interval, max: config.max_backoff };
         #[cfg(test)]
         let ceph_for_tests = ceph.clone();
         let cache = Arc::new(inventory::InventoryCache::default());
@@ -178,7 +179,6 @@ impl Daemon {
             benchmarks,
             tokens,
             workers,
-            reconcile: config.reconcile,
             #[cfg(test)]
             store,
             #[cfg(test)]
@@ -195,7 +195,7 @@ impl Daemon {
         let (s, c) = (self.inventory.clone(), cancel.clone());
         let poller = w.poller.clone();
         tasks.push(tokio::spawn(async move { poller.run(c, || s.poll_due()).await }));
-        if self.reconcile {
+        if w.reconcile {
             let (s, c, worker) = (self.specs.clone(), cancel.clone(), w.reconciler.clone());
             tasks.push(tokio::spawn(async move { worker.run(c, || paced(s.reconcile_once())).await }));
         }

@@ -116,7 +116,7 @@ impl Benchmarks {
     /// Drives the active run, if any, to its end.
     pub(super) async fn run_cluster_bench(self: &Arc<Self>) -> Result<Pace, DaemonError> {
         let kind = BenchKind { b: self.clone() };
-        Executor::new(kind, self.store.clone(), self.interval, self.max_backoff).round().await
+        Executor::new(kind, self.store.clone(), self.backoff).round().await
     }
 
     /// The action of a phase; what it measured or found.

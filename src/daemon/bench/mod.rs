@@ -15,10 +15,10 @@ pub use osds::{bench_brief, OsdBenchRequest};
 pub use probes::probe_statuses;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::events::Events;
 use super::inventory::Inventory;
+use super::operations::Backoff;
 use super::{DaemonError, Worker};
 use crate::agent_client::HostAgents;
 use crate::ceph::CephCluster;
@@ -34,9 +34,8 @@ pub struct Benchmarks {
     worker: Arc<Worker>,
     /// A finished probe may let a spec that waits for probes go on.
     reconciler: Arc<Worker>,
-    /// The kernel's pace: the base of an operation's backoff.
-    interval: Duration,
-    max_backoff: Duration,
+    /// How long an operation whose effects keep failing waits.
+    backoff: Backoff,
 }
 
 impl Benchmarks {
@@ -49,9 +48,9 @@ impl Benchmarks {
         inventory: Arc<Inventory>,
         worker: Arc<Worker>,
         reconciler: Arc<Worker>,
-        (interval, max_backoff): (Duration, Duration),
+        backoff: Backoff,
     ) -> Benchmarks {
-        Benchmarks { store, ceph, agents, events, inventory, worker, reconciler, interval, max_backoff }
+        Benchmarks { store, ceph, agents, events, inventory, worker, reconciler, backoff }
     }
 
     /// One round of the benchmark worker: disk probes and cluster

@@ -114,7 +114,7 @@ impl Benchmarks {
     /// Runs every queued probe: hosts in parallel, one probe per host at a time.
     pub(super) async fn run_disk_probes(self: &Arc<Self>) -> Result<Pace, DaemonError> {
         let kind = ProbeKind { b: self.clone() };
-        Executor::new(kind, self.store.clone(), self.interval, self.max_backoff).round().await
+        Executor::new(kind, self.store.clone(), self.backoff).round().await
     }
 
     pub(super) async fn where_probed(&self, key: &str) -> (Option<String>, Option<String>) {

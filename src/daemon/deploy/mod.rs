@@ -11,10 +11,10 @@ mod worker;
 pub use queries::{deploy_failures, deployment_status};
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::events::Events;
 use super::inventory::Inventory;
+use super::operations::Backoff;
 use super::read_model::ReadModel;
 use super::Worker;
 use crate::agent_client::HostAgents;
@@ -30,9 +30,8 @@ pub struct Deployments {
     read_model: Arc<ReadModel>,
     /// A deployment's end makes the reconciler look again.
     reconciler: Arc<Worker>,
-    /// The kernel's pace: the base of an operation's backoff.
-    interval: Duration,
-    max_backoff: Duration,
+    /// How long an operation whose effects keep failing waits.
+    backoff: Backoff,
 }
 
 impl Deployments {
@@ -45,8 +44,8 @@ impl Deployments {
         inventory: Arc<Inventory>,
         read_model: Arc<ReadModel>,
         reconciler: Arc<Worker>,
-        (interval, max_backoff): (Duration, Duration),
+        backoff: Backoff,
     ) -> Deployments {
-        Deployments { store, ceph, agents, events, inventory, read_model, reconciler, interval, max_backoff }
+        Deployments { store, ceph, agents, events, inventory, read_model, reconciler, backoff }
     }
 }

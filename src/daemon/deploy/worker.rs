@@ -34,7 +34,7 @@ impl Deployments {
     #[tracing::instrument(skip_all)]
     pub async fn round(self: &Arc<Self>) -> Result<Pace, DaemonError> {
         let kind = DeploymentKind { d: self.clone() };
-        Executor::new(kind, self.store.clone(), self.interval, self.max_backoff).round().await
+        Executor::new(kind, self.store.clone(), self.backoff).round().await
     }
 }
 

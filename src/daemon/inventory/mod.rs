@@ -40,10 +40,16 @@ pub struct Inventory {
     poller: Arc<Worker>,
     /// Woken by a changed inventory, a label, a released device.
     reconciler: Arc<Worker>,
+    polls: Polls,
+}
+
+/// What the polls of hosts share.
+#[derive(Default)]
+struct Polls {
     /// Failed polls per host since start (for /metrics).
-    poll_errors: Mutex<HashMap<String, u64>>,
+    errors: Mutex<HashMap<String, u64>>,
     /// Serializes polls of one host (a refresh and the poller must not race).
-    poll_locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Hosts polled since the last `Hosts` message (sent in batches).
     polled: PolledHosts,
 }
@@ -73,9 +79,7 @@ impl Inventory {
             cache,
             poller,
             reconciler,
-            poll_errors: Default::default(),
-            poll_locks: Default::default(),
-            polled: PolledHosts::default(),
+            polls: Polls::default(),
         }
     }
 
@@ -85,12 +89,12 @@ impl Inventory {
     }
 
     async fn poll_lock(&self, host: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.poll_locks.lock().await.entry(host.to_string()).or_default().clone()
+        self.polls.locks.lock().await.entry(host.to_string()).or_default().clone()
     }
 
     /// Failed polls per host since start.
     pub fn poll_errors(&self) -> HashMap<String, u64> {
-        self.poll_errors.lock().expect("counter lock").clone()
+        self.polls.errors.lock().expect("counter lock").clone()
     }
 
     #[cfg(test)]
@@ -100,7 +104,7 @@ impl Inventory {
 
     #[cfg(test)]
     pub fn take_polled(&self) -> Vec<String> {
-        self.polled.take()
+        self.polls.polled.take()
     }
 
     /// Sends the polled hosts every tick until cancelled, then once more so
@@ -112,7 +116,7 @@ impl Inventory {
                 _ = cancel.cancelled() => true,
                 _ = tokio::time::sleep(HOSTS_TICK) => false,
             };
-            let hosts = self.polled.take();
+            let hosts = self.polls.polled.take();
             if !hosts.is_empty() {
                 self.read_model.notify_current(Live::Hosts { hosts }).await;
             }

@@ -65,7 +65,7 @@ impl Inventory {
         let known = self.store.inventory_head(&host.name).await.map_err(|e| e.to_string())?.map(|h| h.etag());
         if let Polled::Unchanged(seen) = self.poll(host, known).await? {
             self.store.touch_inventories(&[seen]).await.map_err(|e| e.to_string())?;
-            self.polled.note(&host.name);
+            self.polls.polled.note(&host.name);
         }
         Ok(())
     }
@@ -144,17 +144,17 @@ impl Inventory {
             Ok(false) => {}
             Err(e) => tracing::error!(host = %host.name, "cannot record a successful poll: {e}"),
         }
-        self.polled.note(&host.name);
+        self.polls.polled.note(&host.name);
     }
 
     async fn poll_failed(&self, host: &Host, now: i64, error: String) -> Result<Polled, String> {
-        *self.poll_errors.lock().expect("counter lock").entry(host.name.clone()).or_default() += 1;
+        *self.polls.errors.lock().expect("counter lock").entry(host.name.clone()).or_default() += 1;
         let wait = self.backoff(host.consecutive_failures + 1);
         let failure =
             PollFailure { at: now, error: error.clone(), next_poll_at: next_poll_at(now, wait, draw(&host.name, now)) };
         let became_unreachable = self.store.record_poll_failure(&host.name, &failure).await;
         // Announced once stored, so that a client refetching at once sees it.
-        self.polled.note(&host.name);
+        self.polls.polled.note(&host.name);
         if let Err(e) = &became_unreachable {
             tracing::error!(host = %host.name, "cannot record a failed poll: {e}");
         }
@@ -255,7 +255,7 @@ impl Inventory {
     /// Writes unchanged inventories' new times, then announces their hosts.
     async fn touch(&self, seen: Vec<InventorySeen>) {
         match self.store.touch_inventories(&seen).await {
-            Ok(()) => seen.iter().for_each(|s| self.polled.note(&s.host)),
+            Ok(()) => seen.iter().for_each(|s| self.polls.polled.note(&s.host)),
             // Their hosts are polled again at the next round (their next
             // poll was not moved), and their inventories stay as they were.
             Err(e) => tracing::error!(hosts = seen.len(), "cannot record unchanged inventories: {e}"),

@@ -177,18 +177,24 @@ pub trait OperationKind: Send + Sync + 'static {
     }
 }
 
+/// How long an operation whose effects keep failing waits: its worker's
+/// interval, doubled per further failure, up to a bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    pub interval: Duration,
+    pub max: Duration,
+}
+
 /// Drives one kind's operations.
 pub struct Executor<K> {
     kind: K,
     store: Store,
-    /// The worker's interval and bound: the base of an operation's backoff.
-    interval: Duration,
-    max_backoff: Duration,
+    backoff: Backoff,
 }
 
 impl<K: OperationKind> Executor<K> {
-    pub fn new(kind: K, store: Store, interval: Duration, max_backoff: Duration) -> Executor<K> {
-        Executor { kind, store, interval, max_backoff }
+    pub fn new(kind: K, store: Store, backoff: Backoff) -> Executor<K> {
+        Executor { kind, store, backoff }
     }
 
     /// One round over the kind's active operations.
@@ -211,7 +217,7 @@ impl<K: OperationKind> Executor<K> {
         };
         let now = now_ms();
         let due: Vec<Operation<K::State>> =
-            active.iter().filter(|op| due(op, now, self.interval, self.max_backoff)).cloned().collect();
+            active.iter().filter(|op| due(op, now, self.backoff.interval, self.backoff.max)).cloned().collect();
         let mut lanes: Vec<Lane<K::State>> = Vec::new();
         for op in due {
             let lane = self.kind.lane(&op);

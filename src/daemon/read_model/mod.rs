@@ -30,7 +30,7 @@ mod summary;
 
 pub use hosts::HostRow;
 pub use osds::OsdRows;
-pub use removals::Removals;
+pub use removals::RemovalList;
 pub(crate) use statuses::{drain_sample, outcome_text};
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -128,7 +128,7 @@ pub struct ReadModel {
 #[derive(Default)]
 struct Parts {
     versions: AtomicU64,
-    removals: Part<Removals>,
+    removals: Part<RemovalList>,
     summary: Part<Summary>,
     osds: Part<OsdRows>,
     hosts: Part<Vec<HostRow>>,
@@ -202,7 +202,7 @@ impl ReadModel {
     }
 
     /// Every active removal and the most recent finished ones, from memory.
-    pub async fn removals_view(&self) -> Result<View<Removals>, DaemonError> {
+    pub async fn removals_view(&self) -> Result<View<RemovalList>, DaemonError> {
         self.view_of(|m| &m.removals, false).await
     }
 

@@ -18,7 +18,7 @@ pub const MAX_HISTORY: i64 = 1000;
 const DEFAULT_HISTORY: i64 = 20;
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Removals {
+pub struct RemovalList {
     /// By id.
     active: Vec<RemovalStatus>,
     /// Most recent first, by when they finished, then by id: the order the
@@ -26,7 +26,7 @@ pub struct Removals {
     finished: Vec<RemovalStatus>,
 }
 
-impl Removals {
+impl RemovalList {
     /// The active removals and the `history` most recent finished ones, by id.
     pub fn select(&self, q: &StatusQuery) -> Vec<RemovalStatus> {
         let history = q.history.unwrap_or(DEFAULT_HISTORY).clamp(0, MAX_HISTORY) as usize;
@@ -56,9 +56,9 @@ impl ReadModel {
     /// `finished_changed` or a removal left the active ones since `previous`.
     pub(super) async fn build_removals(
         &self,
-        previous: Option<&Removals>,
+        previous: Option<&RemovalList>,
         finished_changed: bool,
-    ) -> Result<Removals, DaemonError> {
+    ) -> Result<RemovalList, DaemonError> {
         let records = self.store.ops::<RemovalCodec>().active().await?;
         let active = self.removal_statuses(&records).await?;
         let now: HashSet<i64> = active.iter().map(|s| s.removal_id).collect();
@@ -66,6 +66,6 @@ impl ReadModel {
             Some(p) if !finished_changed && p.active.iter().all(|s| now.contains(&s.removal_id)) => p.finished.clone(),
             _ => self.removal_statuses(&self.store.ops::<RemovalCodec>().finished(MAX_HISTORY).await?).await?,
         };
-        Ok(Removals { active, finished })
+        Ok(RemovalList { active, finished })
     }
 }

@@ -16,11 +16,11 @@ mod worker;
 pub use schedule::RemoveRequest;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::cluster::Cluster;
 use super::events::Events;
 use super::inventory::Inventory;
+use super::operations::Backoff;
 use super::read_model::ReadModel;
 use super::Worker;
 use crate::agent_client::HostAgents;
@@ -39,9 +39,8 @@ pub struct Removals {
     worker: Arc<Worker>,
     /// At most this many drains at once (`removal.max_draining`).
     max_draining: usize,
-    /// The kernel's pace: the base of an operation's backoff.
-    interval: Duration,
-    max_backoff: Duration,
+    /// How long an operation whose effects keep failing waits.
+    backoff: Backoff,
 }
 
 impl Removals {
@@ -56,20 +55,8 @@ impl Removals {
         read_model: Arc<ReadModel>,
         worker: Arc<Worker>,
         max_draining: usize,
-        (interval, max_backoff): (Duration, Duration),
+        backoff: Backoff,
     ) -> Removals {
-        Removals {
-            store,
-            ceph,
-            agents,
-            events,
-            cluster,
-            inventory,
-            read_model,
-            worker,
-            max_draining,
-            interval,
-            max_backoff,
-        }
+        Removals { store, ceph, agents, events, cluster, inventory, read_model, worker, max_draining, backoff }
     }
 }

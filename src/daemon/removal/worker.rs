@@ -66,7 +66,7 @@ impl Removals {
     #[tracing::instrument(skip_all)]
     pub async fn round(self: &Arc<Self>) -> Result<Pace, DaemonError> {
         let kind = RemovalKind { d: self.clone() };
-        Executor::new(kind, self.store.clone(), self.interval, self.max_backoff).round().await
+        Executor::new(kind, self.store.clone(), self.backoff).round().await
     }
 }
 
