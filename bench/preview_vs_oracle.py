@@ -21,7 +21,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-ORACLE = os.environ.get('OSDKEEPER_ORACLE_DIR', os.path.join(ROOT, '..', 'shared', 'cephadm-oracle'))
+ORACLE = os.environ.get('OSDKEEPER_ORACLE_DIR', os.path.join(ROOT, 'testbed', 'cephadm-oracle'))
 OUT = os.path.join(ROOT, 'target', 'bench')
 
 

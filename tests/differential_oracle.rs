@@ -1,5 +1,5 @@
 //! osdkeeper's planner against the real cephadm 16.2 selection code
-//! (Debian's python3-ceph-common, run by ../shared/cephadm-oracle).
+//! (Debian's python3-ceph-common, run by testbed/cephadm-oracle).
 //!
 //! Every hand-written oracle case, 300 random valid (spec, inventory) pairs
 //! and 300 pairs with perturbed specs must agree on which documents are
@@ -29,7 +29,7 @@ use serde_json::Value;
 fn oracle_dir() -> PathBuf {
     let dir = std::env::var_os("OSDKEEPER_ORACLE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/cephadm-oracle"));
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("testbed/cephadm-oracle"));
     assert!(
         dir.join("preview.py").exists(),
         "cephadm oracle not found at {} (set OSDKEEPER_ORACLE_DIR)",

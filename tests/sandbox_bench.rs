@@ -1,4 +1,4 @@
-//! Benchmarks against a real Ceph cluster: ../shared/ceph-sandbox started
+//! Benchmarks against a real Ceph cluster: testbed/ceph-sandbox started
 //! with `--loop` (each OSD on its own loop device, so one OSD's disk can
 //! be slowed down for real), the real daemon, and the CLI.
 //!

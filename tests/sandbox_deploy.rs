@@ -1,4 +1,4 @@
-//! OSD creation against a real Ceph cluster: ../shared/ceph-sandbox started
+//! OSD creation against a real Ceph cluster: testbed/ceph-sandbox started
 //! with `--ceph-volume --spare-disks 1` (every OSD made by the real
 //! `ceph-volume raw prepare/activate`, one blank loop device per host), one
 //! real agent per CRUSH host starting OSDs with the sandbox's `osd-start.sh`,

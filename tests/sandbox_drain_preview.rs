@@ -1,4 +1,4 @@
-//! The removal preview against a real Ceph cluster (../shared/ceph-sandbox
+//! The removal preview against a real Ceph cluster (testbed/ceph-sandbox
 //! with `--loop`: three hosts of two OSDs, pool `sandbox` of size 2, one
 //! copy per host), with one real agent per CRUSH host and the real daemon.
 //!

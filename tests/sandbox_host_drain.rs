@@ -1,4 +1,4 @@
-//! `host drain` against a real Ceph cluster (../shared/ceph-sandbox with
+//! `host drain` against a real Ceph cluster (testbed/ceph-sandbox with
 //! `--loop`: three hosts of two OSDs, pool `sandbox` of size 2, one copy
 //! per host), one real agent per CRUSH host and the real daemon.
 //!

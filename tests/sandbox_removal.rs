@@ -1,4 +1,4 @@
-//! OSD removal against a real Ceph cluster: ../shared/ceph-sandbox started
+//! OSD removal against a real Ceph cluster: testbed/ceph-sandbox started
 //! with `--loop` (every OSD on a loop device, so a zap really wipes a block
 //! device), one real agent per CRUSH host, the real daemon.
 //!

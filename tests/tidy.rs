@@ -7,15 +7,23 @@ fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-fn files_with(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+/// The files under `dir` that `keep` accepts; installed node modules are
+/// not the project's.
+fn files_where(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
-            files_with(&path, ext, out);
-        } else if path.extension().is_some_and(|e| e == ext) {
+            if !path.ends_with("node_modules") {
+                files_where(&path, keep, out);
+            }
+        } else if keep(&path) {
             out.push(path);
         }
     }
+}
+
+fn files_with(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    files_where(dir, &|p| p.extension().is_some_and(|e| e == ext), out);
 }
 
 /// The Rust files under `src/<dir>` (or one file, `src/<dir>.rs`).
@@ -377,4 +385,32 @@ fn every_module_says_what_it_holds() {
         .map(|f| rel(f))
         .collect();
     assert!(silent.is_empty(), "modules without a //! comment:\n{}", silent.join("\n"));
+}
+
+/// The testbed (the Ceph sandbox, the cephadm oracle, the real-kernel host
+/// scripts) is the repository's own, in `testbed/`: a clone alone runs every
+/// test, so nothing the tests, scripts, benchmarks or CI run reaches for a
+/// directory beside the clone.
+#[test]
+fn tests_reach_nothing_outside_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(root.join("testbed/ceph-sandbox/start.sh").exists(), "the Ceph sandbox is in testbed/");
+    assert!(root.join("testbed/cephadm-oracle/preview.py").exists(), "the cephadm oracle is in testbed/");
+    // Spelled in pieces so that this file does not name it itself.
+    let outside = ["..", "shared"].join("/");
+    let joined = ["'..'", "'shared'"].join(", ");
+    let mut files = Vec::new();
+    for dir in ["tests", "scripts", "bench", ".ci"] {
+        files_where(&root.join(dir), &|_| true, &mut files);
+    }
+    let mut found = Vec::new();
+    for f in &files {
+        let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned();
+        for (n, line) in text.lines().enumerate() {
+            if line.contains(&outside) || line.contains(&joined) {
+                found.push(format!("{}:{}: {}", rel(f), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "paths outside the repository (the testbed is in testbed/):\n{}", found.join("\n"));
 }

@@ -354,12 +354,12 @@ mod tests {
         // The command wins over the unit template.
         let both = RawSettings {
             osd_unit_template: Some("ceph-0a1b@osd.{id}".into()),
-            osd_stop_command: Some("/work/shared/ceph-sandbox/stop.sh /tmp/sb osd.{id}".into()),
+            osd_stop_command: Some("testbed/ceph-sandbox/stop.sh /tmp/sb osd.{id}".into()),
             ..raw()
         };
         assert_eq!(
             AgentConfig::resolve(both).unwrap().osd_stop.argv(4),
-            ["/work/shared/ceph-sandbox/stop.sh", "/tmp/sb", "osd.4"]
+            ["testbed/ceph-sandbox/stop.sh", "/tmp/sb", "osd.4"]
         );
         let e = AgentConfig::resolve(RawSettings { osd_stop_command: Some("stop-all".into()), ..raw() }).unwrap_err();
         assert_eq!(

@@ -239,8 +239,8 @@ mod tests {
 
     #[test]
     fn command_templates_are_split_not_shelled() {
-        let m = ControlMethod::command("/work/shared/ceph-sandbox/stop.sh /tmp/sb  osd.{id}").unwrap();
-        assert_eq!(m.argv(4), ["/work/shared/ceph-sandbox/stop.sh", "/tmp/sb", "osd.4"]);
+        let m = ControlMethod::command("testbed/ceph-sandbox/stop.sh /tmp/sb  osd.{id}").unwrap();
+        assert_eq!(m.argv(4), ["testbed/ceph-sandbox/stop.sh", "/tmp/sb", "osd.4"]);
         // Shell syntax is passed on as plain words, never interpreted.
         let m = ControlMethod::command("kill-osd {id};reboot $(x) '{id}'").unwrap();
         assert_eq!(m.argv(7), ["kill-osd", "7;reboot", "$(x)", "'7'"]);

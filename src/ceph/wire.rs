@@ -1,5 +1,5 @@
 //! The JSON Ceph 16.2 prints for the commands the removal needs (the shapes
-//! were read from ../shared/ceph-sandbox/examples). Only the fields used.
+//! were read from testbed/ceph-sandbox/examples). Only the fields used.
 
 use serde::Deserialize;
 

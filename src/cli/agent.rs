@@ -41,7 +41,7 @@ pub struct AgentArgs {
     osd_unit_template: Option<String>,
     /// Stop OSDs with this command instead of systemd (split on whitespace,
     /// no shell; `{id}` replaced by the OSD id in each word), e.g.
-    /// `/work/shared/ceph-sandbox/stop.sh DIR osd.{id}`.
+    /// `testbed/ceph-sandbox/stop.sh DIR osd.{id}`.
     #[arg(long, value_name = "TEMPLATE")]
     osd_stop_command: Option<String>,
     /// How long a stopped OSD's processes may take to exit.
@@ -50,7 +50,7 @@ pub struct AgentArgs {
     /// Start OSDs with this command instead of `systemctl start` of the unit
     /// (split on whitespace, no shell; `{id}` replaced by the OSD id), for
     /// hosts without systemd units, e.g.
-    /// `/work/shared/ceph-sandbox/osd-start.sh DIR {id} HOST`.
+    /// `testbed/ceph-sandbox/osd-start.sh DIR {id} HOST`.
     #[arg(long, value_name = "TEMPLATE")]
     osd_start_command: Option<String>,
     /// How long a started OSD may take until a ceph-osd process serves it.

@@ -1,5 +1,5 @@
 //! The inventory file `osdkeeper preview` reads (the format of
-//! ../shared/cephadm-oracle): `hosts` (host -> ceph-volume inventory list, in
+//! testbed/cephadm-oracle): `hosts` (host -> ceph-volume inventory list, in
 //! the order hosts were added), and optional `labels`, `existing_daemons`
 //! (service_id -> host -> count) and `osd_id_claims` (short host -> ids).
 

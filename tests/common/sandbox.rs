@@ -1,4 +1,4 @@
-//! The real Ceph sandbox (../shared/ceph-sandbox) for the tests that run
+//! The real Ceph sandbox (testbed/ceph-sandbox) for the tests that run
 //! against a cluster: started in a test's own directory, stopped (daemons
 //! and the loop devices it attached, by its own records) when dropped.
 
@@ -11,9 +11,7 @@ use serde_json::Value;
 use super::{bin, repo, spawn_listening, wait_for_or, Proc};
 
 pub fn sandbox_scripts() -> PathBuf {
-    std::env::var_os("OSDKEEPER_SANDBOX_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/ceph-sandbox"))
+    std::env::var_os("OSDKEEPER_SANDBOX_DIR").map(PathBuf::from).unwrap_or_else(|| repo().join("testbed/ceph-sandbox"))
 }
 
 /// The sandbox, stopped (daemons and the loop devices it attached, by its
@@ -28,7 +26,7 @@ impl Sandbox {
         let scripts = sandbox_scripts();
         assert!(
             scripts.join("start.sh").exists(),
-            "the Ceph sandbox scripts are not at {} (set OSDKEEPER_SANDBOX_DIR); .ci/run provides them",
+            "the Ceph sandbox scripts are not at {} (they are in the repository at testbed/ceph-sandbox; OSDKEEPER_SANDBOX_DIR overrides)",
             scripts.display()
         );
         let port_base = free_port_base();
