@@ -113,8 +113,7 @@ fn a_read_token_changes_nothing_and_an_operate_token_cannot_do_what_needs_admin(
     assert!(denied.iter().any(|e| e["actor"] == "ops"));
 
     // token ls: names and roles, never a secret; revoked means refused at once.
-    let (code, out, err) = cli(&url, Some(&root_secret), &["token", "ls"]);
-    assert_eq!(code, 0, "{err}");
+    let out = cli_ok(&url, Some(&root_secret), &["token", "ls"]);
     for name in ["root", "viewer", "ops"] {
         assert!(out.contains(name), "{out}");
     }
@@ -158,8 +157,7 @@ fn the_event_of_a_zap_names_its_token() {
         assert_eq!(e["actor"], "alice", "{e}");
         assert!(e["message"].as_str().unwrap().contains(&path), "{e}");
     }
-    let (code, out, err) = cli(&url, Some(&token(&alice, "cli", "read")), &["events", "--limit", "1000"]);
-    assert_eq!(code, 0, "{err}");
+    let out = cli_ok(&url, Some(&token(&alice, "cli", "read")), &["events", "--limit", "1000"]);
     assert!(out.lines().any(|l| l.contains(&path) && l.ends_with("(by alice)")), "{out}");
     // What the daemon does on its own (polls) names nobody.
     assert!(events.as_array().unwrap().iter().any(|e| e["kind"] == "inventory-first" && e["actor"].is_null()));

@@ -71,8 +71,7 @@ fn swap_out_sde(dir: &Path, inv: &Value, url: &str, daemon_log: &Path) {
 }
 
 fn devices(url: &str) -> Value {
-    let (code, out, err) = cli(url, Some(TOKEN), &["device", "ls", "--format", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let out = cli_ok(url, Some(TOKEN), &["device", "ls", "--format", "json"]);
     serde_json::from_str(&out).unwrap()
 }
 
@@ -105,8 +104,7 @@ fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart()
 
     let (code, out, err) = cli(&url, Some(TOKEN), &["host", "add", "f5-422-01", &addr1, "--labels", "osd,mon"]);
     assert_eq!(code, 0, "{out}{err}");
-    let (code, _, err) = cli(&url, Some(TOKEN), &["host", "add", "f5-422-02", &addr2]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&url, Some(TOKEN), &["host", "add", "f5-422-02", &addr2]);
     wait_for_or(
         "both inventories",
         Duration::from_secs(30),
@@ -166,8 +164,7 @@ fn daemon_with_two_agents_answers_dry_runs_like_preview_and_survives_a_restart()
 
     // Apply: stored with its history; the agents serve fixed files, so the
     // reconciler is told it cannot create OSDs, and says so.
-    let (code, out, err) = cli(&url, Some(TOKEN), &["apply", "-i", repo().join(SPEC).to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    let out = cli_ok(&url, Some(TOKEN), &["apply", "-i", repo().join(SPEC).to_str().unwrap()]);
     assert!(out.contains("Scheduled osd.osd_spec_F5-422_SSDs update..."), "{out}");
     let refused = wait_for_or(
         "the reconciler's refusal event",
@@ -391,8 +388,7 @@ fn unchanged_inventories_are_answered_304_and_only_seen_again() {
     let (_agent, addr) = spawn_listening(cmd, "agent f5-422-02", &agent_log);
     let daemon = start_daemon(dir.path(), CONFIG, &env());
     let url = daemon.url.clone();
-    let (code, _, err) = cli(&url, Some(TOKEN), &["host", "add", "f5-422-02", &addr]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&url, Some(TOKEN), &["host", "add", "f5-422-02", &addr]);
     let taken_at = || devices(&url)[0]["inventory"]["taken_at"].as_i64();
     let first = wait_for_or("the inventory", Duration::from_secs(30), taken_at, || explain(&daemon.log, &url));
     let answered = |status: &str| {

@@ -117,8 +117,7 @@ fn env(crash_after: Option<&'static str>) -> Vec<(&'static str, &'static str)> {
 }
 
 fn deployments(url: &str) -> Vec<Value> {
-    let (code, out, err) = cli(url, Some(TOKEN), &["osd", "deploy", "status", "--format", "json", "--history", "50"]);
-    assert_eq!(code, 0, "{err}");
+    let out = cli_ok(url, Some(TOKEN), &["osd", "deploy", "status", "--format", "json", "--history", "50"]);
     serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().clone()
 }
 
@@ -196,8 +195,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     let config = daemon_config(&sb);
     let mut daemon = start_daemon(work.path(), &config, &env(None));
     for (host, (_, addr)) in &agents {
-        let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["host", "add", host, addr]);
-        assert_eq!(code, 0, "{err}");
+        cli_ok(&daemon.url, Some(TOKEN), &["host", "add", host, addr]);
     }
     let spec_file = work.path().join("spares.yaml");
     std::fs::write(&spec_file, SPEC).unwrap();
@@ -218,8 +216,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     }
 
     // (a) Applying it makes one running OSD on every spare, one prepare per disk.
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["apply", "-i", spec_file.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["apply", "-i", spec_file.to_str().unwrap()]);
     let api = Api::new(&daemon.url, Some(TOKEN));
     let mut new_osds = Vec::new();
     for (host, _, spare) in &hosts {
@@ -241,8 +238,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     //     killed right after the new OSD's activation, and restarted.
     let (host1, _, spare1) = &hosts[0];
     let victim = new_osds[0];
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", &victim.to_string(), "--zap"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", &victim.to_string(), "--zap"]);
     removal_done(&daemon.url, victim);
     assert_eq!(blkid_type(spare1), None, "the disk was wiped");
     let (_, held, _) = cli(&daemon.url, Some(TOKEN), &["device", "held", "--format", "json"]);
@@ -250,8 +246,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     let last = deployments(&daemon.url).iter().map(|d| d["deployment_id"].as_i64().unwrap()).max().unwrap();
     daemon.proc.terminate();
     daemon = start_daemon(work.path(), &config, &env(Some("activate")));
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["device", "release", host1, spare1]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["device", "release", host1, spare1]);
     wait_for("the daemon to abort after the activation", Duration::from_secs(180), || {
         daemon.proc.child.try_wait().ok().flatten()
     });
@@ -264,8 +259,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     //     is killed right after the prepare, and restarted.
     let (host2, _, spare2) = &hosts[1];
     let replaced = new_osds[1];
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", &replaced.to_string(), "--replace", "--zap"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", &replaced.to_string(), "--replace", "--zap"]);
     removal_done(&daemon.url, replaced);
     assert!(sb.osd(replaced as u32).unwrap()["state"].as_array().unwrap().contains(&"destroyed".into()));
     let (_, held_dry, _) =
@@ -274,8 +268,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     let last = deployments(&daemon.url).iter().map(|d| d["deployment_id"].as_i64().unwrap()).max().unwrap();
     daemon.proc.terminate();
     daemon = start_daemon(work.path(), &config, &env(Some("prepare")));
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["device", "release", host2, spare2]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["device", "release", host2, spare2]);
     wait_for("the daemon to abort after the prepare", Duration::from_secs(180), || {
         daemon.proc.child.try_wait().ok().flatten()
     });
@@ -298,16 +291,14 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     // (e) A prepare ceph-volume refuses: its words, a backoff, no loop.
     let (host3, _, spare3) = &hosts[2];
     let third = new_osds[2];
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", &third.to_string(), "--zap"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", &third.to_string(), "--zap"]);
     removal_done(&daemon.url, third);
     let data_dir = PathBuf::from(format!("/var/lib/ceph/osd/ceph-{third}"));
     assert_eq!(tmpfs_layers(&data_dir), 0, "the zap unmounted the purged OSD's data dir");
     assert!(!data_dir.exists(), "and removed it");
     std::fs::write(&flag, "").unwrap();
     let last = deployments(&daemon.url).iter().map(|d| d["deployment_id"].as_i64().unwrap()).max().unwrap();
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["device", "release", host3, spare3]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["device", "release", host3, spare3]);
     let failed = wait_deployment(&daemon.url, host3, last, "failed", Duration::from_secs(120));
     assert!(failed["failure"].as_str().unwrap().contains("refused by the test"), "{failed}");
     assert!(failed["retry_at"].as_i64().unwrap() > failed["created_at"].as_i64().unwrap() + 50_000, "{failed}");
@@ -414,23 +405,20 @@ fn probe_before_deploying(
         "{error}"
     );
     assert!(!error.contains("in use") && error.ends_with("nothing was written"), "no daemon holds the copy: {error}");
-    let (code, _, err) = cli(url, Some(TOKEN), &["device", "ls", host0, "--refresh"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(url, Some(TOKEN), &["device", "ls", host0, "--refresh"]);
     let (code, _, err) = cli(url, Some(TOKEN), &["device", "probe", host0, spare0, "--yes-i-really-mean-it"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("its inventory says it is not blank (Has BlueStore device label"), "{err}");
     assert_eq!(head(spare0, 1 << 20), first_mib, "the first MiB is unchanged");
     write_head(spare0, &blank);
-    let (code, _, err) = cli(url, Some(TOKEN), &["device", "ls", host0, "--refresh"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(url, Some(TOKEN), &["device", "ls", host0, "--refresh"]);
 
     // (q) The spec waits for the spares' probes; a threshold above what they do refuses them.
     let api = Api::new(url, Some(TOKEN));
     let strict = dir.join("strict.yaml");
     std::fs::write(&strict, SPEC.replace("min_sync_write_iops: 1\n", &format!("min_sync_write_iops: {STRICT}\n")))
         .unwrap();
-    let (code, _, err) = cli(url, Some(TOKEN), &["apply", "-i", strict.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(url, Some(TOKEN), &["apply", "-i", strict.to_str().unwrap()]);
     let dry = dry_run(url, &strict);
     for (host, _, spare) in hosts {
         let row = preview_row(&dry, host);
@@ -446,16 +434,14 @@ fn probe_before_deploying(
 
     let mut queued = Vec::new();
     for (host, _, spare) in &hosts[1..] {
-        let (code, out, err) = cli(
+        let out = cli_ok(
             url,
             Some(TOKEN),
             &["device", "probe", host, spare, "--quick", "--yes-i-really-mean-it", "--no-wait", "--format", "json"],
         );
-        assert_eq!(code, 0, "{err}");
         queued.push(serde_json::from_str::<Value>(&out).unwrap()["probe_id"].as_i64().unwrap());
     }
-    let (code, text, err) = cli(url, Some(TOKEN), &["device", "probe", host0, spare0, "--yes-i-really-mean-it"]);
-    assert_eq!(code, 0, "{err}");
+    let text = cli_ok(url, Some(TOKEN), &["device", "probe", host0, spare0, "--yes-i-really-mean-it"]);
     assert!(
         text.contains(&format!("of {spare0} on {host0} (quick): done")) && text.contains("sync-write-4k"),
         "{text}"
@@ -468,8 +454,7 @@ fn probe_before_deploying(
             (p["state"] == "done" || p["state"] == "failed").then_some(())
         });
     }
-    let (code, out, err) = cli(url, Some(TOKEN), &["device", "probes", "--format", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let out = cli_ok(url, Some(TOKEN), &["device", "probes", "--format", "json"]);
     let probes: Vec<Value> = serde_json::from_str(&out).unwrap();
     for (host, _, spare) in hosts {
         let p = probes
@@ -483,8 +468,7 @@ fn probe_before_deploying(
             assert!(p["figures"][k].as_f64().unwrap() > 0.0, "{k}: {p}");
         }
     }
-    let (code, wide, err) = cli(url, Some(TOKEN), &["device", "ls", "--wide"]);
-    assert_eq!(code, 0, "{err}");
+    let wide = cli_ok(url, Some(TOKEN), &["device", "ls", "--wide"]);
     eprintln!("{wide}");
     assert!(wide.contains("(quick #") && wide.contains("its probe results belong to the slot"), "{wide}");
     let (_, text, _) = cli(url, Some(TOKEN), &["apply", "-i", strict.to_str().unwrap(), "--dry-run"]);

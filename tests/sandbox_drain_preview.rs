@@ -53,14 +53,12 @@ fn preview(url: &str, ids: &[&str]) -> Value {
     let mut args = vec!["osd", "rm"];
     args.extend(ids);
     args.extend(["--dry-run", "--format", "json"]);
-    let (code, out, err) = cli(url, Some(TOKEN), &args);
-    assert_eq!(code, 0, "{err}");
+    let out = cli_ok(url, Some(TOKEN), &args);
     serde_json::from_str(&out).unwrap()
 }
 
 fn removal_of(url: &str, osd: u32) -> Option<Value> {
-    let (code, out, err) = cli(url, Some(TOKEN), &["osd", "rm", "status", "--format", "json", "--history", "50"]);
-    assert_eq!(code, 0, "{err}");
+    let out = cli_ok(url, Some(TOKEN), &["osd", "rm", "status", "--format", "json", "--history", "50"]);
     serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().iter().rfind(|r| r["osd_id"] == osd).cloned()
 }
 
@@ -81,8 +79,7 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
     );
     let daemon = start_daemon(work.path(), &config, &env());
     for (host, (_, addr)) in &agents {
-        let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["host", "add", host, addr]);
-        assert_eq!(code, 0, "{err}");
+        cli_ok(&daemon.url, Some(TOKEN), &["host", "add", host, addr]);
     }
     // Nothing else may change the map while the prediction is checked.
     assert_eq!(sb.ceph(&["balancer", "off"]).0, 0);
@@ -103,8 +100,7 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
     assert_eq!(removal_of(&daemon.url, 0), None, "nothing was scheduled");
     let after: Vec<f64> = (0..6).map(|id| sb.crush_weight(id)).collect();
     assert_eq!(after, weights, "the weights are intact");
-    let (code, table, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "0", "1", "2", "3", "--dry-run"]);
-    assert_eq!(code, 0, "{err}");
+    let table = cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "0", "1", "2", "3", "--dry-run"]);
     assert!(table.contains("Blockers (osd rm refuses") && table.contains("pool 'sandbox'"), "{table}");
 
     // 2. One OSD: the preview, then the drain, then what really moved.
@@ -122,8 +118,7 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
     assert!(on_osd1.iter().all(|pg| moving.contains(&pg.as_str())), "{on_osd1:?} vs {moving:?}");
     assert_eq!(p["pgs_to_move"], moving.len());
     assert!(p["bytes_to_move"].as_u64().unwrap() > 0, "{p}");
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "1"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "1"]);
     wait_for_or(
         "osd.1's removal to finish",
         Duration::from_secs(300),
@@ -171,8 +166,7 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
         states.iter().any(|st| st["name"].as_str().is_some_and(|n| n.contains("degraded"))).then_some(())
     });
     let weight2 = sb.crush_weight(2);
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "2"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "2"]);
     let waiting = wait_for_or(
         "osd.2's removal to wait on the degraded PGs",
         Duration::from_secs(60),

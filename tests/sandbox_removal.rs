@@ -65,8 +65,7 @@ fn env() -> Vec<(&'static str, &'static str)> {
 }
 
 fn status(url: &str) -> Vec<Value> {
-    let (code, out, err) = cli(url, Some(TOKEN), &["osd", "rm", "status", "--format", "json", "--history", "50"]);
-    assert_eq!(code, 0, "{err}");
+    let out = cli_ok(url, Some(TOKEN), &["osd", "rm", "status", "--format", "json", "--history", "50"]);
     serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().clone()
 }
 
@@ -112,16 +111,14 @@ fn removal_lifecycle_on_a_real_cluster() {
     }
     let mut daemon = start_daemon(work.path(), &daemon_config(&sb, &ceph_bin), &env());
     for (host, (_, addr)) in &agents {
-        let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["host", "add", host, addr]);
-        assert_eq!(code, 0, "{err}");
+        cli_ok(&daemon.url, Some(TOKEN), &["host", "add", host, addr]);
     }
     wait_for("inventories of the three hosts", Duration::from_secs(120), || {
         let (_, out, _) = cli(&daemon.url, Some(TOKEN), &["device", "ls", "--format", "json"]);
         let v: Value = serde_json::from_str(&out).ok()?;
         v.as_array()?.iter().all(|h| h["devices"].as_array().is_some_and(|d| d.len() == 2)).then_some(())
     });
-    let (code, osds, err) = cli(&daemon.url, Some(TOKEN), &["osd", "ls", "--format", "json"]);
-    assert_eq!(code, 0, "{err}");
+    let osds = cli_ok(&daemon.url, Some(TOKEN), &["osd", "ls", "--format", "json"]);
     let osds: Value = serde_json::from_str(&osds).unwrap();
     assert_eq!(osds.as_array().unwrap().len(), 6);
     assert_eq!(osds[4]["host"], "f5-422-03");
@@ -161,8 +158,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     for flag in ["norebalance", "nobackfill", "norecover"] {
         assert_eq!(sb.ceph(&["osd", "set", flag]).0, 0);
     }
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "2", "--force"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "2", "--force"]);
     let waiting = wait_for_or(
         "the safe-to-destroy gate",
         Duration::from_secs(120),
@@ -186,8 +182,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "2"]);
     assert_eq!(code, 1, "already queued: {err}");
     assert!(err.contains("already being removed"), "{err}");
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "stop", "2"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "stop", "2"]);
     wait_state(&daemon.url, 2, "cancelled", Duration::from_secs(120));
     assert_eq!(sb.crush_weight(2), weight2, "the original weight is back");
     for flag in ["norebalance", "nobackfill", "norecover"] {
@@ -200,8 +195,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     //    With --fast: recovery raised while it drains, put back after. A
     //    value set before the boost comes back, one that was not is removed.
     assert_eq!(sb.ceph(&["config", "set", "osd", "osd_recovery_max_active", "3"]).0, 0);
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "4", "--zap", "--fast"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "4", "--zap", "--fast"]);
     let seen_draining = wait_for("osd.4 draining", Duration::from_secs(120), || {
         removal_of(&daemon.url, 4).filter(|r| r["state"] != "queued")
     });
@@ -232,8 +226,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     sb.wait_clean();
 
     // 4. Replace osd.1: destroyed, the id kept for the new disk.
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "1", "--replace"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "1", "--replace"]);
     wait_state(&daemon.url, 1, "done", Duration::from_secs(240));
     let osd1 = sb.osd(1).expect("the id is kept");
     assert!(osd1["state"].as_array().unwrap().iter().any(|s| s == "destroyed"), "{osd1}");
@@ -241,8 +234,7 @@ fn removal_lifecycle_on_a_real_cluster() {
 
     // 5. kill -9 while draining, then a crash right after the purge: the
     //    removal completes and each destructive command went out once.
-    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "5", "--zap", "--fast"]);
-    assert_eq!(code, 0, "{err}");
+    cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "5", "--zap", "--fast"]);
     wait_state(&daemon.url, 5, "draining", Duration::from_secs(120));
     wait_for("the boost of osd.5's drain", Duration::from_secs(60), || {
         (count_lines(&ceph_log, "config set osd osd_max_backfills 8") == 2).then_some(())

@@ -114,6 +114,10 @@ pub async fn run(r: &Remote, cmd: DeviceCmd) -> Result<ExitCode, ClientError> {
             }
             out::answer(r.format, &p, probe_text);
             if p.state == ProbeState::Failed {
+                // Scripts read why on stderr, as for every other failure;
+                // the record above says it to people.
+                let why = p.error.as_deref().unwrap_or("no reason recorded");
+                eprintln!("osdkeeper: probe {} of {} on {} failed: {why}", p.probe_id, p.path, p.host);
                 return Ok(ExitCode::from(super::exit::INVALID));
             }
         }

@@ -128,6 +128,15 @@ pub fn cli(url: &str, token: Option<&str>, args: &[&str]) -> (i32, String, Strin
     )
 }
 
+/// The CLI, which must succeed: on failure the panic names the command,
+/// its exit status, its stdout and its stderr (a failing command may say
+/// why on either: `device probe` prints a failed probe's record on stdout).
+pub fn cli_ok(url: &str, token: Option<&str>, args: &[&str]) -> String {
+    let (code, out, err) = cli(url, token, args);
+    assert_eq!(code, 0, "`osdkeeper {}` exited {code}\n--- stdout:\n{out}\n--- stderr:\n{err}", args.join(" "));
+    out
+}
+
 /// `wait_for`, with more to say when it times out.
 pub fn wait_for_or<T>(
     what: &str,

@@ -10,7 +10,6 @@ use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::NewOperation;
 use crate::domain::removal::{identify, Removal, RemovalRecord};
 use crate::store::{removal_subject, RemovalCodec};
-use crate::wire::ceph_volume::parse_device_list;
 
 /// What `osd rm` asks for.
 #[derive(Debug, Clone, Default)]
@@ -68,11 +67,10 @@ impl Removals {
                      `osdkeeper host add {host_name} ADDR` (its agent stops the daemon and wipes the disk)"
                 )));
             };
+            // The poller's parse, from the cache: a removal reads no inventory twice.
             let inventory = match self.store.inventory(&host.name).await? {
-                Some(i) => parse_device_list(i.devices.as_bytes()).map_err(|e| {
-                    DaemonError::Internal(format!("the stored inventory of {} is unreadable: {e}", host.name))
-                })?,
-                None => Vec::new(),
+                Some(i) => self.inventory.parsed(&i).map_err(DaemonError::Internal)?,
+                None => Default::default(),
             };
             let found = identify(id, &host.name, meta.as_ref(), &inventory, req.zap)
                 .map_err(|e| DaemonError::CannotAct(e.to_string()))?;

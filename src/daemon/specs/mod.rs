@@ -6,6 +6,7 @@
 //! specs as `spec ls` and `orch ls` show them (`queries.rs`).
 
 mod apply;
+mod parsed;
 mod planning;
 mod queries;
 mod reconciler;
@@ -32,6 +33,8 @@ pub struct Specs {
     read_model: Arc<ReadModel>,
     /// Parsing and planning, off the async runtime.
     planning: planning::Planning,
+    /// The stored specs as parsed, by version.
+    parsed: Arc<parsed::ParsedSpecs>,
     /// Woken after an apply, a release or a changed inventory.
     reconciler: Arc<Worker>,
     /// Woken by a new deployment.
@@ -59,6 +62,7 @@ impl Specs {
             inventory,
             read_model,
             planning: Default::default(),
+            parsed: Default::default(),
             reconciler,
             deployer,
             refresh_timeout,

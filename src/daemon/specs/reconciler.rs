@@ -7,9 +7,11 @@
 
 use crate::domain::event::{EventKind, Level};
 
-use super::apply::stored_document;
+use std::collections::HashMap;
+
 use super::Specs;
 use crate::clock::now_ms;
+use crate::daemon::inventory::view::HostState;
 use crate::daemon::DaemonError;
 use crate::domain::deploy::Deployment;
 use crate::domain::operation::NewOperation;
@@ -25,14 +27,15 @@ impl Specs {
             return Ok(());
         }
         let snapshot = self.snapshot().await?;
-        // Parsed and planned off the async runtime (`planning`).
+        let parsed = self.parsed.clone();
+        // Parsed (once per stored version) and planned off the async runtime (`planning`).
         let (records, versions, docs, snapshot, plan) = self
             .planning
             .run(move || {
                 let mut docs = Vec::new();
                 let mut versions = Vec::new();
                 for (i, r) in records.iter().enumerate() {
-                    match stored_document(r, i) {
+                    match parsed.document(r, i) {
                         Ok(d) => {
                             docs.push(d);
                             versions.push(i);
@@ -40,17 +43,19 @@ impl Specs {
                         Err(e) => tracing::error!("stored spec {} is unreadable: {e}", r.service_name),
                     }
                 }
+                parsed.keep_only(&records);
                 let plan = preview(&docs, &snapshot.view);
                 (records, versions, docs, snapshot, plan)
             })
             .await?;
+        let states: HashMap<&str, &HostState> = snapshot.hosts.iter().map(|h| (h.host.name.as_str(), h)).collect();
         for e in &plan.errors {
             tracing::warn!("spec {} cannot be planned: {e}", e.service_id.as_deref().unwrap_or("<unnamed>"));
         }
         for row in &plan.rows {
             let record = &records[versions[row.spec]];
             let host_view = &snapshot.view.hosts[row.host];
-            let Some(state) = snapshot.hosts.iter().find(|h| h.host.name == host_view.name) else { continue };
+            let Some(state) = states.get(host_view.name.as_str()) else { continue };
             let Some(inv) = &state.inventory else { continue };
             if !creates_osds(row) {
                 continue;
