@@ -59,8 +59,9 @@ fn stderr_id() -> Option<(u64, u64)> {
 }
 
 pub fn init(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn,tower_http=info"));
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(format!("info,{},tower_http=info", crate::store::LOG_DIRECTIVES))
+    });
     let style = Style::of_stderr();
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(style.ansi);
     let installed = match (format, style.timestamps) {

@@ -121,12 +121,82 @@ fn yaml_is_read_in_one_place() {
     assert_eq!(readers, vec!["src/domain/yaml11.rs".to_string()]);
 }
 
-/// Only `store/` holds SQL.
+/// Only the store's SQLite adapter (`store/sqlite/`) holds SQL.
 #[test]
-fn sql_only_in_store() {
-    let found =
-        hits(&all_but(&["store"]), &["sqlx::", "SELECT ", "INSERT INTO", "UPDATE ", "DELETE FROM", "CREATE TABLE"]);
-    assert!(found.is_empty(), "SQL outside store/:\n{}", found.join("\n"));
+fn sql_only_in_the_sqlite_adapter() {
+    let found = hits(
+        &all_but(&["store/sqlite"]),
+        &["sqlx::", "SELECT ", "INSERT INTO", "UPDATE ", "DELETE FROM", "CREATE TABLE"],
+    );
+    assert!(found.is_empty(), "SQL outside store/sqlite/:\n{}", found.join("\n"));
+}
+
+/// The store is a seam: the daemon and everything else see `Store` and
+/// the store's row types; the database library (sqlx) and SQLite's types
+/// appear only in its SQLite adapter (the migrations are SQL files beside
+/// `src/`).
+#[test]
+fn the_database_library_only_in_the_sqlite_adapter() {
+    let found = hits(&all_but(&["store/sqlite"]), &["sqlx", "Sqlite"]);
+    assert!(found.is_empty(), "sqlx or SQLite types outside store/sqlite/:\n{}", found.join("\n"));
+}
+
+/// The backend traits, which another database would implement, name no
+/// type of a database library: no pool, connection, transaction or row
+/// of one.
+#[test]
+fn the_backend_traits_name_no_database_types() {
+    let seam = [src().join("store/backend.rs")];
+    let found = hits(&seam, &["sqlx", "Sqlite", "Pool", "Connection", "Transaction", "sqlite::", "::Row"]);
+    assert!(found.is_empty(), "database types in the backend's signatures:\n{}", found.join("\n"));
+    let text = std::fs::read_to_string(&seam[0]).unwrap();
+    for part in ["pub trait Backend:", "impl<T> Backend for T"] {
+        assert!(text.contains(part), "store/backend.rs declares {part:?}");
+    }
+}
+
+/// Ordinary queries are SQL that other databases read too; what only
+/// SQLite has (its pragmas, `VACUUM INTO`, `BEGIN IMMEDIATE`, its own
+/// functions and syntax) is kept to the adapter's `mod.rs` (connections,
+/// transactions, what other writers did) and `backup.rs`, where its
+/// comment says why. JSON functions belong to the migrations.
+#[test]
+fn sqlite_only_sql_is_kept_to_two_files() {
+    let mut queries = Vec::new();
+    files_with(&src().join("store/sqlite"), "rs", &mut queries);
+    queries.retain(|f| !["mod.rs", "backup.rs", "tests.rs"].iter().any(|n| f.ends_with(n)));
+    assert!(queries.len() > 5, "found the adapter's query files");
+    let sqlite_only = [
+        "pragma",
+        "vacuum",
+        "begin immediate",
+        "insert or ",
+        "replace into",
+        "rowid",
+        "autoincrement",
+        "glob ",
+        "ifnull(",
+        "strftime(",
+        "datetime(",
+        "julianday(",
+        "printf(",
+        "group_concat(",
+        "instr(",
+        "json_extract(",
+        "json_each(",
+        "json_object(",
+        "json_array(",
+        "json_group",
+        "->>",
+    ];
+    let mut found = Vec::new();
+    for f in &queries {
+        for (n, line) in code_lines(f) {
+            let line = line.to_lowercase();
+            found.extend(sqlite_only.iter().filter(|w| line.contains(*w)).map(|w| format!("{}:{n}: {w}", rel(f))));
+        }
+    }
+    assert!(found.is_empty(), "SQLite's own SQL in ordinary queries:\n{}", found.join("\n"));
 }
 
 /// The daemon's side reads ceph-volume's inventory JSON only in `wire/`. The

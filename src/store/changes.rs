@@ -11,12 +11,23 @@
 //! writes only its time, thousands of times a minute at fleet scale.
 //! Instead the time each host's inventory was last written with is kept
 //! here, for `/metrics`' inventory ages.
+//!
+//! Writes another process made on the same database are not counted as
+//! they happen: the backend is asked whether there were any (`look_outside`)
+//! at most once a second, by whoever waits for writes (`written`: the read
+//! model's worker), never by a request. When there were, every counter
+//! moves (which records changed is not known) and the inventory times are
+//! forgotten (the store has newer ones than this process wrote).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use super::backend::Backend;
 
 /// A kind of record the read model is built from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +50,9 @@ pub enum Topic {
 
 const TOPICS: usize = 10;
 
+/// How often the backend is asked about other processes' writes, at most.
+pub const LOOK_OUTSIDE_EVERY: Duration = Duration::from_secs(1);
+
 #[derive(Debug, Default)]
 pub struct Changes {
     counts: [AtomicU64; TOPICS],
@@ -46,9 +60,34 @@ pub struct Changes {
     /// Host -> the time its inventory was last written with (ms), since
     /// the store was opened.
     inventory_times: Mutex<HashMap<String, i64>>,
+    outside: Option<Outside>,
+}
+
+/// The backend to ask about other processes' writes, and its last answer.
+struct Outside {
+    backend: Arc<dyn Backend>,
+    seen: tokio::sync::Mutex<Looked>,
+}
+
+#[derive(Default)]
+struct Looked {
+    token: Option<u64>,
+    at: Option<Instant>,
+    failing: bool,
+}
+
+impl std::fmt::Debug for Outside {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outside").finish_non_exhaustive()
+    }
 }
 
 impl Changes {
+    /// Counters that also see other processes' writes through `backend`.
+    pub(super) fn watching(backend: Arc<dyn Backend>) -> Changes {
+        Changes { outside: Some(Outside { backend, seen: Default::default() }), ..Default::default() }
+    }
+
     /// How many writes of this kind have committed.
     pub fn count(&self, topic: Topic) -> u64 {
         self.counts[topic as usize].load(Ordering::Acquire)
@@ -87,9 +126,57 @@ impl Changes {
     }
 
     /// Returns after the next write of any kind (at once if one came since
-    /// the last call returned).
+    /// the last call returned); another process's within about a second.
     pub async fn written(&self) {
-        self.wake.notified().await;
+        let Some(outside) = &self.outside else { return self.wake.notified().await };
+        loop {
+            let since = outside.seen.lock().await.at.map(|at| at.elapsed());
+            let wait = since.map_or(Duration::ZERO, |s| LOOK_OUTSIDE_EVERY.saturating_sub(s));
+            if wait.is_zero() {
+                if self.look_outside().await {
+                    return;
+                }
+                continue;
+            }
+            tokio::select! {
+                _ = self.wake.notified() => return,
+                _ = tokio::time::sleep(wait) => {}
+            }
+        }
+    }
+
+    /// Asks the backend now whether another process wrote since it was
+    /// last asked; if so, counts a change of every kind (without waking
+    /// `written`, which asked) and says so. A failure to ask is logged
+    /// once until asking works again, and counts as no write.
+    pub async fn look_outside(&self) -> bool {
+        let Some(outside) = &self.outside else { return false };
+        let mut seen = outside.seen.lock().await;
+        seen.at = Some(Instant::now());
+        match outside.backend.outside_writes().await {
+            Ok(token) => {
+                if seen.failing {
+                    tracing::info!("the store tells other processes' writes again");
+                    seen.failing = false;
+                }
+                let moved = seen.token.is_some_and(|t| t != token);
+                seen.token = Some(token);
+                if moved {
+                    self.inventory_times().clear();
+                    for count in &self.counts {
+                        count.fetch_add(1, Ordering::AcqRel);
+                    }
+                }
+                moved
+            }
+            Err(e) => {
+                if !seen.failing {
+                    tracing::warn!("cannot tell whether another process wrote to the store: {e}");
+                    seen.failing = true;
+                }
+                false
+            }
+        }
     }
 }
 

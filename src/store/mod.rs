@@ -1,4 +1,6 @@
-//! The daemon's state in SQLite: the only module that contains SQL.
+//! The daemon's state, behind a seam: `Store` (what the daemon holds)
+//! calls a `backend::Backend`, of which SQLite (`sqlite/`, the only
+//! module with SQL) is the one there is.
 //!
 //! What is stored, and why it must survive a restart: hosts (with their
 //! agents' addresses and labels), the latest inventory of each host (as the
@@ -7,8 +9,13 @@
 //! benchmarks and disk probes (asked, running, their results), the event
 //! log (with the name of the token that asked), the API tokens (their
 //! digests and roles), and the recovery boost of fast drains (what to put
-//! back after a crash). The database runs in WAL mode with foreign keys on.
+//! back after a crash).
+//!
+//! Other writers: a second process on the same database (another daemon,
+//! a tool) is seen through `Changes`, which asks the backend about once a
+//! second whether anyone else wrote.
 
+pub mod backend;
 pub mod backup;
 mod boost;
 mod changes;
@@ -20,15 +27,13 @@ mod operations;
 mod osd_benches;
 mod runs;
 mod specs;
+mod sqlite;
 mod tokens;
 
 use std::path::Path;
-use std::str::FromStr;
-use std::time::Duration;
+use std::sync::Arc;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::SqlitePool;
-
+use backend::Backend;
 pub use changes::{Changes, Topic};
 pub use events::{EventFilter, NewEvent};
 pub use hosts::PollFailure;
@@ -38,6 +43,7 @@ pub use operations::{
 };
 pub use runs::SpecHostRun;
 pub use specs::StoredSpec;
+pub use sqlite::LOG_DIRECTIVES;
 pub use tokens::StoredToken;
 
 #[derive(Debug, thiserror::Error)]
@@ -49,32 +55,52 @@ pub enum StoreError {
     #[error("the database holds something unreadable: {0}")]
     Corrupt(String),
     #[error("database error: {0}")]
-    Db(#[from] sqlx::Error),
+    Db(#[source] DbError),
     #[error("cannot prepare the database: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
+    Migrate(#[source] DbError),
+}
+
+/// An error of the database library a backend uses, kept whole (with its
+/// causes) for the log; what it means to a caller is the `StoreError`
+/// variant around it.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct DbError(Box<dyn std::error::Error + Send + Sync>);
+
+impl DbError {
+    pub fn new(e: impl std::error::Error + Send + Sync + 'static) -> DbError {
+        DbError(Box::new(e))
+    }
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 
-/// A handle on the database; cheap to clone.
-#[derive(Clone, Debug)]
+/// A handle on the database; cheap to clone. Its calls go to the backend;
+/// what a write changed is counted here, whatever the backend.
+#[derive(Clone)]
 pub struct Store {
-    pool: SqlitePool,
-    changes: std::sync::Arc<Changes>,
+    backend: Arc<dyn Backend>,
+    changes: Arc<Changes>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").finish_non_exhaustive()
+    }
 }
 
 impl Store {
-    /// Opens (creating if needed) the database file and applies migrations.
+    /// Opens (creating if needed) the SQLite database file and applies migrations.
     pub async fn open(path: &Path) -> Result<Store> {
-        let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
-        sqlx::migrate!("./migrations").run(&pool).await?;
-        Ok(Store { pool, changes: Default::default() })
+        Store::with_backend(sqlite::open(path).await?).await
+    }
+
+    /// A store on any backend; writes other processes make from now on
+    /// are noticed (`Changes::look_outside`).
+    pub async fn with_backend(backend: Arc<dyn Backend>) -> Result<Store> {
+        let changes = Arc::new(Changes::watching(backend.clone()));
+        changes.look_outside().await;
+        Ok(Store { backend, changes })
     }
 
     /// What has changed since the store was opened (`changes.rs`).
@@ -87,21 +113,8 @@ impl Store {
     }
 
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.backend.close().await;
     }
-
-    /// A transaction that takes the write lock at once. Each of ours reads,
-    /// then writes: begun deferred, its first write fails with "database is
-    /// locked" when another connection wrote in between (SQLite will not
-    /// upgrade a stale read snapshot), whatever the busy timeout. Begun
-    /// immediate, it waits for the lock instead.
-    async fn write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
-    }
-}
-
-fn json_list(text: &str) -> Result<Vec<String>> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("a JSON list column: {e}")))
 }
 
 #[cfg(test)]

@@ -138,3 +138,86 @@ async fn one_boost_is_kept_until_forgotten() {
     store.forget_boost().await.unwrap();
     assert_eq!(store.boost().await.unwrap(), None);
 }
+
+/// A second process on the database (a second `Store` on the same file
+/// stands in for one): the first counts its writes within about a second
+/// of them, and wakes whoever waits for writes. Its own writes, of every
+/// kind, are never taken for another's.
+#[tokio::test]
+async fn another_writer_on_the_file_is_noticed_and_its_own_writes_are_not_taken_for_one() {
+    use crate::domain::operation::{Intent, NewOperation, OutcomeStatus};
+    use crate::domain::removal::Removal;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("osdkeeper.db");
+    let a = Store::open(&path).await.unwrap();
+    let b = Store::open(&path).await.unwrap();
+    a.changes().look_outside().await;
+
+    a.add_host("h", "h:1", &["osd".into()], 1).await.unwrap();
+    a.set_labels("h", &[]).await.unwrap();
+    let inv = StoredInventory {
+        host: "h".into(),
+        taken_at: 2,
+        received_at: 2,
+        source: "ceph-volume".into(),
+        can_create_osds: true,
+        note: None,
+        devices: "[]".into(),
+        fingerprint: "f".into(),
+    };
+    a.put_inventory(&inv).await.unwrap();
+    a.touch_inventories(&[InventorySeen { host: "h".into(), at: 3, next_poll_at: 4 }]).await.unwrap();
+    a.record_poll_failure("h", &PollFailure { at: 5, error: "down".into(), next_poll_at: 6 }).await.unwrap();
+    a.record_poll_success("h", 7).await.unwrap();
+    a.hold("h", "/dev/sdb", None, "zapped", 8).await.unwrap();
+    a.release("h", "/dev/sdb").await.unwrap();
+    let spec = StoredSpec {
+        service_name: "osd.a".into(),
+        service_id: Some("a".into()),
+        source: "x".into(),
+        spec_json: "{}".into(),
+        unmanaged: false,
+    };
+    a.put_specs(&[spec], 9).await.unwrap();
+    let e = NewEvent {
+        level: Level::Info,
+        kind: EventKind::HostAdded,
+        host: None,
+        subject: None,
+        message: "m".into(),
+        actor: None,
+    };
+    a.add_event(e, 10).await.unwrap();
+    a.add_token("ops", crate::domain::auth::Role::Read, &[0; 32], None, 11).await.unwrap();
+    a.token_used("ops", 12).await.unwrap();
+    let r = Removal::new(8, "h".into(), false, false, true, vec!["/dev/sdc".into()]);
+    let new = NewOperation { subject: "osd.8".into(), host: Some("h".into()), state: r, actor: None };
+    let op = a.ops::<RemovalCodec>().add(&[new], 13, |s| s.to_string(), |_, _| {}).await.unwrap().remove(0);
+    a.ops::<RemovalCodec>().save(&op, op.version).await.unwrap();
+    a.ops::<RemovalCodec>().request_stop(&[8], 14).await.unwrap();
+    let intent = Intent { effect: "purge", args: "{}".into(), detail: String::new(), destructive: true };
+    let action = a.log_action(op.id, &intent, 15).await.unwrap();
+    a.finish_action(action, OutcomeStatus::Ok, "done", None, 16).await.unwrap();
+    let sample = DrainSampleRow { at: 17, pgs: 1, kb_used: None, bytes_left: None, blocked: None };
+    a.add_sample(op.id, &sample).await.unwrap();
+    a.remove_spec("osd.a", 18).await.unwrap();
+    a.remove_host("h").await.unwrap();
+    assert!(!a.changes().look_outside().await, "its own writes");
+    // They left a wake-up of their own.
+    tokio::time::timeout(std::time::Duration::from_secs(5), a.changes().written()).await.unwrap();
+
+    let holds = a.changes().count(Topic::Holds);
+    let waiter = tokio::spawn({
+        let a = a.clone();
+        async move { a.changes().written().await }
+    });
+    b.add_host("h2", "h2:1", &[], 20).await.unwrap();
+    b.hold("h2", "/dev/sdb", None, "zapped", 21).await.unwrap();
+    tokio::time::timeout(std::time::Duration::from_secs(5), waiter)
+        .await
+        .expect("a noticed b's writes within seconds")
+        .unwrap();
+    assert!(a.changes().count(Topic::Holds) > holds, "counted, though not which kind");
+    assert_eq!(a.holds().await.unwrap().len(), 1, "and read");
+    assert!(!a.changes().look_outside().await, "counted once");
+}

@@ -9,6 +9,7 @@ use super::{version_of, Codec, Ops};
 use crate::domain::operation::{Kind, Operation};
 use crate::domain::probe::run::{Probe, ProbePhase, RunFio};
 use crate::domain::probe::{DiskKey, JobFigures, ProbeFigures, ProbeJob, ProbeMode};
+use crate::store::backend::OperationQuery;
 use crate::store::{Result, Topic};
 
 /// The disk probe kind's codec: `store.ops::<ProbeCodec>()`.
@@ -169,14 +170,6 @@ impl Ops<'_, ProbeCodec> {
     /// Each disk's probes that matter now: its latest, and its latest
     /// finished one when that is older, oldest first.
     pub async fn current(&self) -> Result<Vec<Operation<Probe>>> {
-        let rows = sqlx::query(&self.select(
-            "(o.id IN (SELECT MAX(id) FROM operations WHERE kind = 'disk-probe' GROUP BY subject)
-              OR o.id IN (SELECT MAX(id) FROM operations WHERE kind = 'disk-probe' AND phase = 'done'
-                          GROUP BY subject))
-             ORDER BY o.id",
-        ))
-        .fetch_all(&self.store.pool)
-        .await?;
-        rows.iter().map(super::operation_from::<ProbeCodec>).collect()
+        self.read(OperationQuery::LatestPerSubjectAndIn(ProbePhase::Done.as_str())).await
     }
 }

@@ -3,7 +3,6 @@
 //! the effects' JSON, and a drain's progress samples.
 
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 
 use super::{version_of, Codec, Ops};
 use crate::domain::operation::Kind;
@@ -214,18 +213,6 @@ pub fn subject(osd_id: u32) -> String {
     format!("osd.{osd_id}")
 }
 
-const SAMPLE: &str = "at, pgs, kb_used, bytes_left, blocked";
-
-fn sample_from(r: &sqlx::sqlite::SqliteRow) -> Result<DrainSampleRow> {
-    Ok(DrainSampleRow {
-        at: r.try_get(0)?,
-        pgs: r.try_get(1)?,
-        kb_used: r.try_get(2)?,
-        bytes_left: r.try_get(3)?,
-        blocked: r.try_get(4)?,
-    })
-}
-
 impl Ops<'_, RemovalCodec> {
     /// Sets the stop flag of the active removals of `osd_ids`, all or none:
     /// each must be one that can still be stopped.
@@ -273,52 +260,24 @@ impl Ops<'_, RemovalCodec> {
 
 impl Store {
     pub async fn add_sample(&self, operation_id: i64, sample: &DrainSampleRow) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO drain_samples (operation_id, at, pgs, kb_used, bytes_left, blocked) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(operation_id)
-        .bind(sample.at)
-        .bind(sample.pgs)
-        .bind(sample.kb_used)
-        .bind(sample.bytes_left)
-        .bind(&sample.blocked)
-        .execute(&self.pool)
-        .await?;
+        self.backend.add_sample(operation_id, sample).await?;
         self.changed(Topic::Removals);
         Ok(())
     }
 
     pub async fn samples(&self, operation_id: i64) -> Result<Vec<DrainSampleRow>> {
-        let rows = sqlx::query(&format!("SELECT {SAMPLE} FROM drain_samples WHERE operation_id = ? ORDER BY at"))
-            .bind(operation_id)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(sample_from).collect()
+        self.backend.samples(operation_id).await
     }
 
     /// The samples no older than `window_ms` before the newest one: all the
     /// progress estimate looks at, without reading hours of history per status.
     pub async fn recent_samples(&self, operation_id: i64, window_ms: i64) -> Result<Vec<DrainSampleRow>> {
-        let rows = sqlx::query(&format!(
-            "SELECT {SAMPLE} FROM drain_samples WHERE operation_id = ?1
-             AND at >= (SELECT MAX(at) FROM drain_samples WHERE operation_id = ?1) - ?2 ORDER BY at"
-        ))
-        .bind(operation_id)
-        .bind(window_ms)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(sample_from).collect()
+        self.backend.recent_samples(operation_id, window_ms).await
     }
 
     /// The samples taken after `after` (ms, exclusive), oldest first: what a
     /// client holding the samples up to `after` is missing.
     pub async fn samples_after(&self, operation_id: i64, after: i64) -> Result<Vec<DrainSampleRow>> {
-        let rows =
-            sqlx::query(&format!("SELECT {SAMPLE} FROM drain_samples WHERE operation_id = ? AND at > ? ORDER BY at"))
-                .bind(operation_id)
-                .bind(after)
-                .fetch_all(&self.pool)
-                .await?;
-        rows.iter().map(sample_from).collect()
+        self.backend.samples_after(operation_id, after).await
     }
 }

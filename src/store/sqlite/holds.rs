@@ -1,0 +1,54 @@
+//! Devices held back from every spec.
+
+use async_trait::async_trait;
+use sqlx::Row;
+
+use super::SqliteBackend;
+use crate::store::backend::HoldRows;
+use crate::store::Result;
+use crate::wire::api::devices::Hold;
+
+fn hold_from(r: &sqlx::sqlite::SqliteRow) -> Result<Hold> {
+    Ok(Hold {
+        host: r.try_get(0)?,
+        path: r.try_get(1)?,
+        reason: r.try_get(2)?,
+        since: r.try_get(3)?,
+        device_id: r.try_get(4)?,
+    })
+}
+
+#[async_trait]
+impl HoldRows for SqliteBackend {
+    async fn hold(&self, host: &str, path: &str, device_id: Option<&str>, reason: &str, now: i64) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO held_devices (host, path, reason, since, device_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        )
+        .bind(host)
+        .bind(path)
+        .bind(reason)
+        .bind(now)
+        .bind(device_id)
+        .execute(&self.writes)
+        .await?;
+        Ok(())
+    }
+
+    async fn release(&self, host: &str, path: &str) -> Result<Option<Hold>> {
+        let row = sqlx::query(
+            "DELETE FROM held_devices WHERE host = ? AND path = ? RETURNING host, path, reason, since, device_id",
+        )
+        .bind(host)
+        .bind(path)
+        .fetch_optional(&self.writes)
+        .await?;
+        row.as_ref().map(hold_from).transpose()
+    }
+
+    async fn holds(&self) -> Result<Vec<Hold>> {
+        let rows = sqlx::query("SELECT host, path, reason, since, device_id FROM held_devices ORDER BY host, path")
+            .fetch_all(&self.reads)
+            .await?;
+        rows.iter().map(hold_from).collect()
+    }
+}

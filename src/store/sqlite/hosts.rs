@@ -1,0 +1,112 @@
+//! Hosts and their polling state.
+
+use async_trait::async_trait;
+use sqlx::Row;
+
+use super::{json_list, unique_violation, SqliteBackend};
+use crate::store::backend::HostRows;
+use crate::store::{PollFailure, Result};
+use crate::wire::api::hosts::Host;
+
+pub(super) fn host_from(row: &sqlx::sqlite::SqliteRow) -> Result<Host> {
+    Ok(Host {
+        name: row.try_get("name")?,
+        addr: row.try_get("addr")?,
+        labels: json_list(&row.try_get::<String, _>("labels")?)?,
+        added_at: row.try_get("added_at")?,
+        unreachable_since: row.try_get("unreachable_since")?,
+        last_error: row.try_get("last_error")?,
+        consecutive_failures: row.try_get("consecutive_failures")?,
+        next_poll_at: row.try_get("next_poll_at")?,
+    })
+}
+
+const HOST_COLUMNS: &str =
+    "name, addr, labels, added_at, unreachable_since, last_error, consecutive_failures, next_poll_at";
+
+#[async_trait]
+impl HostRows for SqliteBackend {
+    async fn add_host(&self, name: &str, addr: &str, labels: &[String], now: i64) -> Result<Option<Host>> {
+        let labels_json = serde_json::to_string(labels).expect("strings serialize");
+        let inserted = sqlx::query(&format!(
+            "INSERT INTO hosts (name, addr, labels, position, added_at)
+             VALUES (?1, ?2, ?3, (SELECT COALESCE(MAX(position), 0) + 1 FROM hosts), ?4)
+             RETURNING {HOST_COLUMNS}"
+        ))
+        .bind(name)
+        .bind(addr)
+        .bind(&labels_json)
+        .bind(now)
+        .fetch_one(&self.writes)
+        .await;
+        match inserted {
+            Ok(row) => host_from(&row).map(Some),
+            Err(e) if unique_violation(&e) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn host(&self, name: &str) -> Result<Option<Host>> {
+        let row = sqlx::query(&format!("SELECT {HOST_COLUMNS} FROM hosts WHERE name = ?"))
+            .bind(name)
+            .fetch_optional(&self.reads)
+            .await?;
+        row.as_ref().map(host_from).transpose()
+    }
+
+    async fn hosts(&self) -> Result<Vec<Host>> {
+        let rows =
+            sqlx::query(&format!("SELECT {HOST_COLUMNS} FROM hosts ORDER BY position")).fetch_all(&self.reads).await?;
+        rows.iter().map(host_from).collect()
+    }
+
+    async fn remove_host(&self, name: &str) -> Result<bool> {
+        // Its inventory and holds go with it (ON DELETE CASCADE).
+        let done = sqlx::query("DELETE FROM hosts WHERE name = ?").bind(name).execute(&self.writes).await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn set_labels(&self, name: &str, labels: &[String]) -> Result<Option<Host>> {
+        let labels_json = serde_json::to_string(labels).expect("strings serialize");
+        let row = sqlx::query(&format!("UPDATE hosts SET labels = ? WHERE name = ? RETURNING {HOST_COLUMNS}"))
+            .bind(labels_json)
+            .bind(name)
+            .fetch_optional(&self.writes)
+            .await?;
+        row.as_ref().map(host_from).transpose()
+    }
+
+    async fn record_poll_failure(&self, name: &str, f: &PollFailure) -> Result<Option<bool>> {
+        let row = sqlx::query(
+            "UPDATE hosts SET unreachable_since = COALESCE(unreachable_since, ?1), last_error = ?2,
+                consecutive_failures = consecutive_failures + 1, next_poll_at = ?3
+             WHERE name = ?4 RETURNING consecutive_failures",
+        )
+        .bind(f.at)
+        .bind(&f.error)
+        .bind(f.next_poll_at)
+        .bind(name)
+        .fetch_optional(&self.writes)
+        .await?;
+        row.map(|r| Ok(r.try_get::<i64, _>(0)? == 1)).transpose()
+    }
+
+    async fn record_poll_success(&self, name: &str, next_poll_at: i64) -> Result<Option<bool>> {
+        let mut tx = self.write().await?;
+        let was: Option<i64> = sqlx::query_scalar("SELECT consecutive_failures FROM hosts WHERE name = ?")
+            .bind(name)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(was) = was else { return Ok(None) };
+        sqlx::query(
+            "UPDATE hosts SET unreachable_since = NULL, last_error = NULL, consecutive_failures = 0, next_poll_at = ?1
+             WHERE name = ?2",
+        )
+        .bind(next_poll_at)
+        .bind(name)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Some(was > 0))
+    }
+}

@@ -1,0 +1,176 @@
+//! Inventories: the small columns in `inventories`, the device lists in
+//! `inventory_devices`, written only when they changed.
+
+use async_trait::async_trait;
+use sqlx::Row;
+
+use super::hosts::host_from;
+use super::SqliteBackend;
+use crate::store::backend::InventoryRows;
+use crate::store::{InventoryHead, InventorySeen, Replaced, Result, StoredInventory};
+use crate::wire::api::hosts::Host;
+
+fn inventory_from(row: &sqlx::sqlite::SqliteRow) -> Result<StoredInventory> {
+    let head = head_from(row)?;
+    Ok(StoredInventory {
+        devices: row.try_get("devices")?,
+        host: head.host,
+        taken_at: head.taken_at,
+        received_at: head.received_at,
+        source: head.source,
+        can_create_osds: head.can_create_osds,
+        note: head.note,
+        fingerprint: head.fingerprint,
+    })
+}
+
+fn head_from(row: &sqlx::sqlite::SqliteRow) -> Result<InventoryHead> {
+    Ok(InventoryHead {
+        host: row.try_get("host")?,
+        taken_at: row.try_get("taken_at")?,
+        received_at: row.try_get("received_at")?,
+        source: row.try_get("source")?,
+        can_create_osds: row.try_get::<i64, _>("can_create_osds")? != 0,
+        note: row.try_get("note")?,
+        fingerprint: row.try_get("fingerprint")?,
+    })
+}
+
+/// Hosts with their inventories' heads (`host_and_head`).
+const WITH_HEADS: &str = "SELECT h.name, h.addr, h.labels, h.added_at, h.unreachable_since, h.last_error,
+       h.consecutive_failures, h.next_poll_at, i.host AS i_host, i.taken_at AS i_taken_at,
+       i.received_at AS i_received_at, i.source AS i_source, i.can_create_osds AS i_can_create_osds,
+       i.note AS i_note, i.fingerprint AS i_fingerprint
+     FROM hosts h LEFT JOIN inventories i ON i.host = h.name";
+
+fn host_and_head(row: &sqlx::sqlite::SqliteRow) -> Result<(Host, Option<InventoryHead>)> {
+    let host = host_from(row)?;
+    let Some(name) = row.try_get::<Option<String>, _>("i_host")? else { return Ok((host, None)) };
+    let head = InventoryHead {
+        host: name,
+        taken_at: row.try_get("i_taken_at")?,
+        received_at: row.try_get("i_received_at")?,
+        source: row.try_get("i_source")?,
+        can_create_osds: row.try_get::<i64, _>("i_can_create_osds")? != 0,
+        note: row.try_get("i_note")?,
+        fingerprint: row.try_get("i_fingerprint")?,
+    };
+    Ok((host, Some(head)))
+}
+
+const HEAD_COLUMNS: &str = "host, taken_at, received_at, source, can_create_osds, note, fingerprint";
+/// The heads with their device lists.
+const FULL: &str = "SELECT i.host, taken_at, received_at, source, can_create_osds, note, fingerprint, devices
+     FROM inventories i JOIN inventory_devices d ON d.host = i.host";
+
+#[async_trait]
+impl InventoryRows for SqliteBackend {
+    async fn put_inventory(&self, inv: &StoredInventory) -> Result<Option<Replaced>> {
+        let mut tx = self.write().await?;
+        let previous = sqlx::query(
+            "SELECT fingerprint, CASE WHEN fingerprint = ?2 THEN NULL ELSE devices END AS devices
+             FROM inventories i JOIN inventory_devices d ON d.host = i.host WHERE i.host = ?1",
+        )
+        .bind(&inv.host)
+        .bind(&inv.fingerprint)
+        .fetch_optional(&mut *tx)
+        .await?
+        .map(|r| Ok::<_, sqlx::Error>(Replaced { fingerprint: r.try_get(0)?, devices: r.try_get(1)? }))
+        .transpose()?;
+        sqlx::query(&format!(
+            "INSERT INTO inventories ({HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT(host) DO UPDATE SET taken_at = excluded.taken_at, received_at = excluded.received_at,
+               source = excluded.source, can_create_osds = excluded.can_create_osds, note = excluded.note,
+               fingerprint = excluded.fingerprint"
+        ))
+        .bind(&inv.host)
+        .bind(inv.taken_at)
+        .bind(inv.received_at)
+        .bind(&inv.source)
+        .bind(i64::from(inv.can_create_osds))
+        .bind(&inv.note)
+        .bind(&inv.fingerprint)
+        .execute(&mut *tx)
+        .await?;
+        if previous.as_ref().is_none_or(|p| p.devices.is_some()) {
+            sqlx::query(
+                "INSERT INTO inventory_devices (host, devices) VALUES (?, ?)
+                 ON CONFLICT(host) DO UPDATE SET devices = excluded.devices",
+            )
+            .bind(&inv.host)
+            .bind(&inv.devices)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(previous)
+    }
+
+    async fn touch_inventories(&self, seen: &[InventorySeen]) -> Result<Vec<usize>> {
+        let mut tx = self.write().await?;
+        let mut written = Vec::with_capacity(seen.len());
+        for (i, s) in seen.iter().enumerate() {
+            let done = sqlx::query("UPDATE inventories SET taken_at = ?1, received_at = ?1 WHERE host = ?2")
+                .bind(s.at)
+                .bind(&s.host)
+                .execute(&mut *tx)
+                .await?;
+            if done.rows_affected() > 0 {
+                written.push(i);
+            }
+            sqlx::query(
+                "UPDATE hosts SET unreachable_since = NULL, last_error = NULL, consecutive_failures = 0,
+                   next_poll_at = ?1 WHERE name = ?2",
+            )
+            .bind(s.next_poll_at)
+            .bind(&s.host)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(written)
+    }
+
+    async fn inventory(&self, host: &str) -> Result<Option<StoredInventory>> {
+        sqlx::query(&format!("{FULL} WHERE i.host = ?"))
+            .bind(host)
+            .fetch_optional(&self.reads)
+            .await?
+            .map(|r| inventory_from(&r))
+            .transpose()
+    }
+
+    async fn inventories(&self) -> Result<Vec<StoredInventory>> {
+        let rows = sqlx::query(FULL).fetch_all(&self.reads).await?;
+        rows.iter().map(inventory_from).collect()
+    }
+
+    async fn inventory_head(&self, host: &str) -> Result<Option<InventoryHead>> {
+        sqlx::query(&format!("SELECT {HEAD_COLUMNS} FROM inventories WHERE host = ?"))
+            .bind(host)
+            .fetch_optional(&self.reads)
+            .await?
+            .map(|r| head_from(&r))
+            .transpose()
+    }
+
+    async fn due_hosts(&self, now: i64) -> Result<Vec<(Host, Option<InventoryHead>)>> {
+        let rows = sqlx::query(&format!("{WITH_HEADS} WHERE h.next_poll_at <= ? ORDER BY h.position"))
+            .bind(now)
+            .fetch_all(&self.reads)
+            .await?;
+        rows.iter().map(host_and_head).collect()
+    }
+
+    async fn next_poll_after(&self, now: i64) -> Result<Option<i64>> {
+        Ok(sqlx::query_scalar("SELECT min(next_poll_at) FROM hosts WHERE next_poll_at > ?")
+            .bind(now)
+            .fetch_one(&self.reads)
+            .await?)
+    }
+
+    async fn hosts_with_heads(&self) -> Result<Vec<(Host, Option<InventoryHead>)>> {
+        let rows = sqlx::query(&format!("{WITH_HEADS} ORDER BY h.position")).fetch_all(&self.reads).await?;
+        rows.iter().map(host_and_head).collect()
+    }
+}
