@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::inventory::Devices;
 use super::process::{self, Keep, Limits, RunError};
 use crate::wire::agent::CommandResult;
-use crate::wire::ceph_volume::parse_device_list;
+use crate::wire::ceph_volume::reports_of;
 
 /// How to run ceph-volume.
 #[derive(Debug, Clone)]
@@ -37,7 +38,7 @@ impl CephVolume {
     /// `ceph-volume inventory --format json`, accepted only if it is a list
     /// of device reports the daemon can read. `filter_for_batch` adds
     /// `--filter-for-batch`, as cephadm does.
-    pub async fn inventory(&self, filter_for_batch: bool) -> Result<Vec<Value>, InventoryError> {
+    pub async fn inventory(&self, filter_for_batch: bool) -> Result<Devices, InventoryError> {
         let mut cmd = tokio::process::Command::new(&self.program);
         cmd.args(["inventory", "--format", "json"]).kill_on_drop(true);
         if filter_for_batch {
@@ -51,14 +52,14 @@ impl CephVolume {
         if out.stdout.dropped > 0 {
             return Err(InventoryError::Output(format!("more than {} bytes", out.stdout.bytes.len())));
         }
-        let devices: Vec<Value> =
+        let json: Vec<Value> =
             serde_json::from_slice(&out.stdout.bytes).map_err(|e| InventoryError::Output(e.to_string()))?;
-        if let Some(bad) = devices.iter().find(|d| !d.get("path").is_some_and(Value::is_string)) {
-            let shown: String = bad.to_string().chars().take(120).collect();
+        let reports = reports_of(&json).map_err(|e| InventoryError::Output(e.to_string()))?;
+        if let Some(i) = reports.iter().position(|d| d.path.is_empty()) {
+            let shown: String = json[i].to_string().chars().take(120).collect();
             return Err(InventoryError::Output(format!("an entry without a path: {shown}")));
         }
-        parse_device_list(&out.stdout.bytes).map_err(|e| InventoryError::Output(e.to_string()))?;
-        Ok(devices)
+        Ok(Devices { json, reports })
     }
 
     /// Runs one command to its end (or its timeout). A command that fails
@@ -135,9 +136,9 @@ mod tests {
     #[tokio::test]
     async fn inventory_is_checked_before_it_is_trusted() {
         let (_d, cv) = fake(r#"echo '[{"path": "/dev/sdb", "available": true, "sys_api": {}}]'"#);
-        assert_eq!(cv.inventory(false).await.unwrap().len(), 1);
+        assert_eq!(cv.inventory(false).await.unwrap().reports.len(), 1);
         let (_d, cv) = fake(r#"[ "$4" = --filter-for-batch ] && echo '[]' || echo "args: $*" >&2"#);
-        assert!(cv.inventory(true).await.unwrap().is_empty(), "the flag is passed on");
+        assert!(cv.inventory(true).await.unwrap().json.is_empty(), "the flag is passed on");
         let (_d, cv) = fake("echo '--> Executable udevadm not in PATH' >&2; exit 1");
         let e = cv.inventory(false).await.unwrap_err();
         assert_eq!(e.to_string(), "`ceph-volume inventory` exited with status 1: --> Executable udevadm not in PATH");

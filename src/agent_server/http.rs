@@ -16,7 +16,7 @@ use tower_http::trace::TraceLayer;
 use super::auth::{browser_guard, require_token};
 use super::ceph_volume_args::{self, Refusal};
 use super::config::is_loop_device;
-use super::inventory::{device_paths, InventoryError, View};
+use super::inventory::{InventoryError, View};
 use super::osd_argv::parse_id;
 use super::osd_list::{self, ListError};
 use super::osd_start::StartError;
@@ -187,7 +187,7 @@ async fn inventory(
 ) -> Result<Response, ApiError> {
     let Query(q) = query?;
     let view = if q.filter_for_batch { View::ForBatch } else { View::All };
-    let report = s.inventory.take_with(view).await?.into_raw();
+    let report = s.inventory.take_with(view).await?.report.into_raw();
     let etag = report.etag(&report.fingerprint());
     let tag = header::HeaderValue::from_str(&format!("\"{etag}\"")).expect("hex digits and a dash");
     let known = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
@@ -327,8 +327,8 @@ async fn ceph_volume(
     }
     ceph_volume_args::check_shape(&req.args)?;
     let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
-    let report = s.inventory.take().await?;
-    let devices = ceph_volume_args::check_devices(&req.args, &device_paths(&report), s.inventory.allowed.as_ref())?;
+    let taken = s.inventory.take().await?;
+    let devices = ceph_volume_args::check_devices(&req.args, &taken.paths(), s.inventory.allowed.as_ref())?;
 
     let mut env = Vec::new();
     if let Some(affinity) = req.osdspec_affinity.filter(|a| !a.is_empty()) {
@@ -375,7 +375,7 @@ async fn ceph_volume(
 async fn own_devices(s: &AgentState) -> Result<std::collections::BTreeSet<String>, ApiError> {
     match &s.inventory.allowed {
         Some(allowed) => Ok(allowed.clone()),
-        None => Ok(device_paths(&s.inventory.take().await?)),
+        None => Ok(s.inventory.take().await?.paths()),
     }
 }
 

@@ -94,7 +94,7 @@ mod tests {
         use crate::domain::inventory::Device;
         use crate::domain::probe::{ProbeDone, ProbeFigures, ProbeMode, ProbeStatus};
         let disk = |probe: Option<ProbeStatus>| Device {
-            path: "/dev/sdb".into(),
+            report: crate::domain::inventory::DeviceReport { path: "/dev/sdb".into(), ..Default::default() },
             probe: probe.map(std::sync::Arc::new),
             ..Device::default()
         };

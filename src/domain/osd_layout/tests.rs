@@ -1,20 +1,25 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::domain::inventory::{Affinity, Lv};
+use crate::domain::inventory::{Affinity, DeviceReport, Lv};
 
 const HDD: f64 = 4000787030016.0;
 const NVME: f64 = 375083606016.0;
 
 fn blank(path: &str, size: f64) -> Device {
-    Device { path: Arc::from(path), available: true, size_bytes: Some(size), ..Device::default() }
+    Device::from(DeviceReport {
+        path: Arc::from(path),
+        available: true,
+        size_bytes: Some(size),
+        ..DeviceReport::default()
+    })
 }
 
 fn with_lvs(mut d: Device, reasons: &[&str], lvs: &[(&str, &str)]) -> Device {
-    d.available = false;
-    d.ceph_device = true;
-    d.rejected_reasons = reasons.iter().map(|r| Arc::from(*r)).collect();
-    d.lvs = lvs
+    d.report.available = false;
+    d.report.ceph_device = true;
+    d.report.rejected_reasons = reasons.iter().map(|r| Arc::from(*r)).collect();
+    d.report.lvs = lvs
         .iter()
         .map(|(kind, id)| Lv { affinity: Affinity::Absent, osd_id: Some(Arc::from(*id)), kind: Some(Arc::from(*kind)) })
         .collect();
