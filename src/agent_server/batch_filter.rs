@@ -146,7 +146,7 @@ mod tests {
             unknown,
             used,
         ];
-        let mut devices = Devices { reports: reports_of(&json).unwrap(), json };
+        let mut devices = Devices { reports: reports_of(&json, None).unwrap(), json };
         let dropped = f.apply(&mut devices);
         let kept: Vec<&str> = devices.reports.iter().map(|d| &*d.path).collect();
         let sent: Vec<&str> = devices.json.iter().map(|d| d["path"].as_str().unwrap()).collect();

@@ -14,8 +14,9 @@ use super::ceph_volume::CephVolume;
 use super::kernel_inventory::gather::{self, KernelError, Tools};
 use super::kernel_inventory::KernelPaths;
 use super::mounts::{self, Mounts};
+use super::release::KnownRelease;
 use crate::wire::agent::{InventoryReport, InventorySource};
-use crate::wire::ceph_volume::{reports_of, DeviceReport};
+use crate::wire::ceph_volume::{reports_of, CephRelease, DeviceReport};
 
 /// After ceph-volume failed, the kernel's view is used without asking it
 /// again for this long (a failing ceph-volume costs seconds per scan).
@@ -69,6 +70,8 @@ pub struct HostScanner {
     pub proc_root: PathBuf,
     /// When ceph-volume last failed, and why.
     failing: std::sync::Mutex<Option<(Instant, String)>>,
+    /// The release of ceph-volume's Ceph.
+    release: KnownRelease,
 }
 
 impl HostScanner {
@@ -80,6 +83,7 @@ impl HostScanner {
             kernel_only,
             proc_root: PathBuf::from("/proc"),
             failing: std::sync::Mutex::new(None),
+            release: KnownRelease::default(),
         }
     }
 }
@@ -117,6 +121,8 @@ struct Scan {
     source: InventorySource,
     devices: Devices,
     notes: Vec<String>,
+    /// ceph-volume's Ceph, for a scan by ceph-volume.
+    release: Option<CephRelease>,
 }
 
 /// A fresh inventory: the report as the API sends it, and its devices as
@@ -180,7 +186,7 @@ impl Inventory {
                 let devices = tokio::task::spawn_blocking(move || read_inventory_file(&path))
                     .await
                     .map_err(|e| InventoryError::Task(e.to_string()))??;
-                Scan { source: InventorySource::File, devices, notes: Vec::new() }
+                Scan { source: InventorySource::File, devices, notes: Vec::new(), release: None }
             }
             Source::Host(h) => self.scan_host(h, for_batch).await?,
         };
@@ -208,6 +214,7 @@ impl Inventory {
             devices: scan.devices.json,
             can_create_osds,
             note: (!scan.notes.is_empty()).then(|| scan.notes.join("; ")),
+            ceph_release: scan.release.map(|r| r.to_string()),
         };
         Ok(Taken { report, devices: scan.devices.reports })
     }
@@ -247,20 +254,26 @@ impl Inventory {
         let mut notes = Vec::new();
         if !h.kernel_only {
             match self.try_ceph_volume(h, for_batch).await {
-                Ok(devices) => return Ok(Scan { source: InventorySource::CephVolume, devices, notes }),
+                Ok((devices, release)) => {
+                    return Ok(Scan { source: InventorySource::CephVolume, devices, notes, release })
+                }
                 Err(why) => notes
                     .push(format!("ceph-volume inventory is not usable here ({why}); devices read from the kernel")),
             }
         }
         let scan = gather::scan(&h.kernel_paths, &h.tools, self.allowed.as_ref()).await?;
-        let reports = reports_of(&scan.devices).map_err(InventoryError::KernelReport)?;
+        let reports = reports_of(&scan.devices, None).map_err(InventoryError::KernelReport)?;
         let devices = Devices { json: scan.devices, reports };
-        Ok(Scan { source: InventorySource::Kernel, devices, notes })
+        Ok(Scan { source: InventorySource::Kernel, devices, notes, release: None })
     }
 
     /// ceph-volume's inventory, unless it failed recently. Logs when it
     /// starts or stops working, not on every scan.
-    async fn try_ceph_volume(&self, h: &HostScanner, for_batch: bool) -> Result<Devices, String> {
+    async fn try_ceph_volume(
+        &self,
+        h: &HostScanner,
+        for_batch: bool,
+    ) -> Result<(Devices, Option<CephRelease>), String> {
         let recent = h
             .failing
             .lock()
@@ -271,14 +284,15 @@ impl Inventory {
         if let Some(why) = recent {
             return Err(why);
         }
-        let result = h.ceph_volume.inventory(for_batch).await;
+        let release = h.release.get(&h.ceph_volume).await;
+        let result = h.ceph_volume.inventory(for_batch, release.as_ref()).await;
         let mut failing = h.failing.lock().unwrap_or_else(|p| p.into_inner());
         match result {
             Ok(devices) => {
                 if failing.take().is_some() {
                     tracing::info!("ceph-volume inventory works again; reporting its view");
                 }
-                Ok(devices)
+                Ok((devices, release))
             }
             Err(e) => {
                 let why = e.to_string();
@@ -305,7 +319,7 @@ pub fn read_inventory_file(path: &Path) -> Result<Devices, InventoryError> {
     let bytes = std::fs::read(path).map_err(|source| InventoryError::FileRead { path: shown.clone(), source })?;
     let format = |message: String| InventoryError::FileFormat { path: shown.clone(), message };
     let json: Vec<Value> = serde_json::from_slice(&bytes).map_err(|e| format(e.to_string()))?;
-    let reports = reports_of(&json).map_err(|e| format(e.to_string()))?;
+    let reports = reports_of(&json, None).map_err(|e| format(e.to_string()))?;
     if let Some(i) = reports.iter().position(|d| d.path.is_empty()) {
         return Err(format(format!("device {} has no \"path\"", i + 1)));
     }
@@ -394,6 +408,32 @@ mod tests {
         assert_eq!(r.paths().into_iter().collect::<Vec<_>>(), ["/dev/sdb"]);
         inv.take().await.unwrap();
         assert_eq!(calls(&dir), 2, "asked for every inventory");
+    }
+
+    #[tokio::test]
+    async fn the_release_of_ceph_volumes_ceph_is_told() {
+        let (dir, inv) = host_inventory(r#"echo '[{"path": "/dev/sdb", "available": true}]'"#, false);
+        let r = inv.take().await.unwrap();
+        assert_eq!((r.report.ceph_release.as_deref(), r.devices[0].release), (None, None), "no ceph beside it");
+        let ceph = dir.path().join("ceph");
+        std::fs::write(
+            &ceph,
+            "#!/bin/sh\necho 'ceph version 18.2.7 (6b0e988052ec84cf2d4a54ff9bbbc5e720b621ad) reef (stable)'\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ceph, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // The answer (none) is kept a while; a new agent asks at once.
+        assert_eq!(inv.take().await.unwrap().report.ceph_release, None);
+        let Source::Host(h) = inv.source else { unreachable!("a host inventory") };
+        let inv = Inventory::new(
+            "h1".into(),
+            Source::Host(Box::new(HostScanner::new(h.ceph_volume, h.kernel_paths, h.tools, false))),
+            None,
+        );
+        let r = inv.take().await.unwrap();
+        assert_eq!(r.report.ceph_release.as_deref(), Some("18.2.7 (reef)"));
+        assert_eq!(r.devices[0].release, Some(crate::wire::ceph_volume::Release::Reef));
     }
 
     #[tokio::test]

@@ -149,6 +149,9 @@ pub struct DeviceReport {
     /// Boxed and absent unless `lsm_data` says something: most reports
     /// have `{}` there.
     pub lsm: Option<Box<LsmData>>,
+    /// The release of the ceph-volume that wrote it, where the reader was
+    /// told (the agent knows its own; a stored inventory does not say yet).
+    pub release: Option<crate::domain::ceph_release::Release>,
 }
 
 impl DeviceReport {

@@ -92,6 +92,7 @@ impl HostAgents for SimCluster {
                 devices: inventory(s, &host.name),
                 can_create_osds: true,
                 note: None,
+                ceph_release: None,
             })
         });
         // Answered as the real agent answers: unchanged when the ETag is the current one.

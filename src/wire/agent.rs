@@ -57,6 +57,14 @@ pub struct InventoryReport<D = Vec<serde_json::Value>> {
     /// Why, when it cannot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The release of the Ceph whose ceph-volume listed the devices, as
+    /// `CephRelease` writes it (`18.2.7 (reef)`), when the list came from
+    /// ceph-volume and the `ceph` beside it said (`ceph --version`). Text,
+    /// so that a release this daemon does not know never makes a report
+    /// unreadable. Not in the ETag: the daemon does not store it yet, and
+    /// the ETag is computed from what it stores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceph_release: Option<String>,
 }
 
 /// A device list as JSON text.
@@ -76,6 +84,7 @@ impl InventoryReport {
             taken_at_ms: self.taken_at_ms,
             can_create_osds: self.can_create_osds,
             note: self.note,
+            ceph_release: self.ceph_release,
         }
     }
 }
@@ -297,6 +306,7 @@ mod tests {
                 devices: serde_json::from_str::<Vec<serde_json::Value>>(devices).unwrap(),
                 can_create_osds: true,
                 note: note.map(str::to_string),
+                ceph_release: None,
             }
             .into_raw()
         };

@@ -20,6 +20,7 @@ use foldhash::fast::FixedState;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::ceph_volume_scan::{device_list, Cursor};
+pub use crate::domain::ceph_release::{CephRelease, Release, ReleaseError};
 pub use crate::domain::inventory::DeviceReport;
 use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups, LsmData, Lv};
 
@@ -101,9 +102,10 @@ pub(super) fn intern(s: &str) -> Arc<str> {
 }
 
 /// Reads one host's device list (a JSON array) for planning, sorted like
-/// cephadm (`parse_reports`, as `Device`s with nothing marked on them).
+/// cephadm (`parse_reports`, as `Device`s with nothing marked on them). The
+/// daemon reads stored inventories, which do not record the release yet.
 pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> {
-    Ok(parse_reports(json)?.into_iter().map(Device::from).collect())
+    Ok(parse_reports(json, None)?.into_iter().map(Device::from).collect())
 }
 
 /// Reads one host's device list (a JSON array) and sorts it like cephadm.
@@ -115,19 +117,38 @@ pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> 
 /// pool, so `db_devices` can take the disk again (ceph-volume: "Device lists
 /// are not disjoint"), and it passes two differing copies both to
 /// `lvm batch /dev/sdb /dev/sdb`, which makes one OSD and then fails.
-pub fn parse_reports(json: &[u8]) -> Result<Vec<DeviceReport>, serde_json::Error> {
-    if let Some(devices) = scan_whole(json) {
-        return finish(devices);
+///
+/// `release`: the release whose ceph-volume wrote the list, where known.
+/// Every release is read alike so far (both names of the Ceph device key
+/// count whatever the release, `ceph_device_lvm` having come within
+/// Squid's point releases); each report records it, and reading that
+/// differs by release goes into `written_by`.
+pub fn parse_reports(json: &[u8], release: Option<&CephRelease>) -> Result<Vec<DeviceReport>, serde_json::Error> {
+    let devices = match scan_whole(json) {
+        Some(devices) => devices,
+        None => {
+            // The fast pass skips the sys_api values no matcher looks at. That is
+            // exact as long as sys_api holds every looked-up key itself (a direct
+            // key wins over anything nested, and sys_api comes first in cephadm's
+            // search order); otherwise the list is read again with the full search.
+            let (mut devices, complete) = parse_list(json, true)?;
+            if !complete {
+                devices = parse_list(json, false)?.0;
+            }
+            devices
+        }
+    };
+    finish(written_by(devices, release))
+}
+
+/// The reports as the release that wrote them means them.
+fn written_by(mut devices: Vec<DeviceReport>, release: Option<&CephRelease>) -> Vec<DeviceReport> {
+    if let Some(r) = release {
+        for d in &mut devices {
+            d.release = Some(r.release);
+        }
     }
-    // The fast pass skips the sys_api values no matcher looks at. That is
-    // exact as long as sys_api holds every looked-up key itself (a direct
-    // key wins over anything nested, and sys_api comes first in cephadm's
-    // search order); otherwise the list is read again with the full search.
-    let (mut devices, complete) = parse_list(json, true)?;
-    if !complete {
-        devices = parse_list(json, false)?.0;
-    }
-    finish(devices)
+    devices
 }
 
 /// The byte scanner's reading of a whole document, where it is sure.
@@ -179,8 +200,11 @@ pub fn report_of(device: &serde_json::Value) -> Result<DeviceReport, serde_json:
 
 /// Reads a device list held as JSON values, in its order (each report
 /// beside its value), refusing a path listed twice as `parse_reports` does.
-pub fn reports_of(devices: &[serde_json::Value]) -> Result<Vec<DeviceReport>, serde_json::Error> {
-    let reports = devices.iter().map(report_of).collect::<Result<Vec<_>, _>>()?;
+pub fn reports_of(
+    devices: &[serde_json::Value],
+    release: Option<&CephRelease>,
+) -> Result<Vec<DeviceReport>, serde_json::Error> {
+    let reports = written_by(devices.iter().map(report_of).collect::<Result<Vec<_>, _>>()?, release);
     let mut seen = HashSet::with_capacity(reports.len());
     match reports.iter().find(|r| !r.path.is_empty() && !seen.insert(&r.path)) {
         Some(twice) => Err(listed_twice(&twice.path)),
@@ -888,12 +912,12 @@ mod report_tests {
                     assert_eq!(fast, full, "{name}: the fast pass");
                 }
                 let values: Vec<serde_json::Value> = serde_json::from_slice(&bytes).unwrap();
-                assert_eq!(reports_of(&values).unwrap(), full, "{name}: the reader of values");
+                assert_eq!(reports_of(&values, None).unwrap(), full, "{name}: the reader of values");
                 match scan_whole(&bytes) {
                     Some(scanned) => assert_eq!(scanned, full, "{name}: the byte scanner"),
                     None => assert!(!scanner_sure, "{name}: the byte scanner gave up on real ceph-volume output"),
                 }
-                assert_eq!(parse_reports(&bytes).unwrap(), finish(full).unwrap(), "{name}: sorted");
+                assert_eq!(parse_reports(&bytes, None).unwrap(), finish(full).unwrap(), "{name}: sorted");
             }
         }
     }
@@ -907,7 +931,11 @@ mod report_tests {
         assert!(scanned.iter().any(|d| d.ceph_device), "the scanner reads the new name");
         let read = first(parse_list(osd_disk.as_bytes(), false).unwrap().0);
         assert!(read.ceph_device, "the serde reader reads the new name");
-        assert!(!first(parse_reports(tentacle.as_bytes()).unwrap()).ceph_device);
+        assert!(!first(parse_reports(tentacle.as_bytes(), None).unwrap()).ceph_device);
+        let release = CephRelease::parse("20.2.4").unwrap();
+        let told = parse_reports(osd_disk.as_bytes(), Some(&release)).unwrap();
+        assert!(told.iter().all(|d| d.release == Some(release.release)), "each report knows who wrote it");
+        assert_eq!(first(told).ceph_device, read.ceph_device, "read alike whatever the release, so far");
         // Either name true makes a Ceph device; each name counts as its last value.
         for (json, want) in [
             (r#"{"path": "/dev/x", "ceph_device": true, "ceph_device_lvm": false}"#, true),

@@ -60,7 +60,7 @@ pub fn device_row(d: &DeviceReport) -> DeviceRow {
 
 /// Every device of a stored inventory, by path.
 pub fn device_rows(inventory_json: &str) -> Result<Vec<DeviceRow>, serde_json::Error> {
-    Ok(parse_reports(inventory_json.as_bytes())?.iter().map(device_row).collect())
+    Ok(parse_reports(inventory_json.as_bytes(), None)?.iter().map(device_row).collect())
 }
 
 #[cfg(test)]
