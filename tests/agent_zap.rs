@@ -326,5 +326,5 @@ async fn one_disk_command_at_a_time() {
     assert!(osd.alive());
     let resp = c.post(agent.url("/v1/osd/9123/stop")).json(&serde_json::json!({})).send().await.unwrap();
     assert_eq!(resp.status(), 200, "{}", agent.log());
-    assert!(!osd.alive());
+    assert!(osd.exited_after_stop());
 }

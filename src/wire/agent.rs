@@ -139,6 +139,10 @@ fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
     h
 }
 
+/// The one grammar of the ceph-volume command (the planner's), by which
+/// the agent reads every word of a `CephVolumeRequest`.
+pub use crate::domain::osd_layout::args as ceph_volume_grammar;
+
 /// `POST /v1/ceph-volume`: run one planned ceph-volume command.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CephVolumeRequest {

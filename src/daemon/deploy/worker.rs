@@ -9,6 +9,7 @@ use crate::agent_client::AgentError;
 use crate::ceph::ClusterState;
 use crate::clock::now_ms;
 use crate::daemon::{Daemon, DaemonError};
+use crate::domain::command::CommandLine;
 use crate::domain::deploy::{
     advance, failed, DeployEffect, DeployObservation, DeployPhase, DeployStep, Deployment, DeploymentRecord, InCluster,
     Listed,
@@ -150,7 +151,7 @@ impl Daemon {
     ) -> Result<(), DaemonError> {
         let d = rec.deployment.clone();
         let detail = match effect {
-            DeployEffect::Prepare { step } => format!("ceph-volume {}", d.steps[*step].command),
+            DeployEffect::Prepare { step } => format!("ceph-volume {}", CommandLine(&d.steps[*step].command)),
             DeployEffect::Activate { osd } | DeployEffect::Start { osd } => format!("osd.{osd}"),
             DeployEffect::HoldDisks => d.disks().collect::<Vec<_>>().join(", "),
         };
@@ -225,11 +226,11 @@ impl Daemon {
                     EventKind::OsdCreate,
                     Some(&d.host),
                     Some(&d.service_name),
-                    format!("Deploying OSDs of {} on {}: ceph-volume {command}", d.service_name, d.host),
+                    format!("Deploying OSDs of {} on {}: ceph-volume {}", d.service_name, d.host, CommandLine(command)),
                 )
                 .await;
                 let request = CephVolumeRequest {
-                    args: command.split(' ').map(str::to_string).collect(),
+                    args: command.clone(),
                     osdspec_affinity: d.service_id.clone().filter(|s| !s.is_empty()),
                 };
                 match self.agents.ceph_volume(host, &request).await {

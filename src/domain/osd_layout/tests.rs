@@ -41,7 +41,7 @@ fn host() -> Vec<Device> {
 }
 
 fn plan(command: &str, devices: &[Device]) -> Result<Layout, Refusal> {
-    planned_osds(&[command.to_string()], devices)
+    planned_osds(&[command.split(' ').map(str::to_string).collect()], devices)
 }
 
 fn rows(l: &Layout) -> Vec<String> {
@@ -167,7 +167,10 @@ fn osds_per_device_fraction_and_encryption() {
 
 #[test]
 fn raw_prepare_pairs_whole_devices() {
-    let cmds = ["raw prepare --bluestore --data /dev/sdb --block.db /dev/nvme0n1 --osd-id 4".to_string()];
+    let cmds = ["raw prepare --bluestore --data /dev/sdb --block.db /dev/nvme0n1 --osd-id 4"
+        .split(' ')
+        .map(str::to_string)
+        .collect()];
     let l = planned_osds(&cmds, &host()).unwrap();
     assert_eq!(l.osds.len(), 1);
     let o = &l.osds[0];
