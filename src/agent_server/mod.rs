@@ -5,7 +5,8 @@
 //!
 //! * `config` — settings and their checks (token, loopback-only without one).
 //! * `state` — `AgentState`, shared by the handlers; `http` — `build_router`,
-//!   handlers, `ApiError`; `auth` — the bearer-token check.
+//!   handlers; `error` — `ApiError`, the JSON error answer with its code;
+//!   `auth` — the bearer-token check.
 //! * `inventory` — where devices come from (file, ceph-volume, kernel), one
 //!   scan at a time; `kernel_inventory` — the kernel's view in ceph-volume's
 //!   format; `batch_filter` — the devices cephadm's `--filter-for-batch`
@@ -32,6 +33,7 @@ pub mod ceph_volume;
 pub mod ceph_volume_args;
 pub mod config;
 pub mod data_dirs;
+pub mod error;
 pub mod exclusive;
 pub mod holders;
 pub mod host_roots;
