@@ -191,7 +191,9 @@ impl<'a> Cursor<'a> {
         self.b[self.i..].starts_with(word).then(|| self.i += word.len())
     }
 
-    /// A number's text, checked against JSON's grammar.
+    /// A number's text, checked against JSON's grammar and, where it could
+    /// overflow (an exponent, or hundreds of digits), against serde_json's
+    /// range: the visitor refuses `1e400` where it reads the value.
     fn number(&mut self) -> Option<&'a [u8]> {
         self.ws();
         let (b, start) = (self.b, self.i);
@@ -221,6 +223,10 @@ impl<'a> Cursor<'a> {
                 return None;
             }
             i = end;
+            let text = std::str::from_utf8(&b[start..i]).ok()?;
+            text.parse::<f64>().ok().filter(|n| n.is_finite())?;
+        } else if i - start > 300 {
+            return None;
         }
         self.i = i;
         Some(&b[start..i])
@@ -553,8 +559,9 @@ mod tests {
 
     const DEVICE: &str = r#"{"path": "/dev/sdb", "sys_api": {"removable": "0", "vendor": "ATA",
         "model": "WDC WD2002FAEX-0", "rotational": "1", "partitions": {"sdb1": {"model": "x", "n": [1, -2.5e3]}},
-        "sectors": 0, "size": 2000398934016.0, "human_readable_size": "1.82 TB", "ok": null, "t": true},
-        "ceph_device": true, "lsm_data": {}, "available": false, "rejected_reasons": ["b", "a"],
+        "sectors": 0, "size": 2000398934016.0, "human_readable_size": "1.82 TB", "ok": null, "t": true,
+        "type": "disk"}, "ceph_device": true, "lsm_data": {"transport": "SAS", "rpm": 7200, "health": "Good",
+        "ledSupport": {"IDENTstatus": "Off", "FAILstatus": "Unknown"}}, "available": false, "rejected_reasons": ["b", "a"],
         "device_id": "WDC_X", "lvs": [{"osd_id": "3", "type": "block", "osdspec_affinity": "fast", "name": "n"},
         {"osd_id": 4, "type": null}]}"#;
 
@@ -641,6 +648,8 @@ mod tests {
             r#""sectors": 0,"#.replace('0', "[1,]"),
             r#""sectors": 0,"#.replace('0', "{\"a\" 1}"),
             r#""sectors": 0,"#.replace('0', "\"a\tb\""),
+            r#""sectors": 0,"#.replace('0', "1e400"),
+            r#""sectors": 0,"#.replace('0', &"9".repeat(400)),
         ] {
             let json = format!("[{}]", DEVICE.replace(r#""sectors": 0,"#, &bad));
             assert!(serde_json::from_str::<serde_json::Value>(&json).is_err(), "{bad}");
@@ -672,6 +681,8 @@ mod tests {
                 "osd_id",
                 "type",
                 "path",
+                "IDENTstatus",
+                "transport",
                 "x",
             ][..],
         );
@@ -688,7 +699,7 @@ mod tests {
     /// A generated device report with up to three changes: a top-level
     /// field, a sys_api key or a key of an LV set to any value, or removed.
     fn changed_device() -> impl Strategy<Value = serde_json::Value> {
-        let place = prop::sample::select(&["", "sys_api", "lv"][..]);
+        let place = prop::sample::select(&["", "sys_api", "lv", "lsm"][..]);
         let key = prop::sample::select(
             &[
                 "path",
@@ -708,6 +719,12 @@ mod tests {
                 "type",
                 "osdspec_affinity",
                 "partitions",
+                "type",
+                "ceph_device_lvm",
+                "transport",
+                "rpm",
+                "health",
+                "ledSupport",
             ][..],
         );
         prop::collection::vec((place, key, prop::option::of(any_json())), 0..3).prop_map(|changes| {
@@ -716,6 +733,7 @@ mod tests {
                 let target = match place {
                     "sys_api" => d.get_mut("sys_api"),
                     "lv" => d.get_mut("lvs").and_then(|l| l.get_mut(0)),
+                    "lsm" => d.get_mut("lsm_data"),
                     _ => Some(&mut d),
                 };
                 if let Some(map) = target.and_then(|t| t.as_object_mut()) {
