@@ -8,8 +8,8 @@ use futures::future::BoxFuture;
 
 use crate::error_chain::with_causes;
 use crate::wire::agent::{
-    ActivateRequest, AgentErrorBody, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, OsdDaemonStatus,
-    ProbeRequest, ProbeResult, RawInventoryReport, ZapRequest, ZapResult,
+    ActivateRequest, AgentErrorBody, AgentErrorCode, CephVolumeRequest, CommandResult, HostOsds, InventoryReport,
+    OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
 
@@ -21,6 +21,10 @@ pub enum AgentError {
     Timeout { addr: String, seconds: u64 },
     #[error("the agent at {addr} refused: {message} (HTTP {status})")]
     Refused { addr: String, status: u16, message: String },
+    /// Another command that changes the host's disks or daemons ran on it:
+    /// nothing was done, and the request may be repeated later.
+    #[error("the agent at {addr} refused: {message} (HTTP 409)")]
+    Busy { addr: String, message: String },
     #[error("the agent at {addr} sent something unreadable: {message}")]
     Decode { addr: String, message: String },
     #[error(
@@ -92,7 +96,23 @@ pub fn probe_timeout(request: &ProbeRequest) -> Duration {
 impl AgentError {
     /// The agent runs another disk command now: the request may be repeated later.
     pub fn is_busy(&self) -> bool {
-        matches!(self, AgentError::Refused { status: 409, message, .. } if message.contains("still running on this host"))
+        matches!(self, AgentError::Busy { .. })
+    }
+
+    /// An agent's error answer, by its code. An agent from before the
+    /// codes sends none: its answer is judged by its status alone, and
+    /// never as busy, which its 409 cannot tell from a refusal (a device in
+    /// use, an OSD still running); the daemon then takes a busy agent's
+    /// answer for a refusal, as final, until the agent is upgraded.
+    pub fn answered(addr: &str, status: u16, body: &[u8]) -> AgentError {
+        let (message, code) = match serde_json::from_slice::<AgentErrorBody>(body) {
+            Ok(b) => (b.error, b.code),
+            Err(_) => (String::from_utf8_lossy(body).chars().take(300).collect(), None),
+        };
+        match code {
+            Some(AgentErrorCode::Busy) => AgentError::Busy { addr: addr.into(), message },
+            _ => AgentError::Refused { addr: addr.into(), status, message },
+        }
     }
 
     /// The request may have been carried out, or not: no answer came.
@@ -174,10 +194,7 @@ impl HttpAgents {
             return Ok(None);
         }
         if !status.is_success() {
-            let message = serde_json::from_slice::<AgentErrorBody>(&body)
-                .map(|b| b.error)
-                .unwrap_or_else(|_| String::from_utf8_lossy(&body).chars().take(300).collect());
-            return Err(AgentError::Refused { addr: addr.into(), status: status.as_u16(), message });
+            return Err(AgentError::answered(addr, status.as_u16(), &body));
         }
         Ok(Some(body))
     }
@@ -296,6 +313,27 @@ mod tests {
 
     fn host(addr: &str) -> Host {
         Host::unpolled("f5-422-01", addr)
+    }
+
+    #[test]
+    fn answers_are_judged_by_their_code_never_their_words() {
+        let busy = br#"{"error": "another command ... is still running on this host", "code": "busy"}"#;
+        assert!(AgentError::answered("a", 409, busy).is_busy());
+        // The same words without the code, from an agent before the codes: a refusal.
+        let old = br#"{"error": "another command ... is still running on this host"}"#;
+        let e = AgentError::answered("a", 409, old);
+        assert!(!e.is_busy() && matches!(e, AgentError::Refused { status: 409, .. }), "{e}");
+        // A busy code is busy whatever the words.
+        assert!(AgentError::answered("a", 409, br#"{"error": "", "code": "busy"}"#).is_busy());
+        let refused = br#"{"error": "/dev/sdb is busy", "code": "conflict"}"#;
+        assert!(!AgentError::answered("a", 409, refused).is_busy());
+        let e = AgentError::answered("a", 502, b"<html>bad gateway</html>");
+        assert_eq!(e.to_string(), "the agent at a refused: <html>bad gateway</html> (HTTP 502)");
+        let e = AgentError::answered("a", 409, busy);
+        assert_eq!(
+            e.to_string(),
+            "the agent at a refused: another command ... is still running on this host (HTTP 409)"
+        );
     }
 
     // A host row from before agents spoke TLS: the token is kept back, and

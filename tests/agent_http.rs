@@ -7,7 +7,7 @@ mod agent_common;
 use std::time::Duration;
 
 use agent_common::{client, fixture, start_and_fail, Agent, TOKEN};
-use osdkeeper::wire::agent::{AgentErrorBody, InventoryReport, InventorySource};
+use osdkeeper::wire::agent::{AgentErrorBody, AgentErrorCode, InventoryReport, InventorySource};
 use serde_json::{json, Value};
 
 fn file_agent(extra: &[&str]) -> Agent {
@@ -20,6 +20,8 @@ fn file_agent(extra: &[&str]) -> Agent {
 async fn error_of(resp: reqwest::Response) -> (u16, String) {
     let status = resp.status().as_u16();
     let body: AgentErrorBody = resp.json().await.expect("errors are JSON AgentErrorBody");
+    // Every error answer carries the code of what it is; here, its status's.
+    assert_eq!(body.code, Some(AgentErrorCode::of_status(status)), "{status} {}", body.error);
     (status, body.error)
 }
 

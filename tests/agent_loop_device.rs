@@ -8,7 +8,7 @@ mod agent_common;
 use std::time::Duration;
 
 use agent_common::{client, Agent, FakeCephVolume, LoopDevice};
-use osdkeeper::wire::agent::{AgentErrorBody, CommandResult, InventoryReport, InventorySource};
+use osdkeeper::wire::agent::{AgentErrorBody, AgentErrorCode, CommandResult, InventoryReport, InventorySource};
 use osdkeeper::wire::ceph_volume::parse_device_list;
 use serde_json::json;
 
@@ -102,6 +102,7 @@ async fn runs_a_fake_ceph_volume_on_named_devices_only_up_to_the_process_boundar
     assert_eq!(second.status(), 409);
     let e: AgentErrorBody = second.json().await.unwrap();
     assert!(e.error.contains("still running"), "{}", e.error);
+    assert_eq!(e.code, Some(AgentErrorCode::Busy), "the daemon knows it by its code");
     assert_eq!(cv.calls().len(), 2, "the refused command did not run");
     drop(agent);
 
@@ -112,4 +113,5 @@ async fn runs_a_fake_ceph_volume_on_named_devices_only_up_to_the_process_boundar
     assert_eq!(resp.status(), 504);
     let e: AgentErrorBody = resp.json().await.unwrap();
     assert_eq!(e.error, "ceph-volume did not finish within 1 s and was killed (last stderr line: --> some progress)");
+    assert_eq!(e.code, Some(AgentErrorCode::TimedOut));
 }

@@ -60,7 +60,7 @@ async fn a_running_daemon_is_seen_stopped_and_seen_gone() {
     assert!(!s.running && s.pids.is_empty(), "{s:?}");
     assert!(s.detail.starts_with(&format!("ran `{}", osd.dir.path().join("stop-osd").display())), "{}", s.detail);
     assert!(s.detail.contains(&format!("ceph-osd for osd.9107 (pids {}) exited after", osd.pid())), "{}", s.detail);
-    assert!(!osd.alive());
+    assert!(osd.exited_after_stop());
     let s = status(&agent, "9107").await;
     assert!(!s.running, "{s:?}");
     assert_eq!(s.detail, "no ceph-osd process serves osd.9107 on this host");
@@ -139,5 +139,5 @@ async fn an_agent_limited_to_devices_does_not_stop_other_osds() {
     std::fs::write(foreign.dir.path().join("osd.9110.pid"), own.pid().to_string()).unwrap();
     let resp = stop(&agent, "9110").await;
     assert_eq!(resp.status(), 200, "{}", agent.log());
-    assert!(!own.alive());
+    assert!(own.exited_after_stop());
 }

@@ -15,7 +15,7 @@ use std::process::Command;
 use agent_common::{bluestore_label, client, Agent, FakeCephVolume, FakeOsd, LoopDevice};
 use mounts::tmpfs_layers;
 use osdkeeper::agent_server::exclusive::{ExclusiveDevice, ExclusiveError};
-use osdkeeper::wire::agent::{AgentErrorBody, InventoryReport, InventorySource, ZapResult};
+use osdkeeper::wire::agent::{AgentErrorBody, AgentErrorCode, InventoryReport, InventorySource, ZapResult};
 use serde_json::{json, Value};
 
 const SIX_GIB: u64 = 6 * 1024 * 1024 * 1024;
@@ -27,9 +27,16 @@ async fn zap(agent: &Agent, body: Value) -> reqwest::Response {
 }
 
 async fn refused(resp: reqwest::Response) -> (u16, String) {
+    let (status, error, _) = refused_with_code(resp).await;
+    (status, error)
+}
+
+/// A refusal with its code, which every error answer carries.
+async fn refused_with_code(resp: reqwest::Response) -> (u16, String, AgentErrorCode) {
     let status = resp.status().as_u16();
     let e: AgentErrorBody = resp.json().await.expect("refusals are AgentErrorBody");
-    (status, e.error)
+    let code = e.code.unwrap_or_else(|| panic!("no code with {status} {}", e.error));
+    (status, e.error, code)
 }
 
 async fn inventory(agent: &Agent, query: &str) -> InventoryReport {
@@ -60,7 +67,8 @@ async fn refused_while_held_then_wiped_at_both_ends() {
     // Held as a running OSD holds it: refused, and nothing is written.
     let held = dev.hold_exclusively();
     let body = json!({"path": dev.path, "force": true, "reason": "removal of osd.9120 (test)"});
-    let (status, error) = refused(zap(&agent, body.clone()).await).await;
+    let (status, error, code) = refused_with_code(zap(&agent, body.clone()).await).await;
+    assert_eq!(code, AgentErrorCode::Conflict, "a busy device is a refusal, not a busy agent: {error}");
     assert_eq!(status, 409);
     assert!(error.contains("busy"), "{error}");
     assert!(error.starts_with(&format!("refusing to zap {}: it is busy", dev.path)), "{error}");
@@ -310,9 +318,11 @@ async fn one_disk_command_at_a_time() {
             assert!(std::time::Instant::now() < deadline, "the slow command never started: {}", agent.log());
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        let zapped = refused(zap(&agent, json!({"path": dev.path, "force": true})).await).await;
-        let stopped =
-            refused(c.post(agent.url("/v1/osd/9123/stop")).json(&serde_json::json!({})).send().await.unwrap()).await;
+        let zapped = refused_with_code(zap(&agent, json!({"path": dev.path, "force": true})).await).await;
+        let stopped = refused_with_code(
+            c.post(agent.url("/v1/osd/9123/stop")).json(&serde_json::json!({})).send().await.unwrap(),
+        )
+        .await;
         let idle = c.post(agent.url("/v1/osd/9124/stop")).json(&serde_json::json!({})).send().await.unwrap();
         (zapped, stopped, idle.status().as_u16())
     };
@@ -320,11 +330,13 @@ async fn one_disk_command_at_a_time() {
     assert_eq!(first.unwrap().status(), 200);
     assert_eq!(zapped.0, 409);
     assert!(zapped.1.contains("still running"), "{}", zapped.1);
+    assert_eq!(zapped.2, AgentErrorCode::Busy, "the daemon knows it by its code");
     assert_eq!(stopped.0, 409);
     assert!(stopped.1.contains("still running"), "{}", stopped.1);
+    assert_eq!(stopped.2, AgentErrorCode::Busy);
     assert_eq!(idle, 200, "a stopped OSD needs no lock");
     assert!(osd.alive());
     let resp = c.post(agent.url("/v1/osd/9123/stop")).json(&serde_json::json!({})).send().await.unwrap();
     assert_eq!(resp.status(), 200, "{}", agent.log());
-    assert!(!osd.alive());
+    assert!(osd.exited_after_stop());
 }

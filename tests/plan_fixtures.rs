@@ -103,7 +103,7 @@ fn render(docs: &[SpecDocument], view: &ClusterView, plan: &Preview) -> String {
             none(&mut out);
         }
         for c in &row.commands {
-            let _ = writeln!(out, "    ceph-volume {c}");
+            let _ = writeln!(out, "    ceph-volume {}", osdkeeper::domain::command::CommandLine(c));
         }
 
         out.push_str("  osds:\n");

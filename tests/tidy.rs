@@ -209,6 +209,74 @@ fn ceph_volume_json_only_in_wire() {
     assert!(found.is_empty(), "ceph-volume's JSON read outside wire/:\n{}", found.join("\n"));
 }
 
+/// The code of a file without its tests: an inline test module
+/// (`#[cfg(test)] mod ... {`, last in a file by habit here), and files that
+/// hold only tests (`tests.rs`, `tests/`).
+fn non_test_lines(f: &Path) -> Vec<(usize, String)> {
+    let r = rel(f);
+    if r.ends_with("/tests.rs") || r.contains("/tests/") {
+        return Vec::new();
+    }
+    let lines = code_lines(f);
+    let end = lines
+        .windows(2)
+        .position(|w| {
+            let next = w[1].1.trim();
+            w[0].1.trim() == "#[cfg(test)]" && next.starts_with("mod ") && next.ends_with('{')
+        })
+        .unwrap_or(lines.len());
+    lines[..end].to_vec()
+}
+
+/// A device report (an entry of `ceph-volume inventory --format json`) is
+/// read in one place: `wire/ceph_volume.rs`, with its fast path
+/// `wire/ceph_volume_scan.rs`, into `DeviceReport`. Everywhere else the
+/// report's keys are only written (the agent's kernel view, the simulator)
+/// or named in tests: no code outside the reader looks one up in a JSON
+/// value (`.get("lvs")`, `["lvs"]` other than as the target of an
+/// assignment, `.pointer("/sys_api/...")`).
+#[test]
+fn one_reader_of_device_reports() {
+    let keys = [
+        "path",
+        "available",
+        "ceph_device",
+        "ceph_device_lvm",
+        "rejected_reasons",
+        "device_id",
+        "sys_api",
+        "lsm_data",
+        "lvs",
+        "partitions",
+        "rotational",
+        "osd_id",
+        "osdspec_affinity",
+    ];
+    let mut files = Vec::new();
+    files_with(&src(), "rs", &mut files);
+    let reader = ["src/wire/ceph_volume.rs", "src/wire/ceph_volume_scan.rs"];
+    let mut found = Vec::new();
+    for f in files.iter().filter(|f| !reader.contains(&rel(f).as_str())) {
+        for (n, line) in non_test_lines(f) {
+            for key in keys {
+                let indexed = format!("[\"{key}\"]");
+                let assigned = |at: usize| {
+                    let rest = line[at + indexed.len()..].trim_start();
+                    rest.starts_with('=') && !rest.starts_with("==")
+                };
+                let reads_by_index = line.match_indices(&indexed).any(|(at, _)| !assigned(at));
+                if reads_by_index
+                    || line.contains(&format!(".get(\"{key}\")"))
+                    || line.contains(&format!(".pointer(\"/{key}"))
+                {
+                    found.push(format!("{}:{n}: {}", rel(f), line.trim()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "a device report read outside wire/ceph_volume.rs:\n{}", found.join("\n"));
+}
+
 /// HTTP status codes and the web framework belong to `api/` (the daemon's
 /// HTTP API), `agent_server/` (the agent's), `app/` (which serves the
 /// router) and `tls.rs` (which serves both routers, over TLS or not). The

@@ -8,7 +8,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::config::Token;
-use super::http::ApiError;
+use super::error::ApiError;
 
 pub async fn require_token(State(token): State<Option<Arc<Token>>>, req: Request, next: Next) -> Response {
     let Some(token) = token else {

@@ -17,11 +17,11 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
-
 use super::config::is_loop_device;
+use super::inventory::Devices;
 use super::kernel_inventory::NOT_ACCEPTABLE;
 use super::mounts::Mounts;
+use crate::wire::ceph_volume::DeviceReport;
 
 /// Device types ceph-volume's `is_device` accepts.
 const DEVICE_TYPES: [&str; 3] = ["disk", "device", "mpath"];
@@ -58,15 +58,9 @@ pub struct BatchFilter<'a> {
 
 impl BatchFilter<'_> {
     /// Why `device` is left out, or `None` when it stays.
-    pub fn left_out(&self, device: &Value) -> Option<LeftOut> {
-        let path = device.get("path").and_then(Value::as_str).unwrap_or("");
-        let sys_api = device.get("sys_api");
-        let has_partitions = sys_api.and_then(|s| s.get("partitions")).is_some_and(|p| match p {
-            Value::Object(m) => !m.is_empty(),
-            Value::Array(a) => !a.is_empty(),
-            _ => false,
-        });
-        if has_partitions {
+    pub fn left_out(&self, device: &DeviceReport) -> Option<LeftOut> {
+        let path = &*device.path;
+        if device.has_partitions() {
             return Some(LeftOut::Partitions);
         }
         if let Some(mounts) = self.mounts {
@@ -80,31 +74,27 @@ impl BatchFilter<'_> {
         if named_loop {
             return None;
         }
-        let dev_type = sys_api.and_then(|s| s.get("type")).and_then(Value::as_str).unwrap_or("");
+        let dev_type = &*device.dev_type;
         if !DEVICE_TYPES.contains(&dev_type) {
             let shown = if dev_type.is_empty() { "no type" } else { dev_type };
             return Some(LeftOut::NotADevice(shown.to_string()));
         }
         // ceph-volume says this of a whole device only when neither lsblk
         // nor blkid knew it, which also makes it no device for batch.
-        let unknown = device
-            .get("rejected_reasons")
-            .and_then(Value::as_array)
-            .is_some_and(|r| r.iter().any(|x| x.as_str() == Some(NOT_ACCEPTABLE)));
-        if unknown {
+        if device.rejected_reasons.iter().any(|r| &**r == NOT_ACCEPTABLE) {
             return Some(LeftOut::NotADevice("unknown to lsblk and blkid".into()));
         }
         None
     }
 
     /// Drops what cephadm would not see; says what was dropped and why.
-    pub fn apply(&self, devices: &mut Vec<Value>) -> Vec<(String, LeftOut)> {
+    pub fn apply(&self, devices: &mut Devices) -> Vec<(String, LeftOut)> {
         let mut dropped = Vec::new();
         devices.retain(|d| match self.left_out(d) {
             None => true,
             Some(why) => {
-                let path = d.get("path").and_then(Value::as_str).unwrap_or("?").to_string();
-                dropped.push((path, why));
+                let path = if d.path.is_empty() { "?" } else { &d.path };
+                dropped.push((path.to_string(), why));
                 false
             }
         });
@@ -115,11 +105,16 @@ impl BatchFilter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::wire::ceph_volume::{report_of, reports_of};
+    use serde_json::{json, Value};
 
-    fn dev(path: &str, dev_type: &str, partitions: Value) -> Value {
+    fn json_dev(path: &str, dev_type: &str, partitions: Value) -> Value {
         json!({"path": path, "sys_api": {"type": dev_type, "partitions": partitions}, "available": true,
                "rejected_reasons": [], "lvs": []})
+    }
+
+    fn dev(path: &str, dev_type: &str, partitions: Value) -> DeviceReport {
+        report_of(&json_dev(path, dev_type, partitions)).unwrap()
     }
 
     fn same(p: &str) -> Option<String> {
@@ -134,25 +129,28 @@ mod tests {
             _ => Some(p.to_string()),
         };
         let f = BatchFilter { named: None, mounts: Some(&mounts), resolve: &resolve };
-        let mut unknown = dev("/dev/sdf", "disk", json!({}));
+        let mut unknown = json_dev("/dev/sdf", "disk", json!({}));
         unknown["rejected_reasons"] = json!([NOT_ACCEPTABLE, "Insufficient space (<5GB)"]);
-        let mut used = dev("/dev/sdg", "disk", json!({}));
+        let mut used = json_dev("/dev/sdg", "disk", json!({}));
         used["available"] = json!(false);
         used["rejected_reasons"] = json!(["LVM detected", "Has BlueStore device label"]);
-        let mut devices = vec![
-            dev("/dev/sda", "disk", json!({"sda1": {"start": "2048"}})),
-            dev("/dev/sda1", "part", json!({})),
-            dev("/dev/sdb", "disk", json!({})),
-            dev("/dev/mapper/mpatha", "mpath", json!({})),
-            dev("/dev/mapper/mpathb", "mpath", json!({})),
-            dev("/dev/sdd", "disk", json!({})),
-            dev("/dev/loop3", "loop", json!({})),
-            dev("/dev/sde", "", json!({})),
+        let json = vec![
+            json_dev("/dev/sda", "disk", json!({"sda1": {"start": "2048"}})),
+            json_dev("/dev/sda1", "part", json!({})),
+            json_dev("/dev/sdb", "disk", json!({})),
+            json_dev("/dev/mapper/mpatha", "mpath", json!({})),
+            json_dev("/dev/mapper/mpathb", "mpath", json!({})),
+            json_dev("/dev/sdd", "disk", json!({})),
+            json_dev("/dev/loop3", "loop", json!({})),
+            json_dev("/dev/sde", "", json!({})),
             unknown,
             used,
         ];
+        let mut devices = Devices { reports: reports_of(&json, None).unwrap(), json };
         let dropped = f.apply(&mut devices);
-        let kept: Vec<&str> = devices.iter().map(|d| d["path"].as_str().unwrap()).collect();
+        let kept: Vec<&str> = devices.reports.iter().map(|d| &*d.path).collect();
+        let sent: Vec<&str> = devices.json.iter().map(|d| d["path"].as_str().unwrap()).collect();
+        assert_eq!(kept, sent, "the JSON sent on keeps step with the reports");
         assert_eq!(kept, ["/dev/sdb", "/dev/mapper/mpatha", "/dev/sdg"], "used disks stay, marked unavailable");
         let shown: Vec<String> = dropped.iter().map(|(p, why)| format!("{p}: {why}")).collect();
         assert_eq!(
@@ -174,9 +172,9 @@ mod tests {
         let named: BTreeSet<String> = ["/dev/loop3", "/dev/loop4", "/dev/loop5"].map(String::from).into();
         let mounts = Mounts::parse("/dev/loop5 /mnt ext4 rw 0 0\n", &same);
         let f = BatchFilter { named: Some(&named), mounts: Some(&mounts), resolve: &same };
-        let mut as_ceph_volume_says = dev("/dev/loop3", "loop", json!({}));
+        let mut as_ceph_volume_says = json_dev("/dev/loop3", "loop", json!({}));
         as_ceph_volume_says["rejected_reasons"] = json!([NOT_ACCEPTABLE]);
-        assert_eq!(f.left_out(&as_ceph_volume_says), None);
+        assert_eq!(f.left_out(&report_of(&as_ceph_volume_says).unwrap()), None);
         assert_eq!(f.left_out(&dev("/dev/loop4", "disk", json!({}))), None);
         assert_eq!(f.left_out(&dev("/dev/loop4", "disk", json!({"loop4p1": {}}))), Some(LeftOut::Partitions));
         assert_eq!(f.left_out(&dev("/dev/loop5", "disk", json!({}))), Some(LeftOut::Mounted(vec!["/mnt".into()])));

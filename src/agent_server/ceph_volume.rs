@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::inventory::Devices;
 use super::process::{self, Keep, Limits, RunError};
 use crate::wire::agent::CommandResult;
-use crate::wire::ceph_volume::parse_device_list;
+use crate::wire::ceph_volume::{reports_of, CephRelease, ReleaseError};
 
 /// How to run ceph-volume.
 #[derive(Debug, Clone)]
@@ -29,6 +30,17 @@ pub enum InventoryError {
     Output(String),
 }
 
+/// Why the release of ceph-volume's Ceph is not known.
+#[derive(Debug, thiserror::Error)]
+pub enum VersionError {
+    #[error("cannot run `{program} --version`: {source}")]
+    Run { program: String, source: RunError },
+    #[error("`{program} --version` exited with status {code}: {stderr}")]
+    Exit { program: String, code: i32, stderr: String },
+    #[error("`{program} --version`: {source}")]
+    Read { program: String, source: ReleaseError },
+}
+
 /// Output kept of a command: enough for any real ceph-volume run, bounded
 /// against a runaway one.
 const COMMAND_OUTPUT_LIMIT: usize = 4 << 20;
@@ -37,7 +49,12 @@ impl CephVolume {
     /// `ceph-volume inventory --format json`, accepted only if it is a list
     /// of device reports the daemon can read. `filter_for_batch` adds
     /// `--filter-for-batch`, as cephadm does.
-    pub async fn inventory(&self, filter_for_batch: bool) -> Result<Vec<Value>, InventoryError> {
+    /// `release`: the release of ceph-volume's Ceph, where known, for the reader.
+    pub async fn inventory(
+        &self,
+        filter_for_batch: bool,
+        release: Option<&CephRelease>,
+    ) -> Result<Devices, InventoryError> {
         let mut cmd = tokio::process::Command::new(&self.program);
         cmd.args(["inventory", "--format", "json"]).kill_on_drop(true);
         if filter_for_batch {
@@ -51,14 +68,40 @@ impl CephVolume {
         if out.stdout.dropped > 0 {
             return Err(InventoryError::Output(format!("more than {} bytes", out.stdout.bytes.len())));
         }
-        let devices: Vec<Value> =
+        let json: Vec<Value> =
             serde_json::from_slice(&out.stdout.bytes).map_err(|e| InventoryError::Output(e.to_string()))?;
-        if let Some(bad) = devices.iter().find(|d| !d.get("path").is_some_and(Value::is_string)) {
-            let shown: String = bad.to_string().chars().take(120).collect();
+        let reports = reports_of(&json, release).map_err(|e| InventoryError::Output(e.to_string()))?;
+        if let Some(i) = reports.iter().position(|d| d.path.is_empty()) {
+            let shown: String = json[i].to_string().chars().take(120).collect();
             return Err(InventoryError::Output(format!("an entry without a path: {shown}")));
         }
-        parse_device_list(&out.stdout.bytes).map_err(|e| InventoryError::Output(e.to_string()))?;
-        Ok(devices)
+        Ok(Devices { json, reports })
+    }
+
+    /// The `ceph` beside ceph-volume: in its directory when ceph-volume is
+    /// given as a path (a package's `/usr/bin`, a sandbox's or a container
+    /// wrapper's `bin/`), else `ceph` from PATH, where ceph-volume is found.
+    pub fn ceph_program(&self) -> String {
+        match self.program.rsplit_once('/') {
+            Some((dir, _)) => format!("{dir}/ceph"),
+            None => "ceph".to_string(),
+        }
+    }
+
+    /// The release ceph-volume belongs to, from `ceph --version` beside it:
+    /// ceph-volume has no `--version`, and comes in the same packages (or
+    /// image) as the `ceph` next to it.
+    pub async fn release(&self) -> Result<CephRelease, VersionError> {
+        let program = self.ceph_program();
+        let mut cmd = tokio::process::Command::new(&program);
+        cmd.arg("--version").kill_on_drop(true).current_dir("/");
+        let limits = Limits { timeout: self.inventory_timeout, max_output: 64 << 10, keep: Keep::Head };
+        let out =
+            process::run(cmd, limits).await.map_err(|source| VersionError::Run { program: program.clone(), source })?;
+        if !out.status.success() {
+            return Err(VersionError::Exit { program, code: out.exit_code(), stderr: out.stderr.last_line() });
+        }
+        CephRelease::parse(&out.stdout.text()).map_err(|source| VersionError::Read { program, source })
     }
 
     /// Runs one command to its end (or its timeout). A command that fails
@@ -135,19 +178,37 @@ mod tests {
     #[tokio::test]
     async fn inventory_is_checked_before_it_is_trusted() {
         let (_d, cv) = fake(r#"echo '[{"path": "/dev/sdb", "available": true, "sys_api": {}}]'"#);
-        assert_eq!(cv.inventory(false).await.unwrap().len(), 1);
+        assert_eq!(cv.inventory(false, None).await.unwrap().reports.len(), 1);
         let (_d, cv) = fake(r#"[ "$4" = --filter-for-batch ] && echo '[]' || echo "args: $*" >&2"#);
-        assert!(cv.inventory(true).await.unwrap().is_empty(), "the flag is passed on");
+        assert!(cv.inventory(true, None).await.unwrap().json.is_empty(), "the flag is passed on");
         let (_d, cv) = fake("echo '--> Executable udevadm not in PATH' >&2; exit 1");
-        let e = cv.inventory(false).await.unwrap_err();
+        let e = cv.inventory(false, None).await.unwrap_err();
         assert_eq!(e.to_string(), "`ceph-volume inventory` exited with status 1: --> Executable udevadm not in PATH");
         let (_d, cv) = fake("echo 'not json'");
-        assert!(matches!(cv.inventory(false).await, Err(InventoryError::Output(_))));
+        assert!(matches!(cv.inventory(false, None).await, Err(InventoryError::Output(_))));
         let (_d, cv) = fake(r#"echo '[{"available": true}]'"#);
-        assert!(cv.inventory(false).await.unwrap_err().to_string().contains("without a path"));
+        assert!(cv.inventory(false, None).await.unwrap_err().to_string().contains("without a path"));
         let (_d, mut cv) = fake("sleep 10");
         cv.inventory_timeout = Duration::from_millis(200);
-        assert!(matches!(cv.inventory(false).await, Err(InventoryError::Run(RunError::TimedOut { .. }))));
+        assert!(matches!(cv.inventory(false, None).await, Err(InventoryError::Run(RunError::TimedOut { .. }))));
+    }
+
+    #[tokio::test]
+    async fn the_release_from_the_ceph_beside_it() {
+        let (dir, cv) = fake("exit 1");
+        assert_eq!(cv.ceph_program(), format!("{}/ceph", dir.path().display()));
+        assert!(matches!(cv.release().await, Err(VersionError::Run { .. })), "no ceph beside it");
+        let ceph = dir.path().join("ceph");
+        let line = "ceph version 20.2.4 (7f793731f1b39eb4f465e960113d2363c311b964) tentacle (stable - RelWithDebInfo)";
+        std::fs::write(&ceph, format!("#!/bin/sh\n[ \"$1\" = --version ] && echo '{line}'\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ceph, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(cv.release().await.unwrap().to_string(), "20.2.4 (tentacle)");
+        std::fs::write(&ceph, "#!/bin/sh\necho 'ceph version 15.2.17 (x) octopus (stable)'\n").unwrap();
+        let e = cv.release().await.unwrap_err().to_string();
+        assert!(e.ends_with("--version`: Ceph 15.2.17 is release 15, which osdkeeper does not know (it knows 16 pacific to 20 tentacle)"), "{e}");
+        let bare = CephVolume { program: "ceph-volume".into(), ..cv };
+        assert_eq!(bare.ceph_program(), "ceph");
     }
 
     #[tokio::test]

@@ -1,10 +1,14 @@
 //! What the agent lets the daemon run through `POST /v1/ceph-volume`: only
 //! OSD creation (`lvm batch`, `raw prepare`), with the flags the planner
-//! writes, and only on devices this agent reports. The arguments are read by
-//! the commands' own grammar, so every device ceph-volume will use is
-//! checked, however it is written; anything not understood is refused.
+//! writes, and only on devices this agent reports. The arguments are read
+//! by the command's one grammar, the planner's
+//! (`wire::agent::ceph_volume_grammar`), so every device ceph-volume will
+//! use is checked, however it is written; anything it does not understand
+//! is refused. This module is the policy over that reading.
 
 use std::collections::BTreeSet;
+
+use crate::wire::agent::ceph_volume_grammar::{roles, Role, UsageError};
 
 /// Why a request is refused; the text goes back to the daemon as is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,42 +57,51 @@ pub fn check_shape(args: &[String]) -> Result<Action, Refusal> {
     }
 }
 
-/// What an argument of an accepted command is: a flag that takes no value,
-/// one value, or values up to the next flag; and whether its values are
-/// devices. Anything else is refused, so nothing reaches ceph-volume that
-/// this check did not understand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Takes {
-    Nothing,
-    One { device: bool },
-    Many { device: bool },
+/// The flags the planner writes, which the agent passes on (ceph-volume's
+/// grammar has more: `--report`, `--prepare`, `--auto`, `--format`).
+fn passed_on(action: Action, name: &str) -> bool {
+    let common = [
+        "--dmcrypt",
+        "--bluestore",
+        "--no-systemd",
+        "--crush-device-class",
+        "--osds-per-device",
+        "--data-allocate-fraction",
+    ];
+    let own: &[&str] = match action {
+        Action::LvmBatch => &[
+            "--no-auto",
+            "--yes",
+            "--db-devices",
+            "--wal-devices",
+            "--journal-devices",
+            "--block-db-size",
+            "--block-wal-size",
+            "--osd-ids",
+        ],
+        Action::RawPrepare => &["--data", "--block.db", "--block.wal", "--osd-id"],
+    };
+    common.contains(&name) || own.contains(&name)
 }
 
-fn flag(action: Action, name: &str) -> Option<Takes> {
-    use Takes::*;
-    let common = match name {
-        "--dmcrypt" | "--bluestore" | "--no-systemd" => Some(Nothing),
-        "--crush-device-class" | "--osds-per-device" | "--data-allocate-fraction" => Some(One { device: false }),
-        _ => None,
-    };
-    let own = match (action, name) {
-        (Action::LvmBatch, "--no-auto" | "--yes") => Some(Nothing),
-        (Action::LvmBatch, "--db-devices" | "--wal-devices" | "--journal-devices") => Some(Many { device: true }),
-        (Action::LvmBatch, "--block-db-size" | "--block-wal-size") => Some(One { device: false }),
-        (Action::LvmBatch, "--osd-ids") => Some(Many { device: false }),
-        (Action::RawPrepare, "--data" | "--block.db" | "--block.wal") => Some(One { device: true }),
-        (Action::RawPrepare, "--osd-id") => Some(One { device: false }),
-        _ => None,
-    };
-    common.or(own)
-}
+/// The flags that take a list (one value at least, for the agent).
+const LISTS: [&str; 4] = ["--db-devices", "--wal-devices", "--journal-devices", "--osd-ids"];
 
-/// The devices the arguments name, by the grammar of the two commands:
-/// `lvm batch`'s positional devices and its `--*-devices` lists, `raw
-/// prepare`'s `--data`, `--block.db`, `--block.wal` (also as `--flag=value`).
-/// A device must be written as an absolute path: ceph-volume runs from `/`,
-/// so `dev/sdb` or `./dev/sdb` would reach `/dev/sdb` past the checks.
+/// The devices the arguments name, as the grammar reads them: `lvm
+/// batch`'s positional devices and its `--*-devices` lists, `raw
+/// prepare`'s `--data`, `--block.db`, `--block.wal` (also as
+/// `--flag=value`). A device must be written as an absolute path:
+/// ceph-volume runs from `/`, so `dev/sdb` or `./dev/sdb` would reach
+/// `/dev/sdb` past the checks; a value that is no device must not look
+/// like a path.
 pub fn devices(action: Action, args: &[String]) -> Result<Vec<String>, Refusal> {
+    let flag_name = |w: &str| w.split_once('=').map_or(w, |(name, _)| name).to_string();
+    if let Some(unknown) =
+        args.iter().filter(|w| w.starts_with("--")).map(|w| flag_name(w)).find(|n| !passed_on(action, n))
+    {
+        return Err(Refusal::UnknownFlag(unknown));
+    }
+    let roles = roles(args).map_err(|UsageError(why)| Refusal::Malformed(why))?;
     let mut out = Vec::new();
     let mut take = |value: &str, device: bool| -> Result<(), Refusal> {
         if value.is_empty() {
@@ -104,42 +117,19 @@ pub fn devices(action: Action, args: &[String]) -> Result<Vec<String>, Refusal> 
         }
         Ok(())
     };
-    let mut i = 2;
-    while i < args.len() {
-        let arg = &args[i];
-        i += 1;
-        if !arg.starts_with('-') {
-            // Only `lvm batch` takes positional arguments: its data devices.
-            if action == Action::LvmBatch {
-                take(arg, true)?;
-                continue;
-            }
-            return Err(Refusal::Malformed(format!("unexpected argument `{arg}`")));
-        }
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v)),
-            None => (arg.as_str(), None),
-        };
-        let Some(takes) = flag(action, name) else { return Err(Refusal::UnknownFlag(name.to_string())) };
-        match (takes, inline) {
-            (Takes::Nothing, None) => {}
-            (Takes::Nothing, Some(_)) => return Err(Refusal::Malformed(format!("{name} takes no value"))),
-            (Takes::One { device } | Takes::Many { device }, Some(v)) => take(v, device)?,
-            (Takes::One { device }, None) => {
-                let v = args.get(i).ok_or_else(|| Refusal::Malformed(format!("{name} needs a value")))?;
-                i += 1;
-                take(v, device)?;
-            }
-            (Takes::Many { device }, None) => {
-                let start = i;
-                while i < args.len() && !args[i].starts_with('-') {
-                    take(&args[i], device)?;
-                    i += 1;
-                }
-                if i == start {
-                    return Err(Refusal::Malformed(format!("{name} needs a value")));
+    for (i, (word, role)) in args.iter().zip(&roles).enumerate() {
+        match role {
+            Role::Command => {}
+            Role::Flag => {
+                let followed = matches!(roles.get(i + 1), Some(Role::Device | Role::Value));
+                if LISTS.contains(&word.as_str()) && !followed {
+                    return Err(Refusal::Malformed(format!("{word} needs a value")));
                 }
             }
+            Role::FlagWith { device } => take(word.split_once('=').map_or("", |(_, v)| v), *device)?,
+            Role::Device => take(word, true)?,
+            Role::Value => take(word, false)?,
+            Role::Stray => return Err(Refusal::Malformed(format!("unexpected argument `{word}`"))),
         }
     }
     Ok(out)

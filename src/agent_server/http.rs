@@ -1,5 +1,5 @@
-//! The agent's HTTP API (`wire::agent` has the types): routes, handlers and
-//! the JSON error answer. Handlers stay thin; the policy lives in
+//! The agent's HTTP API (`wire::agent` has the types): routes and handlers
+//! (the JSON error answer is `error`'s). Handlers stay thin; the policy lives in
 //! `ceph_volume_args` and `zap`, the scanning in `inventory` and
 //! `osd_status`, the stopping in `osd_stop`.
 
@@ -14,20 +14,20 @@ use axum::{middleware, Json, Router};
 use tower_http::trace::TraceLayer;
 
 use super::auth::{browser_guard, require_token};
-use super::ceph_volume_args::{self, Refusal};
+use super::ceph_volume_args;
 use super::config::is_loop_device;
-use super::inventory::{device_paths, InventoryError, View};
+use super::error::ApiError;
+use super::inventory::View;
 use super::osd_argv::parse_id;
-use super::osd_list::{self, ListError};
-use super::osd_start::StartError;
-use super::osd_stop::{nothing_to_stop, StopError};
+use super::osd_list;
+use super::osd_stop::nothing_to_stop;
 use super::probe::{self as disk_probe, ProbeError};
 use super::process::RunError;
-use super::state::{AgentState, BUSY};
+use super::state::AgentState;
 use super::zap::{check_request, ZapError};
 use crate::wire::agent::{
-    etag_matches, ActivateRequest, AgentErrorBody, CephVolumeRequest, CommandResult, HostOsds, OsdDaemonStatus,
-    ProbeRequest, ProbeResult, ZapRequest, ZapResult,
+    etag_matches, ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, OsdDaemonStatus, ProbeRequest,
+    ProbeResult, ZapRequest, ZapResult,
 };
 
 /// Requests are small JSON documents; anything bigger is a mistake.
@@ -52,110 +52,6 @@ pub fn build_router(state: AgentState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
-}
-
-/// Every refusal and failure: a status and a message saying what was wrong.
-#[derive(Debug)]
-pub struct ApiError {
-    pub status: StatusCode,
-    pub message: String,
-}
-
-impl ApiError {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        ApiError { status, message: message.into() }
-    }
-
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, message)
-    }
-
-    pub fn conflict(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, message)
-    }
-
-    pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, message)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        if self.status.is_server_error() {
-            tracing::error!(status = self.status.as_u16(), "{}", self.message);
-        }
-        let mut resp = (self.status, Json(AgentErrorBody { error: self.message })).into_response();
-        if self.status == StatusCode::UNAUTHORIZED {
-            resp.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
-        }
-        resp
-    }
-}
-
-impl From<Refusal> for ApiError {
-    fn from(r: Refusal) -> Self {
-        ApiError::bad_request(r.to_string())
-    }
-}
-
-impl From<InventoryError> for ApiError {
-    fn from(e: InventoryError) -> Self {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
-    }
-}
-
-impl From<StopError> for ApiError {
-    fn from(e: StopError) -> Self {
-        let status = match &e {
-            StopError::StillRunning { .. } | StopError::Run { source: RunError::TimedOut { .. }, .. } => {
-                StatusCode::GATEWAY_TIMEOUT
-            }
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
-        };
-        ApiError::new(status, e.to_string())
-    }
-}
-
-impl From<StartError> for ApiError {
-    fn from(e: StartError) -> Self {
-        let status = match &e {
-            StartError::NotRunning { .. } | StartError::Run { source: RunError::TimedOut { .. }, .. } => {
-                StatusCode::GATEWAY_TIMEOUT
-            }
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
-        };
-        ApiError::new(status, e.to_string())
-    }
-}
-
-impl From<ListError> for ApiError {
-    fn from(e: ListError) -> Self {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
-    }
-}
-
-impl From<ZapError> for ApiError {
-    fn from(e: ZapError) -> Self {
-        ApiError::new(e.status(), e.to_string())
-    }
-}
-
-impl From<ProbeError> for ApiError {
-    fn from(e: ProbeError) -> Self {
-        ApiError::new(e.status(), e.to_string())
-    }
-}
-
-impl From<QueryRejection> for ApiError {
-    fn from(r: QueryRejection) -> Self {
-        ApiError::bad_request(format!("bad query: {}", r.body_text()))
-    }
-}
-
-impl From<JsonRejection> for ApiError {
-    fn from(r: JsonRejection) -> Self {
-        ApiError::new(r.status(), format!("bad request body: {}", r.body_text()))
-    }
 }
 
 async fn healthz() -> Json<serde_json::Value> {
@@ -187,7 +83,7 @@ async fn inventory(
 ) -> Result<Response, ApiError> {
     let Query(q) = query?;
     let view = if q.filter_for_batch { View::ForBatch } else { View::All };
-    let report = s.inventory.take_with(view).await?.into_raw();
+    let report = s.inventory.take_with(view).await?.report.into_raw();
     let etag = report.etag(&report.fingerprint());
     let tag = header::HeaderValue::from_str(&format!("\"{etag}\"")).expect("hex digits and a dash");
     let known = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
@@ -235,7 +131,7 @@ async fn osd_stop(
             ));
         }
     }
-    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
+    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::busy())?;
     let osd = s.osd.clone();
     // Its own task: a client that gives up must not leave a stop half
     // done with the lock released.
@@ -326,9 +222,9 @@ async fn ceph_volume(
         return Err(ApiError::conflict(why));
     }
     ceph_volume_args::check_shape(&req.args)?;
-    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
-    let report = s.inventory.take().await?;
-    let devices = ceph_volume_args::check_devices(&req.args, &device_paths(&report), s.inventory.allowed.as_ref())?;
+    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::busy())?;
+    let taken = s.inventory.take().await?;
+    let devices = ceph_volume_args::check_devices(&req.args, &taken.paths(), s.inventory.allowed.as_ref())?;
 
     let mut env = Vec::new();
     if let Some(affinity) = req.osdspec_affinity.filter(|a| !a.is_empty()) {
@@ -375,7 +271,7 @@ async fn ceph_volume(
 async fn own_devices(s: &AgentState) -> Result<std::collections::BTreeSet<String>, ApiError> {
     match &s.inventory.allowed {
         Some(allowed) => Ok(allowed.clone()),
-        None => Ok(device_paths(&s.inventory.take().await?)),
+        None => Ok(s.inventory.take().await?.paths()),
     }
 }
 
@@ -401,7 +297,7 @@ async fn osd_activate(
     if let Some(why) = s.inventory.refusal() {
         return Err(ApiError::conflict(why));
     }
-    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
+    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::busy())?;
     // A fresh listing: only an OSD that is on this host's devices, with
     // this id and fsid, is activated.
     let devices = own_devices(&s).await?;
@@ -435,7 +331,7 @@ async fn osd_start(
     if !listed.osds.iter().any(|o| o.osd_id == id) {
         return Err(ApiError::conflict(format!("ceph-volume lists no osd.{id} on this host's devices")));
     }
-    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::conflict(BUSY))?;
+    let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::busy())?;
     let starter = s.starter.clone();
     let job = tokio::spawn(async move {
         let _busy = busy;

@@ -14,8 +14,9 @@ use super::ceph_volume::CephVolume;
 use super::kernel_inventory::gather::{self, KernelError, Tools};
 use super::kernel_inventory::KernelPaths;
 use super::mounts::{self, Mounts};
+use super::release::KnownRelease;
 use crate::wire::agent::{InventoryReport, InventorySource};
-use crate::wire::ceph_volume::parse_device_list;
+use crate::wire::ceph_volume::{reports_of, CephRelease, DeviceReport};
 
 /// After ceph-volume failed, the kernel's view is used without asking it
 /// again for this long (a failing ceph-volume costs seconds per scan).
@@ -29,6 +30,8 @@ pub enum InventoryError {
     FileFormat { path: String, message: String },
     #[error("cannot read the host's devices: {0}")]
     Kernel(#[from] KernelError),
+    #[error("the kernel's view of the host's devices does not read as ceph-volume's: {0}")]
+    KernelReport(serde_json::Error),
     #[error("cannot read the mount table: {0}")]
     Mounts(std::io::Error),
     #[error("the inventory scan stopped unexpectedly: {0}")]
@@ -67,6 +70,8 @@ pub struct HostScanner {
     pub proc_root: PathBuf,
     /// When ceph-volume last failed, and why.
     failing: std::sync::Mutex<Option<(Instant, String)>>,
+    /// The release of ceph-volume's Ceph.
+    release: KnownRelease,
 }
 
 impl HostScanner {
@@ -78,6 +83,7 @@ impl HostScanner {
             kernel_only,
             proc_root: PathBuf::from("/proc"),
             failing: std::sync::Mutex::new(None),
+            release: KnownRelease::default(),
         }
     }
 }
@@ -91,11 +97,52 @@ pub struct Inventory {
     scan: tokio::sync::Mutex<()>,
 }
 
+/// A scan's devices: each as the JSON it came as (sent on unchanged) and
+/// as read, in the same order.
+#[derive(Debug, Default)]
+pub struct Devices {
+    pub json: Vec<Value>,
+    pub reports: Vec<DeviceReport>,
+}
+
+impl Devices {
+    /// Keeps the devices whose report passes `keep`.
+    pub fn retain(&mut self, mut keep: impl FnMut(&DeviceReport) -> bool) {
+        let kept: Vec<bool> = self.reports.iter().map(&mut keep).collect();
+        let mut flags = kept.iter();
+        self.json.retain(|_| *flags.next().expect("one flag per device"));
+        let mut flags = kept.iter();
+        self.reports.retain(|_| *flags.next().expect("one flag per device"));
+    }
+}
+
 /// One scan's devices with where they came from.
 struct Scan {
     source: InventorySource,
-    devices: Vec<Value>,
+    devices: Devices,
     notes: Vec<String>,
+    /// ceph-volume's Ceph, for a scan by ceph-volume.
+    release: Option<CephRelease>,
+}
+
+/// A fresh inventory: the report as the API sends it, and its devices as
+/// read (`devices[i]` is `report.devices[i]`).
+#[derive(Debug)]
+pub struct Taken {
+    pub report: InventoryReport,
+    pub devices: Vec<DeviceReport>,
+}
+
+impl Taken {
+    /// The device at `path`, if the inventory lists it.
+    pub fn device(&self, path: &str) -> Option<&DeviceReport> {
+        self.devices.iter().find(|d| &*d.path == path)
+    }
+
+    /// The paths of its devices.
+    pub fn paths(&self) -> BTreeSet<String> {
+        self.devices.iter().map(|d| d.path.to_string()).collect()
+    }
 }
 
 impl Inventory {
@@ -124,13 +171,13 @@ impl Inventory {
     }
 
     /// A fresh inventory of all devices.
-    pub async fn take(&self) -> Result<InventoryReport, InventoryError> {
+    pub async fn take(&self) -> Result<Taken, InventoryError> {
         self.take_with(View::All).await
     }
 
     /// A fresh inventory. Concurrent callers wait for each other, so the
     /// host's disks are never scanned twice at once.
-    pub async fn take_with(&self, view: View) -> Result<InventoryReport, InventoryError> {
+    pub async fn take_with(&self, view: View) -> Result<Taken, InventoryError> {
         let _one_at_a_time = self.scan.lock().await;
         let for_batch = view == View::ForBatch;
         let mut scan = match &self.source {
@@ -139,7 +186,7 @@ impl Inventory {
                 let devices = tokio::task::spawn_blocking(move || read_inventory_file(&path))
                     .await
                     .map_err(|e| InventoryError::Task(e.to_string()))??;
-                Scan { source: InventorySource::File, devices, notes: Vec::new() }
+                Scan { source: InventorySource::File, devices, notes: Vec::new(), release: None }
             }
             Source::Host(h) => self.scan_host(h, for_batch).await?,
         };
@@ -147,10 +194,10 @@ impl Inventory {
             self.filter_for_batch(&mut scan).await?;
         }
         if let Some(allowed) = &self.allowed {
-            scan.devices.retain(|d| d.get("path").and_then(Value::as_str).is_some_and(|p| allowed.contains(p)));
+            scan.devices.retain(|d| allowed.contains(&*d.path));
             let missing: Vec<&str> = allowed
                 .iter()
-                .filter(|p| !scan.devices.iter().any(|d| d.get("path").and_then(Value::as_str) == Some(p.as_str())))
+                .filter(|p| !scan.devices.reports.iter().any(|d| &*d.path == p.as_str()))
                 .map(String::as_str)
                 .collect();
             if !missing.is_empty() {
@@ -160,14 +207,16 @@ impl Inventory {
         let refusal = self.refusal();
         let can_create_osds = refusal.is_none();
         scan.notes.extend(refusal);
-        Ok(InventoryReport {
+        let report = InventoryReport {
             host: self.host.clone(),
             source: scan.source,
             taken_at_ms: chrono::Utc::now().timestamp_millis(),
-            devices: scan.devices,
+            devices: scan.devices.json,
             can_create_osds,
             note: (!scan.notes.is_empty()).then(|| scan.notes.join("; ")),
-        })
+            ceph_release: scan.release.map(|r| r.to_string()),
+        };
+        Ok(Taken { report, devices: scan.devices.reports })
     }
 
     /// ceph-volume filters its own list; the kernel's view and files are
@@ -205,18 +254,26 @@ impl Inventory {
         let mut notes = Vec::new();
         if !h.kernel_only {
             match self.try_ceph_volume(h, for_batch).await {
-                Ok(devices) => return Ok(Scan { source: InventorySource::CephVolume, devices, notes }),
+                Ok((devices, release)) => {
+                    return Ok(Scan { source: InventorySource::CephVolume, devices, notes, release })
+                }
                 Err(why) => notes
                     .push(format!("ceph-volume inventory is not usable here ({why}); devices read from the kernel")),
             }
         }
         let scan = gather::scan(&h.kernel_paths, &h.tools, self.allowed.as_ref()).await?;
-        Ok(Scan { source: InventorySource::Kernel, devices: scan.devices, notes })
+        let reports = reports_of(&scan.devices, None).map_err(InventoryError::KernelReport)?;
+        let devices = Devices { json: scan.devices, reports };
+        Ok(Scan { source: InventorySource::Kernel, devices, notes, release: None })
     }
 
     /// ceph-volume's inventory, unless it failed recently. Logs when it
     /// starts or stops working, not on every scan.
-    async fn try_ceph_volume(&self, h: &HostScanner, for_batch: bool) -> Result<Vec<Value>, String> {
+    async fn try_ceph_volume(
+        &self,
+        h: &HostScanner,
+        for_batch: bool,
+    ) -> Result<(Devices, Option<CephRelease>), String> {
         let recent = h
             .failing
             .lock()
@@ -227,14 +284,15 @@ impl Inventory {
         if let Some(why) = recent {
             return Err(why);
         }
-        let result = h.ceph_volume.inventory(for_batch).await;
+        let release = h.release.get(&h.ceph_volume).await;
+        let result = h.ceph_volume.inventory(for_batch, release.as_ref()).await;
         let mut failing = h.failing.lock().unwrap_or_else(|p| p.into_inner());
         match result {
             Ok(devices) => {
                 if failing.take().is_some() {
                     tracing::info!("ceph-volume inventory works again; reporting its view");
                 }
-                Ok(devices)
+                Ok((devices, release))
             }
             Err(e) => {
                 let why = e.to_string();
@@ -256,21 +314,16 @@ impl Inventory {
 
 /// Reads an inventory file: what `ceph-volume inventory --format json`
 /// printed, which the daemon must be able to read too.
-pub fn read_inventory_file(path: &Path) -> Result<Vec<Value>, InventoryError> {
+pub fn read_inventory_file(path: &Path) -> Result<Devices, InventoryError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| InventoryError::FileRead { path: shown.clone(), source })?;
     let format = |message: String| InventoryError::FileFormat { path: shown.clone(), message };
-    let devices: Vec<Value> = serde_json::from_slice(&bytes).map_err(|e| format(e.to_string()))?;
-    if let Some(i) = devices.iter().position(|d| !d.get("path").is_some_and(Value::is_string)) {
+    let json: Vec<Value> = serde_json::from_slice(&bytes).map_err(|e| format(e.to_string()))?;
+    let reports = reports_of(&json, None).map_err(|e| format(e.to_string()))?;
+    if let Some(i) = reports.iter().position(|d| d.path.is_empty()) {
         return Err(format(format!("device {} has no \"path\"", i + 1)));
     }
-    parse_device_list(&bytes).map_err(|e| format(e.to_string()))?;
-    Ok(devices)
-}
-
-/// The paths of a report's devices.
-pub fn device_paths(report: &InventoryReport) -> BTreeSet<String> {
-    report.devices.iter().filter_map(|d| d.get("path").and_then(Value::as_str)).map(str::to_string).collect()
+    Ok(Devices { json, reports })
 }
 
 #[cfg(test)]
@@ -289,19 +342,19 @@ mod tests {
     async fn a_file_inventory_cannot_create_osds() {
         let dir = tempfile::tempdir().unwrap();
         let r = file_inventory(dir.path(), None).take().await.unwrap();
-        assert_eq!(r.source, InventorySource::File);
-        assert_eq!(r.host, "h1");
-        assert!(!r.can_create_osds);
-        assert!(r.note.as_deref().unwrap().contains("cannot create OSDs"));
-        assert_eq!(device_paths(&r).len(), 2);
+        assert_eq!(r.report.source, InventorySource::File);
+        assert_eq!(r.report.host, "h1");
+        assert!(!r.report.can_create_osds);
+        assert!(r.report.note.as_deref().unwrap().contains("cannot create OSDs"));
+        assert_eq!(r.paths().len(), 2);
     }
 
     #[tokio::test]
     async fn only_allowed_devices_are_reported() {
         let dir = tempfile::tempdir().unwrap();
         let r = file_inventory(dir.path(), Some(&["/dev/sdc", "/dev/sdz"])).take().await.unwrap();
-        assert_eq!(device_paths(&r).into_iter().collect::<Vec<_>>(), ["/dev/sdc"]);
-        assert!(r.note.unwrap().contains("not found on this host: /dev/sdz"));
+        assert_eq!(r.paths().into_iter().collect::<Vec<_>>(), ["/dev/sdc"]);
+        assert!(r.report.note.unwrap().contains("not found on this host: /dev/sdz"));
     }
 
     #[tokio::test]
@@ -310,7 +363,7 @@ mod tests {
         let inv = file_inventory(dir.path(), None);
         std::fs::write(dir.path().join("inv.json"), r#"[{"path": "/dev/sdq"}]"#).unwrap();
         let r = inv.take().await.unwrap();
-        assert_eq!(device_paths(&r).into_iter().collect::<Vec<_>>(), ["/dev/sdq"]);
+        assert_eq!(r.paths().into_iter().collect::<Vec<_>>(), ["/dev/sdq"]);
         std::fs::write(dir.path().join("inv.json"), "[").unwrap();
         let e = inv.take().await.unwrap_err().to_string();
         assert!(e.contains("is not a ceph-volume inventory"), "{e}");
@@ -350,11 +403,37 @@ mod tests {
     async fn ceph_volume_when_it_works() {
         let (dir, inv) = host_inventory(r#"echo '[{"path": "/dev/sdb", "available": true}]'"#, false);
         let r = inv.take().await.unwrap();
-        assert_eq!(r.source, InventorySource::CephVolume);
-        assert!(r.can_create_osds && r.note.is_none());
-        assert_eq!(device_paths(&r).into_iter().collect::<Vec<_>>(), ["/dev/sdb"]);
+        assert_eq!(r.report.source, InventorySource::CephVolume);
+        assert!(r.report.can_create_osds && r.report.note.is_none());
+        assert_eq!(r.paths().into_iter().collect::<Vec<_>>(), ["/dev/sdb"]);
         inv.take().await.unwrap();
         assert_eq!(calls(&dir), 2, "asked for every inventory");
+    }
+
+    #[tokio::test]
+    async fn the_release_of_ceph_volumes_ceph_is_told() {
+        let (dir, inv) = host_inventory(r#"echo '[{"path": "/dev/sdb", "available": true}]'"#, false);
+        let r = inv.take().await.unwrap();
+        assert_eq!((r.report.ceph_release.as_deref(), r.devices[0].release), (None, None), "no ceph beside it");
+        let ceph = dir.path().join("ceph");
+        std::fs::write(
+            &ceph,
+            "#!/bin/sh\necho 'ceph version 18.2.7 (6b0e988052ec84cf2d4a54ff9bbbc5e720b621ad) reef (stable)'\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ceph, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // The answer (none) is kept a while; a new agent asks at once.
+        assert_eq!(inv.take().await.unwrap().report.ceph_release, None);
+        let Source::Host(h) = inv.source else { unreachable!("a host inventory") };
+        let inv = Inventory::new(
+            "h1".into(),
+            Source::Host(Box::new(HostScanner::new(h.ceph_volume, h.kernel_paths, h.tools, false))),
+            None,
+        );
+        let r = inv.take().await.unwrap();
+        assert_eq!(r.report.ceph_release.as_deref(), Some("18.2.7 (reef)"));
+        assert_eq!(r.devices[0].release, Some(crate::wire::ceph_volume::Release::Reef));
     }
 
     #[tokio::test]
@@ -365,14 +444,14 @@ mod tests {
                 h.ceph_volume.inventory_timeout = Duration::from_millis(300);
             }
             let r = inv.take().await.unwrap();
-            assert_eq!(r.source, InventorySource::Kernel, "{script}");
-            assert!(r.can_create_osds);
-            let note = r.note.unwrap();
+            assert_eq!(r.report.source, InventorySource::Kernel, "{script}");
+            assert!(r.report.can_create_osds);
+            let note = r.report.note.unwrap();
             assert!(note.starts_with("ceph-volume inventory is not usable here ("), "{note}");
             assert!(note.ends_with("devices read from the kernel"), "{note}");
             // Not asked again right away: a failing ceph-volume costs seconds.
             let again = inv.take().await.unwrap();
-            assert_eq!(again.source, InventorySource::Kernel);
+            assert_eq!(again.report.source, InventorySource::Kernel);
             assert_eq!(calls(&dir), 1, "{script}");
         }
     }
@@ -381,13 +460,16 @@ mod tests {
     async fn loop_devices_go_straight_to_the_kernel() {
         let (dir, inv) = host_inventory("exit 0", true);
         let r = inv.take().await.unwrap();
-        assert_eq!(r.source, InventorySource::Kernel);
-        assert!(r.note.is_none());
+        assert_eq!(r.report.source, InventorySource::Kernel);
+        assert!(r.report.note.is_none());
         assert_eq!(calls(&dir), 0);
     }
 
-    fn paths_of(r: &InventoryReport) -> Vec<&str> {
-        r.devices.iter().map(|d| d["path"].as_str().unwrap()).collect()
+    fn paths_of(r: &Taken) -> Vec<&str> {
+        let read: Vec<&str> = r.devices.iter().map(|d| &*d.path).collect();
+        let sent: Vec<&str> = r.report.devices.iter().map(|d| d["path"].as_str().unwrap()).collect();
+        assert_eq!(read, sent, "each device as read beside its JSON");
+        read
     }
 
     #[tokio::test]
@@ -406,7 +488,7 @@ mod tests {
         assert_eq!(paths_of(&inv.take().await.unwrap()).len(), 4);
         let r = inv.take_with(View::ForBatch).await.unwrap();
         assert_eq!(paths_of(&r), ["/dev/sdb"]);
-        assert!(r.note.unwrap().contains("no mount table"));
+        assert!(r.report.note.unwrap().contains("no mount table"));
         let named = Some(["/dev/loop3".to_string(), "/dev/sda".to_string()].into());
         let inv = Inventory::new("h1".into(), Source::File { path }, named);
         let r = inv.take_with(View::ForBatch).await.unwrap();
@@ -422,7 +504,7 @@ mod tests {
         );
         assert_eq!(paths_of(&inv.take().await.unwrap()), ["/dev/sda", "/dev/sdb"]);
         let r = inv.take_with(View::ForBatch).await.unwrap();
-        assert_eq!(r.source, InventorySource::CephVolume);
+        assert_eq!(r.report.source, InventorySource::CephVolume);
         assert_eq!(paths_of(&r), ["/dev/sdb"]);
         assert_eq!(calls(&dir), 2);
     }
@@ -471,13 +553,13 @@ echo '{"blockdevices": [
         scanner.proc_root = proc_root.clone();
         let inv = Inventory::new("h1".into(), Source::Host(Box::new(scanner)), None);
         let all = inv.take().await.unwrap();
-        assert_eq!(all.source, InventorySource::Kernel);
+        assert_eq!(all.report.source, InventorySource::Kernel);
         let mut listed = paths_of(&all);
         listed.sort();
         assert_eq!(listed, ["/dev/sda", "/dev/sda1", "/dev/sdb", "/dev/sdc"]);
         let r = inv.take_with(View::ForBatch).await.unwrap();
         assert_eq!(paths_of(&r), ["/dev/sdb"], "partitioned, partition and mounted devices are left out");
-        assert!(r.note.is_none());
+        assert!(r.report.note.is_none());
         std::fs::remove_file(proc_root.join("mounts")).unwrap();
         let e = inv.take_with(View::ForBatch).await.unwrap_err();
         assert!(e.to_string().starts_with("cannot read the mount table"), "{e}");
@@ -488,7 +570,7 @@ echo '{"blockdevices": [
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("inv.json");
         std::fs::write(&p, r#"[{"path": "/dev/sdb", "available": true, "rejected_reasons": []}]"#).unwrap();
-        assert_eq!(read_inventory_file(&p).unwrap().len(), 1);
+        assert_eq!(read_inventory_file(&p).unwrap().reports.len(), 1);
         std::fs::write(&p, r#"{"hosts": {}}"#).unwrap();
         let e = read_inventory_file(&p).unwrap_err().to_string();
         assert!(e.contains("is not a ceph-volume inventory"), "{e}");

@@ -5,13 +5,16 @@
 //!
 //! * `config` — settings and their checks (token, loopback-only without one).
 //! * `state` — `AgentState`, shared by the handlers; `http` — `build_router`,
-//!   handlers, `ApiError`; `auth` — the bearer-token check.
+//!   handlers; `error` — `ApiError`, the JSON error answer with its code;
+//!   `auth` — the bearer-token check.
 //! * `inventory` — where devices come from (file, ceph-volume, kernel), one
 //!   scan at a time; `kernel_inventory` — the kernel's view in ceph-volume's
 //!   format; `batch_filter` — the devices cephadm's `--filter-for-batch`
 //!   keeps; `mounts` — the mount table; `ceph_volume` — running
-//!   ceph-volume; `ceph_volume_args` — which commands and devices a request
-//!   may name; `process` — running a tool with a timeout.
+//!   ceph-volume; `release` — the release of its Ceph (`ceph --version`
+//!   beside it), for the reader and the daemon; `ceph_volume_args` — which
+//!   commands and devices a request may name; `process` — running a tool
+//!   with a timeout.
 //! * OSD daemons: `proc_scan` — processes and their open files from
 //!   `/proc`; `osd_argv` — which OSD a ceph-osd command line serves;
 //!   `osd_status` — whether an OSD's daemon runs here; `osd_stop` —
@@ -30,6 +33,7 @@ pub mod ceph_volume;
 pub mod ceph_volume_args;
 pub mod config;
 pub mod data_dirs;
+pub mod error;
 pub mod exclusive;
 pub mod holders;
 pub mod host_roots;
@@ -47,6 +51,7 @@ pub mod osd_stop;
 pub mod probe;
 pub mod proc_scan;
 pub mod process;
+pub mod release;
 pub mod state;
 pub mod zap;
 

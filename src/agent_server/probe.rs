@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use serde_json::Value;
 
 use super::blank::{refusals, BlankFacts};
 use super::exclusive::{shown_len, wipe_ranges, ExclusiveDevice, ExclusiveError};
@@ -115,24 +114,20 @@ impl Prober {
     pub async fn probe(&self, req: &ProbeRequest) -> Result<ProbeResult, ProbeError> {
         let started = Instant::now();
         let path = req.path.clone();
-        let report = self.inventory.take().await?;
-        let Some(device) = report.devices.iter().find(|d| d.get("path").and_then(Value::as_str) == Some(&path)) else {
+        let taken = self.inventory.take().await?;
+        let Some(device) = taken.device(&path) else {
             return Err(ProbeError::NotInInventory(path));
         };
         if let Some(expected) = req.device_id.as_deref().filter(|d| !d.is_empty()) {
-            let found = device.get("device_id").and_then(Value::as_str).unwrap_or("");
+            let found = &*device.device_id;
             if found != expected {
                 return Err(ProbeError::OtherDisk { path, expected: expected.into(), found: found.into() });
             }
         }
         let mut facts = BlankFacts {
-            lvs: device.get("lvs").and_then(Value::as_array).map_or(0, Vec::len),
-            ceph_device: device.get("ceph_device").and_then(Value::as_bool).unwrap_or(false),
-            partitions: device
-                .pointer("/sys_api/partitions")
-                .and_then(Value::as_object)
-                .map(|m| m.keys().cloned().collect())
-                .unwrap_or_default(),
+            lvs: device.lvs.len(),
+            ceph_device: device.ceph_device,
+            partitions: device.partitions.iter().map(|p| p.to_string()).collect(),
             ..BlankFacts::default()
         };
         facts.signatures = self.signatures(&path).await;

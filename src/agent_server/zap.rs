@@ -11,7 +11,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::http::StatusCode;
-use serde_json::Value;
 
 use super::ceph_volume::CephVolume;
 use super::config::is_loop_device;
@@ -25,6 +24,7 @@ use super::osd_label::{whoami, LABEL_LEN};
 use super::osd_status::{join_pids, osd_pids};
 use super::process::{self, Keep, Limits, RunError};
 use crate::wire::agent::{InventorySource, ZapRequest, ZapResult};
+use crate::wire::ceph_volume::DeviceReport;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ZapError {
@@ -117,27 +117,10 @@ pub fn check_target(p: &str, allowed: Option<&BTreeSet<String>>, fixed_file: Opt
     Ok(())
 }
 
-/// The OSD ids the inventory's LVM tags put on a device.
-pub fn lv_osd_ids(device: &Value) -> BTreeSet<u32> {
-    device
-        .get("lvs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|lv| match lv.get("osd_id") {
-            Some(Value::String(s)) => super::osd_argv::parse_id(s),
-            Some(Value::Number(n)) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn has_partitions(device: &Value) -> bool {
-    device.pointer("/sys_api/partitions").and_then(Value::as_object).is_some_and(|m| !m.is_empty())
-}
-
-fn has_lvs(device: &Value) -> bool {
-    device.get("lvs").and_then(Value::as_array).is_some_and(|l| !l.is_empty())
+/// The OSD ids the inventory's LVM tags put on a device (any volume:
+/// data, db or wal).
+pub fn lv_osd_ids(device: &DeviceReport) -> BTreeSet<u32> {
+    device.all_osd_ids().filter_map(super::osd_argv::parse_id).collect()
 }
 
 /// Everything a zap needs.
@@ -153,8 +136,8 @@ impl Zapper {
     pub async fn zap(&self, req: &ZapRequest) -> Result<ZapResult, ZapError> {
         let path = req.path.clone();
         let reason = req.reason.as_deref().unwrap_or("no reason given");
-        let report = self.inventory.take().await?;
-        let Some(device) = report.devices.iter().find(|d| d.get("path").and_then(Value::as_str) == Some(&path)) else {
+        let taken = self.inventory.take().await?;
+        let Some(device) = taken.device(&path) else {
             return Err(ZapError::NotInInventory(path));
         };
         for osd_id in lv_osd_ids(device) {
@@ -174,8 +157,8 @@ impl Zapper {
         }
         tracing::info!(device = %path, %reason, "zap: checking that the device is free");
         let mut steps = Vec::new();
-        if has_lvs(device) {
-            if report.source == InventorySource::CephVolume {
+        if !device.lvs.is_empty() {
+            if taken.report.source == InventorySource::CephVolume {
                 self.check_stacked(&path, device).await?;
                 steps.push(self.lvm_zap(&path).await?);
             } else {
@@ -192,7 +175,7 @@ impl Zapper {
             .await
             .map_err(|e| ZapError::Task(e.to_string()))?;
         steps.extend(wiped?);
-        if has_partitions(device) {
+        if device.has_partitions() {
             steps.push(reread_partitions(&path).await);
         }
         match data_dirs::release(&self.roots, &path).await {
@@ -215,14 +198,11 @@ impl Zapper {
     /// device itself can be claimed, so each device stacked on it (or on a
     /// partition of it) must be claimable first: a mounted LV or one a
     /// running ceph-osd holds refuses the claim.
-    async fn check_stacked(&self, path: &str, device: &Value) -> Result<(), ZapError> {
+    async fn check_stacked(&self, path: &str, device: &DeviceReport) -> Result<(), ZapError> {
         let roots = self.roots.clone();
         let path = path.to_string();
-        let partitions: Vec<String> = device
-            .pointer("/sys_api/partitions")
-            .and_then(Value::as_object)
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default();
+        let partitions: Vec<String> =
+            device.partitions.iter().filter(|p| !p.is_empty()).map(|p| p.to_string()).collect();
         tokio::task::spawn_blocking(move || {
             let real = resolve(&path);
             let name = real.as_deref().unwrap_or(&path).rsplit('/').next().unwrap_or("").to_string();
@@ -324,6 +304,7 @@ async fn reread_partitions(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::ceph_volume::report_of;
     use serde_json::json;
 
     fn req(path: &str, force: bool) -> ZapRequest {
@@ -359,18 +340,18 @@ mod tests {
 
     #[test]
     fn osd_ids_from_lvm_tags() {
-        let d = json!({"path": "/dev/sdc", "lvs": [
+        let read = |v: serde_json::Value| report_of(&v).unwrap();
+        let d = read(json!({"path": "/dev/sdc", "lvs": [
             {"name": "osd-block-1", "osd_id": "4", "type": "block"},
             {"name": "osd-db-2", "osd_id": 12, "type": "db"},
             {"name": "home", "comment": "not used by ceph"},
-            {"name": "odd", "osd_id": ""}
-        ]});
-        assert_eq!(lv_osd_ids(&d).into_iter().collect::<Vec<_>>(), [4, 12]);
-        assert!(has_lvs(&d));
-        assert!(lv_osd_ids(&json!({"path": "/dev/sdb", "lvs": []})).is_empty());
-        assert!(!has_lvs(&json!({"path": "/dev/sdb"})));
-        assert!(has_partitions(&json!({"sys_api": {"partitions": {"sdb1": {}}}})));
-        assert!(!has_partitions(&json!({"sys_api": {"partitions": {}}})));
+            {"name": "odd", "osd_id": ""},
+            {"name": "float", "osd_id": 7.0}
+        ]}));
+        // A whole number written as a float names its OSD too (the reader
+        // writes numbers out; this check once took integers only).
+        assert_eq!(lv_osd_ids(&d).into_iter().collect::<Vec<_>>(), [4, 7, 12]);
+        assert!(lv_osd_ids(&read(json!({"path": "/dev/sdb", "lvs": []}))).is_empty());
     }
 
     #[test]

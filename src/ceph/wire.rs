@@ -1,7 +1,30 @@
 //! The JSON Ceph 16.2 prints for the commands the removal needs (the shapes
 //! were read from testbed/ceph-sandbox/examples). Only the fields used.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
+
+use crate::domain::ceph_release::{CephRelease, ReleaseError};
+
+/// `ceph versions`: how many daemons run each version line, per daemon
+/// type and `overall`.
+#[derive(Debug, Deserialize)]
+pub struct Versions {
+    #[serde(default)]
+    pub overall: BTreeMap<String, u64>,
+}
+
+impl Versions {
+    /// The releases the cluster's daemons run, oldest first, with how many
+    /// daemons run each (a cluster being upgraded runs two or more).
+    pub fn releases(&self) -> Result<Vec<(CephRelease, u64)>, ReleaseError> {
+        let mut out =
+            self.overall.iter().map(|(line, n)| Ok((CephRelease::parse(line)?, *n))).collect::<Result<Vec<_>, _>>()?;
+        out.sort_by(|a, b| a.0.release.cmp(&b.0.release).then_with(|| a.0.version.cmp(&b.0.version)));
+        Ok(out)
+    }
+}
 
 #[derive(Debug, Deserialize)]
 pub struct OsdDump {
@@ -388,5 +411,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(rule.placement(), (Some("default".into()), Some("ssd".into()), "host".into()));
+    }
+}
+
+#[cfg(test)]
+mod versions_tests {
+    use super::*;
+    use crate::domain::ceph_release::Release;
+
+    #[test]
+    fn the_releases_a_cluster_runs() {
+        // As the sandbox recorded `ceph versions -f json` (pacific, tentacle).
+        let pacific = r#"{"mon":{"ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)":1},"mgr":{"ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)":1},"osd":{"ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)":6},"mds":{},"overall":{"ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)":8}}"#;
+        let v: Versions = serde_json::from_str(pacific).unwrap();
+        let r = v.releases().unwrap();
+        assert_eq!((r.len(), r[0].0.release, r[0].0.version.as_str(), r[0].1), (1, Release::Pacific, "16.2.15", 8));
+        let upgrading = r#"{"overall":{"ceph version 20.2.4 (7f793731f1b39eb4f465e960113d2363c311b964) tentacle (stable - RelWithDebInfo)":2,
+            "ceph version 18.2.7 (6b0e988052ec84cf2d4a54ff9bbbc5e720b621ad) reef (stable)":6}}"#;
+        let r = serde_json::from_str::<Versions>(upgrading).unwrap().releases().unwrap();
+        let shown: Vec<String> = r.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+        assert_eq!(shown, ["18.2.7 (reef) x6", "20.2.4 (tentacle) x2"], "oldest first");
+        let odd =
+            r#"{"overall":{"ceph version 15.2.17 (8a82819d84cf884bd39c17e3236e0632ac146dc4) octopus (stable)":3}}"#;
+        assert!(serde_json::from_str::<Versions>(odd).unwrap().releases().is_err());
     }
 }

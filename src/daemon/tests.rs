@@ -68,6 +68,7 @@ impl HostAgents for FakeAgents {
                 devices,
                 can_create_osds: true,
                 note: None,
+                ceph_release: None,
             };
             let known = if *self.ignores_etag.lock().unwrap() { None } else { known };
             Ok(InventoryAnswer::of(report, known))

@@ -1,74 +1,136 @@
 //! The ceph-volume command cephadm 16.2 runs for a host's selection
 //! (`translate.to_ceph_volume`), flag for flag and in the same order, so that
-//! osdkeeper creates the same OSDs cephadm would.
+//! osdkeeper creates the same OSDs cephadm would. Built as its arguments
+//! (argv) and carried so to the agent; joined by spaces only to be shown.
+
+use serde::Deserialize;
 
 use crate::domain::selection::Selection;
 use crate::domain::spec::{DriveSpec, Method};
 use crate::domain::value::excerpt;
 
+/// One ceph-volume command: its arguments after `ceph-volume`, as run.
+pub type Argv = Vec<String>;
+
+/// A command as people read it (previews, events, the deployments'
+/// list): its words joined by spaces, as cephadm writes it.
+pub fn shown(argv: &[String]) -> String {
+    CommandLine(argv).to_string()
+}
+
+/// Reads a stored command: its arguments (a list), or, as deployments
+/// stored before the argv were, one line whose words are split on `' '`,
+/// as the deployment worker split it to run it then.
+pub fn argv_or_line<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Argv, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Argv(Argv),
+        Line(String),
+    }
+    Ok(match Stored::deserialize(d)? {
+        Stored::Argv(argv) => argv,
+        Stored::Line(line) => line.split(' ').map(str::to_string).collect(),
+    })
+}
+
+/// `shown`, written where it is displayed without a string in between.
+pub struct CommandLine<'a>(pub &'a [String]);
+
+impl std::fmt::Display for CommandLine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, word) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            f.write_str(word)?;
+        }
+        Ok(())
+    }
+}
+
+/// Adds a word the command is built from. cephadm writes its command as
+/// one string and splits it on `' '` to run it (`cmd.split(' ')`), so a
+/// value with a space in it is two arguments there; so it is here.
+fn push(argv: &mut Argv, word: &str) {
+    argv.extend(word.split(' ').map(str::to_string));
+}
+
+/// A flag and its value.
+fn push_flag(argv: &mut Argv, flag: &str, value: &str) {
+    argv.push(flag.to_string());
+    push(argv, value);
+}
+
 /// The commands for one host; empty when nothing was selected as data.
 /// cephadm's dry-run variant appends `plan::PREVIEW_SUFFIX`.
-pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[String]) -> Vec<String> {
+pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[String]) -> Vec<Argv> {
     if sel.data.is_empty() {
         return Vec::new();
     }
     let raw = spec.method == Some(Method::Raw);
-    let mut cmds: Vec<String> = if raw {
+    let words = |list: &[&str]| -> Argv { list.iter().map(|w| w.to_string()).collect() };
+    let mut cmds: Vec<Argv> = if raw {
         sel.data
             .iter()
             .enumerate()
             .map(|(i, d)| {
-                let mut c = format!("raw prepare --bluestore --data {d}");
+                let mut c = words(&["raw", "prepare", "--bluestore"]);
+                push_flag(&mut c, "--data", d);
                 if let Some(db) = sel.db.get(i) {
-                    c.push_str(&format!(" --block.db {db}"));
+                    push_flag(&mut c, "--block.db", db);
                 }
                 if let Some(wal) = sel.wal.get(i) {
-                    c.push_str(&format!(" --block.wal {wal}"));
+                    push_flag(&mut c, "--block.wal", wal);
                 }
                 c
             })
             .collect()
     } else {
-        let mut c = format!("lvm batch --no-auto {}", sel.data.join(" "));
+        let mut c = words(&["lvm", "batch", "--no-auto"]);
+        sel.data.iter().for_each(|d| push(&mut c, d));
         if !sel.db.is_empty() {
-            c.push_str(&format!(" --db-devices {}", sel.db.join(" ")));
+            c.push("--db-devices".into());
+            sel.db.iter().for_each(|d| push(&mut c, d));
         }
         if !sel.wal.is_empty() {
-            c.push_str(&format!(" --wal-devices {}", sel.wal.join(" ")));
+            c.push("--wal-devices".into());
+            sel.wal.iter().for_each(|d| push(&mut c, d));
         }
         if let Some(v) = &spec.block_wal_size {
-            c.push_str(&format!(" --block-wal-size {v}"));
+            push_flag(&mut c, "--block-wal-size", v);
         }
         if let Some(v) = &spec.block_db_size {
-            c.push_str(&format!(" --block-db-size {v}"));
+            push_flag(&mut c, "--block-db-size", v);
         }
         vec![c]
     };
     for (i, c) in cmds.iter_mut().enumerate() {
         if spec.encrypted {
-            c.push_str(" --dmcrypt");
+            c.push("--dmcrypt".into());
         }
         if let Some(n) = &spec.osds_per_device {
-            c.push_str(&format!(" --osds-per-device {n}"));
+            push_flag(c, "--osds-per-device", n);
         }
         if let Some(f) = &spec.data_allocate_fraction {
-            c.push_str(&format!(" --data-allocate-fraction {f}"));
+            push_flag(c, "--data-allocate-fraction", f);
         }
         if raw {
             // One prepare per disk, so one claimed id each: `raw prepare`
             // takes `--osd-id` (cephadm 16.2 passes all as `--osd-ids`,
             // which `raw prepare` refuses).
             if let Some(id) = osd_id_claims.get(i) {
-                c.push_str(&format!(" --osd-id {id}"));
+                push_flag(c, "--osd-id", id);
             }
         } else if !osd_id_claims.is_empty() {
-            c.push_str(&format!(" --osd-ids {}", osd_id_claims.join(" ")));
+            c.push("--osd-ids".into());
+            osd_id_claims.iter().for_each(|id| push(c, id));
         }
         if !raw {
-            c.push_str(" --yes --no-systemd");
+            c.extend(["--yes".to_string(), "--no-systemd".to_string()]);
         }
         if let Some(class) = &spec.crush_device_class {
-            c.push_str(&format!(" --crush-device-class {class}"));
+            push_flag(c, "--crush-device-class", class);
         }
     }
     cmds

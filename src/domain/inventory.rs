@@ -101,12 +101,31 @@ pub struct Lv {
     pub kind: Option<Arc<str>>,
 }
 
-/// One disk of a host.
+/// What libstoragemgmt says of a disk (`lsm_data`; ceph-volume fills it
+/// only with `--with-lsm`), as text: `device ls` shows it as it comes.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Device {
+pub struct LsmData {
+    pub transport: Option<Arc<str>>,
+    pub rpm: Option<Arc<str>>,
+    pub health: Option<Arc<str>>,
+    /// `ledSupport.IDENTstatus` and `ledSupport.FAILstatus`.
+    pub ident_led: Option<Arc<str>>,
+    pub fault_led: Option<Arc<str>>,
+}
+
+/// One disk as ceph-volume's `inventory --format json` reports it: the
+/// fields osdkeeper reads, and nothing of osdkeeper's own. The agent, the
+/// daemon, the listing, the planner and the simulator all read a report
+/// into this, through the one reader (`wire::ceph_volume`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeviceReport {
     /// Empty when the report has no path.
     pub path: Arc<str>,
+    /// Python's truth of `available`, as cephadm tests it.
     pub available: bool,
+    /// `ceph_device`, which ceph-volume names `ceph_device_lvm` from Squid
+    /// on: either one true makes a Ceph device (read as cephadm did not,
+    /// which then never zapped such disks).
     pub ceph_device: bool,
     /// Sorted, as cephadm stores them.
     pub rejected_reasons: Vec<Arc<str>>,
@@ -116,18 +135,26 @@ pub struct Device {
     /// `sys_api.size` in bytes (the true size).
     pub size_bytes: Option<f64>,
     pub kind: DeviceType,
+    /// `sys_api.type` (`disk`, `part`, `mpath`, `loop`, ...); empty when
+    /// missing or not a string.
+    pub dev_type: Arc<str>,
+    /// The names of `sys_api.partitions`. A value there that is no
+    /// mapping but that Python finds true (ceph-volume never writes one)
+    /// counts as one partition without a name, so that a disk is never
+    /// taken for unpartitioned on a report's say-so it cannot read.
+    pub partitions: Box<[Arc<str>]>,
     /// Shared: thousands of disks of one model look up the same values,
     /// and a plan over a big inventory holds every device.
     pub lookups: Arc<Lookups>,
-    /// Set when osdkeeper holds the device back from every spec (it zapped
-    /// it, or removed its OSD), with the reason. cephadm has no such notion.
-    pub held: Option<Arc<str>>,
-    /// What osdkeeper's disk probes say of this disk (set by the daemon's
-    /// planning view; a spec's `osdkeeper.probe` gate reads it).
-    pub probe: Option<Arc<crate::domain::probe::ProbeStatus>>,
+    /// Boxed and absent unless `lsm_data` says something: most reports
+    /// have `{}` there.
+    pub lsm: Option<Box<LsmData>>,
+    /// The release of the ceph-volume that wrote it, where the reader was
+    /// told (the agent knows its own; a stored inventory does not say yet).
+    pub release: Option<crate::domain::ceph_release::Release>,
 }
 
-impl Device {
+impl DeviceReport {
     pub fn human_type(&self) -> &'static str {
         self.kind.as_str()
     }
@@ -149,6 +176,44 @@ impl Device {
         self.lvs.iter().filter(|lv| lv.kind.as_deref() == Some("block")).filter_map(|lv| lv.osd_id.as_deref())
     }
 
+    /// OSD ids of every volume on this disk (data, db, wal).
+    pub fn all_osd_ids(&self) -> impl Iterator<Item = &str> {
+        self.lvs.iter().filter_map(|lv| lv.osd_id.as_deref())
+    }
+
+    pub fn has_partitions(&self) -> bool {
+        !self.partitions.is_empty()
+    }
+}
+
+/// One disk of a host as the planner sees it: its report, and what
+/// osdkeeper itself marks on it. It reads as its report (`Deref`), so
+/// that the planner names report fields directly.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Device {
+    pub report: DeviceReport,
+    /// Set when osdkeeper holds the device back from every spec (it zapped
+    /// it, or removed its OSD), with the reason. cephadm has no such notion.
+    pub held: Option<Arc<str>>,
+    /// What osdkeeper's disk probes say of this disk (set by the daemon's
+    /// planning view; a spec's `osdkeeper.probe` gate reads it).
+    pub probe: Option<Arc<crate::domain::probe::ProbeStatus>>,
+}
+
+impl std::ops::Deref for Device {
+    type Target = DeviceReport;
+    fn deref(&self) -> &DeviceReport {
+        &self.report
+    }
+}
+
+impl From<DeviceReport> for Device {
+    fn from(report: DeviceReport) -> Device {
+        Device { report, held: None, probe: None }
+    }
+}
+
+impl Device {
     /// The same physical disk reported twice: cephadm compares every report
     /// field; we compare every field we keep.
     pub fn same_report(&self, other: &Device) -> bool {
@@ -158,13 +223,13 @@ impl Device {
 
 /// Sorts devices by path as plain strings (cephadm's `Devices` order, a
 /// stable sort). Sorts positions rather than the large device values.
-pub fn sort_devices(devices: &mut Vec<Device>) {
+pub fn sort_devices(devices: &mut Vec<DeviceReport>) {
     if devices.is_sorted_by(|a, b| a.path <= b.path) {
         return;
     }
     let mut order: Vec<usize> = (0..devices.len()).collect();
     order.sort_by(|&a, &b| devices[a].path.cmp(&devices[b].path));
-    let mut slots: Vec<Option<Device>> = std::mem::take(devices).into_iter().map(Some).collect();
+    let mut slots: Vec<Option<DeviceReport>> = std::mem::take(devices).into_iter().map(Some).collect();
     *devices = order.into_iter().map(|i| slots[i].take().expect("each device once")).collect();
 }
 

@@ -60,7 +60,7 @@ mod tests {
     use super::*;
 
     fn dev(path: &str, available: bool) -> Device {
-        Device { path: path.into(), available, ..Device::default() }
+        Device::from(crate::domain::inventory::DeviceReport { path: path.into(), available, ..Default::default() })
     }
 
     #[test]

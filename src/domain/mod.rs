@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod backoff;
 pub mod bench;
+pub mod ceph_release;
 pub mod cluster;
 pub mod cluster_health;
 pub mod command;

@@ -24,8 +24,9 @@ pub struct PlanRow {
     /// Index into `ClusterView::hosts`.
     pub host: usize,
     pub selection: Selection,
-    /// What cephadm would run on the host (`lvm batch ...`), without the `ceph-volume` prefix.
-    pub commands: Vec<String>,
+    /// What cephadm would run on the host (`lvm batch ...`): each command's
+    /// arguments after `ceph-volume`.
+    pub commands: Vec<crate::domain::command::Argv>,
     /// What ceph-volume would make of `commands` on this host.
     pub layout: Result<Layout, Refusal>,
 }

@@ -6,6 +6,7 @@
 //! deployment lists the disks before it prepares one, so the second case
 //! makes no second OSD.
 
+use crate::domain::command::{shown, Argv};
 use crate::domain::inventory::HostInventory;
 use crate::domain::plan::PlanRow;
 use crate::domain::spec::{DriveSpec, Method};
@@ -32,12 +33,13 @@ pub fn run_key(row: &PlanRow, host: &HostInventory) -> String {
         .chain(&sel.wal)
         .filter_map(|p| host.devices.iter().find(|d| d.path == *p).map(|d| &*d.device_id))
         .collect();
-    format!("{} [disks: {}]", row.commands.join(" && "), ids.join(","))
+    let commands: Vec<String> = row.commands.iter().map(|c| shown(c)).collect();
+    format!("{} [disks: {}]", commands.join(" && "), ids.join(","))
 }
 
 /// The deployment's steps: each planned command with the data devices it
 /// makes OSDs on (raw: one command per data device; lvm batch: one for all).
-pub fn deploy_steps(spec: &DriveSpec, row: &PlanRow) -> Vec<(String, Vec<String>)> {
+pub fn deploy_steps(spec: &DriveSpec, row: &PlanRow) -> Vec<(Argv, Vec<String>)> {
     let data: Vec<String> = row.selection.data.iter().map(|p| p.to_string()).collect();
     if spec.method == Some(Method::Raw) {
         row.commands.iter().cloned().zip(data.into_iter().map(|d| vec![d])).collect()
@@ -94,7 +96,7 @@ mod tests {
         use crate::domain::inventory::Device;
         use crate::domain::probe::{ProbeDone, ProbeFigures, ProbeMode, ProbeStatus};
         let disk = |probe: Option<ProbeStatus>| Device {
-            path: "/dev/sdb".into(),
+            report: crate::domain::inventory::DeviceReport { path: "/dev/sdb".into(), ..Default::default() },
             probe: probe.map(std::sync::Arc::new),
             ..Device::default()
         };

@@ -14,7 +14,7 @@ use crate::wire::agent::{
     OsdDaemonStatus, OsdKind, ProbeRequest, ProbeResult, ZapRequest, ZapResult,
 };
 use crate::wire::api::hosts::Host;
-use crate::wire::ceph_volume::parse_device_list;
+use crate::wire::ceph_volume::{parse_device_list, report_of};
 
 fn unreachable(s: &SimState, host: &Host) -> Result<(), AgentError> {
     if s.unreachable.contains(&host.name) {
@@ -33,9 +33,16 @@ fn inventory(s: &mut SimState, host: &str) -> Vec<Value> {
     // As the real agents answer the daemon: `--filter-for-batch`, so disks
     // with partitions (the OS disks) are not listed.
     base.into_iter()
-        .filter(|d| d["sys_api"]["partitions"].as_object().is_none_or(|p| p.is_empty()))
-        .map(|mut d| {
-            let path = d["path"].as_str().unwrap_or_default().to_string();
+        .filter_map(|d| match report_of(&d) {
+            Ok(read) => Some((d, read)),
+            Err(e) => {
+                tracing::error!(host, "a simulated device report does not read as ceph-volume's ({e}): left out");
+                None
+            }
+        })
+        .filter(|(_, read)| !read.has_partitions())
+        .map(|(mut d, read)| {
+            let path = read.path.to_string();
             let on_disk: Vec<&SimOsd> = on_host.iter().filter(|o| o.device == path).collect();
             if !on_disk.is_empty() {
                 d["available"] = json!(false);
@@ -85,6 +92,7 @@ impl HostAgents for SimCluster {
                 devices: inventory(s, &host.name),
                 can_create_osds: true,
                 note: None,
+                ceph_release: None,
             })
         });
         // Answered as the real agent answers: unchanged when the ETag is the current one.
@@ -293,7 +301,7 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
     let mut created = Vec::new();
     for osd in layout.osds {
         let path = osd.data.to_string();
-        let device = inv.iter().find(|d| d["path"] == path.as_str()).cloned().unwrap_or_default();
+        let device = devices.iter().find(|d| *d.path == *path).map(|d| d.report.clone()).unwrap_or_default();
         let id = match osd.osd_id.and_then(|id| id.parse().ok()) {
             Some(id) => {
                 s.osds.retain(|o| !(o.id == id && o.destroyed));
@@ -316,11 +324,11 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
             id,
             host: host.to_string(),
             device: path.clone(),
-            device_id: device["device_id"].as_str().unwrap_or_default().to_string(),
+            device_id: device.device_id.to_string(),
             up: false,
             is_in: true,
             destroyed: false,
-            crush_weight: super::crush_weight_of(device["sys_api"]["size"].as_f64().unwrap_or(1e12)),
+            crush_weight: super::crush_weight_of(device.size_bytes.unwrap_or(1e12)),
             pgs: 0.0,
             daemon_running: false,
             affinity: request.osdspec_affinity.clone().unwrap_or_default(),

@@ -20,9 +20,12 @@ mod tests;
 
 pub use cluster::{SimCluster, SimOsd, SIM_FSID};
 
+use crate::domain::inventory::{Affinity, DeviceReport, DeviceType, Found, Lv};
+use crate::wire::ceph_volume::report_of;
+
 /// The CRUSH class Ceph gives a disk: `hdd` when it is rotational.
-pub(super) fn class_of(device: &serde_json::Value) -> String {
-    if device["sys_api"]["rotational"] == "1" { "hdd" } else { "ssd" }.to_string()
+pub(super) fn class_of(device: &DeviceReport) -> String {
+    if device.kind == DeviceType::Hdd { "hdd" } else { "ssd" }.to_string()
 }
 
 /// The field report's cluster (specs/f5-422-inventory.json): its hosts and
@@ -36,34 +39,32 @@ pub fn field_report_cluster(pgs: f64, drain_rate: f64, pace: f64) -> SimCluster 
     let mut db_disks = Vec::new();
     for (host, devs) in inv["hosts"].as_object().expect("hosts") {
         let list = devs.as_array().cloned().unwrap_or_default();
-        for d in &list {
-            let db_ids: Vec<u32> = d["lvs"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|lv| lv["type"] == "db")
-                .filter_map(|lv| lv["osd_id"].as_str().and_then(|s| s.parse().ok()))
-                .collect();
+        let reports: Vec<DeviceReport> =
+            list.iter().map(|d| report_of(d).expect("the bundled inventory reads as ceph-volume's")).collect();
+        for d in &reports {
+            let lv_id = |lv: &Lv| lv.osd_id.as_deref().and_then(|s| s.parse::<u32>().ok());
+            let db_ids: Vec<u32> =
+                d.lvs.iter().filter(|lv| lv.kind.as_deref() == Some("db")).filter_map(lv_id).collect();
             if !db_ids.is_empty() {
-                db_disks.push((host.clone(), d["path"].as_str().unwrap_or_default().to_string(), db_ids));
+                db_disks.push((host.clone(), d.path.to_string(), db_ids));
             }
-            for lv in d["lvs"].as_array().into_iter().flatten() {
-                if lv["type"] != "block" {
-                    continue;
-                }
-                let id: u32 = lv["osd_id"].as_str().and_then(|s| s.parse().ok()).unwrap_or(0);
+            for lv in d.lvs.iter().filter(|lv| lv.kind.as_deref() == Some("block")) {
+                let affinity = match &lv.affinity {
+                    Affinity::Value(Found::Str(s)) => s.to_string(),
+                    _ => String::new(),
+                };
                 osds.push(SimOsd {
-                    id,
+                    id: lv_id(lv).unwrap_or(0),
                     host: host.clone(),
-                    device: d["path"].as_str().unwrap_or_default().to_string(),
-                    device_id: d["device_id"].as_str().unwrap_or_default().to_string(),
+                    device: d.path.to_string(),
+                    device_id: d.device_id.to_string(),
                     up: true,
                     is_in: true,
                     destroyed: false,
-                    crush_weight: crush_weight_of(d["sys_api"]["size"].as_f64().unwrap_or(1e12)),
+                    crush_weight: crush_weight_of(d.size_bytes.unwrap_or(1e12)),
                     pgs,
                     daemon_running: true,
-                    affinity: lv["osdspec_affinity"].as_str().unwrap_or_default().to_string(),
+                    affinity,
                     device_class: class_of(d),
                     activated: true,
                 });
@@ -72,8 +73,9 @@ pub fn field_report_cluster(pgs: f64, drain_rate: f64, pace: f64) -> SimCluster 
         // The base inventory holds the disks as blank: the simulator adds the OSD volumes.
         let blank: Vec<serde_json::Value> = list
             .into_iter()
-            .map(|mut d| {
-                if d["lvs"].as_array().is_some_and(|l| !l.is_empty()) {
+            .zip(&reports)
+            .map(|(mut d, read)| {
+                if !read.lvs.is_empty() {
                     d["available"] = serde_json::json!(true);
                     d["ceph_device"] = serde_json::json!(false);
                     d["rejected_reasons"] = serde_json::json!([]);

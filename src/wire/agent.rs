@@ -14,6 +14,10 @@
 //! | `POST /v1/osd/{id}/activate` | `ActivateRequest` | `CommandResult` of `ceph-volume raw activate` / `lvm activate` (also when it failed) |
 //! | `POST /v1/osd/{id}/start` | | `OsdDaemonStatus` once a process serves the id (idempotent: a running daemon is left alone) |
 //! | `POST /v1/probe` | `ProbeRequest` | `ProbeResult` (fio's four jobs on a blank device), or 4xx `AgentErrorBody` when refused (not blank, another disk at the path, no intent) |
+//!
+//! An error answer (`AgentErrorBody`) says what went wrong and its
+//! `AgentErrorCode`: `busy` while another command that changes the host's
+//! disks or daemons runs (409), otherwise the kind its status says.
 
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +61,14 @@ pub struct InventoryReport<D = Vec<serde_json::Value>> {
     /// Why, when it cannot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The release of the Ceph whose ceph-volume listed the devices, as
+    /// `CephRelease` writes it (`18.2.7 (reef)`), when the list came from
+    /// ceph-volume and the `ceph` beside it said (`ceph --version`). Text,
+    /// so that a release this daemon does not know never makes a report
+    /// unreadable. Not in the ETag: the daemon does not store it yet, and
+    /// the ETag is computed from what it stores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceph_release: Option<String>,
 }
 
 /// A device list as JSON text.
@@ -76,6 +88,7 @@ impl InventoryReport {
             taken_at_ms: self.taken_at_ms,
             can_create_osds: self.can_create_osds,
             note: self.note,
+            ceph_release: self.ceph_release,
         }
     }
 }
@@ -130,6 +143,10 @@ fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
     h
 }
 
+/// The one grammar of the ceph-volume command (the planner's), by which
+/// the agent reads every word of a `CephVolumeRequest`.
+pub use crate::domain::osd_layout::args as ceph_volume_grammar;
+
 /// `POST /v1/ceph-volume`: run one planned ceph-volume command.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CephVolumeRequest {
@@ -152,10 +169,56 @@ pub struct CommandResult {
     pub stderr: String,
 }
 
-/// Every 4xx/5xx answer of the agent.
+/// Every 4xx/5xx answer of the agent: what went wrong in words, and as a
+/// code the daemon acts on (never on the words).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AgentErrorBody {
     pub error: String,
+    /// Absent in the answers of agents from before the codes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<AgentErrorCode>,
+}
+
+/// What kind of refusal or failure an agent's error answer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentErrorCode {
+    /// Another command that changes the host's disks or daemons runs: the
+    /// request was not carried out, and may be repeated when it is done.
+    Busy,
+    /// The request is malformed or asks for what the agent never does (400, 405, 413, 415, 422).
+    Invalid,
+    /// No token, or a wrong one (401).
+    Unauthorized,
+    /// Outside what this agent may touch (`--devices`), or sent the way a web page would (403).
+    Forbidden,
+    /// No such endpoint, or a device that is not in the host's inventory (404).
+    NotFound,
+    /// Refused for what is on the host now: a device in use, an OSD that
+    /// runs or is not there, a fixed inventory (409).
+    Conflict,
+    /// The command did not finish in its time and was stopped (504).
+    TimedOut,
+    /// The agent could not do it (500).
+    Failed,
+    /// A code this side does not know (an agent newer than it).
+    #[serde(other)]
+    Other,
+}
+
+impl AgentErrorCode {
+    /// The code of an answer with this status, where nothing more precise is said.
+    pub fn of_status(status: u16) -> AgentErrorCode {
+        match status {
+            401 => AgentErrorCode::Unauthorized,
+            403 => AgentErrorCode::Forbidden,
+            404 => AgentErrorCode::NotFound,
+            409 => AgentErrorCode::Conflict,
+            504 => AgentErrorCode::TimedOut,
+            400..=499 => AgentErrorCode::Invalid,
+            _ => AgentErrorCode::Failed,
+        }
+    }
 }
 
 /// `GET /v1/osd/{id}` and the answer of `POST /v1/osd/{id}/stop`: whether
@@ -297,6 +360,7 @@ mod tests {
                 devices: serde_json::from_str::<Vec<serde_json::Value>>(devices).unwrap(),
                 can_create_osds: true,
                 note: note.map(str::to_string),
+                ceph_release: None,
             }
             .into_raw()
         };
@@ -313,6 +377,23 @@ mod tests {
         assert_ne!(etag(&base), etag(&file));
         assert!(etag(&base).starts_with(&format!("{}-", base.fingerprint())));
         assert_eq!(base.devices.get(), r#"[{"path":"/dev/sdb"}]"#, "written compactly, keys sorted");
+    }
+
+    #[test]
+    fn error_codes_on_the_wire() {
+        let busy = AgentErrorBody { error: "busy".into(), code: Some(AgentErrorCode::Busy) };
+        assert_eq!(serde_json::to_string(&busy).unwrap(), r#"{"error":"busy","code":"busy"}"#);
+        let old: AgentErrorBody = serde_json::from_str(r#"{"error":"x"}"#).unwrap();
+        assert_eq!(old.code, None, "an agent from before the codes");
+        let newer: AgentErrorBody = serde_json::from_str(r#"{"error":"x","code":"on_fire"}"#).unwrap();
+        assert_eq!(newer.code, Some(AgentErrorCode::Other));
+        let statuses =
+            [(400, "invalid"), (401, "unauthorized"), (403, "forbidden"), (404, "not_found"), (405, "invalid")];
+        for (status, code) in
+            statuses.into_iter().chain([(409, "conflict"), (422, "invalid"), (500, "failed"), (504, "timed_out")])
+        {
+            assert_eq!(serde_json::to_value(AgentErrorCode::of_status(status)).unwrap(), code, "{status}");
+        }
     }
 
     #[test]

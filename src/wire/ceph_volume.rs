@@ -1,5 +1,8 @@
 //! ceph-volume's inventory JSON (`ceph-volume inventory --format json`), one
-//! device per entry, read into `domain::inventory::Device`.
+//! device per entry, read into `domain::inventory::DeviceReport`: the one
+//! reader of a device report, for the agent, the daemon, the listing, the
+//! planner and the simulator alike (`ceph_volume_scan` is its fast path and
+//! yields the very same reports).
 //!
 //! Besides the fields we keep, cephadm's matchers find `model`, `vendor`,
 //! `rotational`, `human_readable_size` and `size` with a recursive search
@@ -17,7 +20,9 @@ use foldhash::fast::FixedState;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::ceph_volume_scan::{device_list, Cursor};
-use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups, Lv};
+pub use crate::domain::ceph_release::{CephRelease, Release, ReleaseError};
+pub use crate::domain::inventory::DeviceReport;
+use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups, LsmData, Lv};
 
 thread_local! {
     /// Models, vendors, sizes, paths and reject reasons repeat across
@@ -96,6 +101,13 @@ pub(super) fn intern(s: &str) -> Arc<str> {
     })
 }
 
+/// Reads one host's device list (a JSON array) for planning, sorted like
+/// cephadm (`parse_reports`, as `Device`s with nothing marked on them). The
+/// daemon reads stored inventories, which do not record the release yet.
+pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> {
+    Ok(parse_reports(json, None)?.into_iter().map(Device::from).collect())
+}
+
 /// Reads one host's device list (a JSON array) and sorts it like cephadm.
 ///
 /// A path listed twice refuses the list. ceph-volume reports each device
@@ -105,23 +117,42 @@ pub(super) fn intern(s: &str) -> Arc<str> {
 /// pool, so `db_devices` can take the disk again (ceph-volume: "Device lists
 /// are not disjoint"), and it passes two differing copies both to
 /// `lvm batch /dev/sdb /dev/sdb`, which makes one OSD and then fails.
-pub fn parse_device_list(json: &[u8]) -> Result<Vec<Device>, serde_json::Error> {
-    if let Some(devices) = scan_whole(json) {
-        return finish(devices);
+///
+/// `release`: the release whose ceph-volume wrote the list, where known.
+/// Every release is read alike so far (both names of the Ceph device key
+/// count whatever the release, `ceph_device_lvm` having come within
+/// Squid's point releases); each report records it, and reading that
+/// differs by release goes into `written_by`.
+pub fn parse_reports(json: &[u8], release: Option<&CephRelease>) -> Result<Vec<DeviceReport>, serde_json::Error> {
+    let devices = match scan_whole(json) {
+        Some(devices) => devices,
+        None => {
+            // The fast pass skips the sys_api values no matcher looks at. That is
+            // exact as long as sys_api holds every looked-up key itself (a direct
+            // key wins over anything nested, and sys_api comes first in cephadm's
+            // search order); otherwise the list is read again with the full search.
+            let (mut devices, complete) = parse_list(json, true)?;
+            if !complete {
+                devices = parse_list(json, false)?.0;
+            }
+            devices
+        }
+    };
+    finish(written_by(devices, release))
+}
+
+/// The reports as the release that wrote them means them.
+fn written_by(mut devices: Vec<DeviceReport>, release: Option<&CephRelease>) -> Vec<DeviceReport> {
+    if let Some(r) = release {
+        for d in &mut devices {
+            d.release = Some(r.release);
+        }
     }
-    // The fast pass skips the sys_api values no matcher looks at. That is
-    // exact as long as sys_api holds every looked-up key itself (a direct
-    // key wins over anything nested, and sys_api comes first in cephadm's
-    // search order); otherwise the list is read again with the full search.
-    let (mut devices, complete) = parse_list(json, true)?;
-    if !complete {
-        devices = parse_list(json, false)?.0;
-    }
-    finish(devices)
+    devices
 }
 
 /// The byte scanner's reading of a whole document, where it is sure.
-fn scan_whole(json: &[u8]) -> Option<Vec<Device>> {
+fn scan_whole(json: &[u8]) -> Option<Vec<DeviceReport>> {
     let mut c = Cursor::new(json, 0);
     let devices = device_list(&mut c)?;
     c.ws();
@@ -129,32 +160,56 @@ fn scan_whole(json: &[u8]) -> Option<Vec<Device>> {
 }
 
 /// Sorts a host's devices like cephadm and refuses a path listed twice.
-pub(super) fn finish(mut devices: Vec<Device>) -> Result<Vec<Device>, serde_json::Error> {
+pub(super) fn finish(mut devices: Vec<DeviceReport>) -> Result<Vec<DeviceReport>, serde_json::Error> {
     sort_devices(&mut devices);
     // Sorted by path, so copies are neighbours. A missing path is reported
     // by the selection, as cephadm does ("Disk doesn't have a 'path'").
     if let Some(w) = devices.windows(2).find(|w| w[0].path == w[1].path && !w[0].path.is_empty()) {
-        return Err(de::Error::custom(format!(
-            "device path {:?} is listed twice (ceph-volume lists each device once; fix the inventory)",
-            crate::domain::value::excerpt(&w[0].path)
-        )));
+        return Err(listed_twice(&w[0].path));
     }
     Ok(devices)
 }
 
-pub(super) fn parse_list(json: &[u8], fast: bool) -> Result<(Vec<Device>, bool), serde_json::Error> {
+fn listed_twice(path: &str) -> serde_json::Error {
+    de::Error::custom(format!(
+        "device path {:?} is listed twice (ceph-volume lists each device once; fix the inventory)",
+        crate::domain::value::excerpt(path)
+    ))
+}
+
+pub(super) fn parse_list(json: &[u8], fast: bool) -> Result<(Vec<DeviceReport>, bool), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(json);
     let out = de.deserialize_seq(DeviceListVisitor { fast })?;
     de.end()?;
     Ok(out)
 }
 
-/// Deserializes one device entry.
-pub fn parse_device(json: &[u8]) -> Result<Device, serde_json::Error> {
+/// Reads one device entry.
+pub fn parse_device(json: &[u8]) -> Result<DeviceReport, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(json);
     let (d, _) = de.deserialize_map(DeviceVisitor { fast: false })?;
     de.end()?;
     Ok(d)
+}
+
+/// Reads one device entry held as a JSON value (the agent and the
+/// simulator keep ceph-volume's JSON as values, to send it on unchanged).
+pub fn report_of(device: &serde_json::Value) -> Result<DeviceReport, serde_json::Error> {
+    device.deserialize_map(DeviceVisitor { fast: false }).map(|(d, _)| d)
+}
+
+/// Reads a device list held as JSON values, in its order (each report
+/// beside its value), refusing a path listed twice as `parse_reports` does.
+pub fn reports_of(
+    devices: &[serde_json::Value],
+    release: Option<&CephRelease>,
+) -> Result<Vec<DeviceReport>, serde_json::Error> {
+    let reports = written_by(devices.iter().map(report_of).collect::<Result<Vec<_>, _>>()?, release);
+    let mut seen = HashSet::with_capacity(reports.len());
+    match reports.iter().find(|r| !r.path.is_empty() && !seen.insert(&r.path)) {
+        Some(twice) => Err(listed_twice(&twice.path)),
+        None => Ok(reports),
+    }
 }
 
 struct DeviceListVisitor {
@@ -163,7 +218,7 @@ struct DeviceListVisitor {
 
 impl<'de> Visitor<'de> for DeviceListVisitor {
     /// The devices, and whether the fast pass was exact for all of them.
-    type Value = (Vec<Device>, bool);
+    type Value = (Vec<DeviceReport>, bool);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a list of ceph-volume inventory devices")
     }
@@ -186,7 +241,7 @@ struct DeviceSeed {
 }
 
 impl<'de> DeserializeSeed<'de> for DeviceSeed {
-    type Value = (Device, bool);
+    type Value = (DeviceReport, bool);
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(DeviceVisitor { fast: self.fast })
     }
@@ -296,7 +351,7 @@ impl<'de> Visitor<'de> for Probe {
         Ok(Probed { value: Found::Composite, hits, truthy: any })
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Probed, A::Error> {
-        let (direct, nested, any) = probe_map(&mut map, |_, _| {})?;
+        let (direct, nested, any) = probe_map(&mut map, &[], |_, _| {})?;
         let mut hits = direct;
         hits.or(nested);
         Ok(Probed { value: Found::Composite, hits, truthy: any })
@@ -304,9 +359,11 @@ impl<'de> Visitor<'de> for Probe {
 }
 
 /// Walks a mapping: direct hits (the key itself) and nested hits (inside
-/// values, first in order). `each` sees every key with its probed value.
+/// values, first in order). `each` sees every key with its probed value
+/// (kept for the looked-up keys and for `keep`).
 fn probe_map<'de, A: MapAccess<'de>>(
     map: &mut A,
+    keep: &[&str],
     mut each: impl FnMut(&str, &Probed),
 ) -> Result<(Hits, Hits, bool), A::Error> {
     let mut direct = Hits::default();
@@ -315,7 +372,7 @@ fn probe_map<'de, A: MapAccess<'de>>(
     while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
         any = true;
         let idx = key_index(&key);
-        let probed = map.next_value_seed(Probe { keep_value: idx.is_some() || WATCHED.contains(&key.as_ref()) })?;
+        let probed = map.next_value_seed(Probe { keep_value: idx.is_some() || keep.contains(&key.as_ref()) })?;
         each(&key, &probed);
         if let Some(i) = idx {
             direct.set(i, probed.value.clone());
@@ -325,8 +382,8 @@ fn probe_map<'de, A: MapAccess<'de>>(
     Ok((direct, nested, any))
 }
 
-/// sys_api keys we keep for display.
-const WATCHED: [&str; 2] = ["size", "rotational"];
+/// sys_api keys whose values the report keeps besides the looked-up ones.
+const WATCHED: [&str; 3] = ["size", "rotational", "type"];
 
 struct DeviceVisitor {
     /// Skip what only matters when sys_api lacks a looked-up key.
@@ -335,19 +392,22 @@ struct DeviceVisitor {
 
 impl<'de> Visitor<'de> for DeviceVisitor {
     /// The device, and whether its lookups are exact (always, unless fast).
-    type Value = (Device, bool);
+    type Value = (DeviceReport, bool);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a ceph-volume inventory device (a JSON object)")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut d = Device::default();
+        let mut d = DeviceReport::default();
         // Hits per top-level field, in Device.to_json order.
         let mut sys_hits = Hits::default();
         let mut lvs_hits = Hits::default();
         let mut lsm_hits = Hits::default();
-        let mut other_hits: [Hits; 3] = Default::default(); // ceph_device, available, device_id
+        let mut other_hits: [Hits; 2] = Default::default(); // available, device_id
         let mut created_hits = Hits::default();
         let mut sys_complete = false;
+        // The key's old name and its Squid name, each with the hits of its
+        // value; a key given twice counts as its last, as in Python.
+        let mut ceph_keys: [(bool, Hits); 2] = Default::default();
         while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
             match key.as_ref() {
                 "path" => match map.next_value::<Option<Text<'de>>>() {
@@ -357,12 +417,11 @@ impl<'de> Visitor<'de> for DeviceVisitor {
                 "available" => {
                     let p = map.next_value_seed(Probe { keep_value: false })?;
                     d.available = p.truthy;
-                    other_hits[1] = p.hits;
-                }
-                "ceph_device" => {
-                    let p = map.next_value_seed(Probe { keep_value: false })?;
-                    d.ceph_device = p.truthy;
                     other_hits[0] = p.hits;
+                }
+                "ceph_device" | "ceph_device_lvm" => {
+                    let p = map.next_value_seed(Probe { keep_value: false })?;
+                    ceph_keys[usize::from(key != "ceph_device")] = (p.truthy, p.hits);
                 }
                 "rejected_reasons" => {
                     let raw: Vec<Text<'de>> = map.next_value::<Option<Vec<_>>>()?.unwrap_or_default();
@@ -377,28 +436,37 @@ impl<'de> Visitor<'de> for DeviceVisitor {
                     }
                 }
                 "sys_api" => {
-                    let (hits, size, rot, all_direct) = map.next_value_seed(SysApiSeed { fast: self.fast })?;
-                    sys_complete = all_direct;
-                    sys_hits = hits;
-                    d.size_bytes = size;
-                    d.kind = rot;
+                    let sys = map.next_value_seed(SysApiSeed { fast: self.fast })?;
+                    sys_complete = sys.all_direct;
+                    sys_hits = sys.hits;
+                    d.size_bytes = sys.size;
+                    d.kind = sys.kind;
+                    d.dev_type = sys.dev_type;
+                    d.partitions = sys.partitions;
                 }
                 "lvs" => {
                     let (lvs, hits) = map.next_value_seed(LvsSeed)?;
                     d.lvs = lvs;
                     lvs_hits = hits;
                 }
-                "lsm_data" | "created" if self.fast => {
+                "lsm_data" => {
+                    let (lsm, hits) = map.next_value_seed(MapOnly(Lsm))?;
+                    d.lsm = lsm;
+                    lsm_hits = hits;
+                }
+                "created" if self.fast => {
                     map.next_value::<IgnoredAny>()?;
                 }
-                "lsm_data" => lsm_hits = map.next_value_seed(Probe { keep_value: false })?.hits,
                 "created" => created_hits.or(map.next_value_seed(Probe { keep_value: false })?.hits),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        let [ceph_hits, avail_hits, id_hits] = other_hits;
+        let [(old, mut ceph_hits), (new, new_hits)] = ceph_keys;
+        d.ceph_device = old || new;
+        ceph_hits.or(new_hits);
+        let [avail_hits, id_hits] = other_hits;
         // Fields before sys_api in cephadm's order must hold nothing looked up.
         let exact = !self.fast || (sys_complete && ceph_hits.0.is_none() && avail_hits.0.is_none());
         let mut hits = ceph_hits;
@@ -417,8 +485,31 @@ struct SysApiSeed {
     fast: bool,
 }
 
-/// Hits, the true size, the type, and whether all five keys were there directly.
-type SysApi = (Hits, Option<f64>, DeviceType, bool);
+/// What `sys_api` gives a report.
+#[derive(Default)]
+struct SysApi {
+    hits: Hits,
+    /// The true size.
+    size: Option<f64>,
+    kind: DeviceType,
+    dev_type: Arc<str>,
+    partitions: Box<[Arc<str>]>,
+    /// All five looked-up keys were there directly.
+    all_direct: bool,
+}
+
+impl SysApi {
+    fn note(&mut self, key: &str, value: &Found) {
+        match (key, value) {
+            ("size", Found::Number(n)) => self.size = Some(*n),
+            ("rotational", Found::Str(s)) if &**s == "1" => self.kind = DeviceType::Hdd,
+            ("rotational", _) => self.kind = DeviceType::Ssd,
+            ("type", Found::Str(s)) => self.dev_type = s.clone(),
+            ("type", _) => self.dev_type = Arc::from(""),
+            _ => {}
+        }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for SysApiSeed {
     type Value = SysApi;
@@ -433,39 +524,218 @@ impl<'de> Visitor<'de> for SysApiSeed {
         f.write_str("the sys_api mapping")
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok((Hits::default(), None, DeviceType::Unknown, false))
+        Ok(SysApi::default())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut size = None;
-        let mut rot = DeviceType::Unknown;
-        let mut note = |key: &str, value: &Found| match (key, value) {
-            ("size", Found::Number(n)) => size = Some(*n),
-            ("rotational", Found::Str(s)) if &**s == "1" => rot = DeviceType::Hdd,
-            ("rotational", _) => rot = DeviceType::Ssd,
-            _ => {}
-        };
-        if self.fast {
-            let mut direct = Hits::default();
-            let mut seen = 0u8;
-            while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
-                match key_index(&key) {
-                    Some(i) => {
-                        let probed = map.next_value_seed(Probe { keep_value: true })?;
-                        note(&key, &probed.value);
-                        direct.set(i, probed.value);
-                        seen |= 1 << i;
-                    }
-                    None => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
+        let mut sys = SysApi::default();
+        let mut direct = Hits::default();
+        let mut nested = Hits::default();
+        let mut seen = 0u8;
+        while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
+            let idx = key_index(&key);
+            if key == "partitions" {
+                let (names, hits) = map.next_value_seed(PartitionsSeed)?;
+                sys.partitions = names;
+                nested.or(hits);
+                continue;
             }
-            return Ok((direct, size, rot, seen == 0b1_1111));
+            if self.fast && idx.is_none() && !WATCHED.contains(&key.as_ref()) {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            let probed = map.next_value_seed(Probe { keep_value: idx.is_some() || WATCHED.contains(&key.as_ref()) })?;
+            sys.note(&key, &probed.value);
+            if let Some(i) = idx {
+                direct.set(i, probed.value);
+                seen |= 1 << i;
+            }
+            nested.or(probed.hits);
         }
-        let (direct, nested, _) = probe_map(&mut map, |key, probed| note(key, &probed.value))?;
+        if self.fast {
+            // Nested hits are not all there: only exact when all five are direct.
+            sys.all_direct = seen == 0b1_1111;
+            sys.hits = direct;
+        } else {
+            direct.or(nested);
+            sys.hits = direct;
+        }
+        Ok(sys)
+    }
+}
+
+/// `sys_api.partitions`: the names of a mapping, probed like any value for
+/// the looked-up keys inside.
+struct PartitionsSeed;
+
+impl<'de> DeserializeSeed<'de> for PartitionsSeed {
+    type Value = (Box<[Arc<str>]>, Hits);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(PartitionsSeed)
+    }
+}
+
+impl PartitionsSeed {
+    /// A value that is no mapping: one nameless partition when Python finds it true.
+    fn other(p: Probed) -> (Box<[Arc<str>]>, Hits) {
+        let names: Box<[Arc<str>]> = if p.truthy { Box::new([intern("")]) } else { Box::default() };
+        (names, p.hits)
+    }
+}
+
+impl<'de> Visitor<'de> for PartitionsSeed {
+    type Value = (Box<[Arc<str>]>, Hits);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the partitions mapping")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut names = Vec::new();
+        let (direct, nested, _) = probe_map(&mut map, &[], |key, _| names.push(intern(key)))?;
         let mut hits = direct;
         hits.or(nested);
-        Ok((hits, size, rot, false))
+        Ok((names.into_boxed_slice(), hits))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Ok(Self::other(Probe { keep_value: false }.visit_seq(seq)?))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Self::other(Probe { keep_value: false }.visit_bool(v)?))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Self::other(Probe { keep_value: false }.visit_i64(v)?))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Self::other(Probe { keep_value: false }.visit_u64(v)?))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Self::other(Probe { keep_value: false }.visit_f64(v)?))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Self::other(Probe { keep_value: false }.visit_str(v)?))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok((Box::default(), Hits::default()))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        self.visit_unit()
+    }
+}
+
+/// A scalar found in `lsm_data` as the listing shows it: strings as they
+/// are, numbers and booleans written out, nothing for null, a list or a
+/// mapping.
+fn lsm_text(v: &Found) -> Option<Arc<str>> {
+    match v {
+        Found::Str(s) => Some(s.clone()),
+        Found::Number(n) => Some(intern(&n.to_string())),
+        Found::Bool(b) => Some(intern(if *b { "true" } else { "false" })),
+        Found::Null | Found::Composite => None,
+    }
+}
+
+/// A value read as a mapping by `R`; any other value gives `R`'s default,
+/// and the looked-up keys inside it, as any probed value does.
+struct MapOnly<R>(R);
+
+/// What `MapOnly` reads a mapping with.
+trait MapReader<'de> {
+    type Out: Default;
+    /// The mapping's reading, and the looked-up keys found in it.
+    fn read<A: MapAccess<'de>>(self, map: A) -> Result<(Self::Out, Hits), A::Error>;
+}
+
+impl<'de, R: MapReader<'de>> DeserializeSeed<'de> for MapOnly<R> {
+    type Value = (R::Out, Hits);
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, R: MapReader<'de>> Visitor<'de> for MapOnly<R> {
+    type Value = (R::Out, Hits);
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.0.read(map)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Ok((R::Out::default(), Probe { keep_value: false }.visit_seq(seq)?.hits))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Default::default())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Default::default())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Default::default())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Default::default())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Default::default())
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Default::default())
+    }
+}
+
+/// `lsm_data`: the few values `device ls` shows (none when it shows
+/// nothing: `{}`, the usual), and the looked-up keys inside, like any value.
+struct Lsm;
+
+impl<'de> MapReader<'de> for Lsm {
+    type Out = Option<Box<LsmData>>;
+    fn read<A: MapAccess<'de>>(self, mut map: A) -> Result<(Self::Out, Hits), A::Error> {
+        let mut lsm = LsmData::default();
+        let mut direct = Hits::default();
+        let mut nested = Hits::default();
+        while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
+            let idx = key_index(&key);
+            if key == "ledSupport" {
+                let (leds, hits) = map.next_value_seed(MapOnly(Leds))?;
+                (lsm.ident_led, lsm.fault_led) = leds;
+                nested.or(hits);
+                continue;
+            }
+            let keep = idx.is_some() || matches!(key.as_ref(), "transport" | "rpm" | "health");
+            let probed = map.next_value_seed(Probe { keep_value: keep })?;
+            match key.as_ref() {
+                "transport" => lsm.transport = lsm_text(&probed.value),
+                "rpm" => lsm.rpm = lsm_text(&probed.value),
+                "health" => lsm.health = lsm_text(&probed.value),
+                _ => {}
+            }
+            if let Some(i) = idx {
+                direct.set(i, probed.value);
+            }
+            nested.or(probed.hits);
+        }
+        direct.or(nested);
+        let said = lsm != LsmData::default();
+        Ok((said.then(|| Box::new(lsm)), direct))
+    }
+}
+
+/// `lsm_data.ledSupport`: the identify and fault LEDs' states, when given as text.
+struct Leds;
+
+impl<'de> MapReader<'de> for Leds {
+    type Out = (Option<Arc<str>>, Option<Arc<str>>);
+    fn read<A: MapAccess<'de>>(self, mut map: A) -> Result<(Self::Out, Hits), A::Error> {
+        let (mut ident, mut fault) = (None, None);
+        let (direct, nested, _) = probe_map(&mut map, &["IDENTstatus", "FAILstatus"], |key, probed| {
+            let text = probed.value.as_str().map(intern);
+            match key {
+                "IDENTstatus" => ident = text,
+                "FAILstatus" => fault = text,
+                _ => {}
+            }
+        })?;
+        let mut hits = direct;
+        hits.or(nested);
+        Ok(((ident, fault), hits))
     }
 }
 
@@ -496,7 +766,7 @@ impl<'de> Visitor<'de> for LvsSeed {
         Ok((lvs, hits))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (direct, nested, any) = probe_map(&mut map, |_, _| {})?;
+        let (direct, nested, any) = probe_map(&mut map, &[], |_, _| {})?;
         let mut hits = direct;
         hits.or(nested);
         Ok((if any { vec![Lv::malformed()] } else { Vec::new() }, hits))
@@ -606,6 +876,116 @@ mod tests {
         assert_eq!(affinities, vec![Affinity::Absent, Affinity::Value(Found::Str("fast".into())), Affinity::Malformed]);
     }
 }
+#[cfg(test)]
+mod report_tests {
+    use super::*;
+
+    /// Every host's device list in a fixture: a list, or an inventory
+    /// file's `hosts` mapping.
+    fn lists(text: &str) -> Vec<Vec<u8>> {
+        let doc: serde_json::Value = serde_json::from_str(text).unwrap();
+        match doc.get("hosts").and_then(|h| h.as_object()) {
+            Some(hosts) => hosts.values().map(|l| serde_json::to_vec_pretty(l).unwrap()).collect(),
+            None => vec![text.as_bytes().to_vec()],
+        }
+    }
+
+    /// The byte scanner, the serde reader (fast pass and full search) and
+    /// the reader of JSON values give the same reports on every fixture,
+    /// and the scanner is sure of real ceph-volume output (its fast path is
+    /// what keeps reading thousands of hosts quick).
+    #[test]
+    fn scanner_and_serde_reader_agree_on_the_fixtures() {
+        let fixtures: [(&str, &str, bool); 6] = [
+            ("pacific", include_str!("../../tests/fixtures/ceph_volume/inventory_pacific_16.2.15.json"), true),
+            ("reef", include_str!("../../tests/fixtures/ceph_volume/inventory_reef_18.2.7_loop.json"), true),
+            ("tentacle", include_str!("../../tests/fixtures/ceph_volume/inventory_tentacle_20.2.4_loop.json"), true),
+            ("field report", include_str!("../../specs/f5-422-inventory.json"), true),
+            ("agent file", include_str!("../../tests/fixtures/agent/inventory_file.json"), false),
+            ("plan", include_str!("../../tests/fixtures/plan/hdd-data-ssd-db/inventory.json"), true),
+        ];
+        for (name, text, scanner_sure) in fixtures {
+            for bytes in lists(text) {
+                let full = parse_list(&bytes, false).unwrap().0;
+                let (fast, complete) = parse_list(&bytes, true).unwrap();
+                if complete {
+                    assert_eq!(fast, full, "{name}: the fast pass");
+                }
+                let values: Vec<serde_json::Value> = serde_json::from_slice(&bytes).unwrap();
+                assert_eq!(reports_of(&values, None).unwrap(), full, "{name}: the reader of values");
+                match scan_whole(&bytes) {
+                    Some(scanned) => assert_eq!(scanned, full, "{name}: the byte scanner"),
+                    None => assert!(!scanner_sure, "{name}: the byte scanner gave up on real ceph-volume output"),
+                }
+                assert_eq!(parse_reports(&bytes, None).unwrap(), finish(full).unwrap(), "{name}: sorted");
+            }
+        }
+    }
+
+    #[test]
+    fn squid_names_the_ceph_device_key_ceph_device_lvm() {
+        let tentacle = include_str!("../../tests/fixtures/ceph_volume/inventory_tentacle_20.2.4_loop.json");
+        let osd_disk = tentacle.replacen(r#""ceph_device_lvm": false"#, r#""ceph_device_lvm": true"#, 1);
+        let first = |reports: Vec<DeviceReport>| reports.into_iter().find(|d| &*d.path == "/dev/loop6").unwrap();
+        let scanned = scan_whole(osd_disk.as_bytes()).expect("sure of it");
+        assert!(scanned.iter().any(|d| d.ceph_device), "the scanner reads the new name");
+        let read = first(parse_list(osd_disk.as_bytes(), false).unwrap().0);
+        assert!(read.ceph_device, "the serde reader reads the new name");
+        assert!(!first(parse_reports(tentacle.as_bytes(), None).unwrap()).ceph_device);
+        let release = CephRelease::parse("20.2.4").unwrap();
+        let told = parse_reports(osd_disk.as_bytes(), Some(&release)).unwrap();
+        assert!(told.iter().all(|d| d.release == Some(release.release)), "each report knows who wrote it");
+        assert_eq!(first(told).ceph_device, read.ceph_device, "read alike whatever the release, so far");
+        // Either name true makes a Ceph device; each name counts as its last value.
+        for (json, want) in [
+            (r#"{"path": "/dev/x", "ceph_device": true, "ceph_device_lvm": false}"#, true),
+            (r#"{"path": "/dev/x", "ceph_device": false, "ceph_device_lvm": true}"#, true),
+            (r#"{"path": "/dev/x", "ceph_device_lvm": true, "ceph_device_lvm": false}"#, false),
+            (r#"{"path": "/dev/x", "ceph_device_lvm": 1}"#, true),
+        ] {
+            assert_eq!(parse_device(json.as_bytes()).unwrap().ceph_device, want, "{json}");
+        }
+    }
+
+    /// The agent's checks once read these fields themselves; what they read now.
+    #[test]
+    fn sys_api_partitions_and_type() {
+        let read = |sys: &str| parse_device(format!(r#"{{"path": "/dev/x", "sys_api": {sys}}}"#).as_bytes()).unwrap();
+        let d = read(r#"{"type": "disk", "partitions": {"x1": {"start": "2048"}, "x2": {}}}"#);
+        assert_eq!((&*d.dev_type, d.partitions.len()), ("disk", 2));
+        assert_eq!(d.partitions.iter().map(|p| &**p).collect::<Vec<_>>(), ["x1", "x2"]);
+        // A type that is no string is no type (the batch filter says "no type").
+        assert_eq!(&*read(r#"{"type": 1}"#).dev_type, "");
+        // Partitions as a list: a partitioned disk for the batch filter, as
+        // before; the zap's and the probe's checks, which took mappings only,
+        // now agree (a probe refuses it).
+        assert!(read(r#"{"partitions": ["x1"]}"#).has_partitions());
+        assert!(!read(r#"{"partitions": []}"#).has_partitions());
+        assert!(!read(r#"{"partitions": null}"#).has_partitions());
+        assert!(!read(r#"{"partitions": {}}"#).has_partitions());
+    }
+
+    #[test]
+    fn lsm_data_as_shown() {
+        let json = br#"{"path": "/dev/x", "lsm_data": {"transport": "SAS", "rpm": 7200, "health": "Good",
+            "ledSupport": {"IDENTstatus": "off", "FAILstatus": 3}, "errors": []}}"#;
+        let d = parse_device(json).unwrap();
+        let lsm = d.lsm.as_deref().unwrap();
+        assert_eq!(
+            (lsm.transport.as_deref(), lsm.rpm.as_deref(), lsm.health.as_deref()),
+            (Some("SAS"), Some("7200"), Some("Good"))
+        );
+        assert_eq!((lsm.ident_led.as_deref(), lsm.fault_led.as_deref()), (Some("off"), None));
+        assert!(parse_device(br#"{"path": "/dev/x", "lsm_data": {}}"#).unwrap().lsm.is_none());
+        let list = format!("[{}]", std::str::from_utf8(json).unwrap());
+        assert_eq!(scan_whole(list.as_bytes()), None, "a LED state that is no string is the visitor's to read");
+        let plain = list.replace(r#""FAILstatus": 3"#, r#""FAILstatus": "Unknown""#).replace("\"path\": \"/dev/x\"",
+            r#""path": "/dev/x", "sys_api": {"model": "M", "vendor": "V", "rotational": "1", "size": 1.0, "human_readable_size": "1 B"}"#);
+        let scanned = scan_whole(plain.as_bytes()).expect("sure of it");
+        assert_eq!(scanned, parse_list(plain.as_bytes(), false).unwrap().0);
+    }
+}
+
 #[cfg(test)]
 mod fast_path_tests {
     use super::*;

@@ -9,7 +9,8 @@
 //! answer is plain to see: every string printable ASCII without escapes,
 //! every key read at most once, `sys_api` holding all five looked-up keys
 //! itself (then cephadm's recursive search never looks further), scalar
-//! flags, LVs as mappings of scalars. Whatever it skips it still checks as
+//! flags, LVs as mappings of scalars, `sys_api.partitions` a mapping,
+//! `lsm_data`'s shown values strings or short plain integers. Whatever it skips it still checks as
 //! serde_json would (strings, numbers, literals, nesting), so it never
 //! accepts what the visitor refuses.
 
@@ -17,7 +18,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::ceph_volume::{intern, share};
-use crate::domain::inventory::{Affinity, Device, DeviceType, Found, Lookups, Lv};
+use crate::domain::inventory::{Affinity, DeviceReport, DeviceType, Found, Lookups, LsmData, Lv};
 
 /// Bytes a string may hold for this reader: printable ASCII without `"`
 /// and `\` (anything else, even valid, is left to serde).
@@ -190,7 +191,9 @@ impl<'a> Cursor<'a> {
         self.b[self.i..].starts_with(word).then(|| self.i += word.len())
     }
 
-    /// A number's text, checked against JSON's grammar.
+    /// A number's text, checked against JSON's grammar and, where it could
+    /// overflow (an exponent, or hundreds of digits), against serde_json's
+    /// range: the visitor refuses `1e400` where it reads the value.
     fn number(&mut self) -> Option<&'a [u8]> {
         self.ws();
         let (b, start) = (self.b, self.i);
@@ -220,6 +223,10 @@ impl<'a> Cursor<'a> {
                 return None;
             }
             i = end;
+            let text = std::str::from_utf8(&b[start..i]).ok()?;
+            text.parse::<f64>().ok().filter(|n| n.is_finite())?;
+        } else if i - start > 300 {
+            return None;
         }
         self.i = i;
         Some(&b[start..i])
@@ -275,6 +282,18 @@ impl<'a> Cursor<'a> {
         Some(&self.b[start..self.i])
     }
 
+    /// A string, or a plain integer short enough that the visitor writes
+    /// it out with the same digits (what `lsm_data` shows).
+    fn shown_scalar(&mut self) -> Option<Arc<str>> {
+        if self.peek()? == b'"' {
+            return Some(intern(self.text()?));
+        }
+        let digits = self.number()?;
+        let plain =
+            digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) && (digits == b"0" || digits[0] != b'0');
+        plain.then(|| intern(std::str::from_utf8(digits).expect("ASCII digits")))
+    }
+
     fn boolean(&mut self) -> Option<bool> {
         match self.peek()? {
             b't' => self.literal(b"true").map(|_| true),
@@ -291,7 +310,7 @@ fn first(seen: &mut u32, bit: u32) -> Option<()> {
 }
 
 /// A device list (a JSON array) from the cursor on, unsorted, or `None`.
-pub(super) fn device_list(c: &mut Cursor<'_>) -> Option<Vec<Device>> {
+pub(super) fn device_list(c: &mut Cursor<'_>) -> Option<Vec<DeviceReport>> {
     let mut out = Vec::with_capacity(32);
     c.elements(|c| {
         out.push(device(c)?);
@@ -302,8 +321,8 @@ pub(super) fn device_list(c: &mut Cursor<'_>) -> Option<Vec<Device>> {
     Some(out)
 }
 
-fn device(c: &mut Cursor<'_>) -> Option<Device> {
-    let mut d = Device::default();
+fn device(c: &mut Cursor<'_>) -> Option<DeviceReport> {
+    let mut d = DeviceReport::default();
     let mut seen = 0u32;
     let mut sys_complete = false;
     c.members(|c, key| {
@@ -316,9 +335,14 @@ fn device(c: &mut Cursor<'_>) -> Option<Device> {
                 first(&mut seen, 2)?;
                 d.available = c.boolean()?;
             }
+            // Either name of the key (`ceph_device_lvm` from Squid on) makes a Ceph device.
             b"ceph_device" => {
                 first(&mut seen, 4)?;
-                d.ceph_device = c.boolean()?;
+                d.ceph_device |= c.boolean()?;
+            }
+            b"ceph_device_lvm" => {
+                first(&mut seen, 128)?;
+                d.ceph_device |= c.boolean()?;
             }
             b"rejected_reasons" => {
                 first(&mut seen, 8)?;
@@ -345,6 +369,10 @@ fn device(c: &mut Cursor<'_>) -> Option<Device> {
                     Some(())
                 })?;
             }
+            b"lsm_data" => {
+                first(&mut seen, 256)?;
+                d.lsm = lsm_data(c)?;
+            }
             _ => c.skip(1)?,
         }
         Some(())
@@ -353,7 +381,7 @@ fn device(c: &mut Cursor<'_>) -> Option<Device> {
 }
 
 /// Reads `sys_api` into `d`; true if it held all five looked-up keys.
-fn sys_api(c: &mut Cursor<'_>, d: &mut Device) -> Option<bool> {
+fn sys_api(c: &mut Cursor<'_>, d: &mut DeviceReport) -> Option<bool> {
     let mut seen = 0u32;
     let mut raw: [&[u8]; 5] = [&[]; 5];
     c.members(|c, key| {
@@ -363,6 +391,21 @@ fn sys_api(c: &mut Cursor<'_>, d: &mut Device) -> Option<bool> {
             b"rotational" => 2,
             b"human_readable_size" => 3,
             b"size" => 4,
+            b"type" => {
+                first(&mut seen, 1 << 5)?;
+                d.dev_type = intern(c.text()?);
+                return Some(());
+            }
+            b"partitions" => {
+                first(&mut seen, 1 << 6)?;
+                let mut names = Vec::new();
+                c.members(|c, name| {
+                    names.push(intern(std::str::from_utf8(name).ok()?));
+                    c.skip(3)
+                })?;
+                d.partitions = names.into_boxed_slice();
+                return Some(());
+            }
             _ => return c.skip(2),
         };
         first(&mut seen, 1 << slot)?;
@@ -373,7 +416,41 @@ fn sys_api(c: &mut Cursor<'_>, d: &mut Device) -> Option<bool> {
     d.lookups = read.lookups;
     d.kind = read.kind;
     d.size_bytes = read.size_bytes;
-    Some(seen == 0b1_1111)
+    Some(seen & 0b1_1111 == 0b1_1111)
+}
+
+/// `lsm_data`: `None` inside when it says nothing shown (`{}`, the usual).
+fn lsm_data(c: &mut Cursor<'_>) -> Option<Option<Box<LsmData>>> {
+    let mut lsm = LsmData::default();
+    let mut seen = 0u32;
+    c.members(|c, key| {
+        let (bit, slot) = match key {
+            b"transport" => (1, &mut lsm.transport),
+            b"rpm" => (2, &mut lsm.rpm),
+            b"health" => (4, &mut lsm.health),
+            b"ledSupport" => {
+                first(&mut seen, 8)?;
+                let mut leds = 0u32;
+                return c.members(|c, key| {
+                    let (bit, slot) = match key {
+                        b"IDENTstatus" => (1, &mut lsm.ident_led),
+                        b"FAILstatus" => (2, &mut lsm.fault_led),
+                        _ => return c.skip(4),
+                    };
+                    first(&mut leds, bit)?;
+                    *slot = Some(intern(c.text()?));
+                    Some(())
+                });
+            }
+            // A looked-up key here would matter only where sys_api lacks it,
+            // and then the visitor reads the list anyway.
+            _ => return c.skip(3),
+        };
+        first(&mut seen, bit)?;
+        *slot = Some(c.shown_scalar()?);
+        Some(())
+    })?;
+    Some((lsm != LsmData::default()).then(|| Box::new(lsm)))
 }
 
 /// What a `sys_api`'s looked-up values make of a device.
@@ -473,7 +550,7 @@ fn lv(c: &mut Cursor<'_>) -> Option<Lv> {
 mod tests {
     use super::*;
 
-    fn scan(json: &[u8]) -> Option<Vec<Device>> {
+    fn scan(json: &[u8]) -> Option<Vec<DeviceReport>> {
         let mut c = Cursor::new(json, 0);
         let out = device_list(&mut c)?;
         c.ws();
@@ -482,8 +559,9 @@ mod tests {
 
     const DEVICE: &str = r#"{"path": "/dev/sdb", "sys_api": {"removable": "0", "vendor": "ATA",
         "model": "WDC WD2002FAEX-0", "rotational": "1", "partitions": {"sdb1": {"model": "x", "n": [1, -2.5e3]}},
-        "sectors": 0, "size": 2000398934016.0, "human_readable_size": "1.82 TB", "ok": null, "t": true},
-        "ceph_device": true, "lsm_data": {}, "available": false, "rejected_reasons": ["b", "a"],
+        "sectors": 0, "size": 2000398934016.0, "human_readable_size": "1.82 TB", "ok": null, "t": true,
+        "type": "disk"}, "ceph_device": true, "lsm_data": {"transport": "SAS", "rpm": 7200, "health": "Good",
+        "ledSupport": {"IDENTstatus": "Off", "FAILstatus": "Unknown"}}, "available": false, "rejected_reasons": ["b", "a"],
         "device_id": "WDC_X", "lvs": [{"osd_id": "3", "type": "block", "osdspec_affinity": "fast", "name": "n"},
         {"osd_id": 4, "type": null}]}"#;
 
@@ -570,6 +648,8 @@ mod tests {
             r#""sectors": 0,"#.replace('0', "[1,]"),
             r#""sectors": 0,"#.replace('0', "{\"a\" 1}"),
             r#""sectors": 0,"#.replace('0', "\"a\tb\""),
+            r#""sectors": 0,"#.replace('0', "1e400"),
+            r#""sectors": 0,"#.replace('0', &"9".repeat(400)),
         ] {
             let json = format!("[{}]", DEVICE.replace(r#""sectors": 0,"#, &bad));
             assert!(serde_json::from_str::<serde_json::Value>(&json).is_err(), "{bad}");
@@ -601,6 +681,8 @@ mod tests {
                 "osd_id",
                 "type",
                 "path",
+                "IDENTstatus",
+                "transport",
                 "x",
             ][..],
         );
@@ -617,7 +699,7 @@ mod tests {
     /// A generated device report with up to three changes: a top-level
     /// field, a sys_api key or a key of an LV set to any value, or removed.
     fn changed_device() -> impl Strategy<Value = serde_json::Value> {
-        let place = prop::sample::select(&["", "sys_api", "lv"][..]);
+        let place = prop::sample::select(&["", "sys_api", "lv", "lsm"][..]);
         let key = prop::sample::select(
             &[
                 "path",
@@ -637,6 +719,12 @@ mod tests {
                 "type",
                 "osdspec_affinity",
                 "partitions",
+                "type",
+                "ceph_device_lvm",
+                "transport",
+                "rpm",
+                "health",
+                "ledSupport",
             ][..],
         );
         prop::collection::vec((place, key, prop::option::of(any_json())), 0..3).prop_map(|changes| {
@@ -645,6 +733,7 @@ mod tests {
                 let target = match place {
                     "sys_api" => d.get_mut("sys_api"),
                     "lv" => d.get_mut("lvs").and_then(|l| l.get_mut(0)),
+                    "lsm" => d.get_mut("lsm_data"),
                     _ => Some(&mut d),
                 };
                 if let Some(map) = target.and_then(|t| t.as_object_mut()) {

@@ -183,7 +183,8 @@ fn member(c: &mut Cursor<'_>) -> Option<Host> {
             return parse_device_list(&c.b[start..c.i]).ok().map(|d| (name, d));
         }
     };
-    finish(devices).ok().map(|d| (name, d))
+    let devices = finish(devices).ok()?;
+    Some((name, devices.into_iter().map(Device::from).collect()))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
+use crate::domain::command::{shown, CommandLine};
 use crate::domain::inventory::ClusterView;
 use crate::domain::osd_layout::{display_size, PlannedOsd};
 use crate::domain::plan::{PlanRow, Preview, PREVIEW_SUFFIX};
@@ -73,8 +74,8 @@ impl PreviewReport<'_> {
             db: paths(&sel.db),
             wal: paths(&sel.wal),
             journal: paths(&sel.journal),
-            commands: row.commands.clone(),
-            preview_commands: row.commands.iter().map(|c| format!("{c}{PREVIEW_SUFFIX}")).collect(),
+            commands: row.commands.iter().map(|c| shown(c)).collect(),
+            preview_commands: row.commands.iter().map(|c| ForPreview(c).to_string()).collect(),
             planned_osds: match &row.layout {
                 Ok(layout) => PlannedOsds::Osds(layout.osds.iter().map(planned_row).collect()),
                 Err(refusal) => PlannedOsds::Refused { error: refusal.to_string() },
@@ -192,7 +193,7 @@ fn unused_devices(row: &PlanRow) -> Vec<SkippedDevice> {
 fn report_notes(spec: &DriveSpec, host: &str, row: &PlanRow) -> Vec<String> {
     let (Some(limit), Ok(layout)) = (spec.data.limit.filter(|l| *l > 0), &row.layout) else { return Vec::new() };
     let found = layout.osds.len() as u64;
-    if !matches!(row.commands.as_slice(), [c] if c.starts_with("lvm batch")) || found >= limit {
+    if !matches!(row.commands.as_slice(), [c] if c.len() >= 2 && c[0] == "lvm" && c[1] == "batch") || found >= limit {
         return Vec::new();
     }
     vec![format!(
@@ -269,7 +270,7 @@ impl Serialize for RowOut<'_> {
         m.serialize_field("db", &sel.db)?;
         m.serialize_field("wal", &sel.wal)?;
         m.serialize_field("journal", &sel.journal)?;
-        m.serialize_field("commands", &row.commands)?;
+        m.serialize_field("commands", &SeqOf(|| row.commands.iter().map(|c| Shown(CommandLine(c)))))?;
         m.serialize_field("preview_commands", &SeqOf(|| row.commands.iter().map(|c| Shown(ForPreview(c)))))?;
         match &row.layout {
             Ok(layout) => m.serialize_field("planned_osds", &SeqOf(|| layout.osds.iter().map(PlannedOut)))?,
@@ -380,11 +381,11 @@ impl Serialize for RefusedOut<'_> {
 }
 
 /// A command with cephadm's preview suffix.
-struct ForPreview<'a>(&'a str);
+struct ForPreview<'a>(&'a [String]);
 
 impl Display for ForPreview<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0)?;
+        CommandLine(self.0).fmt(f)?;
         f.write_str(PREVIEW_SUFFIX)
     }
 }

@@ -333,6 +333,22 @@ impl FakeOsd {
         let state = stat.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next());
         !matches!(state, None | Some('Z'))
     }
+
+    /// True once the process has exited, after the agent said its OSD
+    /// stopped. The agent judges by the processes that serve the OSD, and a
+    /// dying process serves none once its command line is gone (its memory
+    /// released), a moment before the kernel makes it a zombie: a test
+    /// under load once looked in that moment. A second is far more than it.
+    pub fn exited_after_stop(&self) -> bool {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while self.alive() {
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        true
+    }
 }
 
 impl Drop for FakeOsd {

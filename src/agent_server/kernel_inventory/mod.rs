@@ -131,8 +131,8 @@ fn device_report(paths: &KernelPaths, c: &Candidate, facts: &KernelFacts) -> (bo
     };
 
     let blkid = facts.blkid.get(&c.path);
-    let partitions: Vec<String> =
-        sys_api.get("partitions").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default();
+    // The names `sys_api.partitions` was written with.
+    let partitions = sysfs::partition_names(&c.sysdir);
     let is_partition = lsblk.is_some_and(|l| l.dev_type == "part");
     // ceph-volume needs lsblk or blkid to know anything about the device.
     let known = lsblk.is_some() || blkid.is_some_and(|b| !b.is_empty());

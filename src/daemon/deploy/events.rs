@@ -95,7 +95,10 @@ mod tests {
             1,
             "k".into(),
             None,
-            vec![("raw prepare --bluestore --data /dev/loop6".into(), vec!["/dev/loop6".into()])],
+            vec![(
+                ["raw", "prepare", "--bluestore", "--data", "/dev/loop6"].map(String::from).to_vec(),
+                vec!["/dev/loop6".into()],
+            )],
         );
         d.phase = phase;
         d.osds.push(NewOsd {

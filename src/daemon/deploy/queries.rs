@@ -20,7 +20,7 @@ pub fn deployment_status(rec: &DeploymentRecord) -> DeploymentStatus {
         state: d.phase,
         attempt: d.attempt,
         disks: d.disks().map(str::to_string).collect(),
-        commands: d.steps.iter().map(|s| s.command.clone()).collect(),
+        commands: d.steps.iter().map(|s| crate::domain::command::shown(&s.command)).collect(),
         osds: d
             .osds
             .iter()

@@ -14,6 +14,7 @@ use crate::ceph::ClusterState;
 use crate::clock::now_ms;
 use crate::daemon::operations::{Executor, Flow, OperationKind};
 use crate::daemon::{DaemonError, Pace};
+use crate::domain::command::CommandLine;
 use crate::domain::deploy::{
     advance, apply, changed, DeployEffect, DeployObservation, DeployPhase, DeployStep, Deployment, DeploymentRecord,
     InCluster, Listed,
@@ -90,7 +91,7 @@ impl OperationKind for DeploymentKind {
     fn detail(&self, rec: &DeploymentRecord, effect: &DeployEffect) -> String {
         let d = &rec.state;
         match effect {
-            DeployEffect::Prepare { step } => format!("ceph-volume {}", d.steps[*step].command),
+            DeployEffect::Prepare { step } => format!("ceph-volume {}", CommandLine(&d.steps[*step].command)),
             DeployEffect::Activate { osd } | DeployEffect::Start { osd } => format!("osd.{osd}"),
             DeployEffect::HoldDisks => d.disks().collect::<Vec<_>>().join(", "),
         }
@@ -231,11 +232,16 @@ impl DeploymentKind {
                         EventKind::OsdCreate,
                         Some(&d.host),
                         Some(&d.service_name),
-                        format!("Deploying OSDs of {} on {}: ceph-volume {command}", d.service_name, d.host),
+                        format!(
+                            "Deploying OSDs of {} on {}: ceph-volume {}",
+                            d.service_name,
+                            d.host,
+                            CommandLine(command)
+                        ),
                     )
                     .await;
                 let request = CephVolumeRequest {
-                    args: command.split(' ').map(str::to_string).collect(),
+                    args: command.clone(),
                     osdspec_affinity: d.service_id.clone().filter(|s| !s.is_empty()),
                 };
                 match self.d.agents.ceph_volume(host, &request).await {

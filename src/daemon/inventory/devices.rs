@@ -53,7 +53,7 @@ impl Inventory {
                     }
                 }
                 return Err(match e {
-                    AgentError::Refused { message, .. } => {
+                    AgentError::Refused { message, .. } | AgentError::Busy { message, .. } => {
                         DaemonError::RefusedUnsafe(format!("the agent on {host_name} refused: {message}"))
                     }
                     // It may have wiped the disk: the hold stays.

@@ -170,6 +170,7 @@ impl super::Inventory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::inventory::DeviceReport;
 
     fn head(host: &str) -> InventoryHead {
         InventoryHead {
@@ -185,7 +186,9 @@ mod tests {
 
     #[test]
     fn a_host_shares_the_cached_parse_unless_one_of_its_disks_is_held() {
-        let disk = |path: &str| Device { path: Arc::from(path), device_id: "id".into(), ..Device::default() };
+        let disk = |path: &str| {
+            Device::from(DeviceReport { path: Arc::from(path), device_id: "id".into(), ..DeviceReport::default() })
+        };
         let parsed = Arc::new(vec![disk("/dev/sda"), disk("/dev/sdb")]);
         let hosts = ["a", "b"].map(|n| (Host::unpolled(n, "x:1"), Some((head(n), parsed.clone())))).to_vec();
         let hold =

@@ -189,9 +189,8 @@ async fn a_probe_cut_off_by_a_restart_is_failed_not_run_again_and_refusals_are_k
     assert!(agents.probes.lock().unwrap().is_empty(), "never run twice");
 
     // A busy agent ran nothing: the probe waits in the queue for the next round.
-    *agents.probe_error.lock().unwrap() = Some(AgentError::Refused {
+    *agents.probe_error.lock().unwrap() = Some(AgentError::Busy {
         addr: "f5-422-03:8741".into(),
-        status: 409,
         message: "another command that changes this host's disks or daemons is still running on this host".into(),
     });
     let waiting = d.benchmarks.schedule_probe("f5-422-03", "/dev/sdb", None, true).await.unwrap();

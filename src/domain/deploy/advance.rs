@@ -3,6 +3,7 @@
 use super::{DeployEffect, DeployObservation, DeployPhase, DeployStep, Deployment, Listed, NewOsd};
 use crate::domain::backoff::backoff;
 use crate::domain::cluster::same_host;
+use crate::domain::command::CommandLine;
 use crate::domain::operation::Outcome;
 
 /// Attempts before a deployment gives up and holds its disks.
@@ -129,14 +130,14 @@ pub fn advance(d: &Deployment, obs: &DeployObservation) -> DeployStep {
                     continue;
                 }
                 if let Some(why) = &step.failure {
-                    let why = format!("ceph-volume {}: {why}", step.command);
+                    let why = format!("ceph-volume {}: {why}", CommandLine(&step.command));
                     return failed(next, why, obs.now);
                 }
                 if step.succeeded {
                     let missing: Vec<&str> = step.disks.iter().map(String::as_str).filter(|disk| !made(disk)).collect();
                     let why = format!(
                         "ceph-volume {} succeeded, but lists no OSD of this cluster on {}",
-                        step.command,
+                        CommandLine(&step.command),
                         missing.join(", ")
                     );
                     return failed(next, why, obs.now);

@@ -23,6 +23,8 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::command::Argv;
+
 pub use advance::{advance, apply, changed, failed, ATTEMPTS, VERIFY_TIMEOUT_MS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -83,8 +85,11 @@ pub enum OsdKind {
 /// One planned ceph-volume command and the data devices it makes OSDs on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrepareStep {
-    /// The arguments after `ceph-volume`, as the planner wrote them.
-    pub command: String,
+    /// The arguments after `ceph-volume`, as the planner wrote them. Stored
+    /// as a list; a deployment stored before was one string, which reads
+    /// as the words it was split into when it ran (`command::argv_or_line`).
+    #[serde(deserialize_with = "crate::domain::command::argv_or_line")]
+    pub command: Argv,
     pub disks: Vec<String>,
     /// Sent to the agent in this attempt (written before it is sent).
     pub sent: bool,
@@ -139,7 +144,7 @@ impl Deployment {
         spec_version: i64,
         run_key: String,
         crush_device_class: Option<String>,
-        steps: Vec<(String, Vec<String>)>,
+        steps: Vec<(Argv, Vec<String>)>,
     ) -> Deployment {
         Deployment {
             host,

@@ -6,14 +6,15 @@
 //! simulator runs the same function on the commands it is sent, so a plan
 //! the dry-run shows is the plan that gets carried out.
 //!
-//! Planned from the command line (`args.rs`), as ceph-volume reads it. What
+//! Planned from the command line (`args.rs`, the one grammar of the
+//! command, which the agent checks requests by too), as ceph-volume reads it. What
 //! the inventory does not say is taken as the cephadm oracle takes it: a
 //! device's volume group spans the whole disk, and every LV on a device
 //! fills one of its db/wal slots. That is exact for blank disks; for disks
 //! that already carry a VG the real free space is unknown, so sizes there
 //! are an estimate.
 
-mod args;
+pub mod args;
 mod device;
 mod lvm;
 mod size;
@@ -93,11 +94,10 @@ impl fmt::Display for Refusal {
 /// The layout of all of one host's commands (`lvm batch` is one; raw is
 /// one `raw prepare` per data device). The first refusal stops the rest,
 /// as it stops cephadm.
-pub fn planned_osds(commands: &[String], devices: &[Device]) -> Result<Layout, Refusal> {
+pub fn planned_osds(commands: &[Vec<String>], devices: &[Device]) -> Result<Layout, Refusal> {
     let mut out = Layout::default();
     for c in commands {
-        let words: Vec<&str> = c.split(' ').collect();
-        let one = command_layout(&words, devices)?;
+        let one = command_layout(c, devices)?;
         out.osds.extend(one.osds);
         out.unused.extend(one.unused);
         out.warnings.extend(one.warnings);
@@ -107,7 +107,7 @@ pub fn planned_osds(commands: &[String], devices: &[Device]) -> Result<Layout, R
 
 /// What one ceph-volume invocation (the words after `ceph-volume`) would make.
 pub fn command_layout<S: AsRef<str>>(words: &[S], devices: &[Device]) -> Result<Layout, Refusal> {
-    let invocation = args::parse(words).map_err(|args::UsageError(message)| Refusal {
+    let invocation = args::parse(words, None).map_err(|args::UsageError(message)| Refusal {
         exit_code: 2,
         message,
         detail: None,

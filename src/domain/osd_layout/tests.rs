@@ -1,20 +1,25 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::domain::inventory::{Affinity, Lv};
+use crate::domain::inventory::{Affinity, DeviceReport, Lv};
 
 const HDD: f64 = 4000787030016.0;
 const NVME: f64 = 375083606016.0;
 
 fn blank(path: &str, size: f64) -> Device {
-    Device { path: Arc::from(path), available: true, size_bytes: Some(size), ..Device::default() }
+    Device::from(DeviceReport {
+        path: Arc::from(path),
+        available: true,
+        size_bytes: Some(size),
+        ..DeviceReport::default()
+    })
 }
 
 fn with_lvs(mut d: Device, reasons: &[&str], lvs: &[(&str, &str)]) -> Device {
-    d.available = false;
-    d.ceph_device = true;
-    d.rejected_reasons = reasons.iter().map(|r| Arc::from(*r)).collect();
-    d.lvs = lvs
+    d.report.available = false;
+    d.report.ceph_device = true;
+    d.report.rejected_reasons = reasons.iter().map(|r| Arc::from(*r)).collect();
+    d.report.lvs = lvs
         .iter()
         .map(|(kind, id)| Lv { affinity: Affinity::Absent, osd_id: Some(Arc::from(*id)), kind: Some(Arc::from(*kind)) })
         .collect();
@@ -36,7 +41,7 @@ fn host() -> Vec<Device> {
 }
 
 fn plan(command: &str, devices: &[Device]) -> Result<Layout, Refusal> {
-    planned_osds(&[command.to_string()], devices)
+    planned_osds(&[command.split(' ').map(str::to_string).collect()], devices)
 }
 
 fn rows(l: &Layout) -> Vec<String> {
@@ -162,7 +167,10 @@ fn osds_per_device_fraction_and_encryption() {
 
 #[test]
 fn raw_prepare_pairs_whole_devices() {
-    let cmds = ["raw prepare --bluestore --data /dev/sdb --block.db /dev/nvme0n1 --osd-id 4".to_string()];
+    let cmds = ["raw prepare --bluestore --data /dev/sdb --block.db /dev/nvme0n1 --osd-id 4"
+        .split(' ')
+        .map(str::to_string)
+        .collect()];
     let l = planned_osds(&cmds, &host()).unwrap();
     assert_eq!(l.osds.len(), 1);
     let o = &l.osds[0];

@@ -294,7 +294,8 @@ mod tests {
     }
 
     fn disk(path: &str, available: bool, probe: Option<ProbeStatus>) -> Device {
-        Device { path: path.into(), available, probe: probe.map(std::sync::Arc::new), ..Device::default() }
+        let report = crate::domain::inventory::DeviceReport { path: path.into(), available, ..Default::default() };
+        Device { report, probe: probe.map(std::sync::Arc::new), ..Device::default() }
     }
 
     fn sel(data: &[&str], db: &[&str]) -> Selection {

@@ -100,7 +100,13 @@ mod tests {
     use super::*;
 
     fn dev(path: &str, id: &str, available: bool) -> Device {
-        Device { path: Arc::from(path), device_id: id.into(), available, ..Device::default() }
+        let report = crate::domain::inventory::DeviceReport {
+            path: Arc::from(path),
+            device_id: id.into(),
+            available,
+            ..Default::default()
+        };
+        Device::from(report)
     }
 
     fn meta(nodes: &[&str], ids: &[(&str, &str)]) -> OsdDevices {
@@ -150,7 +156,7 @@ mod tests {
         let mut r = Removal::new(8, "h".into(), false, false, true, vec!["/dev/sdd".into(), "/dev/sde".into()]);
         r.device_ids = vec!["SERIAL_D".into(), String::new()];
         let mut rejected = dev("/dev/sde", "", true);
-        rejected.rejected_reasons = vec![Arc::from("Has BlueStore device label")];
+        rejected.report.rejected_reasons = vec![Arc::from("Has BlueStore device label")];
         assert!(clean_devices(&r, &[dev("/dev/sdd", "SERIAL_D", true), rejected]) == ["/dev/sdd"]);
         // Another disk in the same bay is not the one that was wiped.
         assert!(clean_devices(&r, &[dev("/dev/sdd", "NEW_DISK", true)]).is_empty());

@@ -1,5 +1,6 @@
-//! DeploymentCodec as stored: the state's JSON (version 1 is the form the old
-//! `deployments` table held) and the effects' JSON.
+//! Deployments as stored: the state's JSON (version 1 is the form the old
+//! `deployments` table held, its commands one line each; version 2 holds
+//! each command as its list of arguments) and the effects' JSON.
 
 use serde::{Deserialize, Serialize};
 
@@ -36,8 +37,10 @@ fn one() -> u64 {
 
 #[derive(Serialize, Deserialize)]
 struct StepV1 {
-    /// The arguments after `ceph-volume`.
-    command: String,
+    /// The arguments after `ceph-volume`: a list from version 2 on, one
+    /// line before (read as the words it was split into when it ran).
+    #[serde(deserialize_with = "crate::domain::command::argv_or_line")]
+    command: Vec<String>,
     disks: Vec<String>,
     sent: bool,
     succeeded: bool,
@@ -86,7 +89,7 @@ impl Codec for DeploymentCodec {
 
     fn encode_state(d: &Deployment) -> String {
         let v1 = DeploymentV1 {
-            v: 1,
+            v: 2,
             host: d.host.clone(),
             service_name: d.service_name.clone(),
             service_id: d.service_id.clone(),
@@ -128,7 +131,7 @@ impl Codec for DeploymentCodec {
 
     fn decode_state(json: &str) -> Result<Deployment, String> {
         match version_of(json)? {
-            1 => {}
+            1 | 2 => {}
             v => return Err(format!("version {v} is newer than this osdkeeper reads")),
         }
         let s: DeploymentV1 = serde_json::from_str(json).map_err(|e| e.to_string())?;
