@@ -3,12 +3,10 @@
 //! request. The API finds the caller and the route and obeys the answer;
 //! it decides nothing itself.
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// What a token may do; each role may also do everything of the ones before it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
     /// Sees everything, changes nothing.
     Read,

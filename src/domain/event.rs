@@ -2,10 +2,7 @@
 //! of concern. The daemon records them, the API and CLI show them, and the
 //! dashboard reads the same names (served from this list, not retyped).
 
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
     Info,
     Warning,
@@ -13,6 +10,8 @@ pub enum Level {
 }
 
 impl Level {
+    pub const ALL: [Level; 3] = [Level::Info, Level::Warning, Level::Error];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Info => "info",
@@ -22,16 +21,16 @@ impl Level {
     }
 
     pub fn parse(s: &str) -> Option<Level> {
-        [Level::Info, Level::Warning, Level::Error].into_iter().find(|l| l.as_str() == s)
+        Level::ALL.into_iter().find(|l| l.as_str() == s)
     }
 }
 
 macro_rules! event_kinds {
     ($($(#[doc = $doc:literal])* $variant:ident = $name:literal,)*) => {
         /// A stable, machine-readable kind of event.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum EventKind {
-            $($(#[doc = $doc])* #[serde(rename = $name)] $variant,)*
+            $($(#[doc = $doc])* $variant,)*
         }
 
         impl EventKind {

@@ -27,8 +27,7 @@ use crate::domain::command::Argv;
 
 pub use advance::{advance, apply, changed, failed, ATTEMPTS, VERIFY_TIMEOUT_MS};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeployPhase {
     Preparing,
     Activating,
@@ -75,11 +74,25 @@ impl DeployPhase {
 }
 
 /// How ceph-volume made an OSD (as the agent lists it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OsdKind {
     Raw,
     Lvm,
+}
+
+impl OsdKind {
+    pub const ALL: [OsdKind; 2] = [OsdKind::Raw, OsdKind::Lvm];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OsdKind::Raw => "raw",
+            OsdKind::Lvm => "lvm",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OsdKind> {
+        OsdKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
 }
 
 /// One planned ceph-volume command and the data devices it makes OSDs on.

@@ -12,13 +12,10 @@
 //! first sample at its final low: the wait for safe-to-destroy after the
 //! data left is not recovery.
 
-use serde::{Deserialize, Serialize};
-
 use crate::domain::progress::DrainSample;
 
 /// What the ETA was computed from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EtaSource {
     /// `ceph status`'s recovery rate, read with the preview.
     ClusterRecovery,
@@ -28,6 +25,24 @@ pub enum EtaSource {
     NothingToMove,
     /// No recovery under way and no drain watched: no estimate.
     None,
+}
+
+impl EtaSource {
+    pub const ALL: [EtaSource; 4] =
+        [EtaSource::ClusterRecovery, EtaSource::RecentDrains, EtaSource::NothingToMove, EtaSource::None];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EtaSource::ClusterRecovery => "cluster_recovery",
+            EtaSource::RecentDrains => "recent_drains",
+            EtaSource::NothingToMove => "nothing_to_move",
+            EtaSource::None => "none",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EtaSource> {
+        EtaSource::ALL.into_iter().find(|e| e.as_str() == s)
+    }
 }
 
 /// A throughput and where it was observed.

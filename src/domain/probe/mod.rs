@@ -19,8 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::bench::outliers::Unit;
 
 /// How long and over how much of the disk fio runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProbeMode {
     /// A first look: each job a few seconds over the first 256 MiB.
     Quick,
@@ -35,6 +34,8 @@ const MIB: u64 = 1 << 20;
 pub const MIN_DEVICE_BYTES: u64 = 64 * MIB;
 
 impl ProbeMode {
+    pub const ALL: [ProbeMode; 2] = [ProbeMode::Quick, ProbeMode::Full];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ProbeMode::Quick => "quick",
@@ -43,7 +44,7 @@ impl ProbeMode {
     }
 
     pub fn parse(s: &str) -> Option<ProbeMode> {
-        [ProbeMode::Quick, ProbeMode::Full].into_iter().find(|m| m.as_str() == s)
+        ProbeMode::ALL.into_iter().find(|m| m.as_str() == s)
     }
 
     /// fio's `--runtime` of each job.
@@ -93,8 +94,7 @@ impl ProbeMode {
 }
 
 /// One of the four fio jobs, run one after the other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProbeJob {
     /// 1 MiB writes, 16 in flight.
     SeqWrite,

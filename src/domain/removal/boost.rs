@@ -32,11 +32,25 @@ use super::Removal;
 pub const SECTION: &str = "osd";
 
 /// The OSDs' op scheduler (`osd_op_queue`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scheduler {
     Wpq,
     Mclock,
+}
+
+impl Scheduler {
+    pub const ALL: [Scheduler; 2] = [Scheduler::Wpq, Scheduler::Mclock];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheduler::Wpq => "wpq",
+            Scheduler::Mclock => "mclock",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Scheduler> {
+        Scheduler::ALL.into_iter().find(|q| q.as_str() == s)
+    }
 }
 
 /// One option as an OSD runs with it (`config show-with-defaults`).

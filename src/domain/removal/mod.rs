@@ -43,8 +43,7 @@ pub use record::{
 };
 pub use remaining::{bytes_to_move, held_back, PgOnOsd};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     Queued,
     Draining,

@@ -10,6 +10,7 @@ pub mod devices;
 pub mod error;
 pub mod events;
 pub mod hosts;
+mod names;
 pub mod osds;
 pub mod preview;
 pub mod probes;
