@@ -172,7 +172,7 @@ impl Prober {
         }
         let fio_json = finished.stdout.text();
         let parsed = fio::parse(&fio_json).map_err(ProbeError::Report)?;
-        crate::wire::agent::ProbeFigures::from_jobs(&parsed.jobs).map_err(ProbeError::Incomplete)?;
+        parsed.figures().map_err(ProbeError::Incomplete)?;
         tracing::info!(device = %path, steps = %steps.join("; "), "probed");
         Ok(ProbeResult {
             path: req.path.clone(),
@@ -181,7 +181,7 @@ impl Prober {
             region_bytes: region,
             command,
             fio_version: parsed.version,
-            jobs: parsed.jobs,
+            jobs: parsed.jobs.into_iter().map(Into::into).collect(),
             fio_json,
             steps,
             elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),

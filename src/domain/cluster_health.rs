@@ -4,7 +4,7 @@
 //! otherwise keeps `ceph -s` open for beside the dashboard.
 
 /// One health check (`OSD_DOWN`, `PG_DEGRADED`, ...); the API sends it as is.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HealthCheck {
     /// Ceph's code, e.g. `OSD_DOWN`.
     pub code: String,
@@ -41,7 +41,7 @@ impl ObjectShare {
 
 /// Rates `ceph status` reports; each None when the cluster does not report
 /// it (idle). The API sends them as is.
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Throughput {
     pub recovery_bytes_per_sec: Option<f64>,
     pub recovery_objects_per_sec: Option<f64>,

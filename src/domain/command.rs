@@ -3,8 +3,6 @@
 //! osdkeeper creates the same OSDs cephadm would. Built as its arguments
 //! (argv) and carried so to the agent; joined by spaces only to be shown.
 
-use serde::Deserialize;
-
 use crate::domain::selection::Selection;
 use crate::domain::spec::{DriveSpec, Method};
 use crate::domain::value::excerpt;
@@ -16,22 +14,6 @@ pub type Argv = Vec<String>;
 /// list): its words joined by spaces, as cephadm writes it.
 pub fn shown(argv: &[String]) -> String {
     CommandLine(argv).to_string()
-}
-
-/// Reads a stored command: its arguments (a list), or, as deployments
-/// stored before the argv were, one line whose words are split on `' '`,
-/// as the deployment worker split it to run it then.
-pub fn argv_or_line<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Argv, D::Error> {
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum Stored {
-        Argv(Argv),
-        Line(String),
-    }
-    Ok(match Stored::deserialize(d)? {
-        Stored::Argv(argv) => argv,
-        Stored::Line(line) => line.split(' ').map(str::to_string).collect(),
-    })
 }
 
 /// `shown`, written where it is displayed without a string in between.

@@ -90,7 +90,7 @@ pub fn preview_table(p: &PreviewDoc) -> String {
                 n.path,
                 n.probe_id,
                 n.mode.as_str(),
-                n.figures.summary()
+                crate::domain::probe::ProbeFigures::from(n.figures).summary()
             );
         }
     }

@@ -27,7 +27,7 @@ pub fn figures_short(f: &ProbeFigures) -> String {
 pub fn device_probe_cell(p: &DeviceProbe) -> String {
     let mut parts = Vec::new();
     if let (Some(f), Some(mode), Some(id)) = (&p.figures, p.mode, p.probe_id) {
-        parts.push(format!("{} ({} #{id})", figures_short(f), mode.as_str()));
+        parts.push(format!("{} ({} #{id})", figures_short(&ProbeFigures::from(*f)), mode.as_str()));
     }
     if p.outlier.is_some() {
         parts.push("OUTLIER".into());
@@ -64,7 +64,8 @@ pub fn probes_table(rows: &[DiskProbe]) -> String {
         t = t.align(c, Align::Right);
     }
     for p in rows {
-        let f = p.figures.as_ref();
+        let f = p.figures.map(crate::domain::probe::ProbeFigures::from);
+        let f = f.as_ref();
         let show = |job: ProbeJob| f.map(|f| job.unit().show(f.of(job))).unwrap_or_default();
         let note = p.outlier.clone().or_else(|| p.error.clone()).unwrap_or_default();
         t.row([
@@ -154,7 +155,7 @@ mod tests {
         let p = DeviceProbe {
             probe_id: Some(3),
             mode: Some(crate::domain::probe::ProbeMode::Quick),
-            figures: Some(f),
+            figures: Some(f.into()),
             finished_at: Some(0),
             outlier: Some("...".into()),
             pending: true,

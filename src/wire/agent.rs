@@ -255,7 +255,8 @@ pub struct ZapResult {
 }
 
 /// How long and over how much of a disk a probe runs; what one fio job measured.
-pub use crate::domain::probe::{JobFigures, ProbeFigures, ProbeJob, ProbeMode};
+pub use crate::domain::probe::{ProbeJob, ProbeMode};
+pub use crate::wire::api::probes::{JobFigures, ProbeFigures};
 
 /// `POST /v1/probe`: fio on a blank device. It writes over the start of the
 /// device, so it runs only on a device with nothing on it and nothing using

@@ -69,6 +69,13 @@ pub struct FioReport {
     pub jobs: Vec<JobFigures>,
 }
 
+impl FioReport {
+    /// The probe's headline figures, or which job is missing or twice.
+    pub fn figures(&self) -> Result<crate::domain::probe::ProbeFigures, String> {
+        crate::domain::probe::ProbeFigures::from_jobs(&self.jobs)
+    }
+}
+
 #[derive(Deserialize)]
 struct Report {
     #[serde(rename = "fio version", default)]

@@ -129,7 +129,7 @@ fn probe_notes(host: &crate::domain::inventory::HostInventory, row: &PlanRow) ->
             path: d.path.to_string(),
             probe_id: done.probe_id,
             mode: done.mode,
-            figures: done.figures,
+            figures: done.figures.into(),
             outlier: done.outlier.clone(),
         });
     }

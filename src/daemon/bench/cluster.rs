@@ -215,11 +215,12 @@ impl Benchmarks {
 
     pub async fn compare_cluster_runs(&self, a: i64, b: i64) -> Result<ClusterComparison, DaemonError> {
         let (ra, rb) = (self.cluster_run(a).await?, self.cluster_run(b).await?);
-        let differences = match (&ra.bench.shape, &rb.bench.shape) {
+        let (xa, xb) = (ClusterBench::from(ra.bench.clone()), ClusterBench::from(rb.bench.clone()));
+        let differences = match (&xa.shape, &xb.shape) {
             (Some(x), Some(y)) => shape_differences(x, y),
             _ => vec!["a run without a recorded cluster shape: the clusters cannot be compared".into()],
         };
-        let passes = compare(&ra.bench.results, &rb.bench.results);
+        let passes = compare(&xa.results, &xb.results).into_iter().map(Into::into).collect();
         Ok(ClusterComparison { a: ra, b: rb, passes, differences })
     }
 }
@@ -234,7 +235,7 @@ fn cluster_run(op: Operation<ClusterBench>, in_flight: bool) -> ClusterRun {
         actor: op.actor,
         version: op.version,
         in_flight,
-        bench: op.state,
+        bench: op.state.into(),
     }
 }
 

@@ -149,9 +149,10 @@ impl Benchmarks {
             )),
         };
         match self.agents.probe(&host, &req).await {
-            Ok(r) => match ProbeFigures::from_jobs(&r.jobs) {
+            Ok(r) => match ProbeFigures::from_jobs(&r.jobs.iter().copied().map(Into::into).collect::<Vec<_>>()) {
                 Ok(figures) => {
-                    let run = ProbeRun { figures, jobs: r.jobs, command: r.command, steps: r.steps };
+                    let jobs = r.jobs.into_iter().map(Into::into).collect();
+                    let run = ProbeRun { figures, jobs, command: r.command, steps: r.steps };
                     Outcome::Done((run, Some(r.fio_json).filter(|f| !f.is_empty())))
                 }
                 Err(e) => Outcome::Failed(format!("the agent's answer: {e}")),
@@ -229,8 +230,8 @@ fn disk_probe(op: &Operation<Probe>, fio_json: Option<String>) -> DiskProbe {
         requested_at: op.created_at,
         started_at: p.started_at,
         finished_at: op.finished_at,
-        figures: p.figures,
-        jobs: p.jobs.clone(),
+        figures: p.figures.map(Into::into),
+        jobs: p.jobs.iter().copied().map(Into::into).collect(),
         command: p.command.clone(),
         steps: p.steps.clone(),
         error: p.error.clone(),
@@ -281,7 +282,7 @@ pub(super) async fn slow_probed_disks(store: &Store) -> Result<HashMap<String, S
                 class: p.device_class.clone().filter(|c| c != "unknown"),
                 size_bytes: p.size_bytes,
                 mode: p.mode,
-                figures: p.figures?,
+                figures: p.figures?.into(),
             })
         })
         .collect();
@@ -311,7 +312,7 @@ pub async fn probe_statuses(store: &Store) -> Result<HashMap<String, Arc<ProbeSt
                 status.done = p.figures.map(|figures| ProbeDone {
                     probe_id: p.probe_id,
                     mode: p.mode,
-                    figures,
+                    figures: figures.into(),
                     finished_at: p.finished_at.unwrap_or(p.requested_at),
                     outlier: slow.get(&key).cloned(),
                 });

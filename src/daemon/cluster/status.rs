@@ -35,7 +35,7 @@ impl Cluster {
 fn view(h: &ClusterHealth, read_at: i64) -> ClusterStatus {
     ClusterStatus {
         health: Some(h.status.clone()),
-        checks: h.checks.clone(),
+        checks: h.checks.iter().cloned().map(Into::into).collect(),
         pgs: h.pgs,
         pg_states: h
             .pg_states
@@ -46,7 +46,7 @@ fn view(h: &ClusterHealth, read_at: i64) -> ClusterStatus {
         object_lines: h.object_lines(),
         degraded_ratio: h.degraded.map(|s| s.percent() / 100.0),
         misplaced_ratio: h.misplaced.map(|s| s.percent() / 100.0),
-        throughput: h.throughput,
+        throughput: h.throughput.into(),
         read_at: Some(read_at),
         error: None,
     }

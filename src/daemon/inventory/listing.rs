@@ -61,7 +61,7 @@ impl Inventory {
                 d.probe = probes.get(&key.stored()).map(|p| DeviceProbe {
                     probe_id: p.done.as_ref().map(|x| x.probe_id),
                     mode: p.done.as_ref().map(|x| x.mode),
-                    figures: p.done.as_ref().map(|x| x.figures),
+                    figures: p.done.as_ref().map(|x| x.figures.into()),
                     finished_at: p.done.as_ref().map(|x| x.finished_at),
                     outlier: p.done.as_ref().and_then(|x| x.outlier.clone()),
                     pending: p.pending,

@@ -87,8 +87,8 @@ fn to_wire(p: &Preview) -> RemovalPreview {
         eta_source: p.eta_source,
         eta_bytes_per_s: p.eta_bytes_per_s,
         eta_basis: p.eta_basis.clone(),
-        receivers: p.receivers.clone(),
-        pools: p.pools.clone(),
+        receivers: p.receivers.iter().cloned().map(Into::into).collect(),
+        pools: p.pools.iter().cloned().map(Into::into).collect(),
         blockers: p.blockers.clone(),
         warnings: p.warnings.clone(),
         ok_to_stop: p.ok_to_stop.ok,
@@ -96,6 +96,6 @@ fn to_wire(p: &Preview) -> RemovalPreview {
         nearfull_ratio: p.ratios.nearfull,
         backfillfull_ratio: p.ratios.backfillfull,
         full_ratio: p.ratios.full,
-        moves: p.moves.clone(),
+        moves: p.moves.iter().cloned().map(Into::into).collect(),
     }
 }

@@ -3,11 +3,9 @@
 //! in percent, and what differs in the clusters' shapes (a comparison of
 //! different clusters says little about the disks).
 
-use serde::{Deserialize, Serialize};
-
 use super::cluster::{ClusterShape, Pass, PassResult};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Metric {
     pub name: String,
     pub a: Option<f64>,
@@ -16,7 +14,7 @@ pub struct Metric {
     pub change_percent: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PassComparison {
     pub pass: Pass,
     pub metrics: Vec<Metric>,

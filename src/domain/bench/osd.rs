@@ -1,8 +1,6 @@
 //! How much a per-OSD bench (`ceph tell osd.N bench BYTES BLOCK`) writes,
 //! and the bounds a request must keep.
 
-use serde::{Deserialize, Serialize};
-
 /// Ceph's own defaults for `ceph tell osd.N bench`: 1 GiB in 4 MiB writes.
 pub const DEFAULT_BYTES: u64 = 1 << 30;
 pub const DEFAULT_BLOCK_SIZE: u64 = 4 << 20;
@@ -14,14 +12,14 @@ pub const MIN_BLOCK_SIZE: u64 = 4 << 10;
 /// typo does not write a terabyte (10 GiB is ten times Ceph's default).
 pub const MAX_BYTES: u64 = 10 << 30;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BenchSize {
     pub bytes: u64,
     pub block_size: u64,
 }
 
 /// What `ceph tell osd.N bench` measured.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OsdBenchResult {
     pub bytes_per_sec: f64,
     pub iops: f64,

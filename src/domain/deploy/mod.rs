@@ -21,8 +21,6 @@ mod advance;
 #[cfg(test)]
 mod tests;
 
-use serde::{Deserialize, Serialize};
-
 use crate::domain::command::Argv;
 
 pub use advance::{advance, apply, changed, failed, ATTEMPTS, VERIFY_TIMEOUT_MS};
@@ -96,12 +94,11 @@ impl OsdKind {
 }
 
 /// One planned ceph-volume command and the data devices it makes OSDs on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PrepareStep {
     /// The arguments after `ceph-volume`, as the planner wrote them. Stored
     /// as a list; a deployment stored before was one string, which reads
     /// as the words it was split into when it ran (`command::argv_or_line`).
-    #[serde(deserialize_with = "crate::domain::command::argv_or_line")]
     pub command: Argv,
     pub disks: Vec<String>,
     /// Sent to the agent in this attempt (written before it is sent).
@@ -113,7 +110,7 @@ pub struct PrepareStep {
 }
 
 /// An OSD the deployment made (found in the host's listing).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewOsd {
     pub id: u32,
     pub osd_fsid: String,
@@ -126,7 +123,7 @@ pub struct NewOsd {
 }
 
 /// What is being deployed, and how far it got. Persisted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Deployment {
     pub host: String,
     pub service_name: String,
@@ -220,8 +217,7 @@ pub struct DeployObservation {
 /// One action on the host. Each is safe to repeat: a prepare is sent only
 /// for disks the listing shows empty, an activation and a start only for an
 /// OSD the listing shows, and both are no-ops on a running OSD.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "effect", rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum DeployEffect {
     /// Run `steps[step].command` through the agent.
     Prepare {

@@ -24,7 +24,7 @@ pub struct Ratios {
 
 /// An OSD that gains placement groups.
 /// Sent as is by the API (`wire::api::removal_preview`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Receiver {
     pub osd: u32,
     pub pgs_in: usize,

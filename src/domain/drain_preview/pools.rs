@@ -5,7 +5,7 @@ use super::crush::{domains_left, PoolRule};
 use super::PreviewInput;
 
 /// Sent as is by the API (`wire::api::removal_preview`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PoolImpact {
     pub pool: i64,
     pub name: String,

@@ -14,8 +14,6 @@ pub mod gate;
 pub mod outliers;
 pub mod run;
 
-use serde::{Deserialize, Serialize};
-
 use crate::domain::bench::outliers::Unit;
 
 /// How long and over how much of the disk fio runs.
@@ -192,7 +190,7 @@ impl ProbeJob {
 }
 
 /// What one job measured, in the direction it ran.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JobFigures {
     pub job: ProbeJob,
     pub bytes_per_sec: f64,
@@ -216,7 +214,7 @@ impl JobFigures {
 }
 
 /// The four headline figures of a probe.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ProbeFigures {
     pub seq_write_bps: f64,
     pub seq_read_bps: f64,

@@ -1,12 +1,9 @@
 //! How a removal ended when it did not end plainly, as a value: the worker
 //! decides on it (holding devices or not) and the status shows its words.
 
-use serde::{Deserialize, Serialize};
-
 use super::Removal;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Ending {
     /// The OSD left the cluster without osdkeeper purging it.
     RemovedOutside,

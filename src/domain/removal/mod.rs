@@ -31,8 +31,6 @@ mod pacing;
 mod record;
 mod remaining;
 
-use serde::{Deserialize, Serialize};
-
 pub use super::cluster::Verdict;
 pub use advance::{advance, apply};
 pub use devices::{clean_devices, identify, Identified, IdentifyError};
@@ -103,7 +101,7 @@ impl Phase {
 }
 
 /// What is being removed, and how far it got. Persisted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Removal {
     pub osd_id: u32,
     pub host: String,
@@ -111,7 +109,6 @@ pub struct Removal {
     pub force: bool,
     pub zap: bool,
     /// Recovery runs faster while it drains (`osd rm --fast`, `boost.rs`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fast: bool,
     pub phase: Phase,
     /// CRUSH weight before the drain, restored by `rm stop`.
@@ -122,7 +119,6 @@ pub struct Removal {
     /// scheduled (after a purge the cluster no longer knows them).
     pub devices: Vec<String>,
     /// Their ids (serial/WWN) in the same order, "" where the host has none.
-    #[serde(default)]
     pub device_ids: Vec<String>,
     /// Devices already wiped.
     pub zapped: Vec<String>,
@@ -131,24 +127,18 @@ pub struct Removal {
     pub stop_sent: bool,
     pub pgs_at_start: Option<i64>,
     /// PGs left on the OSD at the last look (`osd df`).
-    #[serde(default)]
     pub pgs_now: Option<i64>,
     /// Space the OSD used at the last look, in KiB (`osd df`).
-    #[serde(default)]
     pub kb_used_now: Option<i64>,
     /// When the drain began (ms since the epoch).
-    #[serde(default)]
     pub drain_started_at: Option<i64>,
     /// The preview's blockers that `osd rm --ignore-preview-blockers` was
     /// told to skip, as the preview worded them when it was scheduled.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ignored_blockers: Vec<String>,
     /// How it ended, when not plainly.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ending: Option<Ending>,
     /// How it ended, as text, in records written before `ending` existed:
     /// read, never written.
-    #[serde(default, rename = "note", skip_serializing)]
     pub legacy_note: Option<String>,
 }
 
@@ -221,8 +211,7 @@ pub struct Observation {
 }
 
 /// One action on the cluster or a host. All are safe to repeat.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "effect", rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// `ceph osd crush reweight osd.N W`.
     Reweight {

@@ -31,6 +31,22 @@ struct DeploymentV1 {
     verifying_since: Option<i64>,
 }
 
+/// Reads a stored command: its arguments (a list), or, as version 1 stored
+/// it, one line whose words are split on `' '`, as the deployment worker
+/// split it to run it then.
+fn argv_or_line<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Argv(Vec<String>),
+        Line(String),
+    }
+    Ok(match Stored::deserialize(d)? {
+        Stored::Argv(argv) => argv,
+        Stored::Line(line) => line.split(' ').map(str::to_string).collect(),
+    })
+}
+
 fn one() -> u64 {
     1
 }
@@ -39,7 +55,7 @@ fn one() -> u64 {
 struct StepV1 {
     /// The arguments after `ceph-volume`: a list from version 2 on, one
     /// line before (read as the words it was split into when it ran).
-    #[serde(deserialize_with = "crate::domain::command::argv_or_line")]
+    #[serde(deserialize_with = "argv_or_line")]
     command: Vec<String>,
     disks: Vec<String>,
     sent: bool,
@@ -199,5 +215,35 @@ impl Codec for DeploymentCodec {
 
     fn topics(_finished: bool) -> Vec<Topic> {
         vec![Topic::Deployments]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Codec;
+
+    /// A deployment stored before commands were kept as their arguments:
+    /// its command was one line, and reads as the words the worker split
+    /// it into.
+    #[test]
+    fn a_deployment_stored_with_its_command_as_one_line_still_reads() {
+        let old = r#"{"host":"f5-422-01","service_name":"osd.spares","service_id":"spares","spec_version":1,
+            "run_key":"lvm batch --no-auto /dev/sdb --yes --no-systemd [disks: S1]","crush_device_class":null,
+            "steps":[{"command":"lvm batch --no-auto /dev/sdb --yes --no-systemd","disks":["/dev/sdb"],
+                      "sent":true,"succeeded":false,"failure":null}],
+            "osds":[],"phase":"preparing","attempt":1,"failure":null,"retry_at":null,"verifying_since":null}"#;
+        let d = DeploymentCodec::decode_state(old).unwrap();
+        assert_eq!(d.steps[0].command, ["lvm", "batch", "--no-auto", "/dev/sdb", "--yes", "--no-systemd"]);
+        // Written again, it is version 2 with a list, and reads back the same.
+        let again = DeploymentCodec::encode_state(&d);
+        assert!(
+            again.contains(r#""command":["lvm","batch","--no-auto","/dev/sdb","--yes","--no-systemd"]"#),
+            "{again}"
+        );
+        assert!(again.starts_with(r#"{"v":2,"#), "{again}");
+        assert_eq!(DeploymentCodec::decode_state(&again).unwrap(), d);
+        let bad = old.replace(r#""command":"lvm batch --no-auto /dev/sdb --yes --no-systemd""#, r#""command":7"#);
+        assert!(DeploymentCodec::decode_state(&bad).is_err(), "neither a list nor a line");
     }
 }

@@ -4,8 +4,94 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::bench::cluster::ClusterBench;
-use crate::domain::bench::compare::PassComparison;
+use crate::domain::bench::cluster::{ClusterPhase, Pass};
+
+mirror! {
+    /// What one pass measured (`rados bench ... -f json`).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct PassResult = crate::domain::bench::cluster::PassResult {
+        pub pass: Pass,
+        /// How long it ran (`total_time_run`).
+        pub seconds: f64,
+        /// Objects written or read.
+        pub ops: u64,
+        pub op_size: u64,
+        /// Ceph's MB/s (MiB per second).
+        pub bandwidth_mb_s: f64,
+        pub iops: f64,
+        pub avg_latency_s: f64,
+        pub max_latency_s: f64,
+        pub min_latency_s: f64,
+    }
+}
+
+mirror! {
+    /// The cluster when the benchmark ran: what a later run must match to be
+    /// comparable.
+    #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct ClusterShape = crate::domain::bench::cluster::ClusterShape {
+        /// OSDs up and in, by device class ("hdd": 6).
+        pub osds_by_class: std::collections::BTreeMap<String, u32>,
+        pub hosts: u32,
+        /// The test pool's replica count and placement groups.
+        pub pool_size: u32,
+        pub pg_num: u32,
+    }
+}
+
+mirror! {
+    /// A benchmark run and where it is.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct ClusterBench = crate::domain::bench::cluster::ClusterBench {
+        pub pool: String,
+        /// The daemon made the pool (and removes it); false for a given pool,
+        /// where only the benchmark's own objects are removed.
+        pub own_pool: bool,
+        pub seconds: u32,
+        pub pg_num: u32,
+        pub label: Option<String>,
+        /// Run although the cluster is not HEALTH_OK or a drain runs.
+        pub force: bool,
+        /// `rados bench --run-name`: names this run's objects, for seq, rand
+        /// and the cleanup.
+        pub run_name: String,
+        pub phase: ClusterPhase,
+        /// The cluster's health when the run started.
+        pub health: Option<String>,
+        pub shape: Option<ClusterShape>,
+        pub results: Vec<PassResult>,
+        pub warnings: Vec<String>,
+        pub failure: Option<String>,
+    }
+}
+
+mirror! {
+    /// One figure of two runs side by side.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct Metric = crate::domain::bench::compare::Metric {
+        pub name: String,
+        pub a: Option<f64>,
+        pub b: Option<f64>,
+        /// (b - a) / a in percent; null when either is missing or a is 0.
+        pub change_percent: Option<f64>,
+    }
+}
+
+mirror! {
+    /// One pass of two runs compared.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct PassComparison = crate::domain::bench::compare::PassComparison {
+        pub pass: Pass,
+        pub metrics: Vec<Metric>,
+    }
+}
+
+carry_pairs!(
+    crate::domain::bench::cluster::PassResult => PassResult,
+    crate::domain::bench::cluster::ClusterShape => ClusterShape,
+    crate::domain::bench::compare::Metric => Metric,
+    crate::domain::bench::compare::PassComparison => PassComparison,
+);
 
 /// Where a bench is: stored before each change, so a restart finds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -3,7 +3,37 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::domain::cluster_health::{HealthCheck, Throughput};
+mirror! {
+    /// One health check (`OSD_DOWN`, `PG_DEGRADED`, ...), as Ceph gives it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct HealthCheck = crate::domain::cluster_health::HealthCheck {
+        /// Ceph's code, e.g. `OSD_DOWN`.
+        pub code: String,
+        /// `HEALTH_WARN` or `HEALTH_ERR`.
+        pub severity: String,
+        /// Ceph's one-line summary, e.g. "1 osds down".
+        pub message: String,
+        pub count: i64,
+        /// Muted with `ceph health mute`: listed, but it does not make the status.
+        pub muted: bool,
+    }
+}
+
+mirror! {
+    /// Rates `ceph status` reports; each null when the cluster does not
+    /// report it (idle).
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct Throughput = crate::domain::cluster_health::Throughput {
+        pub recovery_bytes_per_sec: Option<f64>,
+        pub recovery_objects_per_sec: Option<f64>,
+        pub client_read_bytes_per_sec: Option<f64>,
+        pub client_write_bytes_per_sec: Option<f64>,
+        pub client_read_ops_per_sec: Option<f64>,
+        pub client_write_ops_per_sec: Option<f64>,
+    }
+}
+
+carry_pairs!(crate::domain::cluster_health::HealthCheck => HealthCheck);
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ClusterStatus {

@@ -66,7 +66,7 @@ pub struct DeviceRow {
 pub struct DeviceProbe {
     pub probe_id: Option<i64>,
     pub mode: Option<crate::domain::probe::ProbeMode>,
-    pub figures: Option<crate::domain::probe::ProbeFigures>,
+    pub figures: Option<crate::wire::api::probes::ProbeFigures>,
     pub finished_at: Option<i64>,
     /// Why it is far below comparable disks, if it is.
     pub outlier: Option<String>,

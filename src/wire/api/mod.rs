@@ -3,6 +3,8 @@
 //! sends them (and describes them in the OpenAPI document), and the CLI
 //! reads them back as the same types, never as untyped JSON.
 
+#[macro_use]
+pub mod mirror;
 pub mod bench;
 pub mod cluster;
 pub mod deployments;

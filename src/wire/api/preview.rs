@@ -103,7 +103,7 @@ pub struct DiskProbeNote {
     pub path: String,
     pub probe_id: i64,
     pub mode: crate::domain::probe::ProbeMode,
-    pub figures: crate::domain::probe::ProbeFigures,
+    pub figures: crate::wire::api::probes::ProbeFigures,
     /// Why it is far below comparable disks, if it is.
     pub outlier: Option<String>,
 }

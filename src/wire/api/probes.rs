@@ -5,7 +5,36 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::domain::probe::{JobFigures, ProbeFigures, ProbeMode};
+pub use crate::domain::probe::ProbeMode;
+
+mirror! {
+    /// What one job measured, in the direction it ran.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct JobFigures = crate::domain::probe::JobFigures {
+        pub job: crate::domain::probe::ProbeJob,
+        pub bytes_per_sec: f64,
+        pub iops: f64,
+        /// Mean completion latency, microseconds.
+        pub mean_latency_us: f64,
+        /// 99th percentile of the completion latency, microseconds, when fio reports it.
+        pub p99_latency_us: Option<f64>,
+        pub io_bytes: u64,
+        pub runtime_ms: u64,
+    }
+}
+
+mirror! {
+    /// The four headline figures of a probe.
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct ProbeFigures = crate::domain::probe::ProbeFigures {
+        pub seq_write_bps: f64,
+        pub seq_read_bps: f64,
+        pub rand_read_iops: f64,
+        pub sync_write_iops: f64,
+    }
+}
+
+carry_pairs!(crate::domain::probe::JobFigures => JobFigures, crate::domain::probe::ProbeFigures => ProbeFigures);
 pub use crate::wire::api::bench::BenchState as ProbeState;
 
 /// `POST /api/v1/devices/probe`.

@@ -4,7 +4,61 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::domain::drain_preview::{EtaSource, PgMove, PoolImpact, Receiver};
+pub use crate::domain::drain_preview::EtaSource;
+
+mirror! {
+    /// A PG that moves: the OSDs it leaves and the ones it lands on.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct PgMove = crate::domain::drain_preview::PgMove {
+        pub pgid: String,
+        pub pool: i64,
+        pub from: Vec<u32>,
+        pub to: Vec<u32>,
+        pub bytes: u64,
+    }
+}
+
+mirror! {
+    /// What the drain does to one pool.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct PoolImpact = crate::domain::drain_preview::PoolImpact {
+        pub pool: i64,
+        pub name: String,
+        pub size: u32,
+        pub min_size: u32,
+        pub failure_domain: String,
+        /// Failure domains with weight left after the drain.
+        pub domains_left: Vec<String>,
+        pub pgs: usize,
+        pub pgs_moving: usize,
+        /// PGs CRUSH places on fewer OSDs than `size` afterwards, and on fewer
+        /// than now (down OSDs counted as places).
+        pub pgs_short: usize,
+        /// Of those, the ones below `min_size`: they would stop serving I/O.
+        pub pgs_below_min: usize,
+    }
+}
+
+mirror! {
+    /// An OSD that gains placement groups.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct Receiver = crate::domain::drain_preview::Receiver {
+        pub osd: u32,
+        pub pgs_in: usize,
+        pub pgs_out: usize,
+        pub bytes_in: u64,
+        pub bytes_out: u64,
+        /// Used over size, 0..1; null when Ceph reports no size for it.
+        pub fullness_before: Option<f64>,
+        pub fullness_after: Option<f64>,
+    }
+}
+
+carry_pairs!(
+    crate::domain::drain_preview::PgMove => PgMove,
+    crate::domain::drain_preview::PoolImpact => PoolImpact,
+    crate::domain::drain_preview::Receiver => Receiver,
+);
 
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -7,8 +7,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use super::methodology::warnings;
 use crate::domain::operation::Outcome;
 
@@ -37,7 +35,7 @@ impl Pass {
 }
 
 /// What one pass measured (`rados bench ... -f json`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PassResult {
     pub pass: Pass,
     /// How long it ran (`total_time_run`).
@@ -55,7 +53,7 @@ pub struct PassResult {
 
 /// The cluster when the benchmark ran: what a later run must match to be
 /// comparable.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ClusterShape {
     /// OSDs up and in, by device class ("hdd": 6).
     pub osds_by_class: BTreeMap<String, u32>,
@@ -135,7 +133,7 @@ pub const MAX_PG_NUM: u32 = 4096;
 pub const MAX_LABEL: usize = 200;
 
 /// A benchmark run and where it is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClusterBench {
     pub pool: String,
     /// The daemon made the pool (and removes it); false for a given pool,
