@@ -422,6 +422,19 @@ fn agent_server_imports_only_wire() {
     assert!(found.is_empty(), "agent_server/ imports beyond wire/ (and tls):\n{}", found.join("\n"));
 }
 
+/// The core's types are plain: how a value is JSON (for the API or the
+/// database) is decided at the edge, `wire/api/` (`names.rs`, `mirror.rs`)
+/// and the store's codecs, never by a derive or a serde attribute in
+/// `domain/`.
+#[test]
+fn the_core_derives_no_serialization() {
+    let found = hits(
+        &rust_files("domain"),
+        &["Serialize", "Deserialize", "ToSchema", "#[serde", "serde::", "utoipa"],
+    );
+    assert!(found.is_empty(), "serialization in domain/:\n{}", found.join("\n"));
+}
+
 /// The CLI reads the daemon's answers as the API's types, never as untyped
 /// JSON, and reaches the daemon only through `client.rs` (`serve` and
 /// `demo` start it through `app/`).
