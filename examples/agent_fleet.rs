@@ -26,7 +26,7 @@ use std::time::Duration;
 use clap::Parser;
 use osdkeeper::agent_client::{HostAgents, InventoryAnswer};
 use osdkeeper::agent_server::{self, AgentConfig, AgentState, RawSettings};
-use osdkeeper::wire::api::hosts::Host;
+use osdkeeper::store::ManagedHost;
 use serde_json::{json, Value};
 
 #[derive(Parser)]
@@ -104,7 +104,7 @@ async fn write_inventories(names: &[String], per_host: usize, dir: &Path) -> any
     let sim = osdkeeper::sim::generated_cluster(names.len(), per_host, 100.0, 1.0, 1.0);
     let mut files = Vec::with_capacity(names.len());
     for name in names {
-        let InventoryAnswer::Fresh(report) = sim.inventory(&Host::unpolled(name, "sim"), None).await? else {
+        let InventoryAnswer::Fresh(report) = sim.inventory(&ManagedHost::unpolled(name, "sim"), None).await? else {
             anyhow::bail!("the simulator called an inventory unchanged that was never sent");
         };
         let path = dir.join("inventories").join(format!("{name}.json"));

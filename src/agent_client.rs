@@ -7,11 +7,11 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 
 use crate::error_chain::with_causes;
+use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, AgentErrorBody, AgentErrorCode, CephVolumeRequest, CommandResult, HostOsds, InventoryReport,
     OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ZapRequest, ZapResult,
 };
-use crate::wire::api::hosts::Host;
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum AgentError {
@@ -62,29 +62,45 @@ pub trait HostAgents: Send + Sync {
     /// (`wire::agent::inventory_etag`), which the agent then need not send again.
     fn inventory<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         known: Option<&'a str>,
     ) -> BoxFuture<'a, Result<InventoryAnswer, AgentError>>;
     fn ceph_volume<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         request: &'a CephVolumeRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>>;
-    fn osd_status<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
-    fn stop_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
-    fn zap<'a>(&'a self, host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>>;
+    fn osd_status<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+    fn stop_osd<'a>(&'a self, host: &'a ManagedHost, osd_id: u32)
+        -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+    fn zap<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ZapRequest,
+    ) -> BoxFuture<'a, Result<ZapResult, AgentError>>;
     /// The OSDs ceph-volume finds on the host's devices.
-    fn list_osds<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<HostOsds, AgentError>>;
+    fn list_osds<'a>(&'a self, host: &'a ManagedHost) -> BoxFuture<'a, Result<HostOsds, AgentError>>;
     fn activate_osd<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         osd_id: u32,
         request: &'a ActivateRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>>;
-    fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+    fn start_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
     /// fio on a blank device; the agent checks that it is blank first.
-    fn probe<'a>(&'a self, host: &'a Host, request: &'a ProbeRequest)
-        -> BoxFuture<'a, Result<ProbeResult, AgentError>>;
+    fn probe<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ProbeRequest,
+    ) -> BoxFuture<'a, Result<ProbeResult, AgentError>>;
 }
 
 /// How long the daemon waits for a probe's answer: the agent's own bound
@@ -207,7 +223,7 @@ fn decode<T: serde::de::DeserializeOwned>(addr: &str, body: &[u8]) -> Result<T, 
 impl HostAgents for HttpAgents {
     fn inventory<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         known: Option<&'a str>,
     ) -> BoxFuture<'a, Result<InventoryAnswer, AgentError>> {
         Box::pin(async move {
@@ -234,7 +250,7 @@ impl HostAgents for HttpAgents {
 
     fn ceph_volume<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         request: &'a CephVolumeRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
         Box::pin(async move {
@@ -243,14 +259,22 @@ impl HostAgents for HttpAgents {
         })
     }
 
-    fn osd_status<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+    fn osd_status<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         Box::pin(async move {
             let req = self.client.get(Self::url(&host.addr, &format!("/v1/osd/{osd_id}")));
             self.send(&host.addr, req, self.inventory_timeout).await
         })
     }
 
-    fn stop_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+    fn stop_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         Box::pin(async move {
             // An empty JSON body: a POST without its content type is refused (`wire::browser_guard`).
             let req =
@@ -259,14 +283,18 @@ impl HostAgents for HttpAgents {
         })
     }
 
-    fn zap<'a>(&'a self, host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
+    fn zap<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ZapRequest,
+    ) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
         Box::pin(async move {
             let req = self.client.post(Self::url(&host.addr, "/v1/zap")).json(request);
             self.send(&host.addr, req, self.command_timeout).await
         })
     }
 
-    fn list_osds<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
+    fn list_osds<'a>(&'a self, host: &'a ManagedHost) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
         Box::pin(async move {
             let req = self.client.get(Self::url(&host.addr, "/v1/osds"));
             self.send(&host.addr, req, self.inventory_timeout).await
@@ -275,7 +303,7 @@ impl HostAgents for HttpAgents {
 
     fn activate_osd<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         osd_id: u32,
         request: &'a ActivateRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
@@ -285,7 +313,11 @@ impl HostAgents for HttpAgents {
         })
     }
 
-    fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+    fn start_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         Box::pin(async move {
             let req = self
                 .client
@@ -297,7 +329,7 @@ impl HostAgents for HttpAgents {
 
     fn probe<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         request: &'a ProbeRequest,
     ) -> BoxFuture<'a, Result<ProbeResult, AgentError>> {
         Box::pin(async move {
@@ -311,8 +343,8 @@ impl HostAgents for HttpAgents {
 mod tests {
     use super::*;
 
-    fn host(addr: &str) -> Host {
-        Host::unpolled("f5-422-01", addr)
+    fn host(addr: &str) -> ManagedHost {
+        ManagedHost::unpolled("f5-422-01", addr)
     }
 
     #[test]

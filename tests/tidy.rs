@@ -155,6 +155,15 @@ fn the_backend_traits_name_no_database_types() {
     }
 }
 
+/// The store keeps its own row types: the API's types are built from them
+/// at the edge (`impl From<store::X> for wire::api::Y`), so a change to the
+/// JSON never reaches the database, nor a new column the JSON.
+#[test]
+fn store_does_not_know_the_api() {
+    let found = hits(&rust_files("store"), &["wire::api"]);
+    assert!(found.is_empty(), "the API's types in store/:\n{}", found.join("\n"));
+}
+
 /// Ordinary queries are SQL that other databases read too; what only
 /// SQLite has (its pragmas, `VACUUM INTO`, `BEGIN IMMEDIATE`, its own
 /// functions and syntax) is kept to the adapter's `mod.rs` (connections,
@@ -428,10 +437,7 @@ fn agent_server_imports_only_wire() {
 /// `domain/`.
 #[test]
 fn the_core_derives_no_serialization() {
-    let found = hits(
-        &rust_files("domain"),
-        &["Serialize", "Deserialize", "ToSchema", "#[serde", "serde::", "utoipa"],
-    );
+    let found = hits(&rust_files("domain"), &["Serialize", "Deserialize", "ToSchema", "#[serde", "serde::", "utoipa"]);
     assert!(found.is_empty(), "serialization in domain/:\n{}", found.join("\n"));
 }
 

@@ -32,7 +32,10 @@ pub async fn add(
     State(d): State<Arc<Daemon>>,
     JsonBody(body): JsonBody<AddHost>,
 ) -> Result<(StatusCode, Json<Host>), ApiError> {
-    Ok((StatusCode::CREATED, Json(d.inventory.add_host(&body.name, &body.addr, &body.labels, !body.no_check).await?)))
+    Ok((
+        StatusCode::CREATED,
+        Json(d.inventory.add_host(&body.name, &body.addr, &body.labels, !body.no_check).await?.into()),
+    ))
 }
 
 #[utoipa::path(delete, path = "/api/v1/hosts/{name}", tag = "hosts", params(("name" = String, Path), RemoveHostQuery),
@@ -92,7 +95,7 @@ pub async fn add_label(
     PathParam(name): PathParam<String>,
     JsonBody(body): JsonBody<LabelBody>,
 ) -> Result<Json<Host>, ApiError> {
-    Ok(Json(d.inventory.label(&name, &body.label, true).await?))
+    Ok(Json(d.inventory.label(&name, &body.label, true).await?.into()))
 }
 
 #[utoipa::path(delete, path = "/api/v1/hosts/{name}/labels/{label}", tag = "hosts",
@@ -102,5 +105,5 @@ pub async fn remove_label(
     State(d): State<Arc<Daemon>>,
     PathParam((name, label)): PathParam<(String, String)>,
 ) -> Result<Json<Host>, ApiError> {
-    Ok(Json(d.inventory.label(&name, &label, false).await?))
+    Ok(Json(d.inventory.label(&name, &label, false).await?.into()))
 }

@@ -50,7 +50,7 @@ impl Events {
             actor,
         };
         match self.store.add_event(e, now_ms()).await {
-            Ok(event) => self.notify(Live::Event { event }),
+            Ok(event) => self.notify(Live::Event { event: event.into() }),
             Err(err) => tracing::error!("cannot record an event: {err}"),
         }
     }
@@ -77,6 +77,6 @@ impl Events {
         let subject = q.osd.map(|id| format!("osd.{id}"));
         let filter =
             EventFilter { after: q.after, host: q.host.as_deref(), subject: subject.as_deref(), since: q.since };
-        Ok(self.store.events_matching(&filter, limit).await?)
+        Ok(self.store.events_matching(&filter, limit).await?.into_iter().map(Event::from).collect())
     }
 }

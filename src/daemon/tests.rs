@@ -9,11 +9,11 @@ use super::*;
 use crate::agent_client::{AgentError, InventoryAnswer};
 use crate::config::{Config, FileConfig, Overrides};
 use crate::domain::event::EventKind;
+use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, OsdDaemonStatus,
     ProbeRequest, ProbeResult, ZapRequest, ZapResult,
 };
-use crate::wire::api::hosts::Host;
 use crate::wire::api::specs::ApplyQuery;
 
 mod boost;
@@ -52,7 +52,7 @@ pub(super) struct FakeAgents {
 impl HostAgents for FakeAgents {
     fn inventory<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         known: Option<&'a str>,
     ) -> BoxFuture<'a, Result<InventoryAnswer, AgentError>> {
         Box::pin(async move {
@@ -77,7 +77,7 @@ impl HostAgents for FakeAgents {
 
     fn ceph_volume<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         request: &'a CephVolumeRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
         Box::pin(async move {
@@ -91,15 +91,27 @@ impl HostAgents for FakeAgents {
         })
     }
 
-    fn osd_status<'a>(&'a self, _host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+    fn osd_status<'a>(
+        &'a self,
+        _host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         Box::pin(async move { Ok(OsdDaemonStatus { osd_id, running: false, pids: vec![], detail: String::new() }) })
     }
 
-    fn stop_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+    fn stop_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         self.osd_status(host, osd_id)
     }
 
-    fn zap<'a>(&'a self, _host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
+    fn zap<'a>(
+        &'a self,
+        _host: &'a ManagedHost,
+        request: &'a ZapRequest,
+    ) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
         Box::pin(async move {
             self.zaps.lock().unwrap().push(request.path.clone());
             match self.zap_error.lock().unwrap().clone() {
@@ -109,13 +121,13 @@ impl HostAgents for FakeAgents {
         })
     }
 
-    fn list_osds<'a>(&'a self, _host: &'a Host) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
+    fn list_osds<'a>(&'a self, _host: &'a ManagedHost) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
         Box::pin(async move { Ok(HostOsds { osds: vec![], notes: vec![] }) })
     }
 
     fn activate_osd<'a>(
         &'a self,
-        _host: &'a Host,
+        _host: &'a ManagedHost,
         osd_id: u32,
         _request: &'a ActivateRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
@@ -129,13 +141,17 @@ impl HostAgents for FakeAgents {
         })
     }
 
-    fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+    fn start_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         self.osd_status(host, osd_id)
     }
 
     fn probe<'a>(
         &'a self,
-        _host: &'a Host,
+        _host: &'a ManagedHost,
         request: &'a ProbeRequest,
     ) -> BoxFuture<'a, Result<ProbeResult, AgentError>> {
         Box::pin(async move {

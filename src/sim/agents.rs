@@ -9,14 +9,14 @@ use super::cluster::SIM_FSID;
 use super::cluster::{SimCluster, SimOsd, SimState};
 use crate::agent_client::{AgentError, HostAgents, InventoryAnswer};
 use crate::domain::osd_layout::{command_layout, Refusal};
+use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, ListedOsd,
     OsdDaemonStatus, OsdKind, ProbeRequest, ProbeResult, ZapRequest, ZapResult,
 };
-use crate::wire::api::hosts::Host;
 use crate::wire::ceph_volume::{parse_device_list, report_of};
 
-fn unreachable(s: &SimState, host: &Host) -> Result<(), AgentError> {
+fn unreachable(s: &SimState, host: &ManagedHost) -> Result<(), AgentError> {
     if s.unreachable.contains(&host.name) {
         return Err(AgentError::Unreachable {
             addr: host.addr.clone(),
@@ -80,7 +80,7 @@ fn inventory(s: &mut SimState, host: &str) -> Vec<Value> {
 impl HostAgents for SimCluster {
     fn inventory<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         known: Option<&'a str>,
     ) -> BoxFuture<'a, Result<InventoryAnswer, AgentError>> {
         let r = self.with(|s| {
@@ -101,7 +101,7 @@ impl HostAgents for SimCluster {
 
     fn ceph_volume<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         request: &'a CephVolumeRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
         let r = self.with(|s| {
@@ -125,7 +125,7 @@ impl HostAgents for SimCluster {
         Box::pin(async move { r })
     }
 
-    fn list_osds<'a>(&'a self, host: &'a Host) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
+    fn list_osds<'a>(&'a self, host: &'a ManagedHost) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
             let osds = s
@@ -150,7 +150,7 @@ impl HostAgents for SimCluster {
 
     fn activate_osd<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         osd_id: u32,
         _request: &'a ActivateRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
@@ -174,7 +174,11 @@ impl HostAgents for SimCluster {
         Box::pin(async move { r })
     }
 
-    fn start_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+    fn start_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
             match s.osds.iter_mut().find(|o| o.id == osd_id && o.host == host.name && o.activated) {
@@ -198,7 +202,11 @@ impl HostAgents for SimCluster {
         Box::pin(async move { r })
     }
 
-    fn osd_status<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+    fn osd_status<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
             let running = s.osds.iter().any(|o| o.id == osd_id && o.host == host.name && o.daemon_running);
@@ -207,7 +215,11 @@ impl HostAgents for SimCluster {
         Box::pin(async move { r })
     }
 
-    fn stop_osd<'a>(&'a self, host: &'a Host, osd_id: u32) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
+    fn stop_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
             if let Some(o) = s.osds.iter_mut().find(|o| o.id == osd_id && o.host == host.name) {
@@ -224,7 +236,11 @@ impl HostAgents for SimCluster {
         Box::pin(async move { r })
     }
 
-    fn zap<'a>(&'a self, host: &'a Host, request: &'a ZapRequest) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
+    fn zap<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ZapRequest,
+    ) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
             if let Some(i) = s.zaps_lost.iter().position(|h| h == &host.name) {
@@ -260,7 +276,7 @@ impl HostAgents for SimCluster {
 
     fn probe<'a>(
         &'a self,
-        host: &'a Host,
+        host: &'a ManagedHost,
         request: &'a ProbeRequest,
     ) -> BoxFuture<'a, Result<ProbeResult, AgentError>> {
         let r = self.with(|s| {

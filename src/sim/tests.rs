@@ -2,11 +2,11 @@ use futures::executor::block_on;
 
 use super::{device_json, SimCluster};
 use crate::agent_client::HostAgents;
+use crate::store::ManagedHost;
 use crate::wire::agent::{CephVolumeRequest, CommandResult};
-use crate::wire::api::hosts::Host;
 
-fn host() -> Host {
-    Host::unpolled("h1", "sim:1")
+fn host() -> ManagedHost {
+    ManagedHost::unpolled("h1", "sim:1")
 }
 
 fn cluster() -> SimCluster {

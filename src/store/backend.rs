@@ -23,15 +23,10 @@ use super::operations::DrainSampleRow;
 use super::runs::SpecHostRun;
 use super::specs::StoredSpec;
 use super::tokens::StoredToken;
-use super::Result;
+use super::{AppliedSpec, BenchState, BenchTarget, HeldDevice, LoggedEvent, ManagedHost, OsdBenchRow, Result};
 use crate::domain::auth::Role;
 use crate::domain::bench::osd::OsdBenchResult;
 use crate::domain::operation::{Action, Intent, Kind, OutcomeStatus};
-use crate::wire::api::bench::{BenchState, OsdBench, OsdBenchTarget};
-use crate::wire::api::devices::Hold;
-use crate::wire::api::events::Event;
-use crate::wire::api::hosts::Host;
-use crate::wire::api::specs::SpecRecord;
 
 /// Everything a database behind the store does.
 pub trait Backend:
@@ -88,13 +83,13 @@ pub trait Lifecycle {
 #[async_trait]
 pub trait HostRows {
     /// The new host, last in the order; None when the name is taken.
-    async fn add_host(&self, name: &str, addr: &str, labels: &[String], now: i64) -> Result<Option<Host>>;
-    async fn host(&self, name: &str) -> Result<Option<Host>>;
+    async fn add_host(&self, name: &str, addr: &str, labels: &[String], now: i64) -> Result<Option<ManagedHost>>;
+    async fn host(&self, name: &str) -> Result<Option<ManagedHost>>;
     /// In the order they were added.
-    async fn hosts(&self) -> Result<Vec<Host>>;
+    async fn hosts(&self) -> Result<Vec<ManagedHost>>;
     /// With its inventory and holds; false when there was no such host.
     async fn remove_host(&self, name: &str) -> Result<bool>;
-    async fn set_labels(&self, name: &str, labels: &[String]) -> Result<Option<Host>>;
+    async fn set_labels(&self, name: &str, labels: &[String]) -> Result<Option<ManagedHost>>;
     /// Whether this failure is the first in a row; None: no such host.
     async fn record_poll_failure(&self, name: &str, f: &PollFailure) -> Result<Option<bool>>;
     /// Whether the host had failed polls before; None: no such host.
@@ -113,20 +108,20 @@ pub trait InventoryRows {
     async fn inventories(&self) -> Result<Vec<StoredInventory>>;
     async fn inventory_head(&self, host: &str) -> Result<Option<InventoryHead>>;
     /// Hosts whose `next_poll_at` is at or before `now`, in their order.
-    async fn due_hosts(&self, now: i64) -> Result<Vec<(Host, Option<InventoryHead>)>>;
+    async fn due_hosts(&self, now: i64) -> Result<Vec<(ManagedHost, Option<InventoryHead>)>>;
     async fn next_poll_after(&self, now: i64) -> Result<Option<i64>>;
-    async fn hosts_with_heads(&self) -> Result<Vec<(Host, Option<InventoryHead>)>>;
+    async fn hosts_with_heads(&self) -> Result<Vec<(ManagedHost, Option<InventoryHead>)>>;
 }
 
 #[async_trait]
 pub trait SpecRows {
     /// Each as a new version (1 for a new name) with a history entry.
-    async fn put_specs(&self, specs: &[StoredSpec], now: i64) -> Result<Vec<SpecRecord>>;
-    async fn spec(&self, service_name: &str) -> Result<Option<SpecRecord>>;
+    async fn put_specs(&self, specs: &[StoredSpec], now: i64) -> Result<Vec<AppliedSpec>>;
+    async fn spec(&self, service_name: &str) -> Result<Option<AppliedSpec>>;
     /// By name.
-    async fn specs(&self) -> Result<Vec<SpecRecord>>;
+    async fn specs(&self) -> Result<Vec<AppliedSpec>>;
     /// With its runs, a history entry kept; None: no such spec.
-    async fn remove_spec(&self, service_name: &str, now: i64) -> Result<Option<SpecRecord>>;
+    async fn remove_spec(&self, service_name: &str, now: i64) -> Result<Option<AppliedSpec>>;
     async fn spec_history(&self, service_name: &str) -> Result<Vec<(i64, String, i64)>>;
 }
 
@@ -134,9 +129,9 @@ pub trait SpecRows {
 pub trait HoldRows {
     /// Holding a held device again keeps the first hold.
     async fn hold(&self, host: &str, path: &str, device_id: Option<&str>, reason: &str, now: i64) -> Result<()>;
-    async fn release(&self, host: &str, path: &str) -> Result<Option<Hold>>;
+    async fn release(&self, host: &str, path: &str) -> Result<Option<HeldDevice>>;
     /// By host, then path.
-    async fn holds(&self) -> Result<Vec<Hold>>;
+    async fn holds(&self) -> Result<Vec<HeldDevice>>;
 }
 
 #[async_trait]
@@ -159,7 +154,7 @@ pub trait EventRows {
     async fn add_event(&self, e: &NewEvent, now: i64) -> Result<i64>;
     /// Oldest first: the first `limit` after `q.after`, or without it the
     /// latest `limit`.
-    async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<Event>>;
+    async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<LoggedEvent>>;
 }
 
 #[async_trait]
@@ -184,12 +179,12 @@ pub trait TokenRows {
 #[async_trait]
 pub trait OsdBenchRows {
     /// Queued, all or none; their ids in order.
-    async fn add_osd_benches(&self, benches: &[OsdBenchTarget], actor: Option<&str>, now: i64) -> Result<Vec<i64>>;
-    async fn osd_bench(&self, id: i64) -> Result<Option<OsdBench>>;
-    async fn osd_benches_in(&self, state: BenchState) -> Result<Vec<OsdBench>>;
-    async fn latest_osd_benches(&self) -> Result<Vec<OsdBench>>;
-    async fn latest_done_osd_benches(&self) -> Result<Vec<OsdBench>>;
-    async fn osd_bench_history(&self, limit: i64) -> Result<Vec<OsdBench>>;
+    async fn add_osd_benches(&self, benches: &[BenchTarget], actor: Option<&str>, now: i64) -> Result<Vec<i64>>;
+    async fn osd_bench(&self, id: i64) -> Result<Option<OsdBenchRow>>;
+    async fn osd_benches_in(&self, state: BenchState) -> Result<Vec<OsdBenchRow>>;
+    async fn latest_osd_benches(&self) -> Result<Vec<OsdBenchRow>>;
+    async fn latest_done_osd_benches(&self) -> Result<Vec<OsdBenchRow>>;
+    async fn osd_bench_history(&self, limit: i64) -> Result<Vec<OsdBenchRow>>;
     /// Queued to running; false if it was not queued.
     async fn start_osd_bench(&self, id: i64, now: i64) -> Result<bool>;
     async fn finish_osd_bench(
@@ -199,7 +194,7 @@ pub trait OsdBenchRows {
         now: i64,
     ) -> Result<()>;
     /// Every running one failed with `why`; those it failed.
-    async fn interrupt_osd_benches(&self, why: &str, now: i64) -> Result<Vec<OsdBench>>;
+    async fn interrupt_osd_benches(&self, why: &str, now: i64) -> Result<Vec<OsdBenchRow>>;
 }
 
 /// An operation as stored, its state in the kind's stored form (JSON,

@@ -3,7 +3,6 @@
 
 use super::{Result, Store};
 use crate::domain::event::{EventKind, Level};
-use crate::wire::api::events::Event;
 
 /// An event to record.
 #[derive(Debug, Clone)]
@@ -17,6 +16,20 @@ pub struct NewEvent {
     pub actor: Option<String>,
 }
 
+/// One entry of the event log, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoggedEvent {
+    pub id: i64,
+    pub at: i64,
+    pub level: Level,
+    pub kind: EventKind,
+    pub host: Option<String>,
+    pub subject: Option<String>,
+    pub message: String,
+    /// The name of the token whose request recorded it; None when the daemon acted on its own.
+    pub actor: Option<String>,
+}
+
 /// Which events to list (None: any).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EventFilter<'a> {
@@ -27,9 +40,9 @@ pub struct EventFilter<'a> {
 }
 
 impl Store {
-    pub async fn add_event(&self, e: NewEvent, now: i64) -> Result<Event> {
+    pub async fn add_event(&self, e: NewEvent, now: i64) -> Result<LoggedEvent> {
         let id = self.backend.add_event(&e, now).await?;
-        Ok(Event {
+        Ok(LoggedEvent {
             id,
             at: now,
             level: e.level,
@@ -43,13 +56,13 @@ impl Store {
 
     /// Events with an id above `after`, oldest first, at most `limit`; with
     /// `after` = None, the latest `limit` events.
-    pub async fn events(&self, after: Option<i64>, limit: i64) -> Result<Vec<Event>> {
+    pub async fn events(&self, after: Option<i64>, limit: i64) -> Result<Vec<LoggedEvent>> {
         self.events_matching(&EventFilter { after, ..EventFilter::default() }, limit).await
     }
 
     /// The same, only those of `host`, of
     /// `subject` and at or after `since`, where given.
-    pub async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<Event>> {
+    pub async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<LoggedEvent>> {
         self.backend.events_matching(q, limit).await
     }
 }

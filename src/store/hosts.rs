@@ -1,7 +1,37 @@
 //! Hosts and their polling state.
 
 use super::{Result, Store, StoreError, Topic};
-use crate::wire::api::hosts::Host;
+
+/// A managed host and the state of its agent's polls, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManagedHost {
+    pub name: String,
+    /// host:port of its agent.
+    pub addr: String,
+    pub labels: Vec<String>,
+    pub added_at: i64,
+    /// Since when polls fail (ms since the epoch), if they do.
+    pub unreachable_since: Option<i64>,
+    pub last_error: Option<String>,
+    pub consecutive_failures: i64,
+    pub next_poll_at: i64,
+}
+
+impl ManagedHost {
+    /// A host not yet stored or polled: one about to be added, or a test's.
+    pub fn unpolled(name: &str, addr: &str) -> ManagedHost {
+        ManagedHost {
+            name: name.into(),
+            addr: addr.into(),
+            labels: vec![],
+            added_at: 0,
+            unreachable_since: None,
+            last_error: None,
+            consecutive_failures: 0,
+            next_poll_at: 0,
+        }
+    }
+}
 
 /// A failed poll, as the poller saw it.
 #[derive(Debug, Clone)]
@@ -16,7 +46,7 @@ fn unknown(name: &str) -> StoreError {
 }
 
 impl Store {
-    pub async fn add_host(&self, name: &str, addr: &str, labels: &[String], now: i64) -> Result<Host> {
+    pub async fn add_host(&self, name: &str, addr: &str, labels: &[String], now: i64) -> Result<ManagedHost> {
         let host = self
             .backend
             .add_host(name, addr, labels, now)
@@ -26,12 +56,12 @@ impl Store {
         Ok(host)
     }
 
-    pub async fn host(&self, name: &str) -> Result<Host> {
+    pub async fn host(&self, name: &str) -> Result<ManagedHost> {
         self.backend.host(name).await?.ok_or_else(|| unknown(name))
     }
 
     /// Every host, in the order they were added.
-    pub async fn hosts(&self) -> Result<Vec<Host>> {
+    pub async fn hosts(&self) -> Result<Vec<ManagedHost>> {
         self.backend.hosts().await
     }
 
@@ -47,7 +77,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn set_labels(&self, name: &str, labels: &[String]) -> Result<Host> {
+    pub async fn set_labels(&self, name: &str, labels: &[String]) -> Result<ManagedHost> {
         let host = self.backend.set_labels(name, labels).await?.ok_or_else(|| unknown(name))?;
         self.changed(Topic::Hosts);
         Ok(host)

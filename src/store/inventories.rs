@@ -4,9 +4,8 @@
 //! in memory, the read model) and the writes of an unchanged inventory's new
 //! time never touch them.
 
-use super::{Result, Store, Topic};
+use super::{ManagedHost, Result, Store, Topic};
 use crate::wire::agent::inventory_etag;
-use crate::wire::api::hosts::Host;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredInventory {
@@ -111,7 +110,7 @@ impl Store {
 
     /// The hosts whose poll is due at `now`, each with its inventory's head
     /// (for the ETag to name), in the order they were added.
-    pub async fn due_hosts(&self, now: i64) -> Result<Vec<(Host, Option<InventoryHead>)>> {
+    pub async fn due_hosts(&self, now: i64) -> Result<Vec<(ManagedHost, Option<InventoryHead>)>> {
         self.backend.due_hosts(now).await
     }
 
@@ -122,7 +121,7 @@ impl Store {
 
     /// Every host with its inventory's head, in the order they were added:
     /// one read of both for planning and the read model.
-    pub async fn hosts_with_heads(&self) -> Result<Vec<(Host, Option<InventoryHead>)>> {
+    pub async fn hosts_with_heads(&self) -> Result<Vec<(ManagedHost, Option<InventoryHead>)>> {
         self.backend.hosts_with_heads().await
     }
 }

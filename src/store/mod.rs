@@ -35,14 +35,16 @@ use std::sync::Arc;
 
 use backend::Backend;
 pub use changes::{Changes, Topic};
-pub use events::{EventFilter, NewEvent};
-pub use hosts::PollFailure;
+pub use events::{EventFilter, LoggedEvent, NewEvent};
+pub use holds::HeldDevice;
+pub use hosts::{ManagedHost, PollFailure};
 pub use inventories::{InventoryHead, InventorySeen, Replaced, StoredInventory};
 pub use operations::{
     removal_subject, BenchCodec, Codec, DeploymentCodec, DrainSampleRow, Ops, ProbeCodec, RemovalCodec,
 };
+pub use osd_benches::{BenchState, BenchTarget, OsdBenchRow};
 pub use runs::SpecHostRun;
-pub use specs::StoredSpec;
+pub use specs::{AppliedSpec, StoredSpec};
 pub use sqlite::LOG_DIRECTIVES;
 pub use tokens::StoredToken;
 

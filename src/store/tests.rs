@@ -105,8 +105,7 @@ async fn events_by_host_osd_and_time() {
         };
         s.add_event(e, 100 * i as i64).await.unwrap();
     }
-    let messages =
-        |events: Vec<crate::wire::api::events::Event>| events.into_iter().map(|e| e.message).collect::<Vec<_>>();
+    let messages = |events: Vec<crate::store::LoggedEvent>| events.into_iter().map(|e| e.message).collect::<Vec<_>>();
     let only = |host, subject, since| EventFilter { host, subject, since, ..EventFilter::default() };
     assert_eq!(messages(s.events_matching(&only(Some("h1"), None, None), 10).await.unwrap()), ["e0", "e2", "e3"]);
     assert_eq!(messages(s.events_matching(&only(Some("h1"), Some("osd.8"), None), 10).await.unwrap()), ["e0", "e3"]);

@@ -14,8 +14,8 @@ use crate::domain::bench::osd::bench_size;
 use crate::domain::bench::outliers::{outliers, Measured};
 use crate::domain::cluster::same_host;
 use crate::domain::event::{EventKind, Level};
-use crate::store::Store;
-use crate::wire::api::bench::{BenchState, OsdBench, OsdBenchQuery, OsdBenchTarget};
+use crate::store::{BenchState, BenchTarget, OsdBenchRow, Store};
+use crate::wire::api::bench::{OsdBench, OsdBenchQuery};
 
 /// What `bench osds` asks for.
 #[derive(Debug, Clone, Default)]
@@ -81,7 +81,7 @@ impl Benchmarks {
                 .filter(|h| !h.is_empty())
                 .or_else(|| osd.and_then(|o| o.crush_host.clone()))
                 .ok_or_else(|| DaemonError::CannotAct(format!("Ceph does not say which host osd.{id} is on")))?;
-            benches.push(OsdBenchTarget {
+            benches.push(BenchTarget {
                 osd_id: id,
                 host,
                 device_class: osd
@@ -111,7 +111,7 @@ impl Benchmarks {
             )
             .await;
         self.worker.wake();
-        Ok(queued)
+        Ok(queued.into_iter().map(OsdBench::from).collect())
     }
 
     async fn pending_osd_benches(&self) -> Result<HashSet<u32>, DaemonError> {
@@ -142,7 +142,7 @@ impl Benchmarks {
         if queued.is_empty() {
             return Ok(());
         }
-        let mut by_host: BTreeMap<String, Vec<OsdBench>> = BTreeMap::new();
+        let mut by_host: BTreeMap<String, Vec<OsdBenchRow>> = BTreeMap::new();
         for b in queued {
             let key =
                 by_host.keys().find(|h| same_host(h, &b.target.host)).cloned().unwrap_or_else(|| b.target.host.clone());
@@ -164,7 +164,7 @@ impl Benchmarks {
     }
 
     /// One host's benches, one after the other.
-    async fn bench_host(&self, benches: Vec<OsdBench>) -> Result<(), DaemonError> {
+    async fn bench_host(&self, benches: Vec<OsdBenchRow>) -> Result<(), DaemonError> {
         for b in benches {
             if !self.store.start_osd_bench(b.bench_id, now_ms()).await? {
                 continue;
@@ -204,10 +204,11 @@ impl Benchmarks {
     /// The latest bench of each OSD with its outlier verdict, or (with
     /// `history`) the last benches, newest first.
     pub async fn osd_benches(&self, q: &OsdBenchQuery) -> Result<Vec<OsdBench>, DaemonError> {
-        let mut rows = match q.history {
+        let stored = match q.history {
             Some(n) => self.store.osd_bench_history(n.clamp(0, 10_000)).await?,
             None => self.store.latest_osd_benches().await?,
         };
+        let mut rows: Vec<OsdBench> = stored.into_iter().map(OsdBench::from).collect();
         let slow: HashMap<u32, String> = slow_osds(&self.store).await?.into_iter().collect();
         let latest_done: HashSet<i64> =
             self.store.latest_done_osd_benches().await?.into_iter().map(|b| b.bench_id).collect();

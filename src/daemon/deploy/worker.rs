@@ -22,8 +22,8 @@ use crate::domain::deploy::{
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{record, Outcome, Recorded};
 use crate::store::DeploymentCodec;
+use crate::store::ManagedHost;
 use crate::wire::agent::{ActivateRequest, CephVolumeRequest};
-use crate::wire::api::hosts::Host;
 
 /// The deployment kind, as the executor drives it.
 pub struct DeploymentKind {
@@ -165,7 +165,7 @@ impl OperationKind for DeploymentKind {
 }
 
 impl DeploymentKind {
-    async fn observe_on(&self, d: &Deployment, host: &Host, state: &ClusterState) -> DeployObservation {
+    async fn observe_on(&self, d: &Deployment, host: &ManagedHost, state: &ClusterState) -> DeployObservation {
         let listed = match self.d.agents.list_osds(host).await {
             Ok(h) => Some(
                 h.osds
@@ -214,7 +214,7 @@ impl DeploymentKind {
         DeployObservation { listed, cluster_fsid: state.fsid.clone(), cluster, running, now: now_ms() }
     }
 
-    async fn carry_out(&self, d: &Deployment, host: &Host, effect: &DeployEffect) -> Outcome<String> {
+    async fn carry_out(&self, d: &Deployment, host: &ManagedHost, effect: &DeployEffect) -> Outcome<String> {
         let judged = |e: AgentError| {
             if e.is_busy() || e.outcome_unknown() {
                 Outcome::Unknown(e.to_string())

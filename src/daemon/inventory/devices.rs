@@ -81,7 +81,7 @@ impl Inventory {
         &self,
         host_name: &str,
         path: &str,
-    ) -> Result<(crate::wire::api::hosts::Host, crate::domain::inventory::Device), DaemonError> {
+    ) -> Result<(crate::store::ManagedHost, crate::domain::inventory::Device), DaemonError> {
         let host = self.store.host(host_name).await?;
         let inv = self
             .store
@@ -140,7 +140,7 @@ impl Inventory {
             )
             .await;
         self.reconciler.wake();
-        Ok(hold)
+        Ok(hold.into())
     }
 
     /// Holds the devices a finished removal freed.

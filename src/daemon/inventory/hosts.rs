@@ -7,7 +7,7 @@ use crate::daemon::DaemonError;
 use crate::domain::cluster::same_host as same_crush_host;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::spec::valid_host_name;
-use crate::wire::api::hosts::Host;
+use crate::store::ManagedHost;
 
 /// Host names become part of commands, paths and messages: only letters,
 /// digits, '-' and '.' (cephadm's rule), and at most 250 characters.
@@ -66,7 +66,13 @@ impl Inventory {
     /// With `check`, only once its agent answered (cephadm checks a host
     /// before adding it): a wrong address, token or host is refused now
     /// rather than found by the first poll.
-    pub async fn add_host(&self, name: &str, addr: &str, labels: &[String], check: bool) -> Result<Host, DaemonError> {
+    pub async fn add_host(
+        &self,
+        name: &str,
+        addr: &str,
+        labels: &[String],
+        check: bool,
+    ) -> Result<ManagedHost, DaemonError> {
         check_host_name(name)?;
         check_addr(addr, self.config.agent_ca.is_some(), self.config.agent_token.is_some())?;
         for l in labels {
@@ -91,7 +97,7 @@ impl Inventory {
     }
 
     async fn check_agent(&self, name: &str, addr: &str) -> Result<(), DaemonError> {
-        let candidate = Host::unpolled(name, addr);
+        let candidate = ManagedHost::unpolled(name, addr);
         let not_added = |why: String| format!("host {name} not added: {why} (--no-check adds it anyway)");
         let answer = self.agents.inventory(&candidate, None).await.map_err(|e| match e {
             AgentError::Unreachable { .. } | AgentError::Timeout { .. } => {
@@ -120,7 +126,7 @@ impl Inventory {
         Ok(())
     }
 
-    pub async fn label(&self, name: &str, label: &str, add: bool) -> Result<Host, DaemonError> {
+    pub async fn label(&self, name: &str, label: &str, add: bool) -> Result<ManagedHost, DaemonError> {
         check_label(label)?;
         let host = self.store.host(name).await?;
         let mut labels = host.labels.clone();

@@ -20,7 +20,7 @@ impl Inventory {
         if let Some(down) = q.unreachable {
             hosts.retain(|h| h.unreachable_since.is_some() == down);
         }
-        Ok(Page::of(hosts, q.offset, q.limit))
+        Ok(Page::of(hosts.into_iter().map(Host::from).collect(), q.offset, q.limit))
     }
 
     pub async fn devices(&self, q: &DeviceQuery) -> Result<Page<HostDevices>, DaemonError> {
@@ -90,6 +90,6 @@ impl Inventory {
     }
 
     pub async fn held_devices(&self) -> Result<Vec<Hold>, DaemonError> {
-        Ok(self.store.holds().await?)
+        Ok(self.store.holds().await?.into_iter().map(Hold::from).collect())
     }
 }

@@ -27,9 +27,9 @@ use crate::domain::event::{EventKind, Level};
 use crate::domain::inventory::Device;
 use crate::domain::inventory_diff::diff;
 use crate::domain::poll_jitter::next_poll_at;
+use crate::store::ManagedHost;
 use crate::store::{InventorySeen, PollFailure, Replaced, StoredInventory};
 use crate::wire::agent::RawInventoryReport;
-use crate::wire::api::hosts::Host;
 use crate::wire::ceph_volume::parse_device_list;
 
 /// How a poll ended, for its round.
@@ -61,7 +61,7 @@ impl Inventory {
     }
 
     /// Polls one host now. Returns the error text when the poll failed.
-    pub async fn poll_host(&self, host: &Host) -> Result<(), String> {
+    pub async fn poll_host(&self, host: &ManagedHost) -> Result<(), String> {
         let known = self.store.inventory_head(&host.name).await.map_err(|e| e.to_string())?.map(|h| h.etag());
         if let Polled::Unchanged(seen) = self.poll(host, known).await? {
             self.store.touch_inventories(&[seen]).await.map_err(|e| e.to_string())?;
@@ -74,7 +74,7 @@ impl Inventory {
     /// (`known`, its ETag), and records what came of it, except an unchanged
     /// inventory's new time, which the caller writes.
     #[tracing::instrument(skip_all, fields(host = %host.name))]
-    async fn poll(&self, host: &Host, known: Option<String>) -> Result<Polled, String> {
+    async fn poll(&self, host: &ManagedHost, known: Option<String>) -> Result<Polled, String> {
         let lock = self.poll_lock(&host.name).await;
         let _guard = lock.lock().await;
         let answer = self.agents.inventory(host, known.as_deref()).await;
@@ -128,7 +128,7 @@ impl Inventory {
     }
 
     /// `recorded`: whether the host was unreachable, as recording the success said.
-    async fn poll_succeeded(&self, host: &Host, recorded: Result<bool, crate::store::StoreError>) {
+    async fn poll_succeeded(&self, host: &ManagedHost, recorded: Result<bool, crate::store::StoreError>) {
         match recorded {
             Ok(true) => {
                 self.events
@@ -147,7 +147,7 @@ impl Inventory {
         self.polls.polled.note(&host.name);
     }
 
-    async fn poll_failed(&self, host: &Host, now: i64, error: String) -> Result<Polled, String> {
+    async fn poll_failed(&self, host: &ManagedHost, now: i64, error: String) -> Result<Polled, String> {
         *self.polls.errors.lock().expect("counter lock").entry(host.name.clone()).or_default() += 1;
         let wait = self.backoff(host.consecutive_failures + 1);
         let failure =
@@ -175,7 +175,7 @@ impl Inventory {
     /// `before`: the replaced inventory's devices, if the cache still held them.
     async fn note_inventory_change(
         &self,
-        host: &Host,
+        host: &ManagedHost,
         previous: Option<Replaced>,
         before: Option<Arc<Vec<Device>>>,
         parsed: &[Device],
@@ -219,7 +219,7 @@ impl Inventory {
     /// next host is due (within the worker's tick). Reads only the due hosts.
     pub async fn poll_due(&self) -> Result<Pace, DaemonError> {
         let now = now_ms();
-        let due: Vec<(Host, Option<String>)> =
+        let due: Vec<(ManagedHost, Option<String>)> =
             self.store.due_hosts(now).await?.into_iter().map(|(h, head)| (h, head.map(|i| i.etag()))).collect();
         let seen = Mutex::new(Vec::new());
         stream::iter(due)
@@ -265,7 +265,8 @@ impl Inventory {
     /// Polls the named hosts now (`--refresh`), waiting at most `timeout`;
     /// returns the hosts that failed or did not answer in time, with why.
     pub async fn refresh(&self, names: &[String], timeout: Duration) -> Result<Vec<(String, String)>, DaemonError> {
-        let hosts: Vec<Host> = self.store.hosts().await?.into_iter().filter(|h| names.contains(&h.name)).collect();
+        let hosts: Vec<ManagedHost> =
+            self.store.hosts().await?.into_iter().filter(|h| names.contains(&h.name)).collect();
         let results: Vec<(String, Option<String>)> = stream::iter(hosts)
             .map(|h| async move {
                 match tokio::time::timeout(timeout, self.poll_host(&h)).await {

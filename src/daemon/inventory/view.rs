@@ -9,9 +9,8 @@ use std::sync::{Arc, Mutex};
 use crate::daemon::DaemonError;
 use crate::domain::inventory::{ClusterView, Device, HostInventory};
 use crate::domain::probe::{DiskKey, ProbeStatus};
+use crate::store::{HeldDevice, ManagedHost};
 use crate::store::{InventoryHead, StoredInventory};
-use crate::wire::api::devices::Hold;
-use crate::wire::api::hosts::Host;
 use crate::wire::ceph_volume::parse_device_list;
 
 /// Parsed inventories by host, keyed by fingerprint.
@@ -60,7 +59,7 @@ impl InventoryCache {
 /// What the daemon knows about a host besides its devices.
 #[derive(Debug, Clone)]
 pub struct HostState {
-    pub host: Host,
+    pub host: ManagedHost,
     pub inventory: Option<InventoryHead>,
 }
 
@@ -87,11 +86,11 @@ pub type Parsed = (InventoryHead, Arc<Vec<Device>>);
 /// added, with its inventory. Hosts without one are left out (cephadm
 /// refuses to plan them: "No inventory found for host").
 pub fn build(
-    hosts: Vec<(Host, Option<Parsed>)>,
-    holds: &[Hold],
+    hosts: Vec<(ManagedHost, Option<Parsed>)>,
+    holds: &[HeldDevice],
     probes: &HashMap<String, Arc<ProbeStatus>>,
 ) -> Snapshot {
-    let mut holds_by_host: HashMap<&str, Vec<&Hold>> = HashMap::new();
+    let mut holds_by_host: HashMap<&str, Vec<&HeldDevice>> = HashMap::new();
     for h in holds {
         holds_by_host.entry(h.host.as_str()).or_default().push(h);
     }
@@ -144,7 +143,7 @@ impl super::Inventory {
     /// Every host with its inventory's head and parsed devices: from the
     /// cache, and only those changed since they were parsed (or never
     /// parsed since the start) read from the store.
-    pub async fn parsed_inventories(&self) -> Result<Vec<(Host, Option<Parsed>)>, DaemonError> {
+    pub async fn parsed_inventories(&self) -> Result<Vec<(ManagedHost, Option<Parsed>)>, DaemonError> {
         let hosts = self.store.hosts_with_heads().await?;
         let mut out = Vec::with_capacity(hosts.len());
         for (host, head) in hosts {
@@ -190,9 +189,14 @@ mod tests {
             Device::from(DeviceReport { path: Arc::from(path), device_id: "id".into(), ..DeviceReport::default() })
         };
         let parsed = Arc::new(vec![disk("/dev/sda"), disk("/dev/sdb")]);
-        let hosts = ["a", "b"].map(|n| (Host::unpolled(n, "x:1"), Some((head(n), parsed.clone())))).to_vec();
-        let hold =
-            Hold { host: "b".into(), path: "/dev/sdb".into(), reason: "zapped".into(), since: 0, device_id: None };
+        let hosts = ["a", "b"].map(|n| (ManagedHost::unpolled(n, "x:1"), Some((head(n), parsed.clone())))).to_vec();
+        let hold = HeldDevice {
+            host: "b".into(),
+            path: "/dev/sdb".into(),
+            reason: "zapped".into(),
+            since: 0,
+            device_id: None,
+        };
         let snap = build(hosts, &[hold], &HashMap::new());
         let (a, b) = (&snap.view.hosts[0], &snap.view.hosts[1]);
         assert!(Arc::ptr_eq(&a.devices, &parsed), "host a has no hold: no copy");

@@ -8,8 +8,7 @@
 //! last wrote for each host in memory instead (`Changes::inventory_times`),
 //! and `/metrics` takes the time from there when it has one.
 
-use crate::store::InventoryHead;
-use crate::wire::api::hosts::Host;
+use crate::store::{InventoryHead, ManagedHost};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostRow {
@@ -19,7 +18,7 @@ pub struct HostRow {
     pub taken_at: Option<i64>,
 }
 
-pub(super) fn rows(hosts: &[(Host, Option<InventoryHead>)]) -> Vec<HostRow> {
+pub(super) fn rows(hosts: &[(ManagedHost, Option<InventoryHead>)]) -> Vec<HostRow> {
     hosts
         .iter()
         .map(|(h, head)| HostRow {

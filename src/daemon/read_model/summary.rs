@@ -11,7 +11,7 @@ use super::hosts::{rows, HostRow};
 use super::ReadModel;
 use crate::daemon::cluster::Seen;
 use crate::daemon::DaemonError;
-use crate::wire::api::devices::Hold;
+use crate::store::HeldDevice;
 use crate::wire::api::summary::Summary;
 
 /// The summary with the counts from elsewhere put in.
@@ -35,7 +35,7 @@ impl ReadModel {
         // Independent reads: side by side, each on its own pooled connection.
         let (hosts, holds, specs) =
             tokio::try_join!(self.store.hosts_with_heads(), self.store.holds(), self.store.specs())?;
-        let mut holds_by_host: HashMap<&str, Vec<&Hold>> = HashMap::new();
+        let mut holds_by_host: HashMap<&str, Vec<&HeldDevice>> = HashMap::new();
         for h in &holds {
             holds_by_host.entry(h.host.as_str()).or_default().push(h);
         }

@@ -12,8 +12,7 @@ use crate::daemon::tests::sim_daemon;
 use crate::daemon::Daemon;
 use crate::domain::bench::osd::OsdBenchResult;
 use crate::domain::removal::Phase;
-use crate::store::Topic;
-use crate::wire::api::bench::OsdBenchTarget;
+use crate::store::{BenchTarget, Topic};
 use crate::wire::api::osds::{OsdQuery, RemovalStatus, StatusQuery};
 use crate::wire::api::specs::ApplyQuery;
 use crate::wire::api::summary::Summary;
@@ -190,7 +189,7 @@ async fn the_read_model_answers_as_the_store_and_the_cluster_do_after_every_chan
     same_as_the_store(&d, "reachable again").await;
 
     // Benches (the simulator has none: stored as the bench worker stores them).
-    let target = |osd_id: u32| OsdBenchTarget {
+    let target = |osd_id: u32| BenchTarget {
         osd_id,
         host: "f5-422-04".into(),
         device_class: Some("hdd".into()),
@@ -312,7 +311,7 @@ async fn a_finished_bench_is_in_the_next_osd_list_without_a_refresh() {
     let id = sim.osds()[0].id;
     let bench_of = |rows: Vec<crate::wire::api::osds::OsdRow>| rows.into_iter().find(|r| r.id == id).unwrap();
     assert_eq!(bench_of(d.read_model.osds(&OsdQuery::default()).await.unwrap().items).bench_bytes_per_sec, None);
-    let target = OsdBenchTarget {
+    let target = BenchTarget {
         osd_id: id,
         host: sim.osds()[0].host.clone(),
         device_class: Some("hdd".into()),

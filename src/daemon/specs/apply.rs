@@ -10,7 +10,7 @@ use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::plan::preview;
 use crate::domain::spec::{check_placement, parse_spec_file, HostRef, SpecDocument, SpecError};
-use crate::store::{InventoryHead, StoredSpec};
+use crate::store::{AppliedSpec, InventoryHead, StoredSpec};
 use crate::wire::api::preview::{PreviewDoc, SpecNote};
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, HostFacts, RefreshFailure, SpecRecord};
 use crate::wire::preview_json::PreviewReport;
@@ -116,7 +116,7 @@ impl Specs {
         }
         self.reconciler.wake();
         self.read_model.notify_current(crate::daemon::live::Live::Specs).await;
-        Ok(stored)
+        Ok(stored.into_iter().map(SpecRecord::from).collect())
     }
 
     pub async fn remove_spec(&self, service_name: &str) -> Result<SpecRecord, DaemonError> {
@@ -130,7 +130,7 @@ impl Specs {
                 format!("Removed spec {service_name}; its OSDs stay, no new ones will be created"),
             )
             .await;
-        Ok(removed)
+        Ok(removed.into())
     }
 }
 
@@ -209,7 +209,7 @@ fn specs_to_store(docs: &[SpecDocument]) -> Vec<StoredSpec> {
 }
 
 /// Re-reads a stored spec document.
-pub fn stored_document(record: &SpecRecord, index: usize) -> Result<SpecDocument, String> {
+pub fn stored_document(record: &AppliedSpec, index: usize) -> Result<SpecDocument, String> {
     let mut docs = parse_spec_file(&record.source).map_err(|e| e.to_string())?;
     let mut d = docs.pop().ok_or_else(|| format!("stored spec {} has no document", record.service_name))?;
     d.doc = index;

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use super::apply::stored_document;
 use crate::domain::spec::SpecDocument;
-use crate::wire::api::specs::SpecRecord;
+use crate::store::AppliedSpec;
 
 /// Service name -> (the stored version parsed, its document).
 #[derive(Default)]
@@ -16,7 +16,7 @@ pub struct ParsedSpecs(Mutex<HashMap<String, (i64, SpecDocument)>>);
 impl ParsedSpecs {
     /// The document of `record` as the `index`th of a pass: from the
     /// cache when this version was parsed before.
-    pub fn document(&self, record: &SpecRecord, index: usize) -> Result<SpecDocument, String> {
+    pub fn document(&self, record: &AppliedSpec, index: usize) -> Result<SpecDocument, String> {
         let cached = self.0.lock().expect("parsed specs lock").get(&record.service_name).cloned();
         let mut doc = match cached {
             Some((version, doc)) if version == record.version => doc,
@@ -32,7 +32,7 @@ impl ParsedSpecs {
     }
 
     /// Forgets the specs no longer stored.
-    pub fn keep_only(&self, records: &[SpecRecord]) {
+    pub fn keep_only(&self, records: &[AppliedSpec]) {
         let names: std::collections::HashSet<&str> = records.iter().map(|r| r.service_name.as_str()).collect();
         self.0.lock().expect("parsed specs lock").retain(|name, _| names.contains(name.as_str()));
     }
@@ -42,8 +42,8 @@ impl ParsedSpecs {
 mod tests {
     use super::*;
 
-    fn record(version: i64, source: &str) -> SpecRecord {
-        SpecRecord {
+    fn record(version: i64, source: &str) -> AppliedSpec {
+        AppliedSpec {
             service_name: "osd.a".into(),
             service_id: Some("a".into()),
             source: source.into(),

@@ -29,7 +29,7 @@ impl Specs {
                         }
                     }
                 };
-                SpecListing { spec, running, placement }
+                SpecListing { spec: spec.into(), running, placement }
             })
             .collect())
     }
@@ -37,7 +37,7 @@ impl Specs {
     pub async fn spec(&self, service_name: &str) -> Result<SpecDetail, DaemonError> {
         let spec = self.store.spec(service_name).await?;
         let history = self.store.spec_history(service_name).await?;
-        Ok(SpecDetail { spec, history })
+        Ok(SpecDetail { spec: spec.into(), history })
     }
 }
 

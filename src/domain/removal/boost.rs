@@ -24,8 +24,6 @@
 //! a value in an OSD's local ceph.conf (or set for `osd.N`) wins over the
 //! `osd` section, so a boost there does not reach that OSD.
 
-use serde::{Deserialize, Serialize};
-
 use super::Removal;
 
 /// The section the boost sets.
@@ -97,7 +95,7 @@ impl RecoveryNow {
 }
 
 /// An option's value in the `osd` section before the boost; None: not set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Saved {
     pub name: String,
     pub value: Option<String>,
@@ -105,7 +103,7 @@ pub struct Saved {
 
 /// A boost under way. Stored before its first `config set`, removed after
 /// the restore.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Boost {
     pub scheduler: Scheduler,
     /// What the `osd` section held before.

@@ -6,8 +6,7 @@ use sqlx::Row;
 use super::SqliteBackend;
 use crate::domain::event::{EventKind, Level};
 use crate::store::backend::EventRows;
-use crate::store::{EventFilter, NewEvent, Result, StoreError};
-use crate::wire::api::events::Event;
+use crate::store::{EventFilter, LoggedEvent, NewEvent, Result, StoreError};
 
 fn parse<T>(text: &str, parse: fn(&str) -> Option<T>, what: &str) -> Result<T> {
     parse(text).ok_or_else(|| StoreError::Corrupt(format!("event {what} {text:?}")))
@@ -30,7 +29,7 @@ impl EventRows for SqliteBackend {
         .await?)
     }
 
-    async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<Event>> {
+    async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<LoggedEvent>> {
         // One statement for every combination: a filter left out is NULL and
         // matches everything.
         const MATCHES: &str = "(?1 IS NULL OR id > ?1) AND (?2 IS NULL OR host = ?2) \
@@ -53,7 +52,7 @@ impl EventRows for SqliteBackend {
             .await?;
         rows.iter()
             .map(|r| {
-                Ok(Event {
+                Ok(LoggedEvent {
                     id: r.try_get(0)?,
                     at: r.try_get(1)?,
                     level: parse(&r.try_get::<String, _>(2)?, Level::parse, "level")?,

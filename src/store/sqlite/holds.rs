@@ -5,11 +5,10 @@ use sqlx::Row;
 
 use super::SqliteBackend;
 use crate::store::backend::HoldRows;
-use crate::store::Result;
-use crate::wire::api::devices::Hold;
+use crate::store::{HeldDevice, Result};
 
-fn hold_from(r: &sqlx::sqlite::SqliteRow) -> Result<Hold> {
-    Ok(Hold {
+fn hold_from(r: &sqlx::sqlite::SqliteRow) -> Result<HeldDevice> {
+    Ok(HeldDevice {
         host: r.try_get(0)?,
         path: r.try_get(1)?,
         reason: r.try_get(2)?,
@@ -34,7 +33,7 @@ impl HoldRows for SqliteBackend {
         Ok(())
     }
 
-    async fn release(&self, host: &str, path: &str) -> Result<Option<Hold>> {
+    async fn release(&self, host: &str, path: &str) -> Result<Option<HeldDevice>> {
         let row = sqlx::query(
             "DELETE FROM held_devices WHERE host = ? AND path = ? RETURNING host, path, reason, since, device_id",
         )
@@ -45,7 +44,7 @@ impl HoldRows for SqliteBackend {
         row.as_ref().map(hold_from).transpose()
     }
 
-    async fn holds(&self) -> Result<Vec<Hold>> {
+    async fn holds(&self) -> Result<Vec<HeldDevice>> {
         let rows = sqlx::query("SELECT host, path, reason, since, device_id FROM held_devices ORDER BY host, path")
             .fetch_all(&self.reads)
             .await?;

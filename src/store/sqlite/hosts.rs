@@ -5,11 +5,10 @@ use sqlx::Row;
 
 use super::{json_list, unique_violation, SqliteBackend};
 use crate::store::backend::HostRows;
-use crate::store::{PollFailure, Result};
-use crate::wire::api::hosts::Host;
+use crate::store::{ManagedHost, PollFailure, Result};
 
-pub(super) fn host_from(row: &sqlx::sqlite::SqliteRow) -> Result<Host> {
-    Ok(Host {
+pub(super) fn host_from(row: &sqlx::sqlite::SqliteRow) -> Result<ManagedHost> {
+    Ok(ManagedHost {
         name: row.try_get("name")?,
         addr: row.try_get("addr")?,
         labels: json_list(&row.try_get::<String, _>("labels")?)?,
@@ -26,7 +25,7 @@ const HOST_COLUMNS: &str =
 
 #[async_trait]
 impl HostRows for SqliteBackend {
-    async fn add_host(&self, name: &str, addr: &str, labels: &[String], now: i64) -> Result<Option<Host>> {
+    async fn add_host(&self, name: &str, addr: &str, labels: &[String], now: i64) -> Result<Option<ManagedHost>> {
         let labels_json = serde_json::to_string(labels).expect("strings serialize");
         let inserted = sqlx::query(&format!(
             "INSERT INTO hosts (name, addr, labels, position, added_at)
@@ -46,7 +45,7 @@ impl HostRows for SqliteBackend {
         }
     }
 
-    async fn host(&self, name: &str) -> Result<Option<Host>> {
+    async fn host(&self, name: &str) -> Result<Option<ManagedHost>> {
         let row = sqlx::query(&format!("SELECT {HOST_COLUMNS} FROM hosts WHERE name = ?"))
             .bind(name)
             .fetch_optional(&self.reads)
@@ -54,7 +53,7 @@ impl HostRows for SqliteBackend {
         row.as_ref().map(host_from).transpose()
     }
 
-    async fn hosts(&self) -> Result<Vec<Host>> {
+    async fn hosts(&self) -> Result<Vec<ManagedHost>> {
         let rows =
             sqlx::query(&format!("SELECT {HOST_COLUMNS} FROM hosts ORDER BY position")).fetch_all(&self.reads).await?;
         rows.iter().map(host_from).collect()
@@ -66,7 +65,7 @@ impl HostRows for SqliteBackend {
         Ok(done.rows_affected() > 0)
     }
 
-    async fn set_labels(&self, name: &str, labels: &[String]) -> Result<Option<Host>> {
+    async fn set_labels(&self, name: &str, labels: &[String]) -> Result<Option<ManagedHost>> {
         let labels_json = serde_json::to_string(labels).expect("strings serialize");
         let row = sqlx::query(&format!("UPDATE hosts SET labels = ? WHERE name = ? RETURNING {HOST_COLUMNS}"))
             .bind(labels_json)

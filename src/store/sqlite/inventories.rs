@@ -7,8 +7,7 @@ use sqlx::Row;
 use super::hosts::host_from;
 use super::SqliteBackend;
 use crate::store::backend::InventoryRows;
-use crate::store::{InventoryHead, InventorySeen, Replaced, Result, StoredInventory};
-use crate::wire::api::hosts::Host;
+use crate::store::{InventoryHead, InventorySeen, ManagedHost, Replaced, Result, StoredInventory};
 
 fn inventory_from(row: &sqlx::sqlite::SqliteRow) -> Result<StoredInventory> {
     let head = head_from(row)?;
@@ -43,7 +42,7 @@ const WITH_HEADS: &str = "SELECT h.name, h.addr, h.labels, h.added_at, h.unreach
        i.note AS i_note, i.fingerprint AS i_fingerprint
      FROM hosts h LEFT JOIN inventories i ON i.host = h.name";
 
-fn host_and_head(row: &sqlx::sqlite::SqliteRow) -> Result<(Host, Option<InventoryHead>)> {
+fn host_and_head(row: &sqlx::sqlite::SqliteRow) -> Result<(ManagedHost, Option<InventoryHead>)> {
     let host = host_from(row)?;
     let Some(name) = row.try_get::<Option<String>, _>("i_host")? else { return Ok((host, None)) };
     let head = InventoryHead {
@@ -154,7 +153,7 @@ impl InventoryRows for SqliteBackend {
             .transpose()
     }
 
-    async fn due_hosts(&self, now: i64) -> Result<Vec<(Host, Option<InventoryHead>)>> {
+    async fn due_hosts(&self, now: i64) -> Result<Vec<(ManagedHost, Option<InventoryHead>)>> {
         let rows = sqlx::query(&format!("{WITH_HEADS} WHERE h.next_poll_at <= ? ORDER BY h.position"))
             .bind(now)
             .fetch_all(&self.reads)
@@ -169,7 +168,7 @@ impl InventoryRows for SqliteBackend {
             .await?)
     }
 
-    async fn hosts_with_heads(&self) -> Result<Vec<(Host, Option<InventoryHead>)>> {
+    async fn hosts_with_heads(&self) -> Result<Vec<(ManagedHost, Option<InventoryHead>)>> {
         let rows = sqlx::query(&format!("{WITH_HEADS} ORDER BY h.position")).fetch_all(&self.reads).await?;
         rows.iter().map(host_and_head).collect()
     }

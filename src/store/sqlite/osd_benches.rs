@@ -6,20 +6,19 @@ use sqlx::Row;
 use super::SqliteBackend;
 use crate::domain::bench::osd::OsdBenchResult;
 use crate::store::backend::OsdBenchRows;
-use crate::store::{Result, StoreError};
-use crate::wire::api::bench::{BenchState, OsdBench, OsdBenchTarget};
+use crate::store::{BenchState, BenchTarget, OsdBenchRow, Result, StoreError};
 
 const COLUMNS: &str = "id, osd_id, host, device_class, size_bytes, model, bytes, block_size, state, requested_at, \
                        started_at, finished_at, bytes_per_sec, iops, elapsed_s, error";
 
-fn bench_from(row: &sqlx::sqlite::SqliteRow) -> Result<OsdBench> {
+fn bench_from(row: &sqlx::sqlite::SqliteRow) -> Result<OsdBenchRow> {
     let state: String = row.try_get("state")?;
     let osd: i64 = row.try_get("osd_id")?;
     let size: Option<i64> = row.try_get("size_bytes")?;
     let (bytes, block): (i64, i64) = (row.try_get("bytes")?, row.try_get("block_size")?);
-    Ok(OsdBench {
+    Ok(OsdBenchRow {
         bench_id: row.try_get("id")?,
-        target: OsdBenchTarget {
+        target: BenchTarget {
             osd_id: u32::try_from(osd).map_err(|_| StoreError::Corrupt(format!("an OSD id {osd}")))?,
             host: row.try_get("host")?,
             device_class: row.try_get("device_class")?,
@@ -36,13 +35,12 @@ fn bench_from(row: &sqlx::sqlite::SqliteRow) -> Result<OsdBench> {
         iops: row.try_get("iops")?,
         elapsed_s: row.try_get("elapsed_s")?,
         error: row.try_get("error")?,
-        outlier: None,
     })
 }
 
 #[async_trait]
 impl OsdBenchRows for SqliteBackend {
-    async fn add_osd_benches(&self, benches: &[OsdBenchTarget], actor: Option<&str>, now: i64) -> Result<Vec<i64>> {
+    async fn add_osd_benches(&self, benches: &[BenchTarget], actor: Option<&str>, now: i64) -> Result<Vec<i64>> {
         let mut tx = self.write().await?;
         let mut ids = Vec::new();
         for b in benches {
@@ -68,7 +66,7 @@ impl OsdBenchRows for SqliteBackend {
         Ok(ids)
     }
 
-    async fn osd_bench(&self, id: i64) -> Result<Option<OsdBench>> {
+    async fn osd_bench(&self, id: i64) -> Result<Option<OsdBenchRow>> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM osd_benches WHERE id = ?"))
             .bind(id)
             .fetch_optional(&self.reads)
@@ -76,7 +74,7 @@ impl OsdBenchRows for SqliteBackend {
         row.as_ref().map(bench_from).transpose()
     }
 
-    async fn osd_benches_in(&self, state: BenchState) -> Result<Vec<OsdBench>> {
+    async fn osd_benches_in(&self, state: BenchState) -> Result<Vec<OsdBenchRow>> {
         let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM osd_benches WHERE state = ? ORDER BY id"))
             .bind(state.as_str())
             .fetch_all(&self.reads)
@@ -84,7 +82,7 @@ impl OsdBenchRows for SqliteBackend {
         rows.iter().map(bench_from).collect()
     }
 
-    async fn latest_osd_benches(&self) -> Result<Vec<OsdBench>> {
+    async fn latest_osd_benches(&self) -> Result<Vec<OsdBenchRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM osd_benches WHERE id IN (SELECT MAX(id) FROM osd_benches GROUP BY osd_id)
              ORDER BY osd_id"
@@ -94,7 +92,7 @@ impl OsdBenchRows for SqliteBackend {
         rows.iter().map(bench_from).collect()
     }
 
-    async fn latest_done_osd_benches(&self) -> Result<Vec<OsdBench>> {
+    async fn latest_done_osd_benches(&self) -> Result<Vec<OsdBenchRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM osd_benches WHERE id IN
                (SELECT MAX(id) FROM osd_benches WHERE state = 'done' GROUP BY osd_id) ORDER BY osd_id"
@@ -104,7 +102,7 @@ impl OsdBenchRows for SqliteBackend {
         rows.iter().map(bench_from).collect()
     }
 
-    async fn osd_bench_history(&self, limit: i64) -> Result<Vec<OsdBench>> {
+    async fn osd_bench_history(&self, limit: i64) -> Result<Vec<OsdBenchRow>> {
         let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM osd_benches ORDER BY id DESC LIMIT ?"))
             .bind(limit)
             .fetch_all(&self.reads)
@@ -145,7 +143,7 @@ impl OsdBenchRows for SqliteBackend {
         Ok(())
     }
 
-    async fn interrupt_osd_benches(&self, why: &str, now: i64) -> Result<Vec<OsdBench>> {
+    async fn interrupt_osd_benches(&self, why: &str, now: i64) -> Result<Vec<OsdBenchRow>> {
         let mut tx = self.write().await?;
         let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM osd_benches WHERE state = 'running' ORDER BY id"))
             .fetch_all(&mut *tx)

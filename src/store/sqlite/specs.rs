@@ -5,11 +5,10 @@ use sqlx::Row;
 
 use super::SqliteBackend;
 use crate::store::backend::SpecRows;
-use crate::store::{Result, StoredSpec};
-use crate::wire::api::specs::SpecRecord;
+use crate::store::{AppliedSpec, Result, StoredSpec};
 
-fn record_from(row: &sqlx::sqlite::SqliteRow) -> Result<SpecRecord> {
-    Ok(SpecRecord {
+fn record_from(row: &sqlx::sqlite::SqliteRow) -> Result<AppliedSpec> {
+    Ok(AppliedSpec {
         service_name: row.try_get("service_name")?,
         service_id: row.try_get("service_id")?,
         source: row.try_get("source")?,
@@ -25,7 +24,7 @@ const COLUMNS: &str = "service_name, service_id, source, spec_json, unmanaged, v
 
 #[async_trait]
 impl SpecRows for SqliteBackend {
-    async fn put_specs(&self, specs: &[StoredSpec], now: i64) -> Result<Vec<SpecRecord>> {
+    async fn put_specs(&self, specs: &[StoredSpec], now: i64) -> Result<Vec<AppliedSpec>> {
         let mut tx = self.write().await?;
         for s in specs {
             sqlx::query(
@@ -64,7 +63,7 @@ impl SpecRows for SqliteBackend {
         Ok(out)
     }
 
-    async fn spec(&self, service_name: &str) -> Result<Option<SpecRecord>> {
+    async fn spec(&self, service_name: &str) -> Result<Option<AppliedSpec>> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM specs WHERE service_name = ?"))
             .bind(service_name)
             .fetch_optional(&self.reads)
@@ -72,13 +71,13 @@ impl SpecRows for SqliteBackend {
         row.as_ref().map(record_from).transpose()
     }
 
-    async fn specs(&self) -> Result<Vec<SpecRecord>> {
+    async fn specs(&self) -> Result<Vec<AppliedSpec>> {
         let rows =
             sqlx::query(&format!("SELECT {COLUMNS} FROM specs ORDER BY service_name")).fetch_all(&self.reads).await?;
         rows.iter().map(record_from).collect()
     }
 
-    async fn remove_spec(&self, service_name: &str, now: i64) -> Result<Option<SpecRecord>> {
+    async fn remove_spec(&self, service_name: &str, now: i64) -> Result<Option<AppliedSpec>> {
         let mut tx = self.write().await?;
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM specs WHERE service_name = ?"))
             .bind(service_name)

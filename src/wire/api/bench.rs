@@ -92,6 +92,7 @@ carry_pairs!(
     crate::domain::bench::compare::Metric => Metric,
     crate::domain::bench::compare::PassComparison => PassComparison,
 );
+use crate::store;
 
 /// Where a bench is: stored before each change, so a restart finds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -121,6 +122,17 @@ impl BenchState {
 
     pub fn is_finished(self) -> bool {
         matches!(self, BenchState::Done | BenchState::Failed)
+    }
+}
+
+impl From<store::BenchState> for BenchState {
+    fn from(s: store::BenchState) -> BenchState {
+        match s {
+            store::BenchState::Queued => BenchState::Queued,
+            store::BenchState::Running => BenchState::Running,
+            store::BenchState::Done => BenchState::Done,
+            store::BenchState::Failed => BenchState::Failed,
+        }
     }
 }
 
@@ -155,7 +167,21 @@ pub struct OsdBenchTarget {
     pub block_size: u64,
 }
 
-/// One per-OSD bench: asked, running, or with its result. Stored as is,
+impl From<store::BenchTarget> for OsdBenchTarget {
+    fn from(t: store::BenchTarget) -> OsdBenchTarget {
+        OsdBenchTarget {
+            osd_id: t.osd_id,
+            host: t.host,
+            device_class: t.device_class,
+            size_bytes: t.size_bytes,
+            model: t.model,
+            bytes: t.bytes,
+            block_size: t.block_size,
+        }
+    }
+}
+
+/// One per-OSD bench: asked, running, or with its result. As stored,
 /// except `outlier`, which is worked out when it is shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct OsdBench {
@@ -173,6 +199,24 @@ pub struct OsdBench {
     /// Why this OSD is much slower than comparable ones, if it is
     /// (only on the latest result of each OSD).
     pub outlier: Option<String>,
+}
+
+impl From<store::OsdBenchRow> for OsdBench {
+    fn from(b: store::OsdBenchRow) -> OsdBench {
+        OsdBench {
+            bench_id: b.bench_id,
+            target: b.target.into(),
+            state: b.state.into(),
+            requested_at: b.requested_at,
+            started_at: b.started_at,
+            finished_at: b.finished_at,
+            bytes_per_sec: b.bytes_per_sec,
+            iops: b.iops,
+            elapsed_s: b.elapsed_s,
+            error: b.error,
+            outlier: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]

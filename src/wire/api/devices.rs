@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::HeldDevice;
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]
 pub struct DeviceQuery {
     /// Only this host.
@@ -90,7 +92,7 @@ pub struct HostDevices {
     pub refresh_error: Option<String>,
 }
 
-/// A device held back from every spec until an operator releases it. Stored as is.
+/// A device held back from every spec until an operator releases it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Hold {
     pub host: String,
@@ -101,15 +103,9 @@ pub struct Hold {
     pub device_id: Option<String>,
 }
 
-impl Hold {
-    /// Whether this hold applies to the device at `path` with `device_id`.
-    pub fn covers(&self, host: &str, path: &str, device_id: &str) -> bool {
-        self.host == host
-            && self.path == path
-            && match self.device_id.as_deref() {
-                None | Some("") => true,
-                Some(id) => id == device_id,
-            }
+impl From<HeldDevice> for Hold {
+    fn from(h: HeldDevice) -> Hold {
+        Hold { host: h.host, path: h.path, reason: h.reason, since: h.since, device_id: h.device_id }
     }
 }
 

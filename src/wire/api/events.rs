@@ -2,9 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::LoggedEvent;
+
 pub use crate::domain::event::{EventKind, Level};
 
-/// One entry of the event log. Stored as is.
+/// One entry of the event log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Event {
     pub id: i64,
@@ -19,6 +21,21 @@ pub struct Event {
     /// when the daemon acted on its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor: Option<String>,
+}
+
+impl From<LoggedEvent> for Event {
+    fn from(e: LoggedEvent) -> Event {
+        Event {
+            id: e.id,
+            at: e.at,
+            level: e.level,
+            kind: e.kind,
+            host: e.host,
+            subject: e.subject,
+            message: e.message,
+            actor: e.actor,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::IntoParams)]

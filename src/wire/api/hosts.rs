@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A managed host and the state of its agent's polls. Stored as is.
+use crate::store::ManagedHost;
+
+/// A managed host and the state of its agent's polls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Host {
     pub name: String,
@@ -17,18 +19,17 @@ pub struct Host {
     pub next_poll_at: i64,
 }
 
-impl Host {
-    /// A host not yet stored or polled: one about to be added, or a test's.
-    pub fn unpolled(name: &str, addr: &str) -> Host {
+impl From<ManagedHost> for Host {
+    fn from(h: ManagedHost) -> Host {
         Host {
-            name: name.into(),
-            addr: addr.into(),
-            labels: vec![],
-            added_at: 0,
-            unreachable_since: None,
-            last_error: None,
-            consecutive_failures: 0,
-            next_poll_at: 0,
+            name: h.name,
+            addr: h.addr,
+            labels: h.labels,
+            added_at: h.added_at,
+            unreachable_since: h.unreachable_since,
+            last_error: h.last_error,
+            consecutive_failures: h.consecutive_failures,
+            next_poll_at: h.next_poll_at,
         }
     }
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::preview::PreviewDoc;
+use crate::store::AppliedSpec;
 
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, utoipa::IntoParams)]
 pub struct ApplyQuery {
@@ -19,7 +20,7 @@ pub struct ApplyQuery {
     pub allow_empty_placement: bool,
 }
 
-/// A stored spec with its version and times. Stored as is.
+/// A stored spec with its version and times.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SpecRecord {
     pub service_name: String,
@@ -33,6 +34,21 @@ pub struct SpecRecord {
     pub version: i64,
     pub created_at: i64,
     pub updated_at: i64,
+}
+
+impl From<AppliedSpec> for SpecRecord {
+    fn from(s: AppliedSpec) -> SpecRecord {
+        SpecRecord {
+            service_name: s.service_name,
+            service_id: s.service_id,
+            source: s.source,
+            spec_json: s.spec_json,
+            unmanaged: s.unmanaged,
+            version: s.version,
+            created_at: s.created_at,
+            updated_at: s.updated_at,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
