@@ -3,7 +3,7 @@
 //! misplaced objects, and recovery and client throughput. What an operator
 //! otherwise keeps `ceph -s` open for beside the dashboard.
 
-/// One health check (`OSD_DOWN`, `PG_DEGRADED`, ...); the API sends it as is.
+/// One health check (`OSD_DOWN`, `PG_DEGRADED`, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HealthCheck {
     /// Ceph's code, e.g. `OSD_DOWN`.
@@ -40,7 +40,7 @@ impl ObjectShare {
 }
 
 /// Rates `ceph status` reports; each None when the cluster does not report
-/// it (idle). The API sends them as is.
+/// it (idle).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Throughput {
     pub recovery_bytes_per_sec: Option<f64>,

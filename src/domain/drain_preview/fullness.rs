@@ -23,7 +23,6 @@ pub struct Ratios {
 }
 
 /// An OSD that gains placement groups.
-/// Sent as is by the API (`wire::api::removal_preview`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Receiver {
     pub osd: u32,

@@ -18,7 +18,6 @@ pub struct PgPlacement {
 }
 
 /// A PG that moves: the OSDs it leaves and the ones it lands on.
-/// Sent as is by the API (`wire::api::removal_preview`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PgMove {
     pub pgid: String,

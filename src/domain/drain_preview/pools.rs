@@ -4,7 +4,6 @@
 use super::crush::{domains_left, PoolRule};
 use super::PreviewInput;
 
-/// Sent as is by the API (`wire::api::removal_preview`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PoolImpact {
     pub pool: i64,

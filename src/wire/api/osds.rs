@@ -126,7 +126,7 @@ pub struct Stalled {
     pub reason: Option<String>,
 }
 
-/// A progress sample of a drain. Stored as is.
+/// A progress sample of a drain, from the stored samples.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Sample {
     pub at: i64,
@@ -147,7 +147,7 @@ impl From<Sample> for DrainSample {
     }
 }
 
-/// One action of a removal, logged before it was issued. Stored as is.
+/// One action of a removal, logged before it was issued, from the action log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ActionRecord {
     pub id: i64,

@@ -61,9 +61,9 @@ pub struct ProbeQuery {
     pub host: Option<String>,
 }
 
-/// One disk probe: asked, running, or with its figures. Stored as is,
-/// except `outlier`, worked out when it is shown, and `fio_json`, sent
-/// only for one probe (`GET /api/v1/devices/probes/{probe_id}`).
+/// One disk probe: asked, running, or with its figures (from the stored
+/// probe operation); `outlier` is worked out when it is shown, and
+/// `fio_json` sent only for one probe (`GET /api/v1/devices/probes/{probe_id}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DiskProbe {
     pub probe_id: i64,
