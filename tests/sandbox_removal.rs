@@ -124,6 +124,30 @@ fn removal_lifecycle_on_a_real_cluster() {
     assert_eq!(osds[4]["host"], "f5-422-03");
     assert_eq!(osds[4]["devices"], serde_json::json!([dev(4)]));
 
+    // 0. The daemon knows the releases the cluster runs, as `ceph versions`
+    //    says them, and /healthz lists each with its daemon count.
+    let versions = sb.json(&["versions"]);
+    let health = wait_for("the cluster's releases in /healthz", Duration::from_secs(60), || {
+        let h = Api::new(&daemon.url, None).get("/healthz").body;
+        h["ceph"]["releases"].as_array().is_some_and(|r| !r.is_empty()).then_some(h)
+    });
+    let listed: Vec<(String, u64)> = health["ceph"]["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (format!("ceph version {} ", r["version"].as_str().unwrap()), r["daemons"].as_u64().unwrap()))
+        .collect();
+    let overall = versions["overall"].as_object().unwrap();
+    assert_eq!(listed.len(), overall.len(), "{health}\nceph versions: {versions}");
+    for (line, n) in overall {
+        let (_, daemons) = listed
+            .iter()
+            .find(|(v, _)| line.starts_with(v.as_str()))
+            .unwrap_or_else(|| panic!("{line} is not in /healthz: {health}"));
+        assert_eq!(Some(*daemons), n.as_u64(), "{line}: {health}");
+    }
+    assert!(overall.values().map(|n| n.as_u64().unwrap()).sum::<u64>() >= 8, "a mon, a mgr and six OSDs: {versions}");
+
     // 1. A running OSD's disk is not zapped: the daemon refuses from the
     //    cluster's view, the agent from the host's own (the device is busy).
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["device", "zap", "f5-422-01", &dev(0), "--force"]);

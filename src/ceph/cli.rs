@@ -21,10 +21,10 @@ use tokio::process::Command;
 
 use super::reads::read_command;
 use super::session::{Connection, Session};
-use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat};
+use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat, Versions};
 use super::{
-    CephCluster, CephError, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts, PgOnOsd,
-    PreviewInput, RecoveryNow, Verdict,
+    CephCluster, CephError, CephRelease, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts,
+    PgOnOsd, PreviewInput, RecoveryNow, Verdict,
 };
 
 pub struct CephCli {
@@ -188,6 +188,13 @@ impl CephCluster for CephCli {
                 .collect();
             let pg_states = pg.pg_summary.num_pg_by_state.into_iter().map(|s| (s.name, s.num)).collect();
             Ok(ClusterState { fsid: dump.fsid, osds, pg_states })
+        })
+    }
+
+    fn versions(&self) -> BoxFuture<'_, Result<Vec<(CephRelease, u64)>, CephError>> {
+        Box::pin(async move {
+            let v: Versions = self.json(&["versions"]).await?;
+            v.releases().map_err(|e| CephError::Decode { command: "versions".into(), message: e.to_string() })
         })
     }
 

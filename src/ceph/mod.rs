@@ -39,6 +39,7 @@ pub enum CephError {
     Unsupported { what: String },
 }
 
+pub use crate::domain::ceph_release::CephRelease;
 pub use crate::domain::cluster::{ClusterState, OsdDevices, OsdState, Verdict};
 pub use crate::domain::cluster_health::ClusterHealth;
 pub use crate::domain::drain_preview::PreviewInput;
@@ -52,6 +53,9 @@ pub trait CephCluster: CephBench + Send + Sync {
     fn state(&self) -> BoxFuture<'_, Result<ClusterState, CephError>>;
     /// Health, its checks, PG states and rates (`ceph status`).
     fn status(&self) -> BoxFuture<'_, Result<ClusterHealth, CephError>>;
+    /// The releases the cluster's daemons run, oldest first, with how many
+    /// run each (`ceph versions`; two or more while it is upgraded).
+    fn versions(&self) -> BoxFuture<'_, Result<Vec<(CephRelease, u64)>, CephError>>;
     fn osd_devices(&self, id: u32) -> BoxFuture<'_, Result<OsdDevices, CephError>>;
     /// Devices of every OSD in one call (`ceph osd metadata`).
     fn all_osd_devices(&self) -> BoxFuture<'_, Result<Vec<(u32, OsdDevices)>, CephError>>;

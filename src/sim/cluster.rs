@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 
 use crate::ceph::{
-    CephCluster, CephError, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts, PgOnOsd,
-    PreviewInput, RecoveryNow, Verdict,
+    CephCluster, CephError, CephRelease, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts,
+    PgOnOsd, PreviewInput, RecoveryNow, Verdict,
 };
 use crate::domain::removal::boost::Running;
 
@@ -257,6 +257,11 @@ impl CephCluster for SimCluster {
         Box::pin(async move { Ok(st) })
     }
 
+    fn versions(&self) -> BoxFuture<'_, Result<Vec<(CephRelease, u64)>, CephError>> {
+        let versions = self.with(|s| super::answers::versions(s));
+        Box::pin(async move { Ok(versions) })
+    }
+
     fn status(&self) -> BoxFuture<'_, Result<ClusterHealth, CephError>> {
         let h = self.with(|s| super::health::health(s));
         Box::pin(async move { Ok(h) })
@@ -292,12 +297,12 @@ impl CephCluster for SimCluster {
     }
 
     fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Verdict, CephError>> {
-        let r = self.with(|s| ok_to_stop(s, ids));
+        let r = self.with(|s| super::answers::ok_to_stop(s, ids));
         Box::pin(async move { Ok(r) })
     }
 
     fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>> {
-        let r = self.with(|s| super::placement::preview_input(s, ids, ok_to_stop(s, ids)));
+        let r = self.with(|s| super::placement::preview_input(s, ids, super::answers::ok_to_stop(s, ids)));
         Box::pin(async move { Ok(r) })
     }
 
@@ -328,13 +333,13 @@ impl CephCluster for SimCluster {
                     None => Running { name: name.to_string(), value: value.to_string(), source: "default".into() },
                 })
                 .collect();
-            RecoveryNow { probe, running, database: database(s) }
+            RecoveryNow { probe, running, database: super::answers::database(s) }
         });
         Box::pin(async move { Ok(r) })
     }
 
     fn config_dump(&self) -> BoxFuture<'_, Result<Vec<DbEntry>, CephError>> {
-        let r = self.with(|s| database(s));
+        let r = self.with(|s| super::answers::database(s));
         Box::pin(async move { Ok(r) })
     }
 
@@ -424,24 +429,5 @@ impl CephCluster for SimCluster {
             Ok(())
         });
         Box::pin(async move { r })
-    }
-}
-
-fn database(s: &SimState) -> Vec<DbEntry> {
-    s.config
-        .iter()
-        .map(|(section, name, value)| DbEntry { section: section.clone(), name: name.clone(), value: value.clone() })
-        .collect()
-}
-
-fn ok_to_stop(s: &SimState, ids: &[u32]) -> Verdict {
-    let down_elsewhere = s.osds.iter().filter(|o| !o.up && !ids.contains(&o.id) && !o.destroyed).count();
-    if down_elsewhere > 0 {
-        Verdict {
-            ok: false,
-            message: format!("unsafe to stop osd(s) at this time ({down_elsewhere} OSDs already down)"),
-        }
-    } else {
-        Verdict { ok: true, message: format!("OSD(s) {ids:?} are ok to stop without reducing availability") }
     }
 }

@@ -5,6 +5,7 @@
 //! `HostAgents`) and is never mixed into them.
 
 mod agents;
+mod answers;
 mod cluster;
 mod health;
 mod placement;

@@ -7,6 +7,7 @@
 //! asking it again. `status.rs`: the health strip's `ceph status`, read at
 //! most once per `CLUSTER_TTL` too.
 
+mod releases;
 mod status;
 
 use std::sync::{Arc, Mutex};
@@ -18,6 +19,7 @@ use crate::ceph::{CephCluster, ClusterState};
 use crate::clock::now_ms;
 use crate::wire::api::error::CephHealth;
 
+pub use releases::{ReleasesRead, RELEASES_TTL};
 pub use status::StatusRead;
 
 /// How long one read of the cluster answers every request.
@@ -34,6 +36,8 @@ pub struct Cluster {
     outcome: Mutex<Option<CephHealth>>,
     /// The last `ceph status`, for the health strip (`status.rs`).
     status: tokio::sync::Mutex<StatusRead>,
+    /// The last `ceph versions` (`releases.rs`).
+    releases: releases::Releases,
     seen: Mutex<Seen>,
 }
 
@@ -56,6 +60,7 @@ impl Cluster {
             last: Default::default(),
             outcome: Default::default(),
             status: Default::default(),
+            releases: Default::default(),
             seen: Default::default(),
         }
     }
@@ -104,7 +109,12 @@ impl Cluster {
     }
 
     fn record(&self, read: &Read) {
-        let outcome = CephHealth { connected: read.is_ok(), checked_at: Some(now_ms()), error: read.clone().err() };
+        let outcome = CephHealth {
+            connected: read.is_ok(),
+            checked_at: Some(now_ms()),
+            error: read.clone().err(),
+            releases: Vec::new(),
+        };
         *self.outcome.lock().expect("ceph health lock") = Some(outcome);
         let mut s = self.seen.lock().expect("cluster seen lock");
         s.reads += 1;
@@ -133,11 +143,16 @@ impl Cluster {
     /// Whether the cluster answered the last time it was asked (not asked
     /// again here: liveness checks must not reach the monitors).
     pub fn health(&self) -> CephHealth {
-        self.outcome.lock().expect("ceph health lock").clone().unwrap_or(CephHealth {
+        let mut health = self.outcome.lock().expect("ceph health lock").clone().unwrap_or(CephHealth {
             connected: false,
             checked_at: None,
             error: Some("not checked yet".into()),
-        })
+            releases: Vec::new(),
+        });
+        if let Some(Ok(releases)) = self.releases_seen() {
+            health.releases = releases::running(&releases);
+        }
+        health
     }
 
     /// At start: reads the cluster once and says whether that worked. The
@@ -148,7 +163,11 @@ impl Cluster {
         match self.recently().await {
             Ok(state) => {
                 let (n, up, _) = state.osd_counts();
-                tracing::info!(osds = n, up, "connected to the Ceph cluster");
+                let releases = match self.releases().await {
+                    Ok(r) => r.iter().map(|(r, n)| format!("{r} x{n}")).collect::<Vec<_>>().join(", "),
+                    Err(e) => e,
+                };
+                tracing::info!(osds = n, up, releases, "connected to the Ceph cluster");
             }
             Err(e) => tracing::warn!(
                 "{e}; OSD lists, removals and deployments will fail until the cluster answers \

@@ -15,6 +15,8 @@ pub type StatusRead = Option<(Instant, i64, Result<Arc<ClusterHealth>, String>)>
 
 impl Cluster {
     pub async fn status(&self) -> ClusterStatus {
+        // Kept fresh for /healthz by whoever watches the cluster's health.
+        let _ = self.releases().await;
         let mut last = self.status.lock().await;
         let fresh = last.as_ref().is_some_and(|(at, _, _)| at.elapsed() < CLUSTER_TTL);
         if !fresh {

@@ -31,4 +31,22 @@ pub struct CephHealth {
     pub checked_at: Option<i64>,
     /// Why it did not answer.
     pub error: Option<String>,
+    /// The Ceph releases its daemons run, oldest first (`ceph versions`,
+    /// read at start and then every few minutes); two or more while the
+    /// cluster is upgraded; empty until read.
+    #[serde(default)]
+    pub releases: Vec<RunningRelease>,
+}
+
+/// One release the cluster's daemons run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RunningRelease {
+    /// As Ceph prints it: `18.2.7`.
+    pub version: String,
+    /// `pacific`, `quincy`, `reef`, `squid` or `tentacle`.
+    pub release: String,
+    /// 16 to 20.
+    pub major: u32,
+    /// How many daemons run it.
+    pub daemons: u64,
 }
