@@ -214,8 +214,11 @@ impl Benchmarks {
     }
 
     pub async fn compare_cluster_runs(&self, a: i64, b: i64) -> Result<ClusterComparison, DaemonError> {
-        let (ra, rb) = (self.cluster_run(a).await?, self.cluster_run(b).await?);
-        let (xa, xb) = (ClusterBench::from(ra.bench.clone()), ClusterBench::from(rb.bench.clone()));
+        let ops = self.store.ops::<BenchCodec>();
+        let (oa, ob) = (ops.get(a).await?, ops.get(b).await?);
+        let (xa, xb) = (oa.state.clone(), ob.state.clone());
+        let mut runs = self.cluster_runs_of(vec![oa, ob]).await?.into_iter();
+        let (ra, rb) = (runs.next().expect("two runs in"), runs.next().expect("two runs in"));
         let differences = match (&xa.shape, &xb.shape) {
             (Some(x), Some(y)) => shape_differences(x, y),
             _ => vec!["a run without a recorded cluster shape: the clusters cannot be compared".into()],

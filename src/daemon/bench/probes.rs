@@ -149,14 +149,16 @@ impl Benchmarks {
             )),
         };
         match self.agents.probe(&host, &req).await {
-            Ok(r) => match ProbeFigures::from_jobs(&r.jobs.iter().copied().map(Into::into).collect::<Vec<_>>()) {
-                Ok(figures) => {
-                    let jobs = r.jobs.into_iter().map(Into::into).collect();
-                    let run = ProbeRun { figures, jobs, command: r.command, steps: r.steps };
-                    Outcome::Done((run, Some(r.fio_json).filter(|f| !f.is_empty())))
+            Ok(r) => {
+                let jobs: Vec<_> = r.jobs.into_iter().map(Into::into).collect();
+                match ProbeFigures::from_jobs(&jobs) {
+                    Ok(figures) => {
+                        let run = ProbeRun { figures, jobs, command: r.command, steps: r.steps };
+                        Outcome::Done((run, Some(r.fio_json).filter(|f| !f.is_empty())))
+                    }
+                    Err(e) => Outcome::Failed(format!("the agent's answer: {e}")),
                 }
-                Err(e) => Outcome::Failed(format!("the agent's answer: {e}")),
-            },
+            }
             // Another disk command runs on the host: fio did not start. Tried again next round.
             Err(e) if e.is_busy() => Outcome::Unknown(format!("the agent on {host_name} is busy: {e}")),
             Err(AgentError::Refused { message, .. }) => {
