@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::browser::{require_browser_tooling, run_browser_script, target_dir};
-use common::sandbox::Sandbox;
+use common::sandbox::{full_path, Sandbox};
 use common::*;
 use serde_json::Value;
 
@@ -29,20 +29,18 @@ const BLKIO: &str = "/sys/fs/cgroup/blkio";
 
 fn daemon_config(sb: &Sandbox, rados: &Path) -> String {
     format!(
-        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nceph:\n  conf: {}\n  rados_bin: {}\n  timeout_s: 30\n",
-        sb.conf().display(),
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\n{}  rados_bin: {}\n  timeout_s: 30\n",
+        sb.ceph_yaml(None),
         rados.display()
     )
 }
 
-/// A `rados` that logs each command line the daemon runs, then runs the real one.
-fn rados_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
+/// A `rados` that logs each command line the daemon runs, then runs the sandbox's own.
+fn rados_wrapper(dir: &Path, sb: &Sandbox) -> (PathBuf, PathBuf) {
     let log = dir.join("rados-commands.log");
     let bin = dir.join("rados-logged");
-    let real = std::process::Command::new("sh").args(["-c", "command -v rados"]).output().unwrap().stdout;
-    let real = String::from_utf8(real).unwrap();
-    std::fs::write(&bin, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real.trim()))
-        .unwrap();
+    let real = full_path(&sb.tool("rados"));
+    std::fs::write(&bin, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real)).unwrap();
     assert!(std::process::Command::new("chmod").arg("+x").arg(&bin).status().unwrap().success());
     (bin, log)
 }
@@ -96,7 +94,7 @@ fn benchmarks_on_a_real_cluster() {
     let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
     let loops = sb.loops();
     assert_eq!(loops.len(), 6, "{loops:?}");
-    let (rados, rados_log) = rados_wrapper(work.path());
+    let (rados, rados_log) = rados_wrapper(work.path(), &sb);
     let config = daemon_config(&sb, &rados);
     let mut daemon = start_daemon(work.path(), &config, &[("OSDKEEPER_TOKEN", TOKEN)]);
     let url = daemon.url.as_str();
@@ -174,7 +172,7 @@ fn benchmarks_on_a_real_cluster() {
     let given = json(url, &["bench", "cluster", "--pool", "testbench", "--seconds", "2", "--label", "after"]);
     assert_eq!(given["phase"], "done", "{given}");
     assert_eq!(given["shape"]["pg_num"], 16, "{given}");
-    let left = std::process::Command::new("rados")
+    let left = std::process::Command::new(sb.tool("rados"))
         .arg("--conf")
         .arg(sb.conf())
         .args(["-p", "testbench", "ls"])

@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use common::client::Api;
 use common::mounts::tmpfs_layers;
-use common::sandbox::{sandbox_scripts, Sandbox};
+use common::sandbox::{full_path, sandbox_scripts, Sandbox};
 use common::*;
 use serde_json::Value;
 
@@ -65,17 +65,18 @@ fn devices_by_host(sb: &Sandbox) -> Vec<(String, Vec<String>, String)> {
         .collect()
 }
 
-/// The real ceph-volume, except that `raw prepare` fails while `flag` exists.
-fn ceph_volume_wrapper(dir: &Path, flag: &Path) -> PathBuf {
-    let real =
-        String::from_utf8(Command::new("sh").args(["-c", "command -v ceph-volume"]).output().unwrap().stdout).unwrap();
+/// The sandbox's ceph-volume, except that `raw prepare` fails while `flag`
+/// exists; the agent finds the release beside it, in the `ceph` there.
+fn ceph_volume_wrapper(dir: &Path, sb: &Sandbox, flag: &Path) -> PathBuf {
+    let real = full_path(&sb.tool("ceph-volume"));
+    std::os::unix::fs::symlink(full_path(&sb.tool("ceph")), dir.join("ceph")).unwrap();
     let bin = dir.join("ceph-volume-refusing");
     std::fs::write(
         &bin,
         format!(
             "#!/bin/sh\nif [ -e '{}' ] && [ \"$1 $2\" = 'raw prepare' ]; then\n  echo '--> RuntimeError: refused by the test: this disk cannot be prepared' >&2\n  exit 1\nfi\nexec {} \"$@\"\n",
             flag.display(),
-            real.trim()
+            real
         ),
     )
     .unwrap();
@@ -103,8 +104,8 @@ fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String], ceph_vo
 
 fn daemon_config(sb: &Sandbox) -> String {
     format!(
-        "poll:\n  interval_s: 2\n  timeout_s: 30\nreconcile:\n  interval_s: 2\nremoval:\n  interval_s: 1\nceph:\n  conf: {}\n  timeout_s: 30\n",
-        sb.conf().display()
+        "poll:\n  interval_s: 2\n  timeout_s: 30\nreconcile:\n  interval_s: 2\nremoval:\n  interval_s: 1\n{}  timeout_s: 30\n",
+        sb.ceph_yaml(None)
     )
 }
 
@@ -186,7 +187,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     let work = tempfile::Builder::new().prefix("osdkeeper-deploy").tempdir().unwrap();
     let sb = Sandbox::start(&work.path().join("cluster"), &["--ceph-volume", "--spare-disks", "1"]);
     let flag = work.path().join("refuse-prepare");
-    let ceph_volume = ceph_volume_wrapper(work.path(), &flag);
+    let ceph_volume = ceph_volume_wrapper(work.path(), &sb, &flag);
     let hosts = devices_by_host(&sb);
     let mut agents = Vec::new();
     for (host, devices, _) in &hosts {

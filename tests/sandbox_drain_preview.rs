@@ -74,8 +74,8 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
         agents.push((host, sandbox_agent(work.path(), &sb, host, &[dev(ids[0]), dev(ids[1])], AGENT_TOKEN)));
     }
     let config = format!(
-        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\nceph:\n  conf: {}\n  timeout_s: 30\n",
-        sb.conf().display()
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\n{}  timeout_s: 30\n",
+        sb.ceph_yaml(None)
     );
     let daemon = start_daemon(work.path(), &config, &env());
     for (host, (_, addr)) in &agents {

@@ -132,8 +132,8 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     }
     let config = format!(
         "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\n  \
-         stall_after_s: {STALL_AFTER_S}\nceph:\n  conf: {}\n  timeout_s: 30\n",
-        sb.conf().display()
+         stall_after_s: {STALL_AFTER_S}\n{}  timeout_s: 30\n",
+        sb.ceph_yaml(None)
     );
     let daemon = start_daemon(work.path(), &config, &env());
     for (host, (_, addr)) in &agents {

@@ -35,9 +35,8 @@ fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String]) -> (Pro
 
 fn daemon_config(sb: &Sandbox, ceph_bin: &Path) -> String {
     format!(
-        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\nceph:\n  conf: {}\n  bin: {}\n  timeout_s: 30\n  session: true\n  name: client.osdkeeper\n  keyring: {}\n",
-        sb.conf().display(),
-        ceph_bin.display(),
+        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\n{}  timeout_s: 30\n  name: client.osdkeeper\n  keyring: {}\n",
+        sb.ceph_yaml(Some(ceph_bin)),
         keyring(sb).display()
     )
 }
@@ -49,8 +48,12 @@ fn keyring(sb: &Sandbox) -> std::path::PathBuf {
 /// The daemon's own cephx user, made by the script an operator runs; it
 /// may not do what an admin may.
 fn make_daemon_user(sb: &Sandbox) {
-    let out =
-        Command::new(repo().join("deploy/ceph-auth.sh")).arg(keyring(sb)).env("CEPH_CONF", sb.conf()).output().unwrap();
+    let out = Command::new(repo().join("deploy/ceph-auth.sh"))
+        .arg(keyring(sb))
+        .env("CEPH_CONF", sb.conf())
+        .env("PATH", sb.path_env())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "ceph-auth.sh: {}", String::from_utf8_lossy(&out.stderr));
     let k = keyring(sb);
     let as_daemon = ["--name", "client.osdkeeper", "--keyring", k.to_str().unwrap()];
@@ -99,7 +102,7 @@ fn count_lines(log: &Path, needle: &str) -> usize {
 fn removal_lifecycle_on_a_real_cluster() {
     let work = tempfile::Builder::new().prefix("osdkeeper-sandbox").tempdir().unwrap();
     let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
-    let (ceph_bin, ceph_log) = ceph_wrapper(work.path());
+    let (ceph_bin, ceph_log) = ceph_wrapper(work.path(), &sb);
     make_daemon_user(&sb);
     let loops = sb.loops();
     assert_eq!(loops.len(), 6, "{loops:?}");
@@ -218,7 +221,11 @@ fn removal_lifecycle_on_a_real_cluster() {
     assert_eq!(blkid_type(&dev(4)).as_deref(), Some("ceph_bluestore"));
     //    With --fast: recovery raised while it drains, put back after. A
     //    value set before the boost comes back, one that was not is removed.
-    assert_eq!(sb.ceph(&["config", "set", "osd", "osd_recovery_max_active", "3"]).0, 0);
+    //    Which values: wpq's limits (Pacific), mClock's profile (Reef on).
+    let scheduler = Scheduler::of(&sb);
+    if scheduler == Scheduler::Wpq {
+        assert_eq!(sb.ceph(&["config", "set", "osd", "osd_recovery_max_active", "3"]).0, 0);
+    }
     cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "4", "--zap", "--fast"]);
     let seen_draining = wait_for("osd.4 draining", Duration::from_secs(120), || {
         removal_of(&daemon.url, 4).filter(|r| r["state"] != "queued")
@@ -234,19 +241,13 @@ fn removal_lifecycle_on_a_real_cluster() {
     assert!(events.contains("Successfully purged osd.4 on f5-422-03"), "{events}");
     assert!(events.contains("Zapping devices for osd.4 on f5-422-03"), "{events}");
     print_timeline(&daemon.url, &done);
-    // The sandbox's ceph.conf sets both at 4: twice that, and from the file
-    // they win over the monitors' values, which the daemon says.
-    assert_eq!(count_lines(&ceph_log, "config set osd osd_max_backfills 8"), 1);
-    assert_eq!(count_lines(&ceph_log, "config set osd osd_recovery_max_active 8"), 1);
-    let boosted = wait_for("the boost's event", Duration::from_secs(30), || {
-        let (_, events, _) = cli(&daemon.url, Some(TOKEN), &["events", "--limit", "200"]);
-        events.lines().find(|l| l.contains("recovery raised")).map(str::to_string)
-    });
-    assert!(
-        boosted.contains("osd_max_backfills 8 (was unset)") && boosted.contains("from its file settings"),
-        "{boosted}"
+    scheduler.check_boost(&daemon.url, &ceph_log);
+    wait_for_or(
+        "the recovery settings back",
+        Duration::from_secs(30),
+        || scheduler.recovery_back(&sb).then_some(()),
+        || format!("config dump: {}", sb.ceph(&["config", "dump"]).1),
     );
-    wait_for("the recovery settings back", Duration::from_secs(30), || recovery_back(&sb).then_some(()));
     sb.wait_clean();
 
     // 4. Replace osd.1: destroyed, the id kept for the new disk.
@@ -261,7 +262,7 @@ fn removal_lifecycle_on_a_real_cluster() {
     cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "5", "--zap", "--fast"]);
     wait_state(&daemon.url, 5, "draining", Duration::from_secs(120));
     wait_for("the boost of osd.5's drain", Duration::from_secs(60), || {
-        (count_lines(&ceph_log, "config set osd osd_max_backfills 8") == 2).then_some(())
+        (count_lines(&ceph_log, scheduler.boost_line()) == 2).then_some(())
     });
     daemon.proc.kill9();
     let mut crash_env = env();
@@ -282,8 +283,78 @@ fn removal_lifecycle_on_a_real_cluster() {
         detail["actions"].as_array().unwrap().iter().filter(|a| a["effect"].as_str().unwrap().contains("zap")).count();
     assert_eq!(zaps, 1, "{detail}");
     wait_for("the recovery settings back after the crashes", Duration::from_secs(30), || {
-        recovery_back(&sb).then_some(())
+        scheduler.recovery_back(&sb).then_some(())
     });
+}
+
+/// The OSDs' op scheduler, which decides what `--fast` sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scheduler {
+    Wpq,
+    Mclock,
+}
+
+impl Scheduler {
+    fn of(sb: &Sandbox) -> Scheduler {
+        let (_, queue, _) = sb.ceph(&["config", "show", "osd.0", "osd_op_queue"]);
+        match queue.trim() {
+            "wpq" => Scheduler::Wpq,
+            "mclock_scheduler" => Scheduler::Mclock,
+            other => panic!("osd.0 runs the op queue {other:?}"),
+        }
+    }
+
+    /// The `config set` the boost makes first.
+    fn boost_line(self) -> &'static str {
+        match self {
+            Scheduler::Wpq => "config set osd osd_max_backfills 8",
+            Scheduler::Mclock => "config set osd osd_mclock_profile high_recovery_ops",
+        }
+    }
+
+    /// What the boost set, once, and what the daemon said of it.
+    fn check_boost(self, url: &str, ceph_log: &Path) {
+        let events = |needle: &str| {
+            wait_for(needle, Duration::from_secs(30), || {
+                let (_, events, _) = cli(url, Some(TOKEN), &["events", "--limit", "200"]);
+                events.lines().find(|l| l.contains(needle)).map(str::to_string)
+            })
+        };
+        assert_eq!(count_lines(ceph_log, self.boost_line()), 1);
+        let boosted = events("recovery raised");
+        match self {
+            // The sandbox's ceph.conf sets both at 4: twice that, and from
+            // the file they win over the monitors' values, which the daemon says.
+            Scheduler::Wpq => {
+                assert_eq!(count_lines(ceph_log, "config set osd osd_recovery_max_active 8"), 1);
+                assert!(
+                    boosted.contains("osd_max_backfills 8 (was unset)") && boosted.contains("from its file settings"),
+                    "{boosted}"
+                );
+            }
+            // The profile, which the OSDs run with; the limits in the
+            // sandbox's ceph.conf are the trap, named.
+            Scheduler::Mclock => {
+                assert_eq!(count_lines(ceph_log, "osd_max_backfills"), 0, "mClock's limits are left alone");
+                assert!(boosted.contains("osd_mclock_profile high_recovery_ops (was unset)"), "{boosted}");
+                assert!(!boosted.contains("but"), "the OSDs run the profile: {boosted}");
+                let trap = events("osd_mclock_override_recovery_settings");
+                assert!(trap.contains("osd_max_backfills = 4 (from file)"), "{trap}");
+            }
+        }
+    }
+
+    fn recovery_back(self, sb: &Sandbox) -> bool {
+        match self {
+            Scheduler::Wpq => recovery_back(sb),
+            Scheduler::Mclock => {
+                let (_, profile, _) = sb.ceph(&["config", "show", "osd.0", "osd_mclock_profile"]);
+                let dump = sb.json(&["config", "dump"]);
+                let set = dump.as_array().unwrap().iter().any(|e| e["name"] == "osd_mclock_profile");
+                !set && profile.trim() == "balanced"
+            }
+        }
+    }
 }
 
 /// The `osd` section as before the fast drains: osd_recovery_max_active 3

@@ -17,8 +17,33 @@ use tokio::process::Command;
 use super::cli::CephCli;
 use super::status::Status;
 use super::wire::{parse_pgs_dump_all, CrushRule, MappedPg, OsdDfSizes, OsdDumpPools, OsdTree, PgDump};
-use super::CephError;
+use super::{CephError, CephRelease};
+use crate::domain::ceph_release::Release;
 use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios};
+
+/// The release the osdmap asks its readers for (`osd dump`).
+#[derive(Debug, serde::Deserialize)]
+struct RequiredRelease {
+    #[serde(default)]
+    require_osd_release: String,
+}
+
+/// Why `tool` (of release `tool`) cannot be trusted with a map that
+/// requires `required` (a release name, as `osd dump` gives it): an older
+/// osdmaptool decodes a newer map without a word and skips what it does
+/// not know, so its placements would be quietly wrong.
+fn tool_too_old(program: &str, tool: &CephRelease, required: &str) -> Option<String> {
+    let needed = Release::of_name(required)?;
+    (tool.release < needed).then(|| {
+        format!(
+            "{program} is Ceph {tool}, older than this cluster (require_osd_release {required}): it would misread \
+             the osdmap; install {} {}'s osdmaptool (package ceph-base) on the daemon's host, or point \
+             ceph.osdmaptool at one",
+            needed.major(),
+            needed.name()
+        )
+    })
+}
 
 /// Each pool with what its CRUSH rule asks for.
 pub(super) fn pool_rules(osd_dump: &OsdDumpPools, rules: &[CrushRule]) -> Vec<PoolRule> {
@@ -100,7 +125,18 @@ impl CephCli {
         let now = dir.path().join("osdmap");
         let after = dir.path().join("osdmap.drained");
         let now_s = now.to_string_lossy().into_owned();
-        self.ok(&["osd", "getmap", "-o", &now_s]).await?;
+        let getmap = ["osd", "getmap", "-o", &now_s];
+        let (tool, required, _) = tokio::try_join!(
+            self.osdmaptool_release(),
+            self.json::<RequiredRelease>(&["osd", "dump"]),
+            self.ok(&getmap),
+        )?;
+        if let Some(why) = tool_too_old(&self.osdmaptool, &tool, &required.require_osd_release) {
+            return Err(CephError::Tool {
+                command: format!("{} on this cluster's osdmap", self.osdmaptool),
+                message: why,
+            });
+        }
         tokio::fs::copy(&now, &after)
             .await
             .map_err(|e| CephError::Tool { command: format!("copy {now_s}"), message: e.to_string() })?;
@@ -153,11 +189,26 @@ impl CephCli {
         })
     }
 
+    /// The release of the osdmaptool the daemon runs (`osdmaptool --version`).
+    async fn osdmaptool_release(&self) -> Result<CephRelease, CephError> {
+        let command = format!("{} --version", self.osdmaptool);
+        let text = self.tool(&command, &["--version"]).await?;
+        CephRelease::parse(&text).map_err(|e| CephError::Tool { command, message: e.to_string() })
+    }
+
     /// `osdmaptool MAP ARGS...` with the same time bound as a ceph command.
     async fn osdmaptool(&self, map: &Path, args: &[&str]) -> Result<String, CephError> {
         let command = format!("{} {} {}", self.osdmaptool, map.display(), args.join(" "));
+        let mut full = vec![map.to_string_lossy().into_owned()];
+        full.extend(args.iter().map(|a| a.to_string()));
+        let full: Vec<&str> = full.iter().map(String::as_str).collect();
+        self.tool(&command, &full).await
+    }
+
+    /// osdmaptool with `args`, bounded like a ceph command; its stdout.
+    async fn tool(&self, command: &str, args: &[&str]) -> Result<String, CephError> {
+        let command = command.to_string();
         let child = Command::new(&self.osdmaptool)
-            .arg(map)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -196,6 +247,25 @@ mod tests {
             placed_after,
             bytes,
         }
+    }
+
+    #[test]
+    fn an_osdmaptool_older_than_the_map_is_refused_with_what_to_do() {
+        let pacific =
+            CephRelease::parse("ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)")
+                .unwrap();
+        let why = tool_too_old("/usr/bin/osdmaptool", &pacific, "tentacle").unwrap();
+        assert_eq!(
+            why,
+            "/usr/bin/osdmaptool is Ceph 16.2.15 (pacific), older than this cluster (require_osd_release tentacle): \
+             it would misread the osdmap; install 20 tentacle's osdmaptool (package ceph-base) on the daemon's \
+             host, or point ceph.osdmaptool at one"
+        );
+        assert_eq!(tool_too_old("osdmaptool", &pacific, "pacific"), None);
+        assert_eq!(tool_too_old("osdmaptool", &pacific, "octopus"), None, "older maps are read");
+        let tentacle = CephRelease::parse("20.2.4").unwrap();
+        assert_eq!(tool_too_old("osdmaptool", &tentacle, "reef"), None, "newer tools read older maps");
+        assert_eq!(tool_too_old("osdmaptool", &tentacle, ""), None, "no requirement named");
     }
 
     #[test]

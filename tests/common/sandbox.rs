@@ -1,6 +1,13 @@
 //! The real Ceph sandbox (testbed/ceph-sandbox) for the tests that run
 //! against a cluster: started in a test's own directory, stopped (daemons
 //! and the loop devices it attached, by its own records) when dropped.
+//!
+//! The Ceph release comes from `OSDKEEPER_TEST_CEPH_RELEASE` (`pacific`,
+//! the host's packages, when unset; `reef` or `tentacle` run Ceph from the
+//! sandbox's Debian root). A test reaches Ceph's programs only through
+//! `Sandbox::tool`, and configures the daemon with `Sandbox::ceph_yaml`, so
+//! the same test talks to the release it is told: a Pacific client cannot
+//! even authenticate to a Tentacle cluster (its cephx keys are aes256k).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,6 +16,16 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{bin, repo, spawn_listening, wait_for_or, Proc};
+
+/// The release the sandbox tests run against, as `start.sh --release` names it.
+pub fn test_release() -> String {
+    let release = std::env::var("OSDKEEPER_TEST_CEPH_RELEASE").unwrap_or_default();
+    match release.as_str() {
+        "" => "pacific".to_string(),
+        "pacific" | "reef" | "tentacle" => release,
+        other => panic!("OSDKEEPER_TEST_CEPH_RELEASE={other:?}: the sandbox runs pacific, reef or tentacle"),
+    }
+}
 
 pub fn sandbox_scripts() -> PathBuf {
     std::env::var_os("OSDKEEPER_SANDBOX_DIR").map(PathBuf::from).unwrap_or_else(|| repo().join("testbed/ceph-sandbox"))
@@ -30,20 +47,79 @@ impl Sandbox {
             scripts.display()
         );
         let port_base = free_port_base();
+        let release = test_release();
         let out = Command::new(scripts.join("start.sh"))
             .arg(dir)
             .args(options)
-            .args(["--port-base", &port_base.to_string()])
+            .args(["--port-base", &port_base.to_string(), "--release", &release])
             .output()
             .expect("run start.sh");
         let sandbox = Sandbox { dir: dir.to_path_buf() };
         assert!(
             out.status.success(),
-            "the sandbox did not start:\n{}\n{}",
+            "the {release} sandbox did not start:\n{}\n{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        sandbox.write_python();
+        let versions = sandbox.json(&["versions"]);
+        let overall = versions["overall"].as_object().cloned().unwrap_or_default();
+        assert!(
+            !overall.is_empty() && overall.keys().all(|line| line.contains(&format!(") {release} ("))),
+            "the sandbox was asked for {release} but runs {versions}"
+        );
         sandbox
+    }
+
+    /// The sandbox's own Ceph program `name`: the release root's through its
+    /// wrapper in `DIR/bin`, or the host's from PATH for pacific.
+    pub fn tool(&self, name: &str) -> PathBuf {
+        let own = self.dir.join("bin").join(name);
+        if own.exists() {
+            own
+        } else {
+            PathBuf::from(name)
+        }
+    }
+
+    /// A Python with the release's own `rados` binding (the root's python3
+    /// for reef and tentacle), as one program: the daemon's cluster session
+    /// takes a single path.
+    pub fn python(&self) -> PathBuf {
+        self.dir.join("test-bin/python3")
+    }
+
+    fn write_python(&self) {
+        let in_root = self.dir.join("bin/in-root");
+        let body = if in_root.exists() {
+            format!("#!/bin/sh\nexec '{}' python3 \"$@\"\n", in_root.display())
+        } else {
+            "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n".to_string()
+        };
+        let path = self.python();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, body).unwrap();
+        assert!(Command::new("chmod").arg("+x").arg(&path).status().unwrap().success());
+    }
+
+    /// PATH with the release's programs first, for a script that runs `ceph`.
+    pub fn path_env(&self) -> String {
+        let host = std::env::var("PATH").unwrap_or_default();
+        format!("{}:{host}", self.dir.join("bin").display())
+    }
+
+    /// The daemon's `ceph:` settings that reach this sandbox with its own
+    /// release's programs (`bin` when the test has no wrapper of its own),
+    /// the cluster session on in every release; the test adds the rest.
+    pub fn ceph_yaml(&self, bin: Option<&Path>) -> String {
+        let bin = bin.map(Path::to_path_buf).unwrap_or_else(|| self.tool("ceph"));
+        format!(
+            "ceph:\n  conf: {}\n  bin: {}\n  osdmaptool: {}\n  session: true\n  python: {}\n",
+            self.conf().display(),
+            bin.display(),
+            self.tool("osdmaptool").display(),
+            self.python().display()
+        )
     }
 
     /// `stop.sh DIR NAME`: SIGTERM to that daemon's pid (osd.4, mgr.x).
@@ -64,7 +140,7 @@ impl Sandbox {
     }
 
     pub fn ceph(&self, args: &[&str]) -> (i32, String, String) {
-        let out = Command::new("ceph").arg("--conf").arg(self.conf()).args(args).output().expect("ceph");
+        let out = Command::new(self.tool("ceph")).arg("--conf").arg(self.conf()).args(args).output().expect("ceph");
         (
             out.status.code().unwrap_or(-1),
             String::from_utf8_lossy(&out.stdout).into(),
@@ -169,7 +245,7 @@ for _ in range(3):
     for d in done: d.wait_for_complete()
 io.close(); c.shutdown()
 "#;
-        let out = Command::new("/usr/bin/python3").args(["-c", script]).arg(self.conf()).output().unwrap();
+        let out = Command::new(self.python()).args(["-c", script]).arg(self.conf()).output().unwrap();
         assert!(out.status.success(), "rewriting the objects: {}", String::from_utf8_lossy(&out.stderr));
         let untrimmed = || {
             let pgs = self.json(&["pg", "ls-by-pool", "sandbox"]);
@@ -209,13 +285,24 @@ fn free_port_base() -> u16 {
         .expect("no block of 200 free ports in 20000-31999 for the sandbox")
 }
 
-/// A `ceph` that logs each command line the daemon runs, then runs the real one.
-pub fn ceph_wrapper(dir: &Path) -> (PathBuf, PathBuf) {
+/// A program's full path: the sandbox's own, or the host's found on PATH.
+pub fn full_path(tool: &Path) -> String {
+    if tool.is_absolute() {
+        return tool.display().to_string();
+    }
+    let found = Command::new("sh").arg("-c").arg(format!("command -v {}", tool.display())).output().unwrap();
+    let found = String::from_utf8(found.stdout).unwrap().trim().to_string();
+    assert!(!found.is_empty(), "{} is not on PATH", tool.display());
+    found
+}
+
+/// A `ceph` that logs each command line the daemon runs, then runs the
+/// sandbox's own.
+pub fn ceph_wrapper(dir: &Path, sb: &Sandbox) -> (PathBuf, PathBuf) {
     let log = dir.join("ceph-commands.log");
     let bin = dir.join("ceph-logged");
-    let real = String::from_utf8(Command::new("sh").args(["-c", "command -v ceph"]).output().unwrap().stdout).unwrap();
-    std::fs::write(&bin, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real.trim()))
-        .unwrap();
+    let real = full_path(&sb.tool("ceph"));
+    std::fs::write(&bin, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real)).unwrap();
     Command::new("chmod").arg("+x").arg(&bin).status().unwrap();
     (bin, log)
 }
@@ -228,6 +315,7 @@ pub fn sandbox_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String], t
     let mut cmd = Command::new(bin());
     cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--devices", &devices.join(",")]);
     cmd.arg("--osd-cluster-conf").arg(sb.conf());
+    cmd.arg("--ceph-volume").arg(sb.tool("ceph-volume"));
     cmd.arg("--osd-stop-command").arg(format!(
         "{} {} osd.{{id}}",
         sandbox_scripts().join("stop.sh").display(),

@@ -10,9 +10,15 @@ use crate::clock::now_ms;
 use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::boost::{
-    boost_step, mclock_trap, not_applied, plan, restore_plan, wanted, Boost, BoostStep, Restore, SECTION,
+    boost_step, mclock_trap, not_applied, plan, restore_plan, still_arriving, wanted, Boost, BoostStep, Restore,
+    SECTION,
 };
 use crate::domain::removal::RemovalRecord;
+
+/// How long the OSDs are given to receive the boost before what they run is
+/// judged (the monitors pass a change on within a second or two).
+const ARRIVAL_TRIES: u32 = 10;
+const ARRIVAL_PAUSE: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Removals {
     /// `state` is the round's read of the cluster; None when the round had
@@ -72,10 +78,7 @@ impl Removals {
         };
         let set: Vec<String> = boost.set.iter().map(|(n, v)| format!("{n} {v} (was {})", before(n))).collect();
         // Whether an OSD runs with them: its ceph.conf, or a value for that OSD, wins.
-        let unheard = match self.ceph.recovery_config(Self::probe(state)?).await {
-            Ok(after) => not_applied(&boost, after.probe, &after.running),
-            Err(e) => vec![format!("cannot tell whether the OSDs run with them: {e}")],
-        };
+        let unheard = self.unheard(&boost, state).await?;
         let (level, tail) = if unheard.is_empty() {
             (Level::Info, String::new())
         } else {
@@ -84,6 +87,24 @@ impl Removals {
         let message = format!("fast drain: recovery raised for the {SECTION} section: {}{tail}", set.join(", "));
         self.events.record(level, EventKind::RecoveryBoosted, None, None, message).await;
         Ok(())
+    }
+
+    /// What keeps the OSDs from running the boost, once they had the time
+    /// to receive it.
+    async fn unheard(&self, boost: &Boost, state: &ClusterState) -> Result<Vec<String>, DaemonError> {
+        let probe = Self::probe(state)?;
+        let mut tries = 0;
+        loop {
+            let after = match self.ceph.recovery_config(probe).await {
+                Ok(after) => after,
+                Err(e) => return Ok(vec![format!("cannot tell whether the OSDs run with them: {e}")]),
+            };
+            tries += 1;
+            if tries >= ARRIVAL_TRIES || !still_arriving(boost, &after.running) {
+                return Ok(not_applied(boost, after.probe, &after.running));
+            }
+            tokio::time::sleep(ARRIVAL_PAUSE).await;
+        }
     }
 
     async fn restore_boost(&self, boost: &Boost) -> Result<(), DaemonError> {

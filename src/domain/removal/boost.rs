@@ -18,11 +18,15 @@
 //! stopped each option goes back to what it was (removed where it was not
 //! set), unless someone changed it meanwhile: theirs stays.
 //!
-//! Two traps are reported, not worked around: under mClock,
-//! `osd_max_backfills` and `osd_recovery_max_active` set by an operator
-//! are ignored unless `osd_mclock_override_recovery_settings` is true; and
-//! a value in an OSD's local ceph.conf (or set for `osd.N`) wins over the
-//! `osd` section, so a boost there does not reach that OSD.
+//! Two traps are reported, not worked around: under mClock, a change of
+//! `osd_max_backfills` or `osd_recovery_max_active` does not take effect
+//! unless `osd_mclock_override_recovery_settings` is true (seen on Reef
+//! 18.2.7: the OSD removes the key from the monitors' database and logs
+//! "Change to osd_max_backfills on osd.0 did not take effect"; values from
+//! its ceph.conf still apply from its start), so an operator's limits
+//! there are a trap and the boost takes the profile; and a value in an
+//! OSD's local ceph.conf (or set for `osd.N`) wins over the `osd` section,
+//! so a boost there does not reach that OSD.
 
 use super::Removal;
 
@@ -163,8 +167,9 @@ pub fn mclock_trap(now: &RecoveryNow) -> Option<String> {
         .collect();
     (!ignored.is_empty()).then(|| {
         format!(
-            "the OSDs run mClock, which ignores {} unless osd_mclock_override_recovery_settings is true; \
-             --fast sets osd_mclock_profile high_recovery_ops instead",
+            "the OSDs run mClock without osd_mclock_override_recovery_settings, so a change of their recovery \
+             limits does not take effect (they run with {}); --fast sets osd_mclock_profile high_recovery_ops \
+             instead",
             ignored.join(", ")
         )
     })
@@ -182,6 +187,20 @@ pub fn not_applied(b: &Boost, probe: u32, running: &[Running]) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// Whether osd.`probe` may simply not have the boost's values yet: the
+/// monitors hand a `config set` to the OSDs a moment later (seen on Reef:
+/// read right after the set, osd.0 still ran the default profile), and
+/// only a value from a stronger source (its file, an override) keeps one
+/// out for good.
+pub fn still_arriving(b: &Boost, running: &[Running]) -> bool {
+    b.set.iter().any(|(name, value)| {
+        running
+            .iter()
+            .find(|r| &r.name == name)
+            .is_some_and(|r| r.value != *value && matches!(r.source.as_str(), "default" | "mon" | "mclock"))
+    })
 }
 
 /// Putting one option back.
@@ -317,14 +336,31 @@ mod tests {
         assert_eq!(
             mclock_trap(&now).as_deref(),
             Some(
-                "the OSDs run mClock, which ignores osd_max_backfills = 8 (from mon) unless \
-                 osd_mclock_override_recovery_settings is true; --fast sets osd_mclock_profile high_recovery_ops \
-                 instead"
+                "the OSDs run mClock without osd_mclock_override_recovery_settings, so a change of their \
+                 recovery limits does not take effect (they run with osd_max_backfills = 8 (from mon)); --fast \
+                 sets osd_mclock_profile high_recovery_ops instead"
             )
         );
         now.running[3].value = "true".into();
         assert_eq!(mclock_trap(&now), None, "overridden on purpose");
         assert_eq!(mclock_trap(&sandbox(vec![])), None, "wpq honours them");
+    }
+
+    #[test]
+    fn a_value_not_received_yet_is_waited_for_and_one_kept_out_by_a_stronger_source_is_not() {
+        let b = Boost {
+            scheduler: Scheduler::Mclock,
+            saved: vec![],
+            set: vec![("osd_mclock_profile".into(), "high_recovery_ops".into())],
+            applied: true,
+        };
+        let profile = |value: &str, source: &str| running(&[("osd_mclock_profile", value, source)]);
+        assert!(still_arriving(&b, &profile("balanced", "default")), "read right after the set (Reef)");
+        assert!(still_arriving(&b, &profile("balanced", "mon")), "an older value from the monitors");
+        assert!(!still_arriving(&b, &profile("high_recovery_ops", "mon")), "arrived");
+        assert!(!still_arriving(&b, &profile("balanced", "file")), "its ceph.conf wins for good");
+        assert!(!still_arriving(&b, &profile("balanced", "override")));
+        assert!(!still_arriving(&b, &[]), "an option the OSD does not know");
     }
 
     #[test]
