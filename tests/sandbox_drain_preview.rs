@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use common::client::Api;
-use common::sandbox::{sandbox_agent, Sandbox};
+use common::sandbox::{sandbox_agent, test_release, Sandbox};
 use common::*;
 use serde_json::Value;
 
@@ -187,6 +187,7 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
         || format!("status now: {:?}", removal_of(&daemon.url, 2)),
     );
     sb.wait_clean();
+    older_tools_are_refused(work.path(), &sb, &config);
     eprintln!(
         "preview of osd.1: {} PGs, {} bytes, eta {:?} ({:?}); a later preview of osd.2: eta {:?} ({:?})",
         p["pgs_to_move"],
@@ -196,4 +197,22 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
         preview_of_2["eta_s"],
         preview_of_2["eta_basis"],
     );
+}
+
+/// On a newer cluster, the host's own Pacific osdmaptool would misread the
+/// map: the preview is refused, saying which tool and what to do.
+fn older_tools_are_refused(work: &std::path::Path, sb: &Sandbox, config: &str) {
+    if test_release() == "pacific" {
+        return;
+    }
+    let dir = work.join("old-osdmaptool");
+    std::fs::create_dir_all(&dir).unwrap();
+    let own = sb.tool("osdmaptool").display().to_string();
+    let config = config.replace(&format!("osdmaptool: {own}\n"), "osdmaptool: /usr/bin/osdmaptool\n");
+    assert!(config.contains("osdmaptool: /usr/bin/osdmaptool"), "{config}");
+    let daemon = start_daemon(&dir, &config, &env());
+    let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["osd", "rm", "3", "--dry-run"]);
+    assert_ne!(code, 0, "refused: {err}");
+    let required = format!("older than this cluster (require_osd_release {})", test_release());
+    assert!(err.contains("/usr/bin/osdmaptool is Ceph 16.2.") && err.contains(&required), "{err}");
 }
