@@ -21,11 +21,11 @@ use std::time::Duration;
 
 use common::browser::{require_browser_tooling, run_browser_script, target_dir};
 use common::sandbox::{full_path, Sandbox};
+use common::throttle::Throttle;
 use common::*;
 use serde_json::Value;
 
 const TOKEN: &str = "sandbox-api-token";
-const BLKIO: &str = "/sys/fs/cgroup/blkio";
 
 fn daemon_config(sb: &Sandbox, rados: &Path) -> String {
     format!(
@@ -51,40 +51,6 @@ fn json(url: &str, args: &[&str]) -> Value {
     let (code, out, err) = cli(url, Some(TOKEN), &full);
     assert_eq!(code, 0, "{args:?}: {err}");
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
-}
-
-/// A blkio cgroup holding one process, with a write limit on one device;
-/// the process goes back to the root group and the group is removed when
-/// dropped.
-struct Throttle {
-    group: PathBuf,
-    pid: String,
-}
-
-impl Throttle {
-    fn writes(pid: &str, device: &str, bytes_per_sec: u64, name: &str) -> Throttle {
-        let out = std::process::Command::new("lsblk").args(["-dno", "MAJ:MIN", device]).output().unwrap();
-        let major_minor = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        assert!(major_minor.contains(':'), "lsblk {device}: {major_minor:?}");
-        let group = Path::new(BLKIO).join(name);
-        std::fs::create_dir(&group).unwrap_or_else(|e| panic!("mkdir {}: {e}", group.display()));
-        let throttle = Throttle { group: group.clone(), pid: pid.to_string() };
-        std::fs::write(group.join("blkio.throttle.write_bps_device"), format!("{major_minor} {bytes_per_sec}"))
-            .unwrap();
-        std::fs::write(group.join("cgroup.procs"), pid).unwrap();
-        throttle
-    }
-}
-
-impl Drop for Throttle {
-    fn drop(&mut self) {
-        if let Err(e) = std::fs::write(Path::new(BLKIO).join("cgroup.procs"), &self.pid) {
-            eprintln!("cannot move {} back to the root blkio group: {e}", self.pid);
-        }
-        if let Err(e) = std::fs::remove_dir(&self.group) {
-            eprintln!("cannot remove {}: {e}", self.group.display());
-        }
-    }
 }
 
 #[test]
@@ -244,7 +210,7 @@ fn benchmarks_on_a_real_cluster() {
     let pid = std::fs::read_to_string(sb.dir.join(format!("run/osd.{slow}.pid"))).unwrap().trim().to_string();
     let device = loops.iter().find(|(id, _)| *id == slow).map(|(_, d)| d.clone()).unwrap();
     let group = format!("osdkeeper-test-{}", std::process::id());
-    let throttle = Throttle::writes(&pid, &device, 16 << 20, &group);
+    let throttle = Throttle::writes(&[pid], &[device], 16 << 20, &group);
     let second = json(url, &["bench", "osds", "--all", "--bytes", "209715200"]);
     drop(throttle);
     let flagged: Vec<(u64, String)> = second

@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use common::client::Api;
 use common::sandbox::{sandbox_agent, Sandbox};
+use common::throttle::Throttle;
 use common::*;
 use serde_json::Value;
 
@@ -92,22 +93,31 @@ fn no_schedule(url: &str) -> bool {
 }
 
 /// The fast drain's boost in the config database, as `ceph config get` reads
-/// it: the sandbox's ceph.conf runs both at 4, so 8 while it lasts; unset
-/// (the default 1 and 0) before and after.
+/// it. wpq (Pacific): the sandbox's ceph.conf runs both limits at 4, so 8
+/// while it lasts; unset (the default 1 and 0) before and after. mClock
+/// (Reef on): the profile high_recovery_ops while it lasts; unset (the
+/// default balanced) before and after.
 fn boost_set(sb: &Sandbox) -> bool {
+    if sb.runs_mclock() {
+        return config_get(sb, "osd_mclock_profile") == "high_recovery_ops";
+    }
     config_get(sb, "osd_max_backfills") == "8" && config_get(sb, "osd_recovery_max_active") == "8"
 }
 
 fn boost_gone(sb: &Sandbox) -> bool {
+    if sb.runs_mclock() {
+        return config_get(sb, "osd_mclock_profile") == "balanced";
+    }
     config_get(sb, "osd_max_backfills") == "1" && config_get(sb, "osd_recovery_max_active") == "0"
 }
 
-/// Both settings as `ceph config get` reads them now, for a timeout's message.
+/// The settings as `ceph config get` reads them now, for a timeout's message.
 fn recovery_settings(sb: &Sandbox) -> String {
     format!(
-        "osd_max_backfills {}, osd_recovery_max_active {}",
+        "osd_max_backfills {}, osd_recovery_max_active {}, osd_mclock_profile {}",
         config_get(sb, "osd_max_backfills"),
-        config_get(sb, "osd_recovery_max_active")
+        config_get(sb, "osd_recovery_max_active"),
+        config_get(sb, "osd_mclock_profile")
     )
 }
 
@@ -144,7 +154,17 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     assert_eq!(sb.ceph(&["balancer", "off"]).0, 0);
     sb.make_drains_backfill();
     step("PG logs trimmed");
+    // Slow enough to be caught in the middle: wpq sleeps between recovery
+    // ops; mClock forces those sleeps to 0, so there the receivers' disks
+    // are slowed instead, until the freeze.
     assert_eq!(sb.ceph(&["config", "set", "osd", "osd_recovery_sleep", "0.5"]).0, 0);
+    let slow_receivers = sb.runs_mclock().then(|| {
+        let pids: Vec<String> = (0..4)
+            .map(|id| std::fs::read_to_string(sb.dir.join(format!("run/osd.{id}.pid"))).unwrap().trim().to_string())
+            .collect();
+        let devices: Vec<String> = (0..4).map(dev).collect();
+        Throttle::writes(&pids, &devices, 1 << 20, &format!("osdkeeper-host-drain-{}", std::process::id()))
+    });
     assert!(boost_gone(&sb));
     let weights = [sb.crush_weight(4), sb.crush_weight(5)];
     assert!(weights.iter().all(|w| *w > 0.0), "{weights:?}");
@@ -191,6 +211,7 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         || format!("status now: {:?}", live_removals(&daemon.url)),
     );
     assert_eq!(sb.ceph(&["osd", "set", "nobackfill"]).0, 0);
+    drop(slow_receivers);
     step("data seen leaving; backfill frozen");
     // The host's OSDs began together: none was first sent PGs of the other
     // (CRUSH moves some of a reweighted OSD's PGs to its host's other OSDs).

@@ -296,11 +296,10 @@ enum Scheduler {
 
 impl Scheduler {
     fn of(sb: &Sandbox) -> Scheduler {
-        let (_, queue, _) = sb.ceph(&["config", "show", "osd.0", "osd_op_queue"]);
-        match queue.trim() {
-            "wpq" => Scheduler::Wpq,
-            "mclock_scheduler" => Scheduler::Mclock,
-            other => panic!("osd.0 runs the op queue {other:?}"),
+        if sb.runs_mclock() {
+            Scheduler::Mclock
+        } else {
+            Scheduler::Wpq
         }
     }
 

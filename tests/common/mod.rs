@@ -7,6 +7,7 @@ pub mod browser;
 pub mod client;
 pub mod mounts;
 pub mod sandbox;
+pub mod throttle;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

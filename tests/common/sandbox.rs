@@ -135,6 +135,17 @@ impl Sandbox {
         assert!(out.status.success(), "start.sh again: {}", String::from_utf8_lossy(&out.stderr));
     }
 
+    /// Whether the OSDs run mClock (Quincy on) rather than wpq (Pacific),
+    /// which decides what a fast drain sets.
+    pub fn runs_mclock(&self) -> bool {
+        let (_, queue, _) = self.ceph(&["config", "show", "osd.0", "osd_op_queue"]);
+        match queue.trim() {
+            "wpq" => false,
+            "mclock_scheduler" => true,
+            other => panic!("osd.0 runs the op queue {other:?}"),
+        }
+    }
+
     pub fn conf(&self) -> PathBuf {
         self.dir.join("ceph.conf")
     }
