@@ -158,13 +158,16 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     // ops; mClock forces those sleeps to 0, so there the receivers' disks
     // are slowed instead, until the freeze.
     assert_eq!(sb.ceph(&["config", "set", "osd", "osd_recovery_sleep", "0.5"]).0, 0);
-    let slow_receivers = sb.runs_mclock().then(|| {
-        let pids: Vec<String> = (0..4)
-            .map(|id| std::fs::read_to_string(sb.dir.join(format!("run/osd.{id}.pid"))).unwrap().trim().to_string())
-            .collect();
-        let devices: Vec<String> = (0..4).map(dev).collect();
-        Throttle::writes(&pids, &devices, 1 << 20, &format!("osdkeeper-host-drain-{}", std::process::id()))
-    });
+    let slow_down = || {
+        sb.runs_mclock().then(|| {
+            let pids: Vec<String> = (0..4)
+                .map(|id| std::fs::read_to_string(sb.dir.join(format!("run/osd.{id}.pid"))).unwrap().trim().to_string())
+                .collect();
+            let devices: Vec<String> = (0..4).map(dev).collect();
+            Throttle::writes(&pids, &devices, 1 << 20, &format!("osdkeeper-host-drain-{}", std::process::id()))
+        })
+    };
+    let slow_receivers = slow_down();
     assert!(boost_gone(&sb));
     let weights = [sb.crush_weight(4), sb.crush_weight(5)];
     assert!(weights.iter().all(|w| *w > 0.0), "{weights:?}");
@@ -251,8 +254,10 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     assert_eq!(sb.ceph(&["osd", "unset", "nobackfill"]).0, 0);
     sb.wait_clean();
 
-    // 2. The same drain to its end, its ETA watched every second.
+    // 2. The same drain to its end, its ETA watched every second (on mClock
+    //    slowed down again: unslowed it ended within 4 s, before any rate).
     step("stopped, cluster clean; host drain --fast again");
+    let slow_receivers = slow_down();
     let started = Instant::now();
     osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast"]);
     let mut polls: Vec<(f64, Value)> = Vec::new();
@@ -272,6 +277,7 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         },
         || format!("status now: {}", drain_status(&daemon.url)),
     );
+    drop(slow_receivers);
     step("the host's removals done");
     for osd in [4, 5] {
         let done = removal_of(&daemon.url, osd).unwrap();
