@@ -21,6 +21,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 use super::ceph_volume_scan::{device_list, Cursor};
 pub use crate::domain::ceph_release::{CephRelease, Release, ReleaseError};
+pub use crate::domain::device_id::same_disk;
 pub use crate::domain::inventory::DeviceReport;
 use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups, LsmData, Lv};
 
