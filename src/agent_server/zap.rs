@@ -277,7 +277,9 @@ fn wipe(path: &str, roots: &HostRoots) -> Result<Vec<String>, ZapError> {
     }
     for (offset, len) in wipe_ranges(dev.size) {
         dev.zero(offset, len).map_err(ZapError::Device)?;
-        steps.push(format!("zeroed {} at offset {offset}", shown_len(len)));
+        let copy = offset > 0 && len == signatures::LABEL_BLOCK;
+        let what = if copy { " (where Ceph 19.2+ keeps a copy of the BlueStore label)" } else { "" };
+        steps.push(format!("zeroed {} at offset {offset}{what}", shown_len(len)));
     }
     dev.sync().map_err(ZapError::Device)?;
     steps.push("flushed the writes to the device (fsync)".to_string());
