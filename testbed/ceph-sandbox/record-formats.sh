@@ -2,7 +2,7 @@
 # record-formats.sh DIR OUTDIR [ROUNDS]: records, with the sandbox DIR's own Ceph tools (a
 # `--release reef|tentacle` sandbox, its `bin/` wrappers), the ceph-volume and
 # ceph-bluestore-tool output osdkeeper's readers are tested on, and times `raw list` batched
-# against one device at a time (ROUNDS runs each, default 3).
+# against one device at a time (ROUNDS runs each, default 3; EXTRA=N blank devices, default 9).
 #
 # What it makes, on loop devices it attaches itself (recorded in OUTDIR/loops and detached at
 # the end, by record, whatever happens):
@@ -70,20 +70,33 @@ run raw_list_main.json ceph-volume raw list --format json "$MAIN"
 run raw_list_db.json ceph-volume raw list --format json "$DB"
 run raw_list_tiny_main_db.json ceph-volume raw list --format json "$TINY" "$MAIN" "$DB"
 CEPH_VOLUME_ALLOW_LOOP_DEVICES=1 run inventory_main.json ceph-volume inventory --format json "$MAIN"
+# The cost of listing, with EXTRA more blank 1 GiB devices (default 9): one call for all
+# devices; what osdkeeper's agent does when the tiny device empties that answer (the call,
+# then one per labelled device); and one call per device.
+EXTRA=${EXTRA:-9}
+blanks=()
+for i in $(seq "$EXTRA"); do blanks+=("$(attach "blank$i" 1G)"); done
+ok=("$MAIN" "$DB" "${blanks[@]}")
+{
+  echo "# seconds to list ${#ok[@]} devices (+ the tiny one where named), $(ceph --version | cut -d' ' -f3), $ROUNDS rounds"
+  echo "# batched_healthy  batched_with_tiny+relist_labelled(2)  one_call_per_device(${#ok[@]}+1)"
+  for r in $(seq "$ROUNDS"); do
+    t0=$(date +%s.%N)
+    ceph-volume raw list --format json "${ok[@]}" > /dev/null 2>&1
+    t1=$(date +%s.%N)
+    ceph-volume raw list --format json "$TINY" "${ok[@]}" > /dev/null 2>&1
+    ceph-volume raw list --format json "$MAIN" > /dev/null 2>&1
+    ceph-volume raw list --format json "$DB" > /dev/null 2>&1
+    t2=$(date +%s.%N)
+    for d in "$TINY" "${ok[@]}"; do ceph-volume raw list --format json "$d" > /dev/null 2>&1; done
+    t3=$(date +%s.%N)
+    echo "$(echo "$t1 - $t0" | bc) $(echo "$t2 - $t1" | bc) $(echo "$t3 - $t2" | bc)"
+  done
+} > "$OUT/raw_list_timing.txt"
 # What a 16.2 zap leaves: the first 10 MiB zeroed, the copies (if any) untouched.
 dd if=/dev/zero of="$MAIN" bs=1M count=10 conv=fsync status=none
 for g in 0 1 10; do echo "$g GiB: $(sig_at "$MAIN" $g)"; done > "$OUT/main_label_offsets_head_wiped.txt"
 run show_label_main_head_wiped.json ceph-bluestore-tool show-label --dev "$MAIN"
 run raw_list_main_head_wiped.json ceph-volume raw list --format json "$MAIN"
 CEPH_VOLUME_ALLOW_LOOP_DEVICES=1 run inventory_main_head_wiped.json ceph-volume inventory --format json "$MAIN"
-# The cost of listing: one call for all devices, or one per device.
-devs=("$TINY" "$MAIN" "$DB")
-{
-  echo "# seconds per listing of ${#devs[@]} devices ($(ceph --version | cut -d' ' -f3)), $ROUNDS rounds"
-  for r in $(seq "$ROUNDS"); do
-    t0=$(date +%s.%N); ceph-volume raw list --format json "${devs[@]}" > /dev/null 2>&1; t1=$(date +%s.%N)
-    for d in "${devs[@]}"; do ceph-volume raw list --format json "$d" > /dev/null 2>&1; done; t2=$(date +%s.%N)
-    echo "batched $(echo "$t1 - $t0" | bc) one_by_one $(echo "$t2 - $t1" | bc)"
-  done
-} > "$OUT/raw_list_timing.txt"
 cat "$OUT/raw_list_timing.txt"
