@@ -57,6 +57,9 @@ async fn refused_while_held_then_wiped_at_both_ends() {
     dev.write_head(&bluestore_label(9120, SIX_GIB));
     let tail = b"something at the end of the disk";
     dev.write_at(SIX_GIB - 4096, tail);
+    // A copy of a label where Tentacle keeps one (a real one: osd.2's at 1 GiB).
+    let copy = include_bytes!("fixtures/ceph_volume/bluestore_label_tentacle_20.2.4_copy_at_1GiB.bin");
+    dev.write_at(1 << 30, copy);
     let before = inventory(&agent, "").await;
     assert_eq!(before.source, InventorySource::Kernel);
     assert_eq!(before.devices[0]["available"], false);
@@ -92,6 +95,7 @@ async fn refused_while_held_then_wiped_at_both_ends() {
             format!("held {} exclusively (O_EXCL)", dev.path),
             "found the BlueStore label of osd.9120, whose ceph-osd does not run here".to_string(),
             "zeroed 10 MiB at offset 0".to_string(),
+            "zeroed 4096 bytes at offset 1073741824 (where Ceph 19.2+ keeps a copy of the BlueStore label)".to_string(),
             format!("zeroed 10 MiB at offset {tail_offset}"),
             "flushed the writes to the device (fsync)".to_string(),
             format!("released {}", dev.path),
@@ -101,6 +105,7 @@ async fn refused_while_held_then_wiped_at_both_ends() {
     assert_eq!((code, found.as_str()), (2, ""), "blkid -p finds nothing");
     assert!(dev.read_at(0, TEN_MIB).iter().all(|b| *b == 0), "the first 10 MiB are zero");
     assert!(dev.read_at(tail_offset, TEN_MIB).iter().all(|b| *b == 0), "the last 10 MiB are zero");
+    assert!(dev.read_at(1 << 30, 4096).iter().all(|b| *b == 0), "the label copy is zero");
 
     let after = inventory(&agent, "").await;
     assert_eq!(after.devices[0]["available"], true, "{:#}", after.devices[0]);

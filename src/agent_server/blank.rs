@@ -7,13 +7,16 @@
 //! tested on any machine.
 
 use super::holders::Holders;
+use super::kernel_inventory::signatures;
 
 /// What the host says about a device, gathered while it is held exclusively.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BlankFacts {
-    /// `Some(whoami)` when its first block is a BlueStore label (`None`
-    /// inside: a label without an OSD id).
+    /// `Some(whoami)` when it carries a BlueStore label, at its head or a
+    /// copy further in (19.2+; `None` inside: a label without an OSD id).
     pub bluestore: Option<Option<u32>>,
+    /// Where that label is: 0 for the head, else the copy's offset.
+    pub bluestore_at: u64,
     /// A GPT header at LBA 1.
     pub gpt: bool,
     /// Partitions the kernel or the inventory lists.
@@ -34,9 +37,16 @@ pub struct BlankFacts {
 /// Why the device is not blank, one reason per finding; empty when it is.
 pub fn refusals(f: &BlankFacts) -> Vec<String> {
     let mut out = Vec::new();
+    let copy = match f.bluestore_at {
+        0 => String::new(),
+        at => format!(
+            " at {}: a copy Ceph 19.2+ writes, which its tools read though the head's is gone",
+            signatures::shown_offset(at)
+        ),
+    };
     match f.bluestore {
-        Some(Some(id)) => out.push(format!("it has a BlueStore label (osd.{id})")),
-        Some(None) => out.push("it has a BlueStore label".to_string()),
+        Some(Some(id)) => out.push(format!("it has a BlueStore label (osd.{id}){copy}")),
+        Some(None) => out.push(format!("it has a BlueStore label{copy}")),
         None => {}
     }
     if f.gpt {
@@ -95,6 +105,7 @@ mod tests {
     fn every_trace_of_use_is_named() {
         let f = BlankFacts {
             bluestore: Some(None),
+            bluestore_at: 0,
             gpt: true,
             partitions: vec!["sdb1".into(), "sdb2".into()],
             signatures: vec!["LVM2_member".into()],
@@ -114,6 +125,11 @@ mod tests {
                 "it is busy (an exclusive open failed with EBUSY)",
                 "it is in use: in use by dm-0; mounted at /mnt/x",
             ]
+        );
+        let copy = BlankFacts { bluestore: Some(Some(2)), bluestore_at: 1 << 30, ..BlankFacts::default() };
+        assert_eq!(
+            refusals(&copy),
+            ["it has a BlueStore label (osd.2) at 1 GiB: a copy Ceph 19.2+ writes, which its tools read though the head's is gone"]
         );
         let busy = BlankFacts { busy: true, ..BlankFacts::default() };
         assert_eq!(refusals(&busy), ["it is busy (an exclusive open failed with EBUSY)"], "even with no holder found");

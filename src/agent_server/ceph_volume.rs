@@ -26,6 +26,12 @@ pub enum InventoryError {
     Run(#[from] RunError),
     #[error("`ceph-volume inventory` exited with status {code}: {stderr}")]
     Exit { code: i32, stderr: String },
+    #[error(
+        "`ceph-volume inventory` exited with status {code}: {stderr} (ceph-volume 20.2 reads udev's database, \
+         /run/udev/data, for every disk of the host and fails as a whole when one disk has no entry there, \
+         even when asked for one device: is systemd-udevd running, and its /run/udev visible to ceph-volume?)"
+    )]
+    NoUdevData { code: i32, stderr: String },
     #[error("`ceph-volume inventory` printed no device list: {0}")]
     Output(String),
 }
@@ -63,7 +69,11 @@ impl CephVolume {
         let limits = Limits { timeout: self.inventory_timeout, max_output: 64 << 20, keep: Keep::Head };
         let out = process::run(cmd, limits).await?;
         if !out.status.success() {
-            return Err(InventoryError::Exit { code: out.exit_code(), stderr: out.stderr.last_line() });
+            let (code, stderr) = (out.exit_code(), out.stderr.last_line());
+            if stderr.contains("No udev data could be retrieved") {
+                return Err(InventoryError::NoUdevData { code, stderr });
+            }
+            return Err(InventoryError::Exit { code, stderr });
         }
         if out.stdout.dropped > 0 {
             return Err(InventoryError::Output(format!("more than {} bytes", out.stdout.bytes.len())));
@@ -184,6 +194,12 @@ mod tests {
         let (_d, cv) = fake("echo '--> Executable udevadm not in PATH' >&2; exit 1");
         let e = cv.inventory(false, None).await.unwrap_err();
         assert_eq!(e.to_string(), "`ceph-volume inventory` exited with status 1: --> Executable udevadm not in PATH");
+        // What 20.2.4 printed with an empty /run/udev (recorded on the tentacle sandbox).
+        let stderr = include_str!("../../tests/fixtures/ceph_volume/inventory_tentacle_20.2.4_no_udev_data.stderr");
+        let (_d, cv) = fake(&format!("echo '{}' >&2; exit 1", stderr.trim()));
+        let e = cv.inventory(false, None).await.unwrap_err().to_string();
+        assert!(e.starts_with("`ceph-volume inventory` exited with status 1: -->  RuntimeError: No udev data"), "{e}");
+        assert!(e.contains("is systemd-udevd running"), "{e}");
         let (_d, cv) = fake("echo 'not json'");
         assert!(matches!(cv.inventory(false, None).await, Err(InventoryError::Output(_))));
         let (_d, cv) = fake(r#"echo '[{"available": true}]'"#);

@@ -11,6 +11,8 @@ use std::fs::File;
 use std::io::{Seek, SeekFrom};
 use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
 
+use super::kernel_inventory::signatures;
+
 /// `O_EXCL` from `asm-generic/fcntl.h` (0o200), which x86_64 and aarch64
 /// use; this crate has no libc binding. Other targets get no exclusive
 /// open, and therefore no wipe, rather than a guessed flag.
@@ -90,6 +92,12 @@ impl ExclusiveDevice {
         read_head(&self.file, self.size, len).map_err(|source| self.io("read", source))
     }
 
+    /// `len` bytes at `offset` (for the label copies).
+    pub fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>, ExclusiveError> {
+        let mut buf = vec![0u8; len];
+        self.file.read_exact_at(&mut buf, offset).map(|()| buf).map_err(|source| self.io("read", source))
+    }
+
     pub fn zero(&self, offset: u64, len: u64) -> Result<(), ExclusiveError> {
         zero(&self.file, offset, len).map_err(|source| self.io("write zeros to", source))
     }
@@ -122,8 +130,10 @@ fn zero(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-/// `(offset, length)` of what a wipe zeroes: the first and the last
-/// `WIPE_LEN` bytes, as one range when they meet.
+/// `(offset, length)` of what a wipe zeroes, in order: the first and the
+/// last `WIPE_LEN` bytes, as one range when they meet, and between them
+/// the BlueStore label copies 19.2+ writes (a copy left behind makes the
+/// disk an OSD's again to 19.2+'s tools, whatever wiped its head).
 pub fn wipe_ranges(size: u64) -> Vec<(u64, u64)> {
     let head = size.min(WIPE_LEN);
     let tail_start = size.saturating_sub(WIPE_LEN).max(head);
@@ -131,6 +141,11 @@ pub fn wipe_ranges(size: u64) -> Vec<(u64, u64)> {
     if tail_start == head {
         ranges[0].1 = size;
     } else {
+        ranges.extend(
+            signatures::label_offsets(size)
+                .filter(|&o| o >= head && o.saturating_add(signatures::LABEL_BLOCK) <= tail_start)
+                .map(|o| (o, signatures::LABEL_BLOCK)),
+        );
         ranges.push((tail_start, size - tail_start));
     }
     ranges.retain(|r| r.1 > 0);
@@ -154,7 +169,12 @@ mod tests {
     fn ranges_at_both_ends() {
         let mib = 1u64 << 20;
         let six_gib = 6 << 30;
-        assert_eq!(wipe_ranges(six_gib), [(0, 10 * mib), (six_gib - 10 * mib, 10 * mib)]);
+        let copy = (1 << 30, 4096);
+        assert_eq!(wipe_ranges(six_gib), [(0, 10 * mib), copy, (six_gib - 10 * mib, 10 * mib)]);
+        let two_tb = 2000u64 << 30;
+        let copies: Vec<u64> = wipe_ranges(two_tb)[1..5].iter().map(|r| r.0 >> 30).collect();
+        assert_eq!(copies, [1, 10, 100, 1000], "every copy a 2 TB disk has room for");
+        assert_eq!(wipe_ranges(1 << 30).len(), 2, "a 1 GiB disk has no copy");
         assert_eq!(wipe_ranges(20 * mib), [(0, 20 * mib)], "the ends meet");
         assert_eq!(wipe_ranges(15 * mib), [(0, 15 * mib)]);
         assert_eq!(wipe_ranges(21 * mib), [(0, 10 * mib), (11 * mib, 10 * mib)]);

@@ -139,9 +139,20 @@ impl Taken {
         self.devices.iter().find(|d| &*d.path == path)
     }
 
-    /// The paths of its devices.
+    /// The paths of its devices and of their partitions. ceph-volume lists
+    /// partitions as devices of their own up to 16.2 and only with
+    /// `--list-all` from 18.2 on; cephadm does not pass it (its selection
+    /// never sees partitions, nor does ours), but an OSD whose DB is on a
+    /// partition, and the commands that name one, are this host's all the
+    /// same.
     pub fn paths(&self) -> BTreeSet<String> {
-        self.devices.iter().map(|d| d.path.to_string()).collect()
+        let mut out = BTreeSet::new();
+        for d in &self.devices {
+            let dir = d.path.rsplit_once('/').map(|(dir, _)| dir).unwrap_or("/dev");
+            out.extend(d.partitions.iter().filter(|p| !p.is_empty()).map(|p| format!("{dir}/{p}")));
+            out.insert(d.path.to_string());
+        }
+        out
     }
 }
 
@@ -463,6 +474,34 @@ mod tests {
         assert_eq!(r.report.source, InventorySource::Kernel);
         assert!(r.report.note.is_none());
         assert_eq!(calls(&dir), 0);
+    }
+
+    /// ceph-volume 18.2.7 lists a partitioned disk without its partitions
+    /// (no `--list-all`; shape of `inventory_reef_18.2.7_loop.json`).
+    #[test]
+    fn partitions_of_listed_disks_are_the_hosts_too() {
+        let json = serde_json::json!([{"path": "/dev/nvme0n1", "available": false,
+            "sys_api": {"partitions": {"nvme0n1p1": {"start": "2048"}, "nvme0n1p2": {}}}},
+            {"path": "/dev/sdb", "available": true, "sys_api": {"partitions": {}}}]);
+        let devices: Vec<Value> = json.as_array().unwrap().clone();
+        let reports = reports_of(&devices, None).unwrap();
+        let taken = Taken {
+            report: InventoryReport {
+                host: "h".into(),
+                source: InventorySource::CephVolume,
+                taken_at_ms: 0,
+                devices,
+                can_create_osds: true,
+                note: None,
+                ceph_release: None,
+            },
+            devices: reports,
+        };
+        assert_eq!(
+            taken.paths().into_iter().collect::<Vec<_>>(),
+            ["/dev/nvme0n1", "/dev/nvme0n1p1", "/dev/nvme0n1p2", "/dev/sdb"]
+        );
+        assert!(taken.device("/dev/nvme0n1p1").is_none(), "listed as the host's, not as a device of the inventory");
     }
 
     fn paths_of(r: &Taken) -> Vec<&str> {

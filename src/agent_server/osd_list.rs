@@ -5,12 +5,14 @@
 //! every agent; each lists and touches only its own.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use super::ceph_volume::CephVolume;
 use super::config::is_loop_device;
+use super::kernel_inventory::signatures::read_label;
 use super::process::RunError;
 use crate::wire::agent::{ActivateRequest, CommandResult, HostOsds, ListedOsd, OsdKind};
-use crate::wire::ceph_volume_list::{parse_lvm_list, parse_raw_list};
+use crate::wire::ceph_volume_list::{merge_raw, parse_lvm_list, read_raw_entries, RawEntry};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ListError {
@@ -42,16 +44,62 @@ fn loop_env(devices: &BTreeSet<String>) -> Vec<(String, String)> {
 /// (or without any LV) makes `lvm list` fail: that is a note, not an error;
 /// a `raw list` that fails is an error (no OSD could be seen).
 pub async fn list(cv: &CephVolume, devices: &BTreeSet<String>) -> Result<HostOsds, ListError> {
+    let paths = devices.clone();
+    let labelled = tokio::task::spawn_blocking(move || labelled(&paths)).await.unwrap_or_else(|e| {
+        tracing::warn!(
+            "reading the devices' BlueStore labels stopped: {e}; the listing is taken as ceph-volume gives it"
+        );
+        BTreeSet::new()
+    });
+    list_with(cv, devices, &labelled).await
+}
+
+/// The devices that carry a BlueStore label, at the head or a copy (what
+/// `ceph-bluestore-tool show-label` reads in 20.2). One that cannot be
+/// read is left out: ceph-volume cannot read it either.
+fn labelled(devices: &BTreeSet<String>) -> BTreeSet<String> {
+    devices.iter().filter(|d| matches!(read_label(Path::new(d)), Ok(Some(_)))).cloned().collect()
+}
+
+/// `list`, told which devices carry a BlueStore label.
+///
+/// One `raw list` for all devices, as before 20.2; but 20.2 reads them all
+/// with one `ceph-bluestore-tool show-label`, which answers `{}` when one
+/// device makes it abort (a 2 KiB device does), and keeps one label per OSD
+/// (an OSD with its DB on another device loses one of the two). So when a
+/// labelled device is named by no entry, those devices are listed again one
+/// at a time and the entries merged: a listing costs one call, plus one per
+/// device the first call lost (`BENCHMARKS.md`).
+async fn list_with(
+    cv: &CephVolume,
+    devices: &BTreeSet<String>,
+    labelled: &BTreeSet<String>,
+) -> Result<HostOsds, ListError> {
     let env = loop_env(devices);
-    let mut args: Vec<String> = ["raw", "list", "--format", "json"].map(String::from).to_vec();
-    args.extend(devices.iter().cloned());
-    let raw = cv.run(&args, &env).await?;
-    if raw.exit_code != 0 {
-        return Err(ListError::Exit { what: "raw", code: raw.exit_code, stderr: last_line(&raw) });
-    }
-    let mut osds =
-        parse_raw_list(raw.stdout.as_bytes()).map_err(|e| ListError::Output { what: "raw", message: e.to_string() })?;
+    let mut entries = raw_list(cv, devices.iter(), &env).await?;
     let mut notes = Vec::new();
+    let missed: Vec<&String> = labelled
+        .iter()
+        .filter(|d| devices.contains(*d) && !entries.iter().any(|e| e.devices().any(|x| x == d.as_str())))
+        .collect();
+    if devices.len() > 1 && !missed.is_empty() {
+        let shown: Vec<&str> = missed.iter().map(|d| d.as_str()).collect();
+        let note = format!(
+            "`ceph-volume raw list` of {} devices named no OSD on {}, which carry BlueStore labels (ceph-volume 20.2 \
+             lists nothing when one device makes ceph-bluestore-tool abort, and one label per OSD); listed them one at a time",
+            devices.len(),
+            shown.join(", ")
+        );
+        tracing::info!("{note}");
+        notes.push(note);
+        for d in missed {
+            match raw_list(cv, [d], &env).await {
+                Ok(found) => entries.extend(found),
+                Err(e) => notes.push(e.to_string()),
+            }
+        }
+    }
+    let mut osds = merge_raw(entries);
     let lvm = cv.run(&["lvm", "list", "--format", "json"].map(String::from), &env).await?;
     if lvm.exit_code == 0 {
         match parse_lvm_list(lvm.stdout.as_bytes()) {
@@ -64,6 +112,21 @@ pub async fn list(cv: &CephVolume, devices: &BTreeSet<String>) -> Result<HostOsd
     osds.retain(|o| ours(o, devices));
     osds.sort_by_key(|o| o.osd_id);
     Ok(HostOsds { osds, notes })
+}
+
+/// One `raw list` call on `devices`, its entries unmerged.
+async fn raw_list<'a>(
+    cv: &CephVolume,
+    devices: impl IntoIterator<Item = &'a String>,
+    env: &[(String, String)],
+) -> Result<Vec<RawEntry>, ListError> {
+    let mut args: Vec<String> = ["raw", "list", "--format", "json"].map(String::from).to_vec();
+    args.extend(devices.into_iter().cloned());
+    let raw = cv.run(&args, env).await?;
+    if raw.exit_code != 0 {
+        return Err(ListError::Exit { what: "raw", code: raw.exit_code, stderr: last_line(&raw) });
+    }
+    read_raw_entries(raw.stdout.as_bytes()).map_err(|e| ListError::Output { what: "raw", message: e.to_string() })
 }
 
 fn last_line(r: &CommandResult) -> String {
@@ -169,6 +232,69 @@ mod tests {
         let e = check_activation(&req("other", "/dev/loop6"), 6, &listed).unwrap_err();
         assert_eq!(e, "osd.6 on this host is raw uuid-6 on /dev/loop6, not raw other on /dev/loop6");
         assert!(check_activation(&req("uuid-6", "/dev/loop7"), 6, &listed).is_err());
+    }
+
+    /// A ceph-volume that answers what Tentacle's (20.2.4) printed for the
+    /// same calls (`tests/fixtures/ceph_volume/raw_list_tentacle_20.2.4_*`,
+    /// recorded by `testbed/ceph-sandbox/record-formats.sh`): osd.2 on
+    /// /dev/loop10 with its DB on /dev/loop11, and a 2 KiB /dev/loop12.
+    fn tentacle(dir: &tempfile::TempDir, batched: &str) -> CephVolume {
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ceph_volume/raw_list_tentacle_20.2.4_");
+        let script = format!(
+            "#!/bin/sh\necho \"$*\" >> {log}\ncase \"$*\" in\n\
+             'raw list --format json /dev/loop10') cat {fixtures}main.json;;\n\
+             'raw list --format json /dev/loop11') cat {fixtures}db.json;;\n\
+             'raw list --format json /dev/loop12') echo '{{}}';;\n\
+             'raw list --format json /dev/loop1'*) cat {fixtures}{batched}.json;;\n\
+             *) exit 1;;\nesac\n",
+            log = dir.path().join("calls").display()
+        );
+        let path = dir.path().join("ceph-volume");
+        std::fs::write(&path, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let timeout = std::time::Duration::from_secs(5);
+        CephVolume { program: path.display().to_string(), inventory_timeout: timeout, command_timeout: timeout }
+    }
+
+    fn set(items: &[&str]) -> BTreeSet<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[tokio::test]
+    async fn tentacle_20_2_4_raw_list_is_listed_again_one_device_at_a_time_when_it_lost_a_labelled_device() {
+        let labelled = set(&["/dev/loop10", "/dev/loop11"]);
+        let whole =
+            |l: &HostOsds| l.osds.iter().map(|o| (o.osd_id, o.device.clone(), o.db_device.clone())).collect::<Vec<_>>();
+        let want = vec![(2, "/dev/loop10".to_string(), Some("/dev/loop11".to_string()))];
+        // A tiny device empties the batched answer: both labelled devices again.
+        let dir = tempfile::tempdir().unwrap();
+        let cv = tentacle(&dir, "tiny_main_db");
+        let listed = list_with(&cv, &set(&["/dev/loop10", "/dev/loop11", "/dev/loop12"]), &labelled).await.unwrap();
+        assert_eq!(whole(&listed), want);
+        assert!(listed.notes[0].contains("named no OSD on /dev/loop10, /dev/loop11"), "{:?}", listed.notes);
+        let calls = std::fs::read_to_string(dir.path().join("calls")).unwrap();
+        assert_eq!(calls.lines().filter(|l| l.starts_with("raw list")).count(), 3, "{calls}");
+        // The DB's label replaced the OSD's: the main device again.
+        let dir = tempfile::tempdir().unwrap();
+        let cv = tentacle(&dir, "main_db");
+        let listed = list_with(&cv, &set(&["/dev/loop10", "/dev/loop11"]), &labelled).await.unwrap();
+        assert_eq!(whole(&listed), want);
+        // The OSD's replaced the DB's: the DB device again.
+        let dir = tempfile::tempdir().unwrap();
+        let cv = tentacle(&dir, "db_main");
+        let listed = list_with(&cv, &set(&["/dev/loop10", "/dev/loop11"]), &labelled).await.unwrap();
+        assert_eq!(whole(&listed), want);
+        let calls = std::fs::read_to_string(dir.path().join("calls")).unwrap();
+        assert!(calls.contains("raw list --format json /dev/loop11\n"), "{calls}");
+        // Nothing lost, nothing listed again: one call.
+        let dir = tempfile::tempdir().unwrap();
+        let cv = tentacle(&dir, "main");
+        let listed = list_with(&cv, &set(&["/dev/loop10", "/dev/loop12"]), &set(&["/dev/loop10"])).await.unwrap();
+        assert_eq!(listed.osds.len(), 1);
+        let calls = std::fs::read_to_string(dir.path().join("calls")).unwrap();
+        assert_eq!(calls.lines().filter(|l| l.starts_with("raw list")).count(), 1, "{calls}");
+        assert_eq!(listed.notes.len(), 1, "only lvm list's: {:?}", listed.notes);
     }
 
     #[test]

@@ -26,6 +26,7 @@ use super::osd_label::{whoami, LABEL_LEN};
 use super::process::{self, Keep, Limits, RunError};
 use super::zap::ZapError;
 use crate::wire::agent::{ProbeRequest, ProbeResult};
+use crate::wire::ceph_volume::same_disk;
 use crate::wire::fio::{self, FioError};
 
 #[derive(Debug, thiserror::Error)]
@@ -120,7 +121,9 @@ impl Prober {
         };
         if let Some(expected) = req.device_id.as_deref().filter(|d| !d.is_empty()) {
             let found = &*device.device_id;
-            if found != expected {
+            // Named by the daemon's copy of an inventory, perhaps of the
+            // ceph-volume before an upgrade, which names disks differently.
+            if !same_disk(found, expected) {
                 return Err(ProbeError::OtherDisk { path, expected: expected.into(), found: found.into() });
             }
         }
@@ -228,21 +231,23 @@ fn claim(path: &str, roots: &HostRoots, mut facts: BlankFacts) -> Result<(Exclus
             facts.partitions.push(p);
         }
     }
-    let (dev, head) = match ExclusiveDevice::open(path) {
+    let (dev, head, label) = match ExclusiveDevice::open(path) {
         Ok(dev) => {
             let head = dev.read_head(LABEL_LEN + 512).map_err(ProbeError::Device)?;
-            (Some(dev), head)
+            let label = signatures::find_label(dev.size, |o, n| dev.read_at(o, n)).map_err(ProbeError::Device)?;
+            (Some(dev), head, label)
         }
         Err(ExclusiveError::Busy { .. }) => {
             // Read (only) to say what is on it, too.
             facts.busy = true;
-            let head = signatures::read_head(std::path::Path::new(path)).unwrap_or_default();
-            (None, head)
+            let node = std::path::Path::new(path);
+            (None, signatures::read_head(node).unwrap_or_default(), signatures::read_label(node).unwrap_or_default())
         }
         Err(e) => return Err(ProbeError::Device(e)),
     };
-    if head.starts_with(signatures::BLUESTORE_MAGIC) {
-        facts.bluestore = Some(whoami(&head));
+    if let Some((offset, block)) = label {
+        facts.bluestore = Some(whoami(&block));
+        facts.bluestore_at = offset;
     }
     facts.gpt = signatures::has_gpt_header(&head);
     match dev {

@@ -19,8 +19,9 @@ use super::exclusive::{shown_len, wipe_ranges, ExclusiveDevice, ExclusiveError};
 use super::holders;
 use super::host_roots::HostRoots;
 use super::inventory::{Inventory, InventoryError};
+use super::kernel_inventory::signatures;
 use super::mounts::resolve;
-use super::osd_label::{whoami, LABEL_LEN};
+use super::osd_label::whoami;
 use super::osd_status::{join_pids, osd_pids};
 use super::process::{self, Keep, Limits, RunError};
 use crate::wire::agent::{InventorySource, ZapRequest, ZapResult};
@@ -263,8 +264,9 @@ fn wipe(path: &str, roots: &HostRoots) -> Result<Vec<String>, ZapError> {
         Err(e) => return Err(ZapError::Device(e)),
     };
     let mut steps = vec![format!("held {path} exclusively (O_EXCL)")];
-    let head = dev.read_head(LABEL_LEN).map_err(ZapError::Device)?;
-    if let Some(osd_id) = whoami(&head) {
+    // The head's label, or a copy further in (19.2+) when the head was wiped.
+    let label = signatures::find_label(dev.size, |o, n| dev.read_at(o, n)).map_err(ZapError::Device)?;
+    if let Some(osd_id) = label.and_then(|(_, block)| whoami(&block)) {
         // A daemon that has not opened its device yet (starting up) does
         // not make the open fail.
         let pids = osd_pids(roots, osd_id).map_err(ZapError::Scan)?;
@@ -275,7 +277,9 @@ fn wipe(path: &str, roots: &HostRoots) -> Result<Vec<String>, ZapError> {
     }
     for (offset, len) in wipe_ranges(dev.size) {
         dev.zero(offset, len).map_err(ZapError::Device)?;
-        steps.push(format!("zeroed {} at offset {offset}", shown_len(len)));
+        let copy = offset > 0 && len == signatures::LABEL_BLOCK;
+        let what = if copy { " (where Ceph 19.2+ keeps a copy of the BlueStore label)" } else { "" };
+        steps.push(format!("zeroed {} at offset {offset}{what}", shown_len(len)));
     }
     dev.sync().map_err(ZapError::Device)?;
     steps.push("flushed the writes to the device (fsync)".to_string());

@@ -10,6 +10,7 @@ pub mod cluster;
 pub mod cluster_health;
 pub mod command;
 pub mod deploy;
+pub mod device_id;
 pub mod drain_preview;
 pub mod event;
 pub mod fnmatch;

@@ -1,6 +1,7 @@
 //! Devices held back from every spec until an operator releases them.
 
 use super::{Result, Store, StoreError, Topic};
+use crate::domain::device_id::same_disk;
 
 /// A device held back from every spec, as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,13 +15,19 @@ pub struct HeldDevice {
 }
 
 impl HeldDevice {
-    /// Whether this hold applies to the device at `path` with `device_id`.
+    /// Whether this hold applies to the device at `path` with `device_id`:
+    /// the same disk by `device_id::same_disk`, so that a ceph-volume of
+    /// another release, which names the disk differently, keeps it held. A
+    /// report without an id (20.2 without udev data) keeps the hold too:
+    /// nothing says another disk took the slot, and a hold errs on the side
+    /// of keeping a disk out of specs.
     pub fn covers(&self, host: &str, path: &str, device_id: &str) -> bool {
         self.host == host
             && self.path == path
             && match self.device_id.as_deref() {
                 None | Some("") => true,
-                Some(id) => id == device_id,
+                Some(_) if device_id.trim().is_empty() => true,
+                Some(id) => same_disk(id, device_id),
             }
     }
 }
@@ -45,5 +52,37 @@ impl Store {
 
     pub async fn holds(&self) -> Result<Vec<HeldDevice>> {
         self.backend.holds().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hold(device_id: Option<&str>) -> HeldDevice {
+        HeldDevice {
+            host: "h1".into(),
+            path: "/dev/sdb".into(),
+            reason: "zapped by an operator".into(),
+            since: 0,
+            device_id: device_id.map(String::from),
+        }
+    }
+
+    /// Held under 16.2's id; the host's ceph-volume is now 18.2 or 20.2
+    /// (ids from `domain::device_id`'s tests, built from each release's code).
+    #[test]
+    fn a_hold_outlives_a_ceph_volume_upgrade_and_follows_no_other_disk() {
+        let held = hold(Some("Samsung SSD 860 EVO 500GB_S3Z9NB0K123456X"));
+        assert!(held.covers("h1", "/dev/sdb", "Samsung_SSD_860_EVO_500GB_S3Z9NB0K123456X"), "18.2's id");
+        assert!(held.covers("h1", "/dev/sdb", "_S3Z9NB0K123456X"), "20.2's id without a model");
+        assert!(held.covers("h1", "/dev/sdb", ""), "20.2 without udev data: kept held");
+        assert!(
+            !held.covers("h1", "/dev/sdb", "Samsung_SSD_860_EVO_500GB_S3Z9NB0K999999X"),
+            "another disk in the slot"
+        );
+        assert!(!held.covers("h1", "/dev/sdc", "Samsung_SSD_860_EVO_500GB_S3Z9NB0K123456X"));
+        assert!(!held.covers("h2", "/dev/sdb", "Samsung_SSD_860_EVO_500GB_S3Z9NB0K123456X"));
+        assert!(hold(None).covers("h1", "/dev/sdb", "anything"), "held by its slot");
     }
 }

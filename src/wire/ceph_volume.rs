@@ -21,6 +21,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 use super::ceph_volume_scan::{device_list, Cursor};
 pub use crate::domain::ceph_release::{CephRelease, Release, ReleaseError};
+pub use crate::domain::device_id::same_disk;
 pub use crate::domain::inventory::DeviceReport;
 use crate::domain::inventory::{sort_devices, Affinity, Device, DeviceType, Found, Lookups, LsmData, Lv};
 
@@ -945,6 +946,35 @@ mod report_tests {
         ] {
             assert_eq!(parse_device(json.as_bytes()).unwrap().ceph_device, want, "{json}");
         }
+    }
+
+    /// One loop device, an OSD's main device, as 18.2.7 and 20.2.4 report
+    /// it (`testbed/ceph-sandbox/record-formats.sh`): `device_nodes` a
+    /// string then a list, `actuators` null in both, `ceph_device` then
+    /// `ceph_device_lvm` (and `being_replaced`), the reasons in another
+    /// order. Read alike, by the scanner too.
+    #[test]
+    fn one_device_as_reef_18_2_7_and_tentacle_20_2_4_report_it_reads_alike() {
+        let reef = include_str!("../../tests/fixtures/ceph_volume/inventory_reef_18.2.7_loop_osd_main.json");
+        let tentacle = include_str!("../../tests/fixtures/ceph_volume/inventory_tentacle_20.2.4_loop_osd_main.json");
+        assert!(reef.contains(r#""device_nodes": "loop10""#) && tentacle.contains(r#""device_nodes": ["#));
+        let (r, t) = (parse_device(reef.as_bytes()).unwrap(), parse_device(tentacle.as_bytes()).unwrap());
+        assert_eq!(r, t);
+        assert_eq!(r.rejected_reasons.len(), 2);
+        assert_eq!(scan_whole(format!("[{tentacle}]").as_bytes()).expect("sure of it"), vec![t.clone()]);
+        // A multi-actuator disk behind a device-mapper, built from 20.2's
+        // `disk.get_devices` (`actuators` counts `independent_access_ranges`,
+        // `device_nodes` lists the slaves); 18.2 joins the slaves with ','.
+        let multi = tentacle.replacen(r#""actuators": null"#, r#""actuators": 2"#, 1);
+        let multi = multi.replacen(r#"["#, r#"["dm-0", "#, 1);
+        assert_ne!(multi, tentacle);
+        assert_eq!(parse_device(multi.as_bytes()).unwrap(), t);
+        assert_eq!(scan_whole(format!("[{multi}]").as_bytes()), Some(vec![t.clone()]));
+        let reef_multi = reef.replacen(r#""device_nodes": "loop10""#, r#""device_nodes": "dm-0,loop10""#, 1);
+        assert_eq!(
+            parse_device(reef_multi.replacen(r#""actuators": null"#, r#""actuators": 2"#, 1).as_bytes()).unwrap(),
+            r
+        );
     }
 
     /// The agent's checks once read these fields themselves; what they read now.

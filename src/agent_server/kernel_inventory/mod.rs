@@ -143,11 +143,9 @@ fn device_report(paths: &KernelPaths, c: &Candidate, facts: &KernelFacts) -> (bo
         tracing::debug!(device = %c.path, error = %e, "could not read the first sectors");
     }
     let parent_bluestore = if is_partition {
-        lsblk.and_then(|l| l.pkname.as_deref()).map(|parent| {
-            signatures::read_head(&paths.node(&format!("/dev/{parent}")))
-                .ok()
-                .map(|h| signatures::has_bluestore_label(&h))
-        })
+        lsblk
+            .and_then(|l| l.pkname.as_deref())
+            .map(|parent| signatures::read_label(&paths.node(&format!("/dev/{parent}"))).ok().map(|l| l.is_some()))
     } else {
         None
     };
@@ -191,7 +189,8 @@ fn device_report(paths: &KernelPaths, c: &Candidate, facts: &KernelFacts) -> (bo
         acceptable: is_device || is_partition,
         size_bytes: sys_api.get("size").and_then(Value::as_f64).unwrap_or(0.0),
         ceph_disk_member: ceph_disk_member(&facts.lsblk, lsblk, &partitions),
-        bluestore: head.as_ref().ok().map(|h| signatures::has_bluestore_label(h)),
+        // The head or a copy further in (19.2+), as ceph-volume 19.2+ looks.
+        bluestore: signatures::read_label(&paths.node(&c.path)).ok().map(|l| l.is_some()),
         parent_bluestore,
         gpt,
         has_partitions: !partitions.is_empty(),

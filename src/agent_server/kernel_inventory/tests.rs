@@ -320,3 +320,33 @@ fn same_report_as_ceph_volume() {
     }
     assert!(ours.len() >= 15, "compared {} devices", ours.len());
 }
+
+/// A disk whose head a 16.2 zap wiped (10 MiB zeroed) while Tentacle's
+/// label copies stayed: 20.2.4's ceph-volume still rejects it
+/// (`inventory_tentacle_20.2.4_loop_head_wiped.json`; 18.2.7's found it
+/// available, `..._reef_18.2.7_...`), and so does the kernel view, for any
+/// release: the disk is an OSD's to 19.2+'s tools. The copy is a real one
+/// (`bluestore_label_tentacle_20.2.4_copy_at_1GiB.bin`).
+#[test]
+fn a_bluestore_label_copy_behind_a_wiped_head_is_rejected_as_tentacle_20_2_4_does() {
+    use std::os::unix::fs::FileExt;
+    let fixture = |name: &str| {
+        std::fs::read(format!("{}/tests/fixtures/ceph_volume/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let recorded = |name: &str| -> Value { serde_json::from_slice(&fixture(name)).unwrap() };
+    assert_eq!(
+        recorded("inventory_tentacle_20.2.4_loop_head_wiped.json")["rejected_reasons"],
+        json!(["Has BlueStore device label"])
+    );
+    assert_eq!(recorded("inventory_reef_18.2.7_loop_head_wiped.json")["rejected_reasons"], json!([]));
+    // The standard host's blank sda; its node a file the size of the copy's room.
+    let host = standard_host();
+    let node = host.paths().node("/dev/sda");
+    let file = std::fs::OpenOptions::new().write(true).open(&node).unwrap();
+    file.set_len(2 << 30).unwrap();
+    let devices = scan_with(&host, &blind_facts(), Some(&["/dev/sda"]));
+    assert_eq!(reasons(device(&devices, "/dev/sda")), Vec::<&str>::new(), "blank before the copy");
+    file.write_all_at(&fixture("bluestore_label_tentacle_20.2.4_copy_at_1GiB.bin"), 1 << 30).unwrap();
+    let devices = scan_with(&host, &blind_facts(), Some(&["/dev/sda"]));
+    assert_eq!(reasons(device(&devices, "/dev/sda")), ["Has BlueStore device label"]);
+}

@@ -19,6 +19,7 @@ use crate::daemon::operations::Executor;
 use crate::daemon::{audit, live, DaemonError, Pace};
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{NewOperation, Operation, Outcome};
+use crate::domain::probe::aliases::with_aliases;
 use crate::domain::probe::outliers::{slow_disks, ProbedDisk};
 use crate::domain::probe::run::{Probe, ProbePhase, ProbeRun};
 use crate::domain::probe::{DiskKey, ProbeDone, ProbeFigures, ProbeMode, ProbeStatus};
@@ -325,7 +326,9 @@ pub async fn probe_statuses(store: &Store) -> Result<HashMap<String, Arc<ProbeSt
             }
         }
     }
-    Ok(out.into_iter().map(|(k, v)| (k, Arc::new(v))).collect())
+    let mut out: HashMap<String, Arc<ProbeStatus>> = out.into_iter().map(|(k, v)| (k, Arc::new(v))).collect();
+    with_aliases(&mut out);
+    Ok(out)
 }
 
 /// Each disk's probes that matter now (its latest, and its latest

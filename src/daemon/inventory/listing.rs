@@ -8,7 +8,7 @@ use crate::daemon::deploy::deploy_failures;
 use crate::daemon::DaemonError;
 use crate::wire::api::hosts::{Host, HostQuery};
 
-use crate::domain::probe::DiskKey;
+use crate::domain::probe::{aliases, DiskKey};
 use crate::wire::api::devices::{DeviceProbe, DeviceQuery, Hold, HostDevices, InventoryInfo};
 use crate::wire::api::Page;
 use crate::wire::device_listing::device_rows;
@@ -58,7 +58,7 @@ impl Inventory {
                 d.held = holds.iter().find(|x| x.covers(&h.name, &d.path, &d.device_id)).map(|x| x.reason.clone());
                 d.deploy_failure = deploy_failures.get(&(h.name.clone(), d.path.clone())).cloned();
                 let key = DiskKey::of(&h.name, &d.path, &d.device_id);
-                d.probe = probes.get(&key.stored()).map(|p| DeviceProbe {
+                d.probe = aliases::find(&probes, &key).map(|p| DeviceProbe {
                     probe_id: p.done.as_ref().map(|x| x.probe_id),
                     mode: p.done.as_ref().map(|x| x.mode),
                     figures: p.done.as_ref().map(|x| x.figures.into()),

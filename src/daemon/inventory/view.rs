@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::daemon::DaemonError;
 use crate::domain::inventory::{ClusterView, Device, HostInventory};
-use crate::domain::probe::{DiskKey, ProbeStatus};
+use crate::domain::probe::{aliases, DiskKey, ProbeStatus};
 use crate::store::{HeldDevice, ManagedHost};
 use crate::store::{InventoryHead, StoredInventory};
 use crate::wire::ceph_volume::parse_device_list;
@@ -110,7 +110,7 @@ pub fn build(
                     let hold = held.iter().find(|h| h.covers(&host.name, &d.path, &d.device_id));
                     let probe = match probes.is_empty() {
                         true => None,
-                        false => probes.get(&DiskKey::of(&host.name, &d.path, &d.device_id).stored()).cloned(),
+                        false => aliases::find(probes, &DiskKey::of(&host.name, &d.path, &d.device_id)).cloned(),
                     };
                     (hold.is_some() || probe.is_some()).then(|| (i, hold.map(|h| Arc::from(h.reason.as_str())), probe))
                 })

@@ -5,11 +5,13 @@
 //! disk from slot to slot; the slot only when the disk has no id), what a
 //! device's probes say to the planner (`ProbeStatus`), the spec option that
 //! makes a deployment wait for a probe and refuse slow disks (`gate`), and
-//! which disks are far below comparable ones (`outliers`).
+//! which disks are far below comparable ones (`outliers`), and a disk's probes
+//! found again under its serial after ceph-volume renamed it (`aliases`).
 //!
 //! Rates are in Ceph's MB/s (MiB per second, as `domain::bench`), so that a
 //! disk's probe and its OSD's bench read in the same unit.
 
+pub mod aliases;
 pub mod gate;
 pub mod outliers;
 pub mod run;
@@ -297,6 +299,15 @@ impl DiskKey {
         matches!(self, DiskKey::Slot { .. })
     }
 
+    /// A second name of the disk, its serial (`serial:<serial>`), under
+    /// which its probes are found again when ceph-volume of another release
+    /// gives it another `device_id` (`domain::device_id`); none for a slot.
+    pub fn alias(&self) -> Option<String> {
+        match self {
+            DiskKey::Id(id) => super::device_id::serial(id).map(|s| format!("serial:{s}")),
+            DiskKey::Slot { .. } => None,
+        }
+    }
     /// How operators read it: the id, or the slot with why.
     pub fn shown(&self) -> String {
         match self {

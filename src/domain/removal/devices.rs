@@ -7,6 +7,7 @@
 //! that will wipe the disks must find every one of them.
 
 use crate::domain::cluster::OsdDevices;
+use crate::domain::device_id::same_disk;
 use crate::domain::inventory::Device;
 
 use super::Removal;
@@ -52,7 +53,7 @@ pub fn identify(
             // Ceph may know only the serial's tail (e.g. without the vendor prefix).
             Some(s) => inventory
                 .iter()
-                .find(|d| !d.device_id.is_empty() && (&*d.device_id == s || d.device_id.ends_with(s.as_str()))),
+                .find(|d| !d.device_id.is_empty() && (d.device_id.ends_with(s.as_str()) || same_disk(&d.device_id, s))),
             None => inventory.iter().find(|d| &*d.path == node),
         };
         match found {
@@ -83,7 +84,9 @@ pub fn clean_devices(r: &Removal, inventory: &[Device]) -> Vec<String> {
             let want_id = r.device_ids.get(*i).map(String::as_str).unwrap_or("");
             inventory.iter().any(|d| {
                 &*d.path == path.as_str()
-                    && (want_id.is_empty() || &*d.device_id == want_id)
+                    // Recorded when the removal was scheduled: a ceph-volume
+                    // upgraded since names the same disk differently.
+                    && (want_id.is_empty() || same_disk(&d.device_id, want_id))
                     && d.available
                     && d.rejected_reasons.is_empty()
                     && d.lvs.is_empty()
@@ -161,5 +164,19 @@ mod tests {
         // Another disk in the same bay is not the one that was wiped.
         assert!(clean_devices(&r, &[dev("/dev/sdd", "NEW_DISK", true)]).is_empty());
         assert_eq!(clean_devices(&r, &[dev("/dev/sdd", "SERIAL_D", false), dev("/dev/sde", "X", true)]), ["/dev/sde"]);
+    }
+
+    /// The host's ceph-volume went from 16.2 to 18.2 during the drain (ids
+    /// from `domain::device_id`'s tests, built from each release's code).
+    #[test]
+    fn a_ceph_volume_upgrade_during_a_removal_keeps_its_disks() {
+        let mut r = Removal::new(8, "h".into(), false, false, true, vec!["/dev/sdd".into()]);
+        r.device_ids = vec!["Samsung SSD 860 EVO 500GB_S3Z9NB0K123456X".into()];
+        let upgraded = dev("/dev/sdd", "Samsung_SSD_860_EVO_500GB_S3Z9NB0K123456X", true);
+        assert_eq!(clean_devices(&r, std::slice::from_ref(&upgraded)), ["/dev/sdd"]);
+        // An id in `osd metadata` spelled with `_` for spaces finds the disk in a 16.2 inventory.
+        let pacific = [dev("/dev/sdd", "Samsung SSD 860 EVO 500GB_S3Z9NB0K123456X", false)];
+        let m = meta(&["/dev/sdd"], &[("sdd", "Samsung_SSD_860_EVO_500GB_S3Z9NB0K123456X")]);
+        assert_eq!(identify(8, "h", Some(&m), &pacific, true).unwrap().paths, ["/dev/sdd"]);
     }
 }
