@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::Cluster;
 use crate::ceph::CephRelease;
+use crate::domain::ceph_release::Release;
 use crate::wire::api::error::RunningRelease;
 
 /// How long one `ceph versions` answers.
@@ -45,10 +46,28 @@ impl Cluster {
         read
     }
 
+    /// The release whose cephadm the planner follows: the oldest the
+    /// cluster runs (`ceph versions`, all daemons). During an upgrade some
+    /// hosts still run the old ceph-volume, which refuses the newer
+    /// release's flags (`--objectstore`, `--with-tpm`), so the plan keeps
+    /// the old semantics until the last daemon is upgraded. 16.2, as
+    /// before releases were known, until the first read succeeds.
+    pub fn planning_release(&self) -> Release {
+        match self.releases_seen() {
+            Some(Ok(releases)) => oldest(&releases).unwrap_or(Release::Pacific),
+            _ => Release::Pacific,
+        }
+    }
+
     /// The last read, without asking the cluster; None before the first.
     pub fn releases_seen(&self) -> Option<ReleasesRead> {
         self.releases.last.lock().expect("releases lock").clone()
     }
+}
+
+/// The oldest release among those read.
+pub fn oldest(releases: &[(CephRelease, u64)]) -> Option<Release> {
+    releases.iter().map(|(r, _)| r.release).min()
 }
 
 /// The releases as the API lists them.

@@ -41,7 +41,7 @@ fn host() -> Vec<Device> {
 }
 
 fn plan(command: &str, devices: &[Device]) -> Result<Layout, Refusal> {
-    planned_osds(&[command.split(' ').map(str::to_string).collect()], devices)
+    planned_osds(&[command.split(' ').map(str::to_string).collect()], devices, Release::Pacific)
 }
 
 fn rows(l: &Layout) -> Vec<String> {
@@ -171,7 +171,7 @@ fn raw_prepare_pairs_whole_devices() {
         .split(' ')
         .map(str::to_string)
         .collect()];
-    let l = planned_osds(&cmds, &host()).unwrap();
+    let l = planned_osds(&cmds, &host(), Release::Pacific).unwrap();
     assert_eq!(l.osds.len(), 1);
     let o = &l.osds[0];
     assert_eq!(
