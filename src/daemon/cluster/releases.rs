@@ -90,6 +90,18 @@ mod tests {
     use super::*;
     use crate::sim::field_report_cluster;
 
+    /// Mid-upgrade the plan keeps the semantics every host's ceph-volume
+    /// still takes: the oldest release's; nothing read, 16.2's.
+    #[test]
+    fn the_planner_follows_the_oldest_release_running() {
+        let r = |v: &str, n| (CephRelease::parse(v).unwrap(), n);
+        assert_eq!(oldest(&[r("18.2.7", 3), r("20.2.4", 9)]), Some(Release::Reef));
+        assert_eq!(oldest(&[r("20.2.4", 9)]), Some(Release::Tentacle));
+        assert_eq!(oldest(&[]), None);
+        let cluster = Cluster::new(Arc::new(field_report_cluster(100.0, 1.0, 1.0)));
+        assert_eq!(cluster.planning_release(), Release::Pacific, "before the first read");
+    }
+
     #[tokio::test]
     async fn healthz_lists_the_releases_once_read_and_a_read_answers_for_a_while() {
         let sim = field_report_cluster(100.0, 1.0, 1.0);
