@@ -340,3 +340,40 @@ fn a_closed_pipe_ends_the_command_quietly() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `preview --ceph-release`: the offline dry-run as the cephadm of that
+/// release (20.2 appends `--objectstore`), 16.2 without it, and a release
+/// osdkeeper does not know refused by name.
+#[test]
+fn preview_plans_as_the_release_it_is_told() {
+    let commands = |release: Option<&str>| -> Vec<String> {
+        let mut cmd = Command::new(bin());
+        cmd.args(["preview", "--spec"]).arg(repo().join(SPEC));
+        cmd.arg("--inventory").arg(repo().join("specs/f5-422-inventory.json"));
+        cmd.args(["--format", "json"]);
+        if let Some(r) = release {
+            cmd.args(["--ceph-release", r]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["preview"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["commands"].as_array().unwrap().clone())
+            .map(|c| c.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (pacific, tentacle, reef) = (commands(None), commands(Some("20.2")), commands(Some("reef")));
+    assert!(!pacific.is_empty());
+    assert!(pacific.iter().chain(&reef).all(|c| !c.contains("--objectstore")), "{pacific:?}");
+    assert!(tentacle.iter().all(|c| c.contains(" --objectstore bluestore ")), "{tentacle:?}");
+    let out = Command::new(bin())
+        .args(["preview", "--spec", "x.yaml", "--inventory", "y.json", "--ceph-release", "15.2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("which osdkeeper does not know (it knows 16 pacific to 20 tentacle)"));
+}

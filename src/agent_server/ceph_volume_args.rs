@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 
 use crate::wire::agent::ceph_volume_grammar::{roles, Role, UsageError};
+use crate::wire::ceph_volume::Release;
 
 /// Why a request is refused; the text goes back to the daemon as is.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -67,6 +68,9 @@ fn passed_on(action: Action, name: &str) -> bool {
         "--crush-device-class",
         "--osds-per-device",
         "--data-allocate-fraction",
+        // 19.2.1 and 20.2; the grammar refuses them for releases without them.
+        "--with-tpm",
+        "--objectstore",
     ];
     let own: &[&str] = match action {
         Action::LvmBatch => &[
@@ -94,14 +98,14 @@ const LISTS: [&str; 4] = ["--db-devices", "--wal-devices", "--journal-devices", 
 /// ceph-volume runs from `/`, so `dev/sdb` or `./dev/sdb` would reach
 /// `/dev/sdb` past the checks; a value that is no device must not look
 /// like a path.
-pub fn devices(action: Action, args: &[String]) -> Result<Vec<String>, Refusal> {
+pub fn devices(action: Action, args: &[String], release: Release) -> Result<Vec<String>, Refusal> {
     let flag_name = |w: &str| w.split_once('=').map_or(w, |(name, _)| name).to_string();
     if let Some(unknown) =
         args.iter().filter(|w| w.starts_with("--")).map(|w| flag_name(w)).find(|n| !passed_on(action, n))
     {
         return Err(Refusal::UnknownFlag(unknown));
     }
-    let roles = roles(args).map_err(|UsageError(why)| Refusal::Malformed(why))?;
+    let roles = roles(args, release).map_err(|UsageError(why)| Refusal::Malformed(why))?;
     let mut out = Vec::new();
     let mut take = |value: &str, device: bool| -> Result<(), Refusal> {
         if value.is_empty() {
@@ -142,9 +146,10 @@ pub fn check_devices(
     args: &[String],
     inventory: &BTreeSet<String>,
     allowed: Option<&BTreeSet<String>>,
+    release: Release,
 ) -> Result<Vec<String>, Refusal> {
     let action = check_shape(args)?;
-    let named = devices(action, args)?;
+    let named = devices(action, args, release)?;
     for path in &named {
         if allowed.is_some_and(|a| !a.contains(path)) {
             return Err(Refusal::NotAllowed(path.to_string()));
@@ -187,13 +192,16 @@ mod tests {
     fn every_path_must_be_a_reported_device() {
         let inv = set(&["/dev/sdb", "/dev/sdc", "/dev/nvme0n1"]);
         let a = args("lvm batch --no-auto /dev/sdb /dev/sdc --db-devices /dev/nvme0n1 --yes --no-systemd");
-        assert_eq!(check_devices(&a, &inv, None).unwrap(), ["/dev/sdb", "/dev/sdc", "/dev/nvme0n1"]);
+        assert_eq!(check_devices(&a, &inv, None, Release::Pacific).unwrap(), ["/dev/sdb", "/dev/sdc", "/dev/nvme0n1"]);
         let a = args("raw prepare --bluestore --data /dev/sdb --block.db=/dev/sdz");
-        assert_eq!(check_devices(&a, &inv, None), Err(Refusal::UnknownDevice("/dev/sdz".into())));
+        assert_eq!(check_devices(&a, &inv, None, Release::Pacific), Err(Refusal::UnknownDevice("/dev/sdz".into())));
         let a = args("lvm batch /dev/../dev/sdb");
-        assert_eq!(check_devices(&a, &inv, None), Err(Refusal::UnknownDevice("/dev/../dev/sdb".into())));
+        assert_eq!(
+            check_devices(&a, &inv, None, Release::Pacific),
+            Err(Refusal::UnknownDevice("/dev/../dev/sdb".into()))
+        );
         let a = args("lvm batch /etc/passwd");
-        assert!(check_devices(&a, &inv, None).is_err());
+        assert!(check_devices(&a, &inv, None, Release::Pacific).is_err());
         // Relative paths reach /dev/sdb from ceph-volume's working directory `/`.
         for bad in [
             "lvm batch --no-auto dev/sdb --yes",
@@ -202,24 +210,28 @@ mod tests {
             "raw prepare --bluestore --data dev/sdb",
             "lvm batch --no-auto /dev/sdb --db-devices dev/nvme0n1",
         ] {
-            assert!(matches!(check_devices(&args(bad), &inv, None), Err(Refusal::NotADevicePath(_))), "{bad}");
+            assert!(
+                matches!(check_devices(&args(bad), &inv, None, Release::Pacific), Err(Refusal::NotADevicePath(_))),
+                "{bad}"
+            );
         }
         // Flags the planner never writes, and values where a device is due.
         assert_eq!(
-            check_devices(&args("lvm batch --no-auto /dev/sdb --prepare"), &inv, None),
+            check_devices(&args("lvm batch --no-auto /dev/sdb --prepare"), &inv, None, Release::Pacific),
             Err(Refusal::UnknownFlag("--prepare".into()))
         );
-        assert!(check_devices(&args("raw prepare --data /dev/sdb /dev/sdc"), &inv, None).is_err());
-        assert!(check_devices(&args("lvm batch /dev/sdb --crush-device-class /dev/sdc"), &inv, None).is_err());
-        assert!(check_devices(&args("lvm batch /dev/sdb --osd-ids"), &inv, None).is_err());
+        assert!(check_devices(&args("raw prepare --data /dev/sdb /dev/sdc"), &inv, None, Release::Pacific).is_err());
+        assert!(check_devices(&args("lvm batch /dev/sdb --crush-device-class /dev/sdc"), &inv, None, Release::Pacific)
+            .is_err());
+        assert!(check_devices(&args("lvm batch /dev/sdb --osd-ids"), &inv, None, Release::Pacific).is_err());
         let a = args("lvm batch /dev/sdc");
-        let err = check_devices(&a, &inv, Some(&set(&["/dev/sdb"]))).unwrap_err();
+        let err = check_devices(&a, &inv, Some(&set(&["/dev/sdb"])), Release::Pacific).unwrap_err();
         assert_eq!(err.to_string(), "/dev/sdc is not among the devices this agent may touch (--devices)");
         // Values that are not paths pass through.
         let a = args("lvm batch /dev/sdb --crush-device-class ssd --osd-ids 3 4 --block-db-size 1000");
-        assert_eq!(check_devices(&a, &inv, None).unwrap(), ["/dev/sdb"]);
+        assert_eq!(check_devices(&a, &inv, None, Release::Pacific).unwrap(), ["/dev/sdb"]);
         let a =
             args("raw prepare --bluestore --data /dev/sdb --block.db=/dev/nvme0n1 --osd-id 3 --crush-device-class ssd");
-        assert_eq!(check_devices(&a, &inv, None).unwrap(), ["/dev/sdb", "/dev/nvme0n1"]);
+        assert_eq!(check_devices(&a, &inv, None, Release::Pacific).unwrap(), ["/dev/sdb", "/dev/nvme0n1"]);
     }
 }

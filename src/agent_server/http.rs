@@ -224,7 +224,14 @@ async fn ceph_volume(
     ceph_volume_args::check_shape(&req.args)?;
     let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::busy())?;
     let taken = s.inventory.take().await?;
-    let devices = ceph_volume_args::check_devices(&req.args, &taken.paths(), s.inventory.allowed.as_ref())?;
+    // The flags this host's ceph-volume has; 16.2's, the fewest, while its release is unknown.
+    let release = taken
+        .report
+        .ceph_release
+        .as_deref()
+        .and_then(|r| crate::wire::ceph_volume::CephRelease::parse(r).ok())
+        .map_or(crate::wire::ceph_volume::Release::Pacific, |r| r.release);
+    let devices = ceph_volume_args::check_devices(&req.args, &taken.paths(), s.inventory.allowed.as_ref(), release)?;
 
     let mut env = Vec::new();
     if let Some(affinity) = req.osdspec_affinity.filter(|a| !a.is_empty()) {

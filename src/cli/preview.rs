@@ -1,5 +1,6 @@
-//! `osdkeeper preview --spec SPEC.yaml --inventory INV.json`: the dry-run,
-//! offline.
+//! `osdkeeper preview --spec SPEC.yaml --inventory INV.json [--ceph-release
+//! 20.2]`: the dry-run, offline, as the cephadm of that release (16.2 by
+//! default: an offline inventory does not say which release wrote it).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -7,8 +8,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::{exit, Format};
+use crate::domain::ceph_release::Release;
 use crate::domain::plan::preview;
-use crate::domain::spec::parse_spec_bytes;
+use crate::domain::spec::parse_spec_bytes_as;
 use crate::render::preview::preview_table;
 use crate::wire::inventory_file::read_inventory;
 use crate::wire::preview_json::{write_json, PreviewReport};
@@ -21,6 +23,14 @@ pub struct PreviewArgs {
     /// Inventory: {"hosts": {host: [ceph-volume inventory devices]}, "labels": ..., ...}.
     #[arg(long)]
     inventory: PathBuf,
+    /// Plan as the cephadm of this Ceph release does (16.2 pacific to 20.2
+    /// tentacle: a name, `20`, `20.2` or a full version); 16.2 when not given.
+    #[arg(long, value_name = "RELEASE", value_parser = release_arg)]
+    ceph_release: Option<Release>,
+}
+
+fn release_arg(text: &str) -> Result<Release, String> {
+    Release::named(text).map_err(|e| e.to_string())
 }
 
 pub fn run(args: PreviewArgs, format: Format) -> ExitCode {
@@ -36,7 +46,7 @@ pub fn run(args: PreviewArgs, format: Format) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(format!("cannot read spec file {}: {e}", args.spec.display())),
     };
-    let docs = match parse_spec_bytes(&bytes) {
+    let docs = match parse_spec_bytes_as(&bytes, args.ceph_release.unwrap_or(Release::Pacific)) {
         Ok(d) => d,
         Err(e) => return fail(format!("{}: {e}", args.spec.display())),
     };

@@ -57,6 +57,23 @@ impl Release {
     pub fn of_name(name: &str) -> Option<Release> {
         Release::ALL.into_iter().find(|r| r.name() == name)
     }
+
+    /// A release as an operator names it (`--ceph-release`): its name
+    /// (`tentacle`), its major version (`20`), a stable series (`20.2`) or
+    /// any version Ceph prints (`20.2.4`).
+    pub fn named(text: &str) -> Result<Release, ReleaseError> {
+        let t = text.trim();
+        if let Some(r) = Release::of_name(&t.to_ascii_lowercase()) {
+            return Ok(r);
+        }
+        let mut parts = t.split('.');
+        let major = parts.next().and_then(|m| m.parse::<u32>().ok());
+        let rest: Vec<&str> = parts.collect();
+        if let (Some(major), true) = (major, rest.len() <= 1 && rest.iter().all(|p| p.parse::<u32>().is_ok())) {
+            return Release::of_major(major).ok_or(ReleaseError::Unknown { version: excerpt(t), major });
+        }
+        CephRelease::parse(t).map(|r| r.release)
+    }
 }
 
 impl fmt::Display for Release {
@@ -158,6 +175,16 @@ impl CephRelease {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_operator_names_a_release_by_name_major_series_or_version() {
+        for text in ["tentacle", "Tentacle", "20", "20.2", "20.2.4", " 20.2 "] {
+            assert_eq!(Release::named(text), Ok(Release::Tentacle), "{text}");
+        }
+        assert_eq!(Release::named("18.2.7"), Ok(Release::Reef));
+        assert_eq!(Release::named("15.2"), Err(ReleaseError::Unknown { version: "15.2".into(), major: 15 }));
+        assert!(matches!(Release::named("newest"), Err(ReleaseError::Unreadable(_))));
+    }
 
     /// The lines the sandbox recorded (`../shared/ceph-sandbox/examples`:
     /// `versions.json` of each release, `ceph_version_short`).

@@ -1,8 +1,13 @@
-//! The ceph-volume command cephadm 16.2 runs for a host's selection
-//! (`translate.to_ceph_volume`), flag for flag and in the same order, so that
-//! osdkeeper creates the same OSDs cephadm would. Built as its arguments
+//! The ceph-volume commands the cephadm of the spec's release runs for a
+//! host's selection (`translate.to_ceph_volume`), flag for flag and in the
+//! same order, so that osdkeeper creates the same OSDs cephadm would: 18.2
+//! makes one command per CRUSH device class, 20.2 appends `--objectstore`,
+//! 19.2.1 on `--with-tpm` for `tpm2`. Built as its arguments
 //! (argv) and carried so to the agent; joined by spaces only to be shown.
 
+use std::sync::Arc;
+
+use crate::domain::ceph_release::Release;
 use crate::domain::selection::Selection;
 use crate::domain::spec::{DriveSpec, Method};
 use crate::domain::value::excerpt;
@@ -51,26 +56,37 @@ pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[
         return Vec::new();
     }
     let raw = spec.method == Some(Method::Raw);
-    let words = |list: &[&str]| -> Argv { list.iter().map(|w| w.to_string()).collect() };
-    let mut cmds: Vec<Argv> = if raw {
-        sel.data
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
+    // 16.2 puts the spec's class last; 18.2 on makes one command per class,
+    // the class inside it (`translate.prepare_devices`).
+    let per_class = spec.release >= Release::Reef;
+    let mut cmds: Vec<Argv> = Vec::new();
+    let mut dbs: Vec<&Arc<str>> = sel.db.iter().collect();
+    let mut wals: Vec<&Arc<str>> = sel.wal.iter().collect();
+    for (class, data) in class_groups(spec, sel, per_class) {
+        if raw {
+            // 18.2 on reverses the db and wal lists for every class and
+            // pops from their ends, so a second class gets them in another
+            // order than the first; 16.2 pairs them by position (one class).
+            dbs.reverse();
+            wals.reverse();
+            for d in data {
                 let mut c = words(&["raw", "prepare", "--bluestore"]);
                 push_flag(&mut c, "--data", d);
-                if let Some(db) = sel.db.get(i) {
+                if let Some(db) = dbs.pop() {
                     push_flag(&mut c, "--block.db", db);
                 }
-                if let Some(wal) = sel.wal.get(i) {
+                if let Some(wal) = wals.pop() {
                     push_flag(&mut c, "--block.wal", wal);
                 }
-                c
-            })
-            .collect()
-    } else {
+                if let Some(class) = class.filter(|_| per_class) {
+                    push_flag(&mut c, "--crush-device-class", class);
+                }
+                cmds.push(c);
+            }
+            continue;
+        }
         let mut c = words(&["lvm", "batch", "--no-auto"]);
-        sel.data.iter().for_each(|d| push(&mut c, d));
+        data.iter().for_each(|d| push(&mut c, d));
         if !sel.db.is_empty() {
             c.push("--db-devices".into());
             sel.db.iter().for_each(|d| push(&mut c, d));
@@ -85,11 +101,21 @@ pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[
         if let Some(v) = &spec.block_db_size {
             push_flag(&mut c, "--block-db-size", v);
         }
-        vec![c]
-    };
+        if let Some(class) = class.filter(|_| per_class) {
+            push_flag(&mut c, "--crush-device-class", class);
+        }
+        if spec.release >= Release::Tentacle {
+            // osdkeeper's specs are bluestore only (as is cephadm's validation).
+            push_flag(&mut c, "--objectstore", "bluestore");
+        }
+        cmds.push(c);
+    }
     for (i, c) in cmds.iter_mut().enumerate() {
         if spec.encrypted {
             c.push("--dmcrypt".into());
+        }
+        if spec.tpm2 {
+            c.push("--with-tpm".into());
         }
         if let Some(n) = &spec.osds_per_device {
             push_flag(c, "--osds-per-device", n);
@@ -99,8 +125,8 @@ pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[
         }
         if raw {
             // One prepare per disk, so one claimed id each: `raw prepare`
-            // takes `--osd-id` (cephadm 16.2 passes all as `--osd-ids`,
-            // which `raw prepare` refuses).
+            // takes `--osd-id` (cephadm passes all as `--osd-ids`, which
+            // `raw prepare` refuses).
             if let Some(id) = osd_id_claims.get(i) {
                 push_flag(c, "--osd-id", id);
             }
@@ -111,11 +137,35 @@ pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[
         if !raw {
             c.extend(["--yes".to_string(), "--no-systemd".to_string()]);
         }
-        if let Some(class) = &spec.crush_device_class {
+        if let Some(class) = spec.crush_device_class.as_ref().filter(|_| !per_class) {
             push_flag(c, "--crush-device-class", class);
         }
     }
     cmds
+}
+
+fn words(list: &[&str]) -> Argv {
+    list.iter().map(|w| w.to_string()).collect()
+}
+
+/// The data devices by class, in the order each class first appears: a
+/// device's own class (`paths:` entry), else the spec's, else none. Before
+/// 18.2 there is one group, whatever the classes.
+fn class_groups<'a>(
+    spec: &'a DriveSpec,
+    sel: &'a Selection,
+    per_class: bool,
+) -> Vec<(Option<&'a str>, Vec<&'a Arc<str>>)> {
+    let mut groups: Vec<(Option<&str>, Vec<&Arc<str>>)> = Vec::new();
+    for (i, d) in sel.data.iter().enumerate() {
+        let own = sel.data_classes.get(i).and_then(|c| c.as_deref());
+        let class = if per_class { own.or(spec.crush_device_class.as_deref()) } else { None };
+        match groups.iter_mut().find(|(c, _)| *c == class) {
+            Some((_, list)) => list.push(d),
+            None => groups.push((class, vec![d])),
+        }
+    }
+    groups
 }
 
 /// cephadm refuses raw mode unless data and db (and wal) pair up one to one.

@@ -127,6 +127,10 @@ pub struct DeviceReport {
     /// on: either one true makes a Ceph device (read as cephadm did not,
     /// which then never zapped such disks).
     pub ceph_device: bool,
+    /// `being_replaced` (19.2.1+, with the reject reason "Is being
+    /// replaced"): `ceph orch device replace` marked the disk; the cephadm
+    /// of 19.2.1 on never selects it.
+    pub being_replaced: bool,
     /// Sorted, as cephadm stores them.
     pub rejected_reasons: Vec<Arc<str>>,
     /// One entry per LV on the disk.

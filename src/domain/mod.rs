@@ -29,3 +29,6 @@ pub mod spec;
 pub mod value;
 pub mod yaml11;
 pub mod yaml_limits;
+
+#[cfg(test)]
+mod by_release_tests;

@@ -149,5 +149,5 @@ pub fn plan_host(
         return Err(("method".into(), msg));
     }
     let commands = ceph_volume_commands(spec, &selection, view.claims(name));
-    Ok(PlanRow { spec: index, host, layout: planned_osds(&commands, &inv.devices), commands, selection })
+    Ok(PlanRow { spec: index, host, layout: planned_osds(&commands, &inv.devices, spec.release), commands, selection })
 }

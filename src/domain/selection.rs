@@ -1,5 +1,8 @@
-//! Which devices of one host a spec takes, exactly as cephadm 16.2's
-//! `DriveSelection` decides, and why every other device was not taken.
+//! Which devices of one host a spec takes, exactly as the `DriveSelection`
+//! of the spec's release decides (16.2; 18.2 counts only non-Ceph disks
+//! toward `limit` and compares affinity with `str(service_id)`; 19.2.1
+//! skips disks being replaced; 20.2 keeps walking past the limit for this
+//! spec's own OSD disks), and why every other device was not taken.
 //!
 //! cephadm walks the host's devices (sorted by path) once per role, in the
 //! order data, wal, db, journal; a device taken by one role leaves the pool.
@@ -10,6 +13,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::domain::ceph_release::Release;
 use crate::domain::inventory::{Affinity, Device, Found};
 use crate::domain::probe::gate::GateMiss;
 use crate::domain::spec::{cephadm_disk_bytes, DeviceFilter, DriveSpec, FilterLogic, Role};
@@ -22,6 +26,9 @@ pub struct Selection {
     pub wal: Vec<Arc<str>>,
     pub db: Vec<Arc<str>>,
     pub journal: Vec<Arc<str>>,
+    /// The `crush_device_class` of each data device given as a `paths:`
+    /// entry that names one (18.2+), by position in `data`; empty otherwise.
+    pub data_classes: Vec<Option<Arc<str>>>,
     /// Every device of the host that no role took.
     pub skipped: Vec<Skipped>,
     /// Outcomes decided by one of cephadm's quirks, and other things worth a look.
@@ -97,6 +104,8 @@ impl Passes {
 pub enum Pass {
     /// `available: false` and not a Ceph device: the reject reasons say why.
     Unavailable,
+    /// `being_replaced` (19.2.1+): `ceph orch device replace` is under way.
+    BeingReplaced,
     /// Holds an LV whose `osdspec_affinity` names another spec.
     OtherSpec,
     Limit {
@@ -150,7 +159,12 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
         let Some(filter) = spec.filter(role) else { continue };
         if !filter.paths.is_empty() {
             let held = |p: &str| devices.iter().any(|d| *d.path == *p && d.held.is_some());
-            out.role_mut(role).extend(filter.paths.iter().filter(|p| !held(p)).map(|p| Arc::from(p.as_str())));
+            let kept = filter.paths.iter().enumerate().filter(|(_, p)| !held(p));
+            if role == Role::Data && !filter.path_classes.is_empty() {
+                out.data_classes =
+                    kept.clone().map(|(i, _)| filter.path_classes[i].as_deref().map(Arc::from)).collect();
+            }
+            out.role_mut(role).extend(kept.map(|(_, p)| Arc::from(p.as_str())));
             for (i, d) in devices.iter().enumerate() {
                 if d.held.is_some() {
                     passes[i].push(role, Pass::Held);
@@ -172,6 +186,8 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
                 // Beyond cephadm: a disk osdkeeper zapped or freed stays out
                 // of every spec until an operator releases it.
                 Some(Pass::Held)
+            } else if d.being_replaced && spec.release >= Release::Squid {
+                Some(Pass::BeingReplaced)
             } else if limit_hit {
                 Some(after_limit(spec, filter, d, role, picked.len(), existing))
             } else if !d.available && !d.ceph_device {
@@ -187,7 +203,12 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
                                 .into(),
                     });
                 }
-                if filter.limit.is_some_and(|l| picked.len() as u64 + existing >= l) {
+                let reached = filter.limit.is_some_and(|l| counted(spec, devices, &picked) + existing >= l);
+                if reached && spec.release >= Release::Tentacle && !holds_this_spec(spec, d) {
+                    // 20.2 passes over it and walks on: this spec's own
+                    // OSD disks further on are still taken.
+                    Some(after_limit(spec, filter, d, role, picked.len(), existing))
+                } else if reached && spec.release < Release::Tentacle {
                     limit_hit = true;
                     Some(after_limit(spec, filter, d, role, picked.len(), existing))
                 } else if duplicate_of_picked(devices, i, &picked) {
@@ -221,7 +242,7 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
             taken[i] = true;
             out.role_mut(role).push(devices[i].path.clone());
         }
-        note_reused(role, filter, &picked, devices, &mut out.warnings);
+        note_reused(role, filter, spec.release, &picked, devices, &mut out.warnings);
         note_quirks(role, filter, &quirks, devices, &mut out.warnings);
         if role == Role::Data {
             if let Some(limit) = filter.limit {
@@ -245,6 +266,36 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
     let overlaps = check_disjoint(&out);
     out.warnings.extend(overlaps);
     Ok(out)
+}
+
+/// What counts toward `limit`: every device taken (16.2, 17.2), or only
+/// those that are no Ceph device (18.2+: a disk with an OSD of this spec is
+/// counted among the existing daemons already).
+fn counted(spec: &DriveSpec, devices: &[Device], picked: &[usize]) -> u64 {
+    let n = if spec.release >= Release::Reef {
+        picked.iter().filter(|&&i| !devices[i].ceph_device).count()
+    } else {
+        picked.len()
+    };
+    n as u64
+}
+
+/// 20.2: a Ceph device with an LV whose affinity is this spec's id.
+fn holds_this_spec(spec: &DriveSpec, d: &Device) -> bool {
+    d.ceph_device && d.lvs.iter().any(|lv| same_spec(spec, &lv.affinity))
+}
+
+/// Whether an LV's `osdspec_affinity` names this spec: 16.2 compares it with
+/// the service id itself (`None` equals a null), 18.2+ with `str(service_id)`
+/// (so `None` is the string "None").
+fn same_spec(spec: &DriveSpec, affinity: &Affinity) -> bool {
+    let Affinity::Value(value) = affinity else { return false };
+    match (value, &spec.service_id) {
+        (Found::Str(a), Some(id)) => **a == **id,
+        (Found::Str(a), None) => spec.release >= Release::Reef && &**a == "None",
+        (Found::Null, None) => spec.release < Release::Reef,
+        _ => false,
+    }
 }
 
 /// cephadm skips a device equal to one it already took (`disk in devices`).
@@ -293,8 +344,7 @@ fn other_spec<'a>(spec: &DriveSpec, d: &'a Device, role: Role) -> Result<Option<
             }
             Affinity::Value(v) => v,
         };
-        let same = matches!((value, &spec.service_id), (Found::Str(a), Some(id)) if **a == **id);
-        if same {
+        if same_spec(spec, &lv.affinity) {
             continue;
         }
         return Ok(value.truthy().then_some(value));
@@ -438,6 +488,7 @@ impl fmt::Display for PassText<'_> {
         let d = self.d;
         write!(f, "{}: ", self.role.key())?;
         match self.pass {
+            Pass::BeingReplaced => f.write_str("being replaced (`ceph orch device replace`); cephadm skips it"),
             Pass::Unavailable if d.rejected_reasons.is_empty() => f.write_str("unavailable"),
             Pass::Unavailable => {
                 f.write_str("unavailable: ")?;
@@ -574,7 +625,14 @@ fn note_quirks(
     }
 }
 
-fn note_reused(role: Role, filter: &DeviceFilter, picked: &[usize], devices: &[Device], warnings: &mut Vec<String>) {
+fn note_reused(
+    role: Role,
+    filter: &DeviceFilter,
+    release: Release,
+    picked: &[usize],
+    devices: &[Device],
+    warnings: &mut Vec<String>,
+) {
     let reused: Vec<&Device> = picked.iter().map(|&i| &devices[i]).filter(|d| !d.available).collect();
     if reused.is_empty() {
         return;
@@ -594,7 +652,11 @@ fn note_reused(role: Role, filter: &DeviceFilter, picked: &[usize], devices: &[D
         if paths.len() == 1 { "s" } else { "" },
         if paths.len() == 1 { "it" } else { "them" },
         role.short(),
-        if filter.limit.is_some() { "; they count toward the limit" } else { "" }
+        match (filter.limit, release >= Release::Reef) {
+            (None, _) => "",
+            (Some(_), false) => "; they count toward the limit",
+            (Some(_), true) => "; they do not count toward the limit (their OSDs do, among the existing ones)",
+        }
     ));
 }
 

@@ -312,7 +312,8 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
             detail: None,
             by_osdkeeper: true,
         })?;
-    let layout = command_layout(&request.args, &devices)?;
+    // The simulated cluster is Ceph 16.2.15 (`ceph versions`), its ceph-volume too.
+    let layout = command_layout(&request.args, &devices, crate::domain::ceph_release::Release::Pacific)?;
     let class = request.args.windows(2).find(|w| w[0] == "--crush-device-class").map(|w| w[1].clone());
     let mut created = Vec::new();
     for osd in layout.osds {

@@ -424,6 +424,8 @@ impl<'de> Visitor<'de> for DeviceVisitor {
                     let p = map.next_value_seed(Probe { keep_value: false })?;
                     ceph_keys[usize::from(key != "ceph_device")] = (p.truthy, p.hits);
                 }
+                // 19.2.1+; a bool, so nothing in it is looked up.
+                "being_replaced" => d.being_replaced = map.next_value_seed(Probe { keep_value: false })?.truthy,
                 "rejected_reasons" => {
                     let raw: Vec<Text<'de>> = map.next_value::<Option<Vec<_>>>()?.unwrap_or_default();
                     let mut r: Vec<Arc<str>> = raw.iter().map(|x| intern(&x.0)).collect();
@@ -975,6 +977,21 @@ mod report_tests {
             parse_device(reef_multi.replacen(r#""actuators": null"#, r#""actuators": 2"#, 1).as_bytes()).unwrap(),
             r
         );
+    }
+
+    /// `being_replaced` (19.2.1+), as 20.2.4 writes it: both readers read it,
+    /// and an older report without it reads as not being replaced.
+    #[test]
+    fn tentacle_says_which_disk_is_being_replaced() {
+        let tentacle = include_str!("../../tests/fixtures/ceph_volume/inventory_tentacle_20.2.4_loop.json");
+        let marked = tentacle.replacen(r#""being_replaced": false"#, r#""being_replaced": true"#, 1);
+        let scanned = scan_whole(marked.as_bytes()).expect("sure of it");
+        let read = parse_list(marked.as_bytes(), false).unwrap().0;
+        assert_eq!(scanned.iter().filter(|d| d.being_replaced).count(), 1, "the scanner reads it");
+        assert_eq!(scanned, read, "both readers read it alike");
+        assert!(parse_list(tentacle.as_bytes(), false).unwrap().0.iter().all(|d| !d.being_replaced));
+        let old = r#"{"path": "/dev/x", "available": true}"#;
+        assert!(!parse_device(old.as_bytes()).unwrap().being_replaced);
     }
 
     /// The agent's checks once read these fields themselves; what they read now.

@@ -373,6 +373,10 @@ fn device(c: &mut Cursor<'_>) -> Option<DeviceReport> {
                 first(&mut seen, 256)?;
                 d.lsm = lsm_data(c)?;
             }
+            b"being_replaced" => {
+                first(&mut seen, 512)?;
+                d.being_replaced = c.boolean()?;
+            }
             _ => c.skip(1)?,
         }
         Some(())
@@ -721,6 +725,7 @@ mod tests {
                 "partitions",
                 "type",
                 "ceph_device_lvm",
+                "being_replaced",
                 "transport",
                 "rpm",
                 "health",

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Differential cases for osdkeeper, judged by the real cephadm code.
 
-Usage: generate.py ORACLE_DIR OUT_DIR COUNT SEED [--mutate]
+Usage: generate.py ORACLE_DIR OUT_DIR COUNT SEED [--mutate] [--release reef|tentacle]
+       generate.py ORACLE_DIR OUT_DIR --cases CASES_DIR --release reef|tentacle
 
 Writes OUT_DIR/<n>/{spec.yaml,inventory.json,expected.json} for COUNT random
 (spec, inventory) pairs built with the oracle's own generators (gen.py,
@@ -10,6 +11,15 @@ all in one process so that the suite stays fast.
 
 --mutate perturbs the generated specs (wrong types, odd strings, removed or
 unknown keys) so that validation is compared too, not only selection.
+
+--release judges the cases by that release's cephadm and ceph-volume (the
+python3 of its Debian root, as preview.py --release does), writes each
+inventory as that release's ceph-volume would (20.2: `ceph_device_lvm`,
+`being_replaced`, a few disks being replaced) and gives the specs the keys
+that release added (per-path and per-spec crush_device_class, 20.2's tpm2)
+and some disks an OSD of the very spec (so that 18.2's `limit` and 20.2's
+walk past it are exercised). --cases judges the hand-written cases instead
+of random ones, their inventories rewritten so.
 
 Each row carries the oracle's simulated `ceph-volume lvm batch --report`
 (`osds`), with two changes that make it what ceph-volume itself would answer
@@ -122,15 +132,98 @@ def as_on_the_command_line(preview):
     return run
 
 
+def as_written_by(release, inv, rng):
+    """The inventory as RELEASE's ceph-volume reports it (gen.py writes 16.2's)."""
+    if release != 'tentacle':
+        return inv
+    for devs in inv['hosts'].values():
+        for d in devs:
+            d['ceph_device_lvm'] = d.pop('ceph_device', False)
+            d['being_replaced'] = False
+            if rng is not None and rng.random() < 0.04:
+                d['being_replaced'] = True
+                d['available'] = False
+                d['rejected_reasons'] = sorted(set(d['rejected_reasons']) | {'Is being replaced'})
+    return inv
+
+
+def with_release_keys(rng, docs, inv, release):
+    """Keys RELEASE added to the spec, and disks with an OSD of the spec itself."""
+    for d in docs:
+        spec = d.get('spec', d) if isinstance(d, dict) else None
+        if not isinstance(spec, dict):  # a perturbed document
+            continue
+        data = spec.get('data_devices')
+        if isinstance(data, dict) and isinstance(data.get('paths'), list) and data['paths'] and rng.random() < 0.6:
+            classes = ['hdd', 'ssd', 'nvme', 'fast']
+            data['paths'] = [{'path': p, 'crush_device_class': rng.choice(classes)} if rng.random() < 0.7 else p
+                             for p in data['paths']]
+        elif rng.random() < 0.1:
+            spec['crush_device_class'] = rng.choice(['hdd', 'ssd'])
+        if release == 'tentacle' and rng.random() < 0.1:
+            spec['encrypted'] = True
+            spec['tpm2'] = True
+    ids = [d['service_id'] for d in docs if isinstance(d, dict) and isinstance(d.get('service_id'), str)]
+    if ids and rng.random() < 0.6:
+        sid = rng.choice(ids)
+        per_host = inv.setdefault('existing_daemons', {}).setdefault(sid, {})
+        for host, devs in inv['hosts'].items():
+            for dev in devs:
+                for lv in dev.get('lvs') or []:
+                    if isinstance(lv, dict) and lv.get('type') == 'block' and rng.random() < 0.5:
+                        lv['osdspec_affinity'] = sid
+                        per_host[host] = per_host.get(host, 0) + 1
+
+
+def judge_cases(preview, cases_dir, out_dir, release):
+    for name in sorted(os.listdir(cases_dir)):
+        src = os.path.join(cases_dir, name)
+        if not os.path.isdir(src):
+            continue
+        with open(os.path.join(src, 'spec.yaml')) as f:
+            text = f.read()
+        with open(os.path.join(src, 'inventory.json')) as f:
+            inv = as_written_by(release, json.load(f), None)
+        write_case(os.path.join(out_dir, name), text, inv, judge(preview, text, inv))
+
+
+def judge(preview, text, inv):
+    try:
+        return preview.run(text, inv, simulate=True)
+    except Exception as e:  # the oracle itself crashed: keep the case, mark it
+        return {'oracle_crash': repr(e)}
+
+
+def write_case(d, text, inv, expected):
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'spec.yaml'), 'w') as f:
+        f.write(text)
+    with open(os.path.join(d, 'inventory.json'), 'w') as f:
+        json.dump(inv, f)
+    with open(os.path.join(d, 'expected.json'), 'w') as f:
+        json.dump(expected, f)
+
+
 def main():
-    oracle_dir, out_dir, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    do_mutate = '--mutate' in sys.argv
+    argv = sys.argv[1:]
+    release = 'pacific'
+    if '--release' in argv:
+        release = argv[argv.index('--release') + 1]
+    oracle_dir = argv[0]
     sys.path.insert(0, oracle_dir)
+    import preview
+    if release != 'pacific':
+        preview.reexec_for_release(argv, script=os.path.abspath(__file__))
+    preview.simulate_batch = as_on_the_command_line(preview)
+    out_dir = argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    if '--cases' in argv:
+        judge_cases(preview, argv[argv.index('--cases') + 1], out_dir, release)
+        return 0
+    count, seed = int(argv[2]), int(argv[3])
+    do_mutate = '--mutate' in argv
     import gen
     import gen_spec
-    import preview
-    preview.simulate_batch = as_on_the_command_line(preview)
-    os.makedirs(out_dir, exist_ok=True)
     rng = random.Random(seed)
     for n in range(count):
         s = rng.randrange(1 << 30)
@@ -153,19 +246,13 @@ def main():
             if do_mutate and rng.random() < 0.85:
                 d = mutate(rng, d)
             docs.append(d)
+        if release != 'pacific':
+            # Its own stream: the 16.2 cases stay what they were.
+            rrng = random.Random(s ^ 0x5eed)
+            with_release_keys(rrng, docs, inv, release)
+            as_written_by(release, inv, rrng)
         text = yaml.safe_dump_all(docs, sort_keys=False)
-        try:
-            expected = preview.run(text, inv, simulate=True)
-        except Exception as e:  # the oracle itself crashed: keep the case, mark it
-            expected = {'oracle_crash': repr(e)}
-        d = os.path.join(out_dir, '{:04d}'.format(n))
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, 'spec.yaml'), 'w') as f:
-            f.write(text)
-        with open(os.path.join(d, 'inventory.json'), 'w') as f:
-            json.dump(inv, f)
-        with open(os.path.join(d, 'expected.json'), 'w') as f:
-            json.dump(expected, f)
+        write_case(os.path.join(out_dir, '{:04d}'.format(n)), text, inv, judge(preview, text, inv))
     return 0
 
 

@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::Cluster;
 use crate::ceph::CephRelease;
+use crate::domain::ceph_release::Release;
 use crate::wire::api::error::RunningRelease;
 
 /// How long one `ceph versions` answers.
@@ -45,10 +46,28 @@ impl Cluster {
         read
     }
 
+    /// The release whose cephadm the planner follows: the oldest the
+    /// cluster runs (`ceph versions`, all daemons). During an upgrade some
+    /// hosts still run the old ceph-volume, which refuses the newer
+    /// release's flags (`--objectstore`, `--with-tpm`), so the plan keeps
+    /// the old semantics until the last daemon is upgraded. 16.2, as
+    /// before releases were known, until the first read succeeds.
+    pub fn planning_release(&self) -> Release {
+        match self.releases_seen() {
+            Some(Ok(releases)) => oldest(&releases).unwrap_or(Release::Pacific),
+            _ => Release::Pacific,
+        }
+    }
+
     /// The last read, without asking the cluster; None before the first.
     pub fn releases_seen(&self) -> Option<ReleasesRead> {
         self.releases.last.lock().expect("releases lock").clone()
     }
+}
+
+/// The oldest release among those read.
+pub fn oldest(releases: &[(CephRelease, u64)]) -> Option<Release> {
+    releases.iter().map(|(r, _)| r.release).min()
 }
 
 /// The releases as the API lists them.
@@ -70,6 +89,18 @@ mod tests {
 
     use super::*;
     use crate::sim::field_report_cluster;
+
+    /// Mid-upgrade the plan keeps the semantics every host's ceph-volume
+    /// still takes: the oldest release's; nothing read, 16.2's.
+    #[test]
+    fn the_planner_follows_the_oldest_release_running() {
+        let r = |v: &str, n| (CephRelease::parse(v).unwrap(), n);
+        assert_eq!(oldest(&[r("18.2.7", 3), r("20.2.4", 9)]), Some(Release::Reef));
+        assert_eq!(oldest(&[r("20.2.4", 9)]), Some(Release::Tentacle));
+        assert_eq!(oldest(&[]), None);
+        let cluster = Cluster::new(Arc::new(field_report_cluster(100.0, 1.0, 1.0)));
+        assert_eq!(cluster.planning_release(), Release::Pacific, "before the first read");
+    }
 
     #[tokio::test]
     async fn healthz_lists_the_releases_once_read_and_a_read_answers_for_a_while() {

@@ -7,9 +7,10 @@ use super::Specs;
 use crate::clock::now_ms;
 use crate::daemon::inventory::view::Snapshot;
 use crate::daemon::DaemonError;
+use crate::domain::ceph_release::Release;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::plan::preview;
-use crate::domain::spec::{check_placement, parse_spec_file, HostRef, SpecDocument, SpecError};
+use crate::domain::spec::{check_placement, parse_spec_file_as, HostRef, SpecDocument, SpecError};
 use crate::store::{AppliedSpec, InventoryHead, StoredSpec};
 use crate::wire::api::preview::{PreviewDoc, SpecNote};
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, HostFacts, RefreshFailure, SpecRecord};
@@ -21,7 +22,8 @@ impl Specs {
     pub async fn apply(&self, text: &str, q: &ApplyQuery) -> Result<ApplyResponse, DaemonError> {
         let ApplyQuery { dry_run, refresh, allow_empty_placement } = *q;
         let text = text.to_owned();
-        let docs = self.planning.run(move || parse_spec_file(&text)).await?;
+        let release = self.cluster.planning_release();
+        let docs = self.planning.run(move || parse_spec_file_as(&text, release)).await?;
         let docs = docs.map_err(|e| DaemonError::Invalid(e.to_string()))?;
         if docs.is_empty() {
             return Err(DaemonError::Invalid("the body holds no YAML document".into()));
@@ -208,9 +210,9 @@ fn specs_to_store(docs: &[SpecDocument]) -> Vec<StoredSpec> {
     to_store
 }
 
-/// Re-reads a stored spec document.
-pub fn stored_document(record: &AppliedSpec, index: usize) -> Result<SpecDocument, String> {
-    let mut docs = parse_spec_file(&record.source).map_err(|e| e.to_string())?;
+/// Re-reads a stored spec document as the cephadm of `release` reads it.
+pub fn stored_document(record: &AppliedSpec, index: usize, release: Release) -> Result<SpecDocument, String> {
+    let mut docs = parse_spec_file_as(&record.source, release).map_err(|e| e.to_string())?;
     let mut d = docs.pop().ok_or_else(|| format!("stored spec {} has no document", record.service_name))?;
     d.doc = index;
     Ok(d)

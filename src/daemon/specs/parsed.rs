@@ -6,24 +6,29 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::apply::stored_document;
+use crate::domain::ceph_release::Release;
 use crate::domain::spec::SpecDocument;
 use crate::store::AppliedSpec;
 
-/// Service name -> (the stored version parsed, its document).
+/// A stored version and the release it was read as.
+type ReadAs = (i64, Release);
+
+/// Service name -> (how it was read, its document).
 #[derive(Default)]
-pub struct ParsedSpecs(Mutex<HashMap<String, (i64, SpecDocument)>>);
+pub struct ParsedSpecs(Mutex<HashMap<String, (ReadAs, SpecDocument)>>);
 
 impl ParsedSpecs {
-    /// The document of `record` as the `index`th of a pass: from the
-    /// cache when this version was parsed before.
-    pub fn document(&self, record: &AppliedSpec, index: usize) -> Result<SpecDocument, String> {
+    /// The document of `record` as the `index`th of a pass, read as the
+    /// cephadm of `release`: from the cache when this version was read so
+    /// before (an upgrade of the cluster reads every spec again).
+    pub fn document(&self, record: &AppliedSpec, index: usize, release: Release) -> Result<SpecDocument, String> {
         let cached = self.0.lock().expect("parsed specs lock").get(&record.service_name).cloned();
         let mut doc = match cached {
-            Some((version, doc)) if version == record.version => doc,
+            Some((key, doc)) if key == (record.version, release) => doc,
             _ => {
-                let doc = stored_document(record, index)?;
+                let doc = stored_document(record, index, release)?;
                 let mut cache = self.0.lock().expect("parsed specs lock");
-                cache.insert(record.service_name.clone(), (record.version, doc.clone()));
+                cache.insert(record.service_name.clone(), ((record.version, release), doc.clone()));
                 doc
             }
         };
@@ -61,12 +66,14 @@ mod tests {
     #[test]
     fn a_version_is_parsed_once_and_a_new_one_again() {
         let parsed = ParsedSpecs::default();
-        let first = parsed.document(&record(1, A), 3).unwrap();
+        let first = parsed.document(&record(1, A), 3, Release::Pacific).unwrap();
         assert_eq!(first.doc, 3);
         // The same version with other text stored: the cached parse answers.
-        let again = parsed.document(&record(1, "not: [valid"), 0).unwrap();
+        let again = parsed.document(&record(1, "not: [valid"), 0, Release::Pacific).unwrap();
         assert_eq!((again.doc, again.source.as_str()), (0, first.source.as_str()));
-        assert!(parsed.document(&record(2, "not: [valid"), 0).is_err(), "a new version is parsed");
+        assert!(parsed.document(&record(2, "not: [valid"), 0, Release::Pacific).is_err(), "a new version is parsed");
+        let upgraded = parsed.document(&record(2, A), 0, Release::Tentacle).unwrap();
+        assert_eq!(upgraded.spec.unwrap().release, Release::Tentacle, "another release reads it again");
         parsed.keep_only(&[]);
         assert!(parsed.0.lock().unwrap().is_empty());
     }

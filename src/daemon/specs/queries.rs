@@ -20,7 +20,7 @@ impl Specs {
                 let placement = if spec.unmanaged {
                     "<unmanaged>".to_string()
                 } else {
-                    match stored_document(&spec, i) {
+                    match stored_document(&spec, i, self.cluster.planning_release()) {
                         Ok(doc) => doc.spec.as_ref().map(|s| pretty(&s.placement)).unwrap_or_default(),
                         Err(e) => {
                             // Listed anyway: the stored source is shown by `spec show`.

@@ -28,6 +28,7 @@ impl Specs {
         }
         let snapshot = self.snapshot().await?;
         let parsed = self.parsed.clone();
+        let release = self.cluster.planning_release();
         // Parsed (once per stored version) and planned off the async runtime (`planning`).
         let (records, versions, docs, snapshot, plan) = self
             .planning
@@ -35,7 +36,7 @@ impl Specs {
                 let mut docs = Vec::new();
                 let mut versions = Vec::new();
                 for (i, r) in records.iter().enumerate() {
-                    match parsed.document(r, i) {
+                    match parsed.document(r, i, release) {
                         Ok(d) => {
                             docs.push(d);
                             versions.push(i);

@@ -1,6 +1,7 @@
 //! One ceph-volume command line (its argv after `ceph-volume`), read as
-//! ceph-volume 16.2's argparse reads `lvm batch` and `raw prepare`: the one
-//! grammar of the command. The planner plans OSDs from it, so the dry-run,
+//! the argparse of a release's ceph-volume reads `lvm batch` and `raw
+//! prepare` (16.2's flags; `--with-tpm` from 19.2.1, `--objectstore` from
+//! 20.2, which older releases refuse): the one grammar of the command. The planner plans OSDs from it, so the dry-run,
 //! the apply and the simulator work from exactly the same input; the agent
 //! checks every device and value a request names by it before running
 //! ceph-volume (`roles`, through `wire::agent`).
@@ -12,6 +13,7 @@
 use std::sync::Arc;
 
 use super::size;
+use crate::domain::ceph_release::Release;
 
 /// What one command asks ceph-volume for.
 pub enum Invocation {
@@ -31,6 +33,8 @@ pub struct BatchArgs {
     pub block_wal_size: Option<f64>,
     pub dmcrypt: bool,
     pub osd_ids: Vec<String>,
+    /// Whose ceph-volume plans it: 20.2 assigns DB and WAL otherwise.
+    pub release: Release,
 }
 
 /// `raw prepare`: one OSD on whole devices.
@@ -66,9 +70,13 @@ pub enum Role {
     Stray,
 }
 
-/// Reads a command. `roles`, when given, gets each word's role, one per
-/// word, as far as the reading went.
-pub fn parse<S: AsRef<str>>(args: &[S], roles: Option<&mut Vec<Role>>) -> Result<Invocation, UsageError> {
+/// Reads a command as the ceph-volume of `release` does. `roles`, when
+/// given, gets each word's role, one per word, as far as the reading went.
+pub fn parse<S: AsRef<str>>(
+    args: &[S],
+    roles: Option<&mut Vec<Role>>,
+    release: Release,
+) -> Result<Invocation, UsageError> {
     let words: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
     let mut scratch = Vec::new();
     let roles = roles.unwrap_or(&mut scratch);
@@ -76,7 +84,7 @@ pub fn parse<S: AsRef<str>>(args: &[S], roles: Option<&mut Vec<Role>>) -> Result
     match words.as_slice() {
         ["lvm", "batch", rest @ ..] => {
             roles.extend([Role::Command; 2]);
-            batch(rest, roles).map(Invocation::Batch)
+            batch(rest, roles, release).map(Invocation::Batch)
         }
         ["raw", "prepare", rest @ ..] => {
             roles.extend([Role::Command; 2]);
@@ -87,9 +95,9 @@ pub fn parse<S: AsRef<str>>(args: &[S], roles: Option<&mut Vec<Role>>) -> Result
 }
 
 /// The words' roles, or why ceph-volume would refuse them.
-pub fn roles<S: AsRef<str>>(args: &[S]) -> Result<Vec<Role>, UsageError> {
+pub fn roles<S: AsRef<str>>(args: &[S], release: Release) -> Result<Vec<Role>, UsageError> {
     let mut roles = Vec::with_capacity(args.len());
-    parse(args, Some(&mut roles))?;
+    parse(args, Some(&mut roles), release)?;
     Ok(roles)
 }
 
@@ -112,7 +120,16 @@ enum List {
     Closed,
 }
 
-fn batch(words: &[&str], roles: &mut Vec<Role>) -> Result<BatchArgs, UsageError> {
+/// Whether `release`'s `lvm batch` has the flag at all.
+fn batch_knows(name: &str, release: Release) -> bool {
+    match name {
+        "--with-tpm" => release >= Release::Squid,
+        "--objectstore" => release >= Release::Tentacle,
+        _ => true,
+    }
+}
+
+fn batch(words: &[&str], roles: &mut Vec<Role>, release: Release) -> Result<BatchArgs, UsageError> {
     let mut b = BatchArgs {
         data: Vec::new(),
         db: Vec::new(),
@@ -123,6 +140,7 @@ fn batch(words: &[&str], roles: &mut Vec<Role>) -> Result<BatchArgs, UsageError>
         block_wal_size: None,
         dmcrypt: false,
         osd_ids: Vec::new(),
+        release,
     };
     let mut list = List::Closed;
     // argparse gives the positional devices the first run of bare words
@@ -154,6 +172,9 @@ fn batch(words: &[&str], roles: &mut Vec<Role>) -> Result<BatchArgs, UsageError>
         positional_done |= list == List::Data;
         list = List::Closed;
         let (name, inline) = split_flag(w);
+        if !batch_knows(name, release) {
+            return Err(UsageError(format!("unrecognized arguments: {w}")));
+        }
         let takes = match name {
             "--db-devices" | "--wal-devices" | "--journal-devices" => Some(true),
             "--osd-ids" => Some(false),
@@ -162,9 +183,10 @@ fn batch(words: &[&str], roles: &mut Vec<Role>) -> Result<BatchArgs, UsageError>
             | "--osds-per-device"
             | "--data-allocate-fraction"
             | "--crush-device-class"
+            | "--objectstore"
             | "--format" => Some(false),
-            "--dmcrypt" | "--no-auto" | "--auto" | "--yes" | "--no-systemd" | "--report" | "--bluestore"
-            | "--prepare" => None,
+            "--dmcrypt" | "--with-tpm" | "--no-auto" | "--auto" | "--yes" | "--no-systemd" | "--report"
+            | "--bluestore" | "--prepare" => None,
             _ => return Err(UsageError(format!("unrecognized arguments: {w}"))),
         };
         let value = match (takes, inline) {
@@ -231,6 +253,11 @@ fn batch(words: &[&str], roles: &mut Vec<Role>) -> Result<BatchArgs, UsageError>
                     return Err(UsageError(format!("Fraction {f:.6} not in (0,1.0]")));
                 }
                 b.data_allocate_fraction = f;
+            }
+            "--objectstore" if !["bluestore", "seastore"].contains(&v) => {
+                return Err(UsageError(format!(
+                    "argument {name}: invalid choice: '{v}' (choose from 'bluestore', 'seastore')"
+                )));
             }
             _ => {}
         }
@@ -319,23 +346,24 @@ mod tests {
     fn every_word_has_its_role() {
         let cmd = "lvm batch --no-auto /dev/sdb /dev/sdc --db-devices /dev/nvme0n1 --block-db-size 30G --dmcrypt \
                    --osds-per-device 2 --osd-ids 3 4 --yes --no-systemd --crush-device-class ssd";
-        assert_eq!(shown(&roles(&argv(cmd)).unwrap()), "c c f D D f D f v f f v f v v f f f v");
+        assert_eq!(shown(&roles(&argv(cmd), Release::Pacific).unwrap()), "c c f D D f D f v f f v f v v f f f v");
         let cmd = "lvm batch /dev/sdb --db-devices=/dev/nvme0n1 --block-db-size=30G --journal-devices /dev/sdj";
-        assert_eq!(shown(&roles(&argv(cmd)).unwrap()), "c c D F v= f D");
+        assert_eq!(shown(&roles(&argv(cmd), Release::Pacific).unwrap()), "c c D F v= f D");
         let cmd = "raw prepare --bluestore --data /dev/sdb --block.db=/dev/nvme0n1 --osd-id 3 --osds-per-device 2 x";
-        assert_eq!(shown(&roles(&argv(cmd)).unwrap()), "c c f f D F f v f v ?");
+        assert_eq!(shown(&roles(&argv(cmd), Release::Pacific).unwrap()), "c c f f D F f v f v ?");
     }
 
     #[test]
     fn values_given_with_the_flag_count_as_given_after_it() {
-        let Invocation::Batch(b) = parse(&argv("lvm batch /dev/sdb --db-devices=/dev/sdc --block-db-size=1G"), None)
-            .unwrap_or_else(|e| panic!("{e:?}"))
+        let Invocation::Batch(b) =
+            parse(&argv("lvm batch /dev/sdb --db-devices=/dev/sdc --block-db-size=1G"), None, Release::Pacific)
+                .unwrap_or_else(|e| panic!("{e:?}"))
         else {
             panic!("a batch")
         };
         assert_eq!((b.db.len(), b.block_db_size), (1, Some(1024.0 * 1024.0 * 1024.0)));
         let Ok(Invocation::Raw(r)) =
-            parse(&argv("raw prepare --data=/dev/sdb --block.wal /dev/sdc --data /dev/sdd"), None)
+            parse(&argv("raw prepare --data=/dev/sdb --block.wal /dev/sdc --data /dev/sdd"), None, Release::Pacific)
         else {
             panic!("a raw prepare")
         };
@@ -348,7 +376,34 @@ mod tests {
             ("raw prepare --bluestore", "the following arguments are required: --data"),
             ("lvm zap /dev/sdb", "osdkeeper plans only `lvm batch` and `raw prepare`, not `lvm zap /dev/sdb`"),
         ] {
-            assert_eq!(parse(&argv(bad), None).err(), Some(UsageError(why.into())), "{bad}");
+            assert_eq!(parse(&argv(bad), None, Release::Pacific).err(), Some(UsageError(why.into())), "{bad}");
         }
+    }
+
+    /// 20.2's translate appends `--objectstore bluestore` and, for `tpm2`,
+    /// `--with-tpm`: each release's ceph-volume takes the flags it has and
+    /// refuses the others, as its argparse does.
+    #[test]
+    fn each_release_takes_its_own_flags() {
+        let cmd = argv("lvm batch --no-auto /dev/sdb --objectstore bluestore --dmcrypt --with-tpm --yes --no-systemd");
+        assert_eq!(shown(&roles(&cmd, Release::Tentacle).unwrap()), "c c f D f v f f f f");
+        for old in [Release::Pacific, Release::Quincy, Release::Reef, Release::Squid] {
+            assert_eq!(
+                roles(&cmd, old).err(),
+                Some(UsageError("unrecognized arguments: --objectstore".into())),
+                "{old}"
+            );
+        }
+        let tpm = argv("lvm batch /dev/sdb --dmcrypt --with-tpm");
+        assert!(roles(&tpm, Release::Squid).is_ok(), "19.2.1 has --with-tpm");
+        assert_eq!(roles(&tpm, Release::Reef).err(), Some(UsageError("unrecognized arguments: --with-tpm".into())));
+        let seastore = argv("lvm batch /dev/sdb --objectstore=seastore");
+        assert!(roles(&seastore, Release::Tentacle).is_ok());
+        assert_eq!(
+            roles(&argv("lvm batch /dev/sdb --objectstore filestore"), Release::Tentacle).err(),
+            Some(UsageError(
+                "argument --objectstore: invalid choice: 'filestore' (choose from 'bluestore', 'seastore')".into()
+            ))
+        );
     }
 }

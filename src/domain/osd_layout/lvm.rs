@@ -4,6 +4,13 @@
 //! (Python floats, truncation where it truncates), so that sizes print as
 //! its report prints them. Alongside, why each device passed to it gets
 //! nothing, which ceph-volume does not say.
+//!
+//! 20.2's `get_deployment_layout` differs in three ways, followed here: DB
+//! or WAL devices with no free slot end the run (exit 1) instead of
+//! planning nothing; `--block-db-size` without DB devices carves each OSD's
+//! DB from its own data device; and WAL volumes are assigned only when DB
+//! devices are given too, and then only to the last OSD (its loop leaves
+//! the WAL assignment after the DB loop).
 
 use std::sync::Arc;
 
@@ -11,6 +18,7 @@ use super::args::BatchArgs;
 use super::device::{lvm_device, note_shared_fast_device, vg_bytes, why_unavailable};
 use super::size::display;
 use super::{Layout, PlannedOsd, Refusal, Unused};
+use crate::domain::ceph_release::Release;
 use crate::domain::inventory::Device;
 use crate::domain::spec::{Role, MAX_OSDS_PER_DEVICE};
 
@@ -33,6 +41,11 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
     let mut ids = b.osd_ids.clone();
     let per = b.osds_per_device;
     let rel = b.data_allocate_fraction / per as f64;
+    let tentacle = b.release >= Release::Tentacle;
+    // 20.2: a DB size without DB devices puts the DB on the data devices,
+    // whose OSDs are then smaller by their DBs.
+    let db_on_data = tentacle && b.block_db_size.is_some() && b.db.is_empty();
+    let dbs_on_data = if db_on_data { (b.block_db_size.unwrap_or(0.0) * per as f64).trunc() } else { 0.0 };
     for path in &b.data {
         let Some(dev) = lvm_device(devices, path) else {
             out.unused.push(unused(
@@ -43,7 +56,7 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
             continue;
         };
         let size = vg_bytes(dev) as f64;
-        let abs = (size * rel).trunc();
+        let abs = ((size - dbs_on_data) * rel).trunc();
         let mut free = size;
         let mut made = 0;
         for _ in 0..per {
@@ -73,7 +86,8 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
             note_shared_fast_device(dev, per == 1 && b.data_allocate_fraction >= 1.0, &mut out.warnings);
         }
     }
-    let fast = [(Fast::Db, &b.db, b.block_db_size), (Fast::Wal, &b.wal, b.block_wal_size)];
+    let db_paths = if db_on_data { &b.data } else { &b.db };
+    let fast = [(Fast::Db, db_paths, b.block_db_size), (Fast::Wal, &b.wal, b.block_wal_size)];
     if out.osds.is_empty() {
         for (kind, paths, _) in fast {
             for p in paths.iter() {
@@ -97,6 +111,12 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
                 out.unused.push(unused(p, kind.role(), why));
             }
         }
+        if allocs.is_empty() && tentacle {
+            return Err(Refusal::failed(
+                format!("{} {} devices were passed, but none are available", paths.len(), kind.allocation_word()),
+                None,
+            ));
+        }
         if allocs.is_empty() {
             return Ok(nothing_without(kind, paths, out));
         }
@@ -110,6 +130,10 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
     }
     // ceph-volume pops from the end: the first OSD gets the last slot.
     let (mut db, mut wal) = (allocations.remove(0), allocations.remove(0));
+    if tentacle {
+        assign_as_tentacle(&mut out.osds, db, wal, db_on_data);
+        return Ok(out);
+    }
     for osd in &mut out.osds {
         if let Some(a) = db.pop() {
             (osd.db, osd.db_size) = (Some(a.path), Some(a.size));
@@ -119,6 +143,32 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
         }
     }
     Ok(out)
+}
+
+/// 20.2's assignment: each OSD takes the last DB slot, or with the DB on
+/// the data devices the first slot of its own device (keeping the one
+/// before when its device has none left, as its loop variable does); the
+/// WAL goes to the last OSD alone, and only when there are DB slots.
+fn assign_as_tentacle(osds: &mut [PlannedOsd], mut db: Vec<Alloc>, mut wal: Vec<Alloc>, db_on_data: bool) {
+    if db.is_empty() {
+        return;
+    }
+    let mut current: Option<Alloc> = None;
+    for osd in osds.iter_mut() {
+        if db_on_data {
+            if let Some(i) = db.iter().position(|a| a.path == osd.data) {
+                current = Some(db.remove(i));
+            }
+        } else {
+            current = db.pop();
+        }
+        if let Some(a) = &current {
+            (osd.db, osd.db_size) = (Some(a.path.clone()), Some(a.size));
+        }
+    }
+    if let (Some(last), Some(a)) = (osds.last_mut(), wal.pop()) {
+        (last.wal, last.wal_size) = (Some(a.path), Some(a.size));
+    }
 }
 
 fn unused(path: &Arc<str>, role: Role, why: String) -> Unused {

@@ -22,6 +22,7 @@ mod size;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::domain::ceph_release::Release;
 use crate::domain::inventory::Device;
 use crate::domain::spec::Role;
 
@@ -94,10 +95,10 @@ impl fmt::Display for Refusal {
 /// The layout of all of one host's commands (`lvm batch` is one; raw is
 /// one `raw prepare` per data device). The first refusal stops the rest,
 /// as it stops cephadm.
-pub fn planned_osds(commands: &[Vec<String>], devices: &[Device]) -> Result<Layout, Refusal> {
+pub fn planned_osds(commands: &[Vec<String>], devices: &[Device], release: Release) -> Result<Layout, Refusal> {
     let mut out = Layout::default();
     for c in commands {
-        let one = command_layout(c, devices)?;
+        let one = command_layout(c, devices, release)?;
         out.osds.extend(one.osds);
         out.unused.extend(one.unused);
         out.warnings.extend(one.warnings);
@@ -105,9 +106,10 @@ pub fn planned_osds(commands: &[Vec<String>], devices: &[Device]) -> Result<Layo
     Ok(out)
 }
 
-/// What one ceph-volume invocation (the words after `ceph-volume`) would make.
-pub fn command_layout<S: AsRef<str>>(words: &[S], devices: &[Device]) -> Result<Layout, Refusal> {
-    let invocation = args::parse(words, None).map_err(|args::UsageError(message)| Refusal {
+/// What one ceph-volume invocation (the words after `ceph-volume`) would
+/// make, read by the argparse of `release`'s ceph-volume.
+pub fn command_layout<S: AsRef<str>>(words: &[S], devices: &[Device], release: Release) -> Result<Layout, Refusal> {
+    let invocation = args::parse(words, None, release).map_err(|args::UsageError(message)| Refusal {
         exit_code: 2,
         message,
         detail: None,

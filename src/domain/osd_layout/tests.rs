@@ -41,7 +41,7 @@ fn host() -> Vec<Device> {
 }
 
 fn plan(command: &str, devices: &[Device]) -> Result<Layout, Refusal> {
-    planned_osds(&[command.split(' ').map(str::to_string).collect()], devices)
+    planned_osds(&[command.split(' ').map(str::to_string).collect()], devices, Release::Pacific)
 }
 
 fn rows(l: &Layout) -> Vec<String> {
@@ -171,11 +171,45 @@ fn raw_prepare_pairs_whole_devices() {
         .split(' ')
         .map(str::to_string)
         .collect()];
-    let l = planned_osds(&cmds, &host()).unwrap();
+    let l = planned_osds(&cmds, &host(), Release::Pacific).unwrap();
     assert_eq!(l.osds.len(), 1);
     let o = &l.osds[0];
     assert_eq!(
         (&*o.data, o.db.as_deref(), o.osd_id.as_deref(), o.data_size),
         ("/dev/sdb", Some("/dev/nvme0n1"), Some("4"), None)
     );
+}
+
+/// 20.2's `lvm batch`: a DB size without DB devices carves each DB from
+/// its own data device, WAL devices without DB devices get no volume, and
+/// WAL devices with DB devices serve the last OSD alone.
+#[test]
+fn tentacle_assigns_db_and_wal_its_own_way() {
+    let words = |c: &str| vec![c.split(' ').map(str::to_string).collect::<Vec<_>>()];
+    let t = |c: &str| planned_osds(&words(c), &host(), Release::Tentacle).unwrap();
+    let db_on_data = t("lvm batch --no-auto /dev/sdb /dev/sdc --block-db-size 10G --objectstore bluestore --yes");
+    let gib = 1024.0 * 1024.0 * 1024.0;
+    for osd in &db_on_data.osds {
+        assert_eq!(osd.db.as_deref(), Some(&*osd.data), "its DB on its own disk");
+        assert_eq!(osd.db_size, Some(10.0 * gib));
+    }
+    let pacific = plan("lvm batch --no-auto /dev/sdb --block-db-size 10G --yes", &host()).unwrap();
+    assert_eq!(pacific.osds[0].db, None, "16.2: no DB device, no DB volume");
+    assert!(db_on_data.osds[0].data_size < pacific.osds[0].data_size, "the data volume leaves room for the DB");
+
+    let wal_only = "lvm batch --no-auto /dev/sdb /dev/sdc --wal-devices /dev/nvme0n1 --yes";
+    assert!(t(wal_only).osds.iter().all(|o| o.wal.is_none()));
+    assert!(plan(wal_only, &host()).unwrap().osds.iter().all(|o| o.wal.is_some()), "16.2 gives each a WAL");
+    let both = t("lvm batch --no-auto /dev/sdb /dev/sdc --db-devices /dev/nvme0n1 --wal-devices /dev/nvme1n1 --yes");
+    let wals: Vec<bool> = both.osds.iter().map(|o| o.wal.is_some()).collect();
+    assert_eq!(wals, [false, true], "the last OSD alone");
+
+    let full =
+        planned_osds(&words("lvm batch --no-auto /dev/sdb --db-devices /dev/sde --yes"), &host(), Release::Tentacle);
+    assert_eq!(
+        full.map(|_| ()).map_err(|r| r.message),
+        Err("1 fast devices were passed, but none are available".to_string()),
+        "20.2 exits 1 where 16.2 plans nothing"
+    );
+    assert!(plan("lvm batch --no-auto /dev/sdb --db-devices /dev/sde --yes", &host()).unwrap().osds.is_empty());
 }

@@ -1,19 +1,23 @@
 //! OSD service specs (cephadm's `DriveGroupSpec`), read from YAML and
-//! validated the way cephadm 16.2 validates them, plus a short list of values
-//! cephadm accepts and then misuses, which we refuse (each such error carries
-//! `stricter_than_cephadm`; the list is docs/differences-from-cephadm.md).
+//! validated the way the cephadm of a given Ceph release validates them
+//! (16.2 unless told otherwise; `since_pacific` holds what 18.2 and 20.2
+//! added), plus a short list of values cephadm accepts and then misuses,
+//! which we refuse (each such error carries `stricter_than_cephadm`; the
+//! list is docs/differences-from-cephadm.md).
 
 mod error;
 pub mod extension;
 mod parse;
 mod placement;
 mod placement_check;
+mod since_pacific;
 mod size;
 
+use crate::domain::ceph_release::Release;
 pub use error::{FieldError, SpecError};
 pub use parse::{
-    decode_spec, parse_spec_bytes, parse_spec_document, parse_spec_file, SpecDocument, SpecFileError,
-    MAX_OSDS_PER_DEVICE,
+    decode_spec, parse_spec_bytes, parse_spec_bytes_as, parse_spec_document, parse_spec_file, parse_spec_file_as,
+    SpecDocument, SpecFileError, MAX_OSDS_PER_DEVICE,
 };
 pub use placement::{valid_host as valid_host_name, HostEntry, HostRef, Placement};
 pub use placement_check::{check_placement, PlacementProblem, NO_SCHEDULE};
@@ -69,6 +73,9 @@ impl Role {
 pub struct DeviceFilter {
     /// Explicit paths: used verbatim on every host, bypassing the inventory.
     pub paths: Vec<String>,
+    /// Each path's own `crush_device_class` (18.2+: `paths: [{path,
+    /// crush_device_class}]`), by position; empty when none names one.
+    pub path_classes: Vec<Option<String>>,
     pub size: Option<SizeFilter>,
     /// Case-sensitive substring of `sys_api.model`.
     pub model: Option<String>,
@@ -93,6 +100,10 @@ impl DeviceFilter {
 /// A validated OSD spec.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DriveSpec {
+    /// The release whose cephadm this spec is read and planned as: the
+    /// same document selects and commands differently in 16.2, 18.2 and
+    /// 20.2 (docs/differences-from-cephadm.md).
+    pub release: Release,
     pub service_id: Option<String>,
     pub placement: Placement,
     pub unmanaged: bool,
@@ -103,6 +114,8 @@ pub struct DriveSpec {
     pub journal: Option<DeviceFilter>,
     pub filter_logic: FilterLogic,
     pub encrypted: bool,
+    /// `tpm2` (20.2+): the dm-crypt key is enrolled in the host's TPM.
+    pub tpm2: bool,
     pub method: Option<Method>,
     /// Values cephadm pastes into the ceph-volume command verbatim (`str(v)`).
     pub osds_per_device: Option<String>,

@@ -5,8 +5,10 @@
 
 use super::error::{FieldError, SpecError};
 use super::placement::Placement;
+use super::since_pacific;
 use super::size::SizeFilter;
 use super::{DeviceFilter, DriveSpec, FilterLogic, Method};
+use crate::domain::ceph_release::Release;
 use crate::domain::value::{excerpt, Value};
 use crate::domain::yaml11::{self, YamlError};
 
@@ -38,8 +40,6 @@ const FEATURES: &[&str] = &[
     "method",
     "crush_device_class",
 ];
-
-const FILTERS: &[&str] = &["paths", "size", "vendor", "model", "rotational", "limit", "all"];
 
 /// The most OSDs osdkeeper makes on one device, the one bound on
 /// `osds_per_device` (the spec parser refuses more; the OSD layout planner
@@ -113,13 +113,24 @@ pub fn decode_spec(bytes: &[u8]) -> Result<&str, SpecFileError> {
     Err(SpecFileError::NotUtf8 { offset, line, column, problem })
 }
 
-/// Reads every document of a spec file given as bytes.
+/// Reads every document of a spec file given as bytes, as Ceph 16.2's cephadm.
 pub fn parse_spec_bytes(bytes: &[u8]) -> Result<Vec<SpecDocument>, SpecFileError> {
-    parse_spec_file(decode_spec(bytes)?)
+    parse_spec_bytes_as(bytes, Release::Pacific)
 }
 
-/// Reads every document of a spec file; each document is judged on its own.
+/// `parse_spec_bytes` as the cephadm of `release` reads it.
+pub fn parse_spec_bytes_as(bytes: &[u8], release: Release) -> Result<Vec<SpecDocument>, SpecFileError> {
+    parse_spec_file_as(decode_spec(bytes)?, release)
+}
+
+/// Reads every document of a spec file as Ceph 16.2's cephadm does.
 pub fn parse_spec_file(text: &str) -> Result<Vec<SpecDocument>, SpecFileError> {
+    parse_spec_file_as(text, Release::Pacific)
+}
+
+/// Reads every document of a spec file as the cephadm of `release` does;
+/// each document is judged on its own.
+pub fn parse_spec_file_as(text: &str, release: Release) -> Result<Vec<SpecDocument>, SpecFileError> {
     let text = yaml11::without_bom(text);
     let docs = yaml11::load_all(text)?;
     let sources = yaml11::document_sources(text, &docs);
@@ -132,15 +143,15 @@ pub fn parse_spec_file(text: &str) -> Result<Vec<SpecDocument>, SpecFileError> {
             doc: i,
             line: d.line,
             source: source.to_string(),
-            spec: parse_spec_document(&d.value, i, d.line),
+            spec: parse_spec_document(&d.value, i, d.line, release),
         })
         .collect())
 }
 
 /// Validates one document (already read from YAML).
-pub fn parse_spec_document(doc: &Value, index: usize, line: usize) -> Result<DriveSpec, SpecError> {
+pub fn parse_spec_document(doc: &Value, index: usize, line: usize, release: Release) -> Result<DriveSpec, SpecError> {
     let sid = doc.get("service_id").and_then(|v| v.as_str()).map(str::to_string);
-    build(doc).map_err(|e| e.locate(index, line, sid))
+    build(doc, release).map_err(|e| e.locate(index, line, sid))
 }
 
 /// A value after `_drive_group_spec_from_json`: selections are converted,
@@ -163,6 +174,7 @@ struct Selection {
     rotational: Option<Value>,
     limit: Option<Value>,
     all: Option<Value>,
+    actuators: Option<Value>,
 }
 
 type Entries = Vec<(Value, Value)>;
@@ -183,7 +195,7 @@ fn remove(entries: &mut Entries, key: &str) -> Option<Value> {
     Some(entries.remove(pos).1)
 }
 
-fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
+fn build(doc: &Value, release: Release) -> Result<DriveSpec, FieldError> {
     let Value::Map(entries) = doc else {
         return Err(FieldError::cephadm(
             "",
@@ -242,7 +254,7 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
             if inner.is_empty() {
                 return Err(FieldError::cephadm("spec", None, "Didn't find drive selections"));
             }
-            Some(convert_features(inner, "spec.")?)
+            Some(convert_features(inner, "spec.", release)?)
         }
         Some(other) => {
             return Err(FieldError::cephadm(
@@ -253,7 +265,7 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
         }
     };
     let outer: Entries = top.iter().filter(|(k, _)| k.as_str() != Some("spec")).cloned().collect();
-    let outer_slots = convert_features(&outer, "")?;
+    let outer_slots = convert_features(&outer, "", release)?;
 
     // ServiceSpec._from_json_impl: walk the document in order; `spec:` is
     // merged where it stands, so later keys override earlier ones.
@@ -273,25 +285,35 @@ fn build(doc: &Value) -> Result<DriveSpec, FieldError> {
         }
         let slot = outer_slots.iter().find(|(ok, _)| ok == key).map(|(_, s)| s.clone()).expect("converted");
         let slot = match (key, slot) {
-            ("placement", Slot::Raw(v)) => Slot::Placement(Placement::parse(&v, &mut notes)?),
+            ("placement", Slot::Raw(v)) => {
+                let mut p = Placement::parse(&v, &mut notes)?;
+                p.pattern_narrows_label = release >= Release::Reef;
+                if p.pattern_narrows_label {
+                    // 16.2's note on this: both count from 18.2 on.
+                    notes.retain(|n| !n.starts_with("placement: host_pattern is ignored"));
+                }
+                Slot::Placement(p)
+            }
             (_, s) => s,
         };
         put(&mut kwargs, key.to_string(), slot);
     }
-    let mut spec = construct(kwargs, notes)?;
+    let mut spec = construct(kwargs, notes, release)?;
     spec.probe = extensions.probe;
     Ok(spec)
 }
 
 /// `_drive_group_spec_from_json`: unknown keys are errors, `*_devices` become selections.
-fn convert_features(entries: &Entries, prefix: &str) -> Result<Vec<(String, Slot)>, FieldError> {
+fn convert_features(entries: &Entries, prefix: &str, release: Release) -> Result<Vec<(String, Slot)>, FieldError> {
     let mut out = Vec::new();
     for (k, v) in entries {
         let key = match k.as_str() {
-            Some(key) if FEATURES.contains(&key) => key,
+            Some(key) if FEATURES.contains(&key) || since_pacific::is_added_feature(key, release) => key,
             _ => {
                 let shown = excerpt(&k.python_str());
                 let hint = match shown.as_str() {
+                    "config" if release < Release::Reef => " (OSD specs take it from Ceph 18.2 on)",
+                    "tpm2" => " (OSD specs take it from Ceph 19.2.1 on)",
                     "config" | "networks" | "count" | "custom_configs" => {
                         " (cephadm accepts it for other services, not for OSD specs)"
                     }
@@ -307,7 +329,7 @@ fn convert_features(entries: &Entries, prefix: &str) -> Result<Vec<(String, Slot
             }
         };
         let slot = if key.ends_with("_devices") {
-            Slot::Selection(selection(v, &format!("{prefix}{key}"))?)
+            Slot::Selection(selection(v, &format!("{prefix}{key}"), release)?)
         } else {
             Slot::Raw(v.clone())
         };
@@ -317,7 +339,7 @@ fn convert_features(entries: &Entries, prefix: &str) -> Result<Vec<(String, Slot
 }
 
 /// `DeviceSelection.from_json` + its constructor.
-fn selection(v: &Value, field: &str) -> Result<Option<Selection>, FieldError> {
+fn selection(v: &Value, field: &str, release: Release) -> Result<Option<Selection>, FieldError> {
     if !v.truthy() {
         return Ok(None);
     }
@@ -331,11 +353,12 @@ fn selection(v: &Value, field: &str) -> Result<Option<Selection>, FieldError> {
     let mut s = Selection { field: field.to_string(), ..Selection::default() };
     for (k, val) in entries {
         let name = excerpt(&k.python_str());
-        if !k.as_str().is_some_and(|key| FILTERS.contains(&key)) {
+        let filters = since_pacific::filters(release);
+        if !k.as_str().is_some_and(|key| filters.contains(&key)) {
             return Err(FieldError::cephadm(
                 format!("{field}.{name}"),
                 None,
-                format!("Filtering for `{name}` is not supported (filters: paths, size, model, vendor, rotational, limit, all)"),
+                format!("Filtering for `{name}` is not supported (filters: {})", filters.join(", ")),
             ));
         }
         let slot = Some(val.clone());
@@ -346,6 +369,7 @@ fn selection(v: &Value, field: &str) -> Result<Option<Selection>, FieldError> {
             "size" => s.size = slot,
             "rotational" => s.rotational = slot,
             "limit" => s.limit = slot,
+            "actuators" => s.actuators = slot,
             _ => s.all = slot,
         }
     }
@@ -384,7 +408,7 @@ fn take_raw(kwargs: &mut Vec<(String, Slot)>, key: &str) -> Option<Value> {
 }
 
 /// The `DriveGroupSpec` constructor and `validate()`, then our stricter reading.
-fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<DriveSpec, FieldError> {
+fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>, release: Release) -> Result<DriveSpec, FieldError> {
     if let Some(Slot::Raw(t)) = take(&mut kw, "service_type") {
         if !(t.is_null() || t.as_str() == Some("osd")) {
             return Err(FieldError::cephadm("spec.service_type", Some(t.display()), "service_type must be osd"));
@@ -522,6 +546,9 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
 
     // Beyond cephadm: values it would accept and misuse.
     let encrypted = flag(&mut kw, "encrypted")?;
+    let tpm2 = flag(&mut kw, "tpm2")?;
+    since_pacific::check_tpm2(tpm2, encrypted)?;
+    since_pacific::config(take_raw(&mut kw, "config"))?;
     let unmanaged = flag(&mut kw, "unmanaged")?;
     let preview_only = flag(&mut kw, "preview_only")?;
     let most = i128::from(MAX_OSDS_PER_DEVICE);
@@ -621,7 +648,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         notes.push("journal_size is accepted but ignored: journals only exist for filestore".into());
     }
 
-    let mut filters = selections.into_iter().map(|(_, s)| s.map(strict_filter).transpose());
+    let mut filters = selections.into_iter().map(|(_, s)| s.map(|s| strict_filter(s, release)).transpose());
     let data = filters.next().expect("four roles")?.expect("data checked above");
     let db = filters.next().expect("four roles")?;
     let wal = filters.next().expect("four roles")?;
@@ -633,6 +660,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         );
     }
     Ok(DriveSpec {
+        release,
         service_id,
         placement,
         unmanaged,
@@ -643,6 +671,7 @@ fn construct(mut kw: Vec<(String, Slot)>, mut notes: Vec<String>) -> Result<Driv
         journal,
         filter_logic,
         encrypted,
+        tpm2,
         method,
         osds_per_device,
         data_allocate_fraction,
@@ -684,7 +713,7 @@ fn validate_selection(s: &Selection) -> Result<(), FieldError> {
     // property equal to [] does not make the selection non-empty.
     let given = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null());
     let counts = |v: &Option<Value>| given(v) && !matches!(v, Some(Value::Seq(items)) if items.is_empty());
-    let props = [&s.model, &s.vendor, &s.size, &s.rotational];
+    let props = [&s.actuators, &s.model, &s.vendor, &s.size, &s.rotational];
     let any_prop = props.iter().any(|p| given(p));
     if !s.paths.is_empty() && any_prop {
         return Err(FieldError::cephadm(
@@ -713,21 +742,20 @@ fn validate_selection(s: &Selection) -> Result<(), FieldError> {
 }
 
 /// Our reading of a selection cephadm accepted.
-fn strict_filter(s: Selection) -> Result<DeviceFilter, FieldError> {
+fn strict_filter(s: Selection, release: Release) -> Result<DeviceFilter, FieldError> {
     let f = |name: &str| format!("{}.{}", s.field, name);
     let mut out = DeviceFilter::default();
+    let data = s.field.ends_with("data_devices");
+    let mut classes = Vec::with_capacity(s.paths.len());
     for (i, p) in s.paths.iter().enumerate() {
-        match p {
-            Value::Str(path) if !path.is_empty() => out.paths.push(path.clone()),
-            other => {
-                return Err(FieldError::stricter(
-                    format!("{}[{i}]", f("paths")),
-                    Some(other.display()),
-                    "each path must be a device path such as /dev/sdb",
-                ))
-            }
-        }
+        let (path, class) = since_pacific::path_entry(p, &format!("{}[{i}]", f("paths")), data, release)?;
+        out.paths.push(path);
+        classes.push(class);
     }
+    if classes.iter().any(Option::is_some) {
+        out.path_classes = classes;
+    }
+    since_pacific::actuators(s.actuators, &f("actuators"))?;
     out.size = match s.size {
         None | Some(Value::Null) => None,
         Some(Value::Str(text)) => Some(

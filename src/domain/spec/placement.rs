@@ -32,6 +32,9 @@ pub struct Placement {
     pub count: Option<i64>,
     pub count_per_host: Option<i64>,
     pattern: Option<Pattern>,
+    /// 18.2 on, `host_pattern` narrows a `label` placement down; 16.2
+    /// ignores the pattern when a label is given.
+    pub pattern_narrows_label: bool,
 }
 
 impl Placement {
@@ -55,7 +58,13 @@ impl Placement {
                 .collect();
         }
         if let Some(label) = &self.label {
-            return hosts.iter().filter(|h| h.labels.iter().any(|l| l == label)).map(|h| h.name).collect();
+            let pattern = self.pattern.as_ref().filter(|_| self.pattern_narrows_label);
+            return hosts
+                .iter()
+                .filter(|h| h.labels.iter().any(|l| l == label))
+                .filter(|h| pattern.is_none_or(|p| p.matches(h.name)))
+                .map(|h| h.name)
+                .collect();
         }
         if let Some(pattern) = &self.pattern {
             return hosts.iter().filter(|h| pattern.matches(h.name)).map(|h| h.name).collect();
