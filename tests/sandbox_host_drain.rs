@@ -210,7 +210,11 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     let mut ids: Vec<u64> = s["removals"].as_array().unwrap().iter().map(|r| r["osd_id"].as_u64().unwrap()).collect();
     ids.sort_unstable();
     assert_eq!(ids, [4, 5], "{s}");
-    let mut first_left: Option<f64> = None;
+    // Each OSD's bytes against its own first figure: the two drains start
+    // a round apart, so a sum first seen for one OSD only is no baseline
+    // (on Tentacle osd.5 fell from 2.3 MB to 0.5 MB while the sum stayed
+    // above osd.4's first 1.5 MB).
+    let mut first_left: std::collections::HashMap<u64, f64> = std::collections::HashMap::new();
     let seen = std::cell::RefCell::new(Vec::new());
     wait_for_or(
         "the host's OSDs draining, with data seen leaving",
@@ -220,14 +224,14 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
             let states: Vec<String> =
                 rs.iter().map(|r| format!("osd.{} {} {}", r["osd_id"], r["state"], r["bytes_left"])).collect();
             seen.borrow_mut().push(format!("{:.1} s: {}", t0.elapsed().as_secs_f64(), states.join(", ")));
-            let draining: Vec<f64> =
-                rs.iter().filter(|r| r["state"] == "draining").filter_map(|r| r["bytes_left"].as_f64()).collect();
-            if draining.is_empty() {
-                return None;
-            }
-            let left: f64 = draining.iter().sum();
-            let first = *first_left.get_or_insert(left);
-            (left < first && left > 0.0).then_some(())
+            let draining: Vec<(u64, f64)> = rs
+                .iter()
+                .filter(|r| r["state"] == "draining")
+                .filter_map(|r| Some((r["osd_id"].as_u64()?, r["bytes_left"].as_f64()?)))
+                .collect();
+            let falling = draining.iter().any(|(osd, left)| *left < *first_left.entry(*osd).or_insert(*left));
+            let left: f64 = draining.iter().map(|(_, left)| left).sum();
+            (falling && left > 0.0).then_some(())
         },
         || {
             let mut seen = seen.borrow_mut();
