@@ -163,6 +163,7 @@ async fn another_writer_on_the_file_is_noticed_and_its_own_writes_are_not_taken_
         note: None,
         devices: "[]".into(),
         fingerprint: "f".into(),
+        ceph_release: None,
     };
     a.put_inventory(&inv).await.unwrap();
     a.touch_inventories(&[InventorySeen { host: "h".into(), at: 3, next_poll_at: 4 }]).await.unwrap();
