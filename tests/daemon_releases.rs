@@ -104,4 +104,16 @@ fn an_agent_of_another_major_than_the_cluster_is_flagged_in_host_ls_and_healthz(
     let warning = &health["warnings"][0];
     assert_eq!(warning["code"], "OSDKEEPER_CEPH_VOLUME_RELEASE", "{health}");
     assert_eq!(warning["detail"][0], "host f5-422-01: ceph-volume is Ceph 18.2.7 (reef), the cluster runs 16 pacific");
+
+    // The dashboard's health strip has both, although this `ceph` cannot say `ceph status`.
+    let strip: Value = reqwest::blocking::Client::new()
+        .get(format!("{url}/api/v1/cluster/status"))
+        .bearer_auth(TOKEN)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert!(strip["error"].is_string(), "{strip}");
+    assert_eq!(strip["releases"][0]["release"], "pacific", "{strip}");
+    assert_eq!(strip["warnings"][0], *warning, "{strip}");
 }

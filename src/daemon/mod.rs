@@ -232,6 +232,14 @@ impl Daemon {
         }
     }
 
+    /// The health strip's answer: the cluster's status and releases, and
+    /// the daemon's own warnings beside its checks.
+    pub async fn cluster_status(&self) -> crate::wire::api::cluster::ClusterStatus {
+        let mut status = self.cluster.status().await;
+        status.warnings = self.inventory.release_warning().await.into_iter().collect();
+        status
+    }
+
     /// How each background worker fares.
     pub fn workers(&self) -> Vec<WorkerStatus> {
         let w = &self.workers;
