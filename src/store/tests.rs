@@ -32,6 +32,42 @@ async fn poll_state_tracks_unreachable_since() {
     assert_eq!(s.host("h").await.unwrap().unreachable_since, None);
 }
 
+/// The release of ceph-volume's Ceph is kept as the agent wrote it, in the
+/// head every reader gets and in the ETag; a new one with the same devices
+/// is a change of the inventory (another release reads the list otherwise).
+#[tokio::test]
+async fn an_inventorys_ceph_release_is_kept_and_a_new_one_is_a_change() {
+    let (_d, s) = fresh().await;
+    s.add_host("h", "h:1", &[], 1).await.unwrap();
+    let mut inv = StoredInventory {
+        host: "h".into(),
+        taken_at: 2,
+        received_at: 2,
+        source: "ceph-volume".into(),
+        can_create_osds: true,
+        note: None,
+        devices: "[]".into(),
+        fingerprint: "f".into(),
+        ceph_release: Some("21.1.0 (umbrella)".into()),
+    };
+    assert_eq!(s.put_inventory(&inv).await.unwrap(), None);
+    let head = s.inventory_head("h").await.unwrap().unwrap();
+    assert_eq!(head.ceph_release.as_deref(), Some("21.1.0 (umbrella)"), "a release osdkeeper does not know, as text");
+    assert_eq!(s.hosts_with_heads().await.unwrap()[0].1.as_ref(), Some(&head));
+    assert_eq!(s.inventory("h").await.unwrap().unwrap().ceph_release, head.ceph_release);
+    let counted = s.changes().count(Topic::Inventories);
+    let etag = head.etag();
+
+    inv.ceph_release = Some("18.2.7 (reef)".into());
+    let replaced = s.put_inventory(&inv).await.unwrap().unwrap();
+    assert_eq!((replaced.ceph_release.as_deref(), replaced.devices), (Some("21.1.0 (umbrella)"), None));
+    assert!(s.changes().count(Topic::Inventories) > counted, "the same devices of another release");
+    assert_ne!(s.inventory_head("h").await.unwrap().unwrap().etag(), etag);
+    let counted = s.changes().count(Topic::Inventories);
+    s.put_inventory(&inv).await.unwrap();
+    assert_eq!(s.changes().count(Topic::Inventories), counted, "nothing new");
+}
+
 #[tokio::test]
 async fn specs_are_versioned_with_history() {
     let (_d, s) = fresh().await;
