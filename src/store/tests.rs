@@ -7,6 +7,21 @@ async fn fresh() -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
+/// An empty ceph-volume inventory of `host`, taken at 2, of no known release.
+fn inventory_of(host: &str) -> StoredInventory {
+    StoredInventory {
+        host: host.into(),
+        taken_at: 2,
+        received_at: 2,
+        source: "ceph-volume".into(),
+        can_create_osds: true,
+        note: None,
+        devices: "[]".into(),
+        fingerprint: "f".into(),
+        ceph_release: None,
+    }
+}
+
 #[tokio::test]
 async fn hosts_keep_their_order_and_refuse_duplicates() {
     let (_d, s) = fresh().await;
@@ -39,17 +54,7 @@ async fn poll_state_tracks_unreachable_since() {
 async fn an_inventorys_ceph_release_is_kept_and_a_new_one_is_a_change() {
     let (_d, s) = fresh().await;
     s.add_host("h", "h:1", &[], 1).await.unwrap();
-    let mut inv = StoredInventory {
-        host: "h".into(),
-        taken_at: 2,
-        received_at: 2,
-        source: "ceph-volume".into(),
-        can_create_osds: true,
-        note: None,
-        devices: "[]".into(),
-        fingerprint: "f".into(),
-        ceph_release: Some("21.1.0 (umbrella)".into()),
-    };
+    let mut inv = StoredInventory { ceph_release: Some("21.1.0 (umbrella)".into()), ..inventory_of("h") };
     assert_eq!(s.put_inventory(&inv).await.unwrap(), None);
     let head = s.inventory_head("h").await.unwrap().unwrap();
     assert_eq!(head.ceph_release.as_deref(), Some("21.1.0 (umbrella)"), "a release osdkeeper does not know, as text");
@@ -190,17 +195,7 @@ async fn another_writer_on_the_file_is_noticed_and_its_own_writes_are_not_taken_
 
     a.add_host("h", "h:1", &["osd".into()], 1).await.unwrap();
     a.set_labels("h", &[]).await.unwrap();
-    let inv = StoredInventory {
-        host: "h".into(),
-        taken_at: 2,
-        received_at: 2,
-        source: "ceph-volume".into(),
-        can_create_osds: true,
-        note: None,
-        devices: "[]".into(),
-        fingerprint: "f".into(),
-        ceph_release: None,
-    };
+    let inv = inventory_of("h");
     a.put_inventory(&inv).await.unwrap();
     a.touch_inventories(&[InventorySeen { host: "h".into(), at: 3, next_poll_at: 4 }]).await.unwrap();
     a.record_poll_failure("h", &PollFailure { at: 5, error: "down".into(), next_poll_at: 6 }).await.unwrap();
