@@ -62,6 +62,8 @@ struct Polls {
     locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Hosts polled since the last `Hosts` message (sent in batches).
     polled: PolledHosts,
+    /// The hosts whose release was flagged at the last round (`releases.rs`).
+    flagged: releases::Flagged,
 }
 
 /// How often the names of polled hosts go out together.

@@ -225,6 +225,7 @@ impl Inventory {
         let due: Vec<(ManagedHost, Option<String>)> =
             self.store.due_hosts(now).await?.into_iter().map(|(h, head)| (h, head.map(|i| i.etag()))).collect();
         let seen = Mutex::new(Vec::new());
+        let polled_some = !due.is_empty();
         stream::iter(due)
             // A failed poll is recorded on the host (and as an event once it
             // becomes unreachable); the round goes on with the others.
@@ -249,6 +250,11 @@ impl Inventory {
             })
             .await;
         self.touch(seen.into_inner().expect("seen lock")).await;
+        if polled_some {
+            if let Err(e) = self.note_release_flags().await {
+                tracing::warn!("failed to look for hosts whose ceph-volume release changed: {e}");
+            }
+        }
         let now = now_ms();
         let next_due = self.store.next_poll_after(now).await?;
         let wait = next_due.map(|at| Duration::from_millis(at.saturating_sub(now).max(0) as u64));

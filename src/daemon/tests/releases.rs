@@ -1,7 +1,7 @@
 //! Each host's ceph-volume release against the cluster's (the simulated
 //! cluster runs 16.2.15): stored when it changes with the same devices,
 //! flagged on the host's row and in `/healthz` when of another major, an
-//! event when it changes.
+//! event when it changes and when a host becomes flagged or is no longer.
 
 use super::with_cluster;
 use crate::domain::event::{EventKind, Level};
@@ -39,7 +39,10 @@ async fn a_host_of_another_major_is_flagged_until_it_matches_again() {
     assert!(d.cluster.releases_seen().is_none(), "not read by these tests' daemon until asked");
     assert_eq!(row(two).release_mismatch, None, "the cluster's releases not read: nothing flagged");
     assert!(d.health().await.warnings.is_empty());
+    d.inventory.note_release_flags().await.unwrap();
     d.cluster.releases().await.unwrap();
+    // The first look after start only remembers who is flagged.
+    d.inventory.note_release_flags().await.unwrap();
     let listed = hosts(&d).await;
     let row = |name: &str| listed.iter().find(|h| h.name == name).unwrap().clone();
     assert_eq!((row(one).ceph_release.as_deref(), row(one).release_mismatch), (Some("16.2.15 (pacific)"), None));
@@ -60,13 +63,16 @@ async fn a_host_of_another_major_is_flagged_until_it_matches_again() {
     // Its packages downgraded to the cluster's major: no longer flagged.
     set(two, "16.2.15 (pacific)");
     poll(two).await;
+    d.inventory.note_release_flags().await.unwrap();
     assert_eq!(hosts(&d).await.iter().find(|h| h.name == two).unwrap().release_mismatch, None);
     assert!(d.health().await.warnings.is_empty());
     // Polled again unchanged: no event again.
     poll(two).await;
+    d.inventory.note_release_flags().await.unwrap();
     // Upgraded ahead of the cluster: flagged again, a warning in the log.
     set(two, "19.2.3 (squid)");
     poll(two).await;
+    d.inventory.note_release_flags().await.unwrap();
     assert!(hosts(&d).await.iter().find(|h| h.name == two).unwrap().release_mismatch.is_some());
     assert_eq!(
         release_events(&d).await,
@@ -75,11 +81,15 @@ async fn a_host_of_another_major_is_flagged_until_it_matches_again() {
             (Level::Info, "ceph-volume on f5-422-02 is now Ceph 18.2.7 (reef) (was unknown)".into()),
             (Level::Info, "ceph-volume on f5-422-02 is now Ceph 16.2.15 (pacific) (was 18.2.7 (reef))".into()),
             (
+                Level::Info,
+                "Host f5-422-02 is no longer flagged: its ceph-volume is of a release the cluster runs".into()
+            ),
+            (Level::Info, "ceph-volume on f5-422-02 is now Ceph 19.2.3 (squid) (was 16.2.15 (pacific))".into()),
+            (
                 Level::Warning,
-                "ceph-volume on f5-422-02 is now Ceph 19.2.3 (squid) (was 16.2.15 (pacific)); the cluster runs 16 pacific"
-                    .into()
+                "Host f5-422-02 is flagged: ceph-volume is Ceph 19.2.3 (squid), the cluster runs 16 pacific".into()
             ),
         ],
-        "the first ones before the cluster's releases were read: not flagged then"
+        "oldest first; flagged at the first look after start: remembered, not told"
     );
 }
