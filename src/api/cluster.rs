@@ -12,5 +12,5 @@ use crate::wire::api::cluster::ClusterStatus;
 /// the strip shows that too.
 #[utoipa::path(get, path = "/api/v1/cluster/status", tag = "cluster", responses((status = 200, body = ClusterStatus)))]
 pub async fn status(State(d): State<Arc<Daemon>>) -> Json<ClusterStatus> {
-    Json(d.cluster.status().await)
+    Json(d.cluster_status().await)
 }

@@ -119,6 +119,7 @@ impl Daemon {
             store.clone(),
             agents.clone(),
             ceph.clone(),
+            cluster.clone(),
             config.clone(),
             events.clone(),
             read_model.clone(),
@@ -219,6 +220,24 @@ impl Daemon {
         let removals = self.read_model.removals_view().await?.snapshot.value.active().to_vec();
         let hosts = self.read_model.host_metrics(now_ms(), &self.inventory.poll_errors()).await?;
         Ok(MetricsView { removals, hosts, workers: self.workers() })
+    }
+
+    /// `/healthz`: whether the cluster answered (never asked here) and the
+    /// daemon's own warnings (the hosts' ceph-volume releases).
+    pub async fn health(&self) -> crate::wire::api::error::Health {
+        crate::wire::api::error::Health {
+            status: "ok".into(),
+            ceph: self.cluster.health(),
+            warnings: self.inventory.release_warning().await.into_iter().collect(),
+        }
+    }
+
+    /// The health strip's answer: the cluster's status and releases, and
+    /// the daemon's own warnings beside its checks.
+    pub async fn cluster_status(&self) -> crate::wire::api::cluster::ClusterStatus {
+        let mut status = self.cluster.status().await;
+        status.warnings = self.inventory.release_warning().await.into_iter().collect();
+        status
     }
 
     /// How each background worker fares.

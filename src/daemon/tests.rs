@@ -22,6 +22,7 @@ mod metrics;
 mod polling;
 mod preview;
 mod probes;
+mod releases;
 mod removals;
 
 /// Serves one fixed device list per host and records ceph-volume calls.
@@ -47,6 +48,8 @@ pub(super) struct FakeAgents {
     ignores_etag: Mutex<bool>,
     /// The time inventories say they were taken at (default: now).
     taken_at_ms: Mutex<Option<i64>>,
+    /// The release of ceph-volume's Ceph each host reports (default: none).
+    ceph_release: Mutex<std::collections::HashMap<String, String>>,
 }
 
 impl HostAgents for FakeAgents {
@@ -68,7 +71,7 @@ impl HostAgents for FakeAgents {
                 devices,
                 can_create_osds: true,
                 note: None,
-                ceph_release: None,
+                ceph_release: self.ceph_release.lock().unwrap().get(&host.name).cloned(),
             };
             let known = if *self.ignores_etag.lock().unwrap() { None } else { known };
             Ok(InventoryAnswer::of(report, known))

@@ -60,6 +60,9 @@ event_kinds! {
     InventoryFirst = "inventory-first",
     /// Devices appeared, disappeared or changed (cephadm's "Detected new or changed devices").
     DevicesChanged = "devices-changed",
+    /// A host's ceph-volume is of another release than before, or of a
+    /// major the cluster does not run (a warning then).
+    HostCephRelease = "host-ceph-release",
     /// A device held back from specs was released.
     DeviceReleased = "device-released",
     SpecApplied = "spec-applied",

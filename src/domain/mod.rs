@@ -23,6 +23,7 @@ pub mod poll_jitter;
 pub mod probe;
 pub mod progress;
 pub mod reconcile;
+pub mod release_mismatch;
 pub mod removal;
 pub mod selection;
 pub mod spec;

@@ -5,7 +5,8 @@ use crate::clock::format_ms;
 use crate::wire::api::hosts::{Host, HostDrainStatus, HostDrainStop};
 
 pub fn host_table(hosts: &[Host]) -> String {
-    let mut t = Table::new(["HOST", "ADDR", "LABELS", "STATUS"]);
+    let mut t = Table::new(["HOST", "ADDR", "LABELS", "STATUS", "CEPH VOLUME"]);
+    let mut flagged = Vec::new();
     for h in hosts {
         let status = match h.unreachable_since {
             Some(since) => {
@@ -13,9 +14,20 @@ pub fn host_table(hosts: &[Host]) -> String {
             }
             None => String::new(),
         };
-        t.row([h.name.clone(), h.addr.clone(), h.labels.join(" "), status]);
+        let mut release = h.ceph_release.clone().unwrap_or_default();
+        if let Some(why) = &h.release_mismatch {
+            // A marker in the row, the reason under the table: a row stays one line.
+            release.push_str(" *");
+            flagged.push(format!("  {}: {why}\n", h.name));
+        }
+        t.row([h.name.clone(), h.addr.clone(), h.labels.join(" "), status, release]);
     }
-    format!("{}{} hosts in cluster\n", t.plain(), hosts.len())
+    let mut out = format!("{}{} hosts in cluster\n", t.plain(), hosts.len());
+    if !flagged.is_empty() {
+        out.push_str("* ceph-volume of a major release the cluster does not run:\n");
+        out.extend(flagged);
+    }
+    out
 }
 
 /// `host drain status HOST`: the host's totals, then its removals as `osd rm status` lists them.
@@ -62,4 +74,44 @@ pub fn host_drain_stop_text(s: &HostDrainStop) -> String {
         out.push_str(&format!("{} keeps _no_schedule until those removals end\n", s.host));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(name: &str, release: Option<&str>, mismatch: Option<&str>) -> Host {
+        Host {
+            name: name.into(),
+            addr: format!("{name}:8741"),
+            labels: vec!["osd".into()],
+            added_at: 0,
+            unreachable_since: None,
+            last_error: None,
+            consecutive_failures: 0,
+            next_poll_at: 0,
+            ceph_release: release.map(str::to_string),
+            release_mismatch: mismatch.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_host_of_another_major_is_marked_and_why_is_said_under_the_table() {
+        let text = host_table(&[
+            host("h1", Some("16.2.15 (pacific)"), None),
+            host("h2", Some("18.2.7 (reef)"), Some("ceph-volume is Ceph 18.2.7 (reef), the cluster runs 16 pacific")),
+            host("h3", None, None),
+        ]);
+        let expected = "\
+HOST  ADDR     LABELS  STATUS  CEPH VOLUME
+h1    h1:8741  osd             16.2.15 (pacific)
+h2    h2:8741  osd             18.2.7 (reef) *
+h3    h3:8741  osd
+3 hosts in cluster
+* ceph-volume of a major release the cluster does not run:
+  h2: ceph-volume is Ceph 18.2.7 (reef), the cluster runs 16 pacific
+";
+        assert_eq!(text, expected, "\n{text}");
+        assert!(!host_table(&[host("h1", None, None)]).contains('*'), "nothing flagged, no footnote");
+    }
 }

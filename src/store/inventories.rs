@@ -18,6 +18,9 @@ pub struct StoredInventory {
     /// The ceph-volume inventory JSON list.
     pub devices: String,
     pub fingerprint: String,
+    /// The release of ceph-volume's Ceph as the agent reported it
+    /// (`18.2.7 (reef)`), kept as text: one this daemon does not know stays readable.
+    pub ceph_release: Option<String>,
 }
 
 /// A stored inventory without its device list (tens of KB per host).
@@ -30,12 +33,19 @@ pub struct InventoryHead {
     pub can_create_osds: bool,
     pub note: Option<String>,
     pub fingerprint: String,
+    pub ceph_release: Option<String>,
 }
 
 impl InventoryHead {
     /// The ETag the agent gives this inventory (`wire::agent::inventory_etag`).
     pub fn etag(&self) -> String {
-        inventory_etag(&self.fingerprint, &self.source, self.can_create_osds, self.note.as_deref())
+        inventory_etag(
+            &self.fingerprint,
+            &self.source,
+            self.can_create_osds,
+            self.note.as_deref(),
+            self.ceph_release.as_deref(),
+        )
     }
 }
 
@@ -49,6 +59,7 @@ impl From<&StoredInventory> for InventoryHead {
             can_create_osds: i.can_create_osds,
             note: i.note.clone(),
             fingerprint: i.fingerprint.clone(),
+            ceph_release: i.ceph_release.clone(),
         }
     }
 }
@@ -67,6 +78,7 @@ pub struct Replaced {
     pub fingerprint: String,
     /// Its device list, when the new one differs (to tell what changed).
     pub devices: Option<String>,
+    pub ceph_release: Option<String>,
 }
 
 impl Store {
@@ -75,7 +87,9 @@ impl Store {
     pub async fn put_inventory(&self, inv: &StoredInventory) -> Result<Option<Replaced>> {
         let previous = self.backend.put_inventory(inv).await?;
         self.changes.inventory_written(&inv.host, inv.taken_at);
-        if previous.as_ref().is_none_or(|p| p.fingerprint != inv.fingerprint) {
+        // Another release reads the same list differently (`DeviceReport`):
+        // planning must see it as a change.
+        if previous.as_ref().is_none_or(|p| p.fingerprint != inv.fingerprint || p.ceph_release != inv.ceph_release) {
             self.changed(Topic::Inventories);
         }
         Ok(previous)

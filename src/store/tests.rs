@@ -7,6 +7,21 @@ async fn fresh() -> (tempfile::TempDir, Store) {
     (dir, store)
 }
 
+/// An empty ceph-volume inventory of `host`, taken at 2, of no known release.
+fn inventory_of(host: &str) -> StoredInventory {
+    StoredInventory {
+        host: host.into(),
+        taken_at: 2,
+        received_at: 2,
+        source: "ceph-volume".into(),
+        can_create_osds: true,
+        note: None,
+        devices: "[]".into(),
+        fingerprint: "f".into(),
+        ceph_release: None,
+    }
+}
+
 #[tokio::test]
 async fn hosts_keep_their_order_and_refuse_duplicates() {
     let (_d, s) = fresh().await;
@@ -30,6 +45,32 @@ async fn poll_state_tracks_unreachable_since() {
     assert_eq!((h.unreachable_since, h.consecutive_failures), (Some(100), 2));
     assert!(s.record_poll_success("h", 400).await.unwrap(), "back after failures");
     assert_eq!(s.host("h").await.unwrap().unreachable_since, None);
+}
+
+/// The release of ceph-volume's Ceph is kept as the agent wrote it, in the
+/// head every reader gets and in the ETag; a new one with the same devices
+/// is a change of the inventory (another release reads the list otherwise).
+#[tokio::test]
+async fn an_inventorys_ceph_release_is_kept_and_a_new_one_is_a_change() {
+    let (_d, s) = fresh().await;
+    s.add_host("h", "h:1", &[], 1).await.unwrap();
+    let mut inv = StoredInventory { ceph_release: Some("21.1.0 (umbrella)".into()), ..inventory_of("h") };
+    assert_eq!(s.put_inventory(&inv).await.unwrap(), None);
+    let head = s.inventory_head("h").await.unwrap().unwrap();
+    assert_eq!(head.ceph_release.as_deref(), Some("21.1.0 (umbrella)"), "a release osdkeeper does not know, as text");
+    assert_eq!(s.hosts_with_heads().await.unwrap()[0].1.as_ref(), Some(&head));
+    assert_eq!(s.inventory("h").await.unwrap().unwrap().ceph_release, head.ceph_release);
+    let counted = s.changes().count(Topic::Inventories);
+    let etag = head.etag();
+
+    inv.ceph_release = Some("18.2.7 (reef)".into());
+    let replaced = s.put_inventory(&inv).await.unwrap().unwrap();
+    assert_eq!((replaced.ceph_release.as_deref(), replaced.devices), (Some("21.1.0 (umbrella)"), None));
+    assert!(s.changes().count(Topic::Inventories) > counted, "the same devices of another release");
+    assert_ne!(s.inventory_head("h").await.unwrap().unwrap().etag(), etag);
+    let counted = s.changes().count(Topic::Inventories);
+    s.put_inventory(&inv).await.unwrap();
+    assert_eq!(s.changes().count(Topic::Inventories), counted, "nothing new");
 }
 
 #[tokio::test]
@@ -154,16 +195,7 @@ async fn another_writer_on_the_file_is_noticed_and_its_own_writes_are_not_taken_
 
     a.add_host("h", "h:1", &["osd".into()], 1).await.unwrap();
     a.set_labels("h", &[]).await.unwrap();
-    let inv = StoredInventory {
-        host: "h".into(),
-        taken_at: 2,
-        received_at: 2,
-        source: "ceph-volume".into(),
-        can_create_osds: true,
-        note: None,
-        devices: "[]".into(),
-        fingerprint: "f".into(),
-    };
+    let inv = inventory_of("h");
     a.put_inventory(&inv).await.unwrap();
     a.touch_inventories(&[InventorySeen { host: "h".into(), at: 3, next_poll_at: 4 }]).await.unwrap();
     a.record_poll_failure("h", &PollFailure { at: 5, error: "down".into(), next_poll_at: 6 }).await.unwrap();

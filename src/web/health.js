@@ -50,10 +50,20 @@ function renderHealth() {
   }
   strip.dataset.health = d.health;
   const parts = [item('Cluster', 'health-status', badge(d.health, HEALTH_KIND[d.health] || 'neutral', { 'data-testid': 'health-badge' }))];
+  // The releases the cluster's daemons run (`ceph versions`): two or more while it is upgraded.
+  if (d.releases && d.releases.length) {
+    parts.push(item('Ceph', 'health-releases', h('span', {}, d.releases.map((r) => `${r.version} ${r.release}`).join(' · '))));
+  }
   if (d.checks.length) {
     parts.push(h('ul', { class: 'health-checks', 'data-testid': 'health-checks', 'aria-label': 'Health checks' },
       d.checks.map((c) => h('li', { class: c.severity === 'HEALTH_ERR' ? 'bad' : 'warn', 'data-code': c.code, title: c.code },
         h('span', { class: 'mono small' }, c.code), ' ', c.message, c.muted ? badge('muted', 'neutral small') : ''))));
+  }
+  // The daemon's own warnings (`OSDKEEPER_CEPH_VOLUME_RELEASE`), in the shape of Ceph's checks, each line of detail as a tooltip.
+  if (d.warnings && d.warnings.length) {
+    parts.push(h('ul', { class: 'health-checks', 'data-testid': 'daemon-warnings', 'aria-label': 'osdkeeper warnings' },
+      d.warnings.map((w) => h('li', { class: 'warn', 'data-code': w.code, title: w.detail.join('\n') },
+        h('span', { class: 'mono small' }, w.code), ' ', w.message))));
   }
   const shown = d.pg_states.slice(0, PG_STATES_SHOWN);
   const rest = d.pg_states.slice(PG_STATES_SHOWN);

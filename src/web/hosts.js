@@ -151,13 +151,17 @@ function hostHeader(host) {
     parts.push(h('span', { class: 'small muted', 'data-testid': 'inventory-age' },
       `inventory from ${inv.source}, `, agoEl('span', inv.taken_at)));
     if (!inv.can_create_osds) parts.push(badge('cannot create OSDs', 'warn', { title: inv.note || '' }));
+    if (inv.ceph_release) parts.push(h('span', { class: 'small muted', 'data-testid': 'host-ceph-release' }, `ceph-volume ${inv.ceph_release}`));
   }
+  // Its ceph-volume is of a major release the cluster runs nowhere (`domain::release_mismatch`).
+  if (host.release_mismatch) parts.push(badge('release mismatch', 'warn', { 'data-testid': 'host-release-mismatch' }));
   parts.push(h('span', { class: 'small host-counts' }, inv
     ? `${plural(devs.length, 'device')} · ${available} available${heldCount ? ` · ${heldCount} held` : ''}`
     : 'no inventory yet'));
   const head = h('div', { class: 'host-head' }, parts);
   const extra = [];
   if (host.last_error) extra.push(h('div', { class: 'host-error', 'data-testid': 'host-last-error' }, h('strong', {}, 'Last error: '), host.last_error));
+  if (host.release_mismatch) extra.push(h('div', { class: 'small' }, 'Release: ', host.release_mismatch));
   if (inv && inv.note) extra.push(h('div', { class: 'small muted' }, 'Note: ', inv.note));
   if (host.refresh_error) extra.push(h('div', { class: 'host-error' }, 'Refresh failed: ', host.refresh_error));
   return [head, ...extra];

@@ -65,8 +65,8 @@ pub struct InventoryReport<D = Vec<serde_json::Value>> {
     /// `CephRelease` writes it (`18.2.7 (reef)`), when the list came from
     /// ceph-volume and the `ceph` beside it said (`ceph --version`). Text,
     /// so that a release this daemon does not know never makes a report
-    /// unreadable. Not in the ETag: the daemon does not store it yet, and
-    /// the ETag is computed from what it stores.
+    /// unreadable. In the ETag: the daemon stores it with the inventory,
+    /// and a package upgrade on the host changes it with the same devices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ceph_release: Option<String>,
 }
@@ -101,7 +101,13 @@ impl RawInventoryReport {
 
     /// Its ETag (`inventory_etag`), given its fingerprint.
     pub fn etag(&self, fingerprint: &str) -> String {
-        inventory_etag(fingerprint, self.source.as_str(), self.can_create_osds, self.note.as_deref())
+        inventory_etag(
+            fingerprint,
+            self.source.as_str(),
+            self.can_create_osds,
+            self.note.as_deref(),
+            self.ceph_release.as_deref(),
+        )
     }
 }
 
@@ -113,14 +119,29 @@ pub fn devices_fingerprint(devices_json: &str) -> String {
 }
 
 /// An inventory's ETag: the devices' fingerprint and a hash of what else
-/// the report says (its source, whether OSDs can be made, its note), which
-/// is everything but when it was taken. `GET /v1/inventory` answers `304 Not
-/// Modified` to an `If-None-Match` naming the current one; the daemon sends
-/// the one it stored, computed from the stored columns alone.
-pub fn inventory_etag(fingerprint: &str, source: &str, can_create_osds: bool, note: Option<&str>) -> String {
+/// the report says (its source, whether OSDs can be made, its note, the
+/// release of ceph-volume's Ceph), which is everything but when it was
+/// taken. `GET /v1/inventory` answers `304 Not Modified` to an
+/// `If-None-Match` naming the current one; the daemon sends the one it
+/// stored, computed from the stored columns alone. A report without a
+/// release hashes as before releases were reported, so that the inventories
+/// stored by an older daemon are not all written again after an upgrade.
+pub fn inventory_etag(
+    fingerprint: &str,
+    source: &str,
+    can_create_osds: bool,
+    note: Option<&str>,
+    ceph_release: Option<&str>,
+) -> String {
     let mut h = fnv1a(FNV_OFFSET, source.as_bytes());
     h = fnv1a(h, &[0, u8::from(can_create_osds), u8::from(note.is_some())]);
     h = fnv1a(h, note.unwrap_or_default().as_bytes());
+    if let Some(release) = ceph_release {
+        // A byte no UTF-8 text holds, so that note and release never run
+        // into each other.
+        h = fnv1a(h, &[0xff]);
+        h = fnv1a(h, release.as_bytes());
+    }
     format!("{fingerprint}-{h:016x}")
 }
 
@@ -377,6 +398,15 @@ mod tests {
         file.can_create_osds = false;
         assert_ne!(etag(&base), etag(&file));
         assert!(etag(&base).starts_with(&format!("{}-", base.fingerprint())));
+        let mut upgraded = report(None, r#"[{"path": "/dev/sdb"}]"#, 1);
+        upgraded.ceph_release = Some("18.2.7 (reef)".into());
+        assert_ne!(etag(&base), etag(&upgraded), "a package upgrade with the same devices");
+        let mut again = report(None, r#"[{"path": "/dev/sdb"}]"#, 1);
+        again.ceph_release = Some("19.2.3 (squid)".into());
+        assert_ne!(etag(&upgraded), etag(&again));
+        // Without a release, the ETag an older daemon stored (source, flags, note).
+        let old = fnv1a(fnv1a(fnv1a(FNV_OFFSET, b"kernel"), &[0, 1, 0]), b"");
+        assert_eq!(etag(&base), format!("{}-{old:016x}", base.fingerprint()));
         assert_eq!(base.devices.get(), r#"[{"path":"/dev/sdb"}]"#, "written compactly, keys sorted");
     }
 

@@ -117,6 +117,7 @@ async function fieldReport(page) {
     await until('HEALTH_OK in the health strip', async () => (await page.getAttribute('#health-strip', 'data-health')) === 'HEALTH_OK');
     check(/HEALTH_OK/.test(await page.locator('[data-testid="health-badge"]').innerText()), 'the health is written out, not only coloured');
     check(/\d+ PGs/i.test(await page.locator('[data-testid="health-pgs"]').innerText()), 'the strip counts the PGs (its label is in capitals)');
+    check(/16\.2\.15 pacific/.test(await page.locator('[data-testid="health-releases"]').innerText()), 'the strip names the release the cluster runs');
   });
 
   await step('the header shows the counts from /api/v1/summary', async () => {

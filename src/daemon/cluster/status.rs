@@ -27,10 +27,12 @@ impl Cluster {
             *last = Some((Instant::now(), now_ms(), read));
         }
         let (_, read_at, read) = last.as_ref().expect("just read");
-        match read {
+        let mut status = match read {
             Ok(h) => view(h, *read_at),
             Err(e) => ClusterStatus { error: Some(e.clone()), read_at: Some(*read_at), ..ClusterStatus::default() },
-        }
+        };
+        status.releases = self.health().releases;
+        status
     }
 }
 
@@ -51,5 +53,7 @@ fn view(h: &ClusterHealth, read_at: i64) -> ClusterStatus {
         throughput: h.throughput.into(),
         read_at: Some(read_at),
         error: None,
+        releases: Vec::new(),
+        warnings: Vec::new(),
     }
 }

@@ -139,7 +139,7 @@ impl Inventory {
                 format!("Released {path} on {host}: specs may use it again"),
             )
             .await;
-        self.reconciler.wake();
+        self.workers.reconciler.wake();
         Ok(hold.into())
     }
 

@@ -89,7 +89,7 @@ impl Inventory {
         }
         let host = self.store.add_host(name, addr, &unique, now_ms()).await?;
         // Its inventory now rather than at the next round.
-        self.poller.wake();
+        self.workers.poller.wake();
         self.events
             .record(Level::Info, EventKind::HostAdded, Some(name), None, format!("Added host {name} (agent {addr})"))
             .await;
@@ -142,7 +142,7 @@ impl Inventory {
             labels.retain(|l| l != label);
         }
         let host = self.store.set_labels(name, &labels).await?;
-        self.reconciler.wake();
+        self.workers.reconciler.wake();
         // cephadm's words ("Added label osd to host f5-422-01").
         let (kind, message) = if add {
             (EventKind::HostLabelAdded, format!("Added label {label} to host {name}"))

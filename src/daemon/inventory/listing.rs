@@ -16,11 +16,16 @@ use crate::wire::device_listing::device_rows;
 impl Inventory {
     /// Hosts, filtered and paged.
     pub async fn hosts(&self, q: &HostQuery) -> Result<Page<Host>, DaemonError> {
-        let mut hosts = self.store.hosts().await?;
+        let mut hosts = self.store.hosts_with_heads().await?;
         if let Some(down) = q.unreachable {
-            hosts.retain(|h| h.unreachable_since.is_some() == down);
+            hosts.retain(|(h, _)| h.unreachable_since.is_some() == down);
         }
-        Ok(Page::of(hosts.into_iter().map(Host::from).collect(), q.offset, q.limit))
+        let rows = hosts.into_iter().map(|(h, head)| {
+            let ceph_release = head.and_then(|i| i.ceph_release);
+            let release_mismatch = self.release_flag(ceph_release.as_deref()).map(|m| m.message());
+            Host { ceph_release, release_mismatch, ..Host::from(h) }
+        });
+        Ok(Page::of(rows.collect(), q.offset, q.limit))
     }
 
     pub async fn devices(&self, q: &DeviceQuery) -> Result<Page<HostDevices>, DaemonError> {
@@ -70,7 +75,10 @@ impl Inventory {
                 });
             }
             devices.sort_by(|a, b| a.path.cmp(&b.path));
+            let release_mismatch =
+                self.release_flag(inv.as_ref().and_then(|i| i.ceph_release.as_deref())).map(|m| m.message());
             out.push(HostDevices {
+                release_mismatch,
                 refresh_error: failures.iter().find(|(n, _)| *n == h.name).map(|(_, e)| e.clone()),
                 host: h.name,
                 addr: h.addr,
@@ -82,6 +90,7 @@ impl Inventory {
                     source: i.source,
                     can_create_osds: i.can_create_osds,
                     note: i.note,
+                    ceph_release: i.ceph_release,
                 }),
                 devices,
             });

@@ -2,12 +2,14 @@
 //! (`hosts.rs`), keeping every host's inventory fresh (`poller.rs`), the
 //! parsed inventories planning reads (`view.rs`, the cache), wiping a
 //! device and the holds that keep freed devices from specs (`devices.rs`),
-//! and the device listing (`listing.rs`).
+//! the device listing (`listing.rs`), and each host's ceph-volume release
+//! against the cluster's (`releases.rs`).
 
 mod devices;
 mod hosts;
 mod listing;
 mod poller;
+mod releases;
 pub mod view;
 
 pub use hosts::{check_addr, check_host_name, check_label};
@@ -19,6 +21,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::cluster::Cluster;
 use super::events::Events;
 use super::live::{Live, PolledHosts};
 use super::read_model::ReadModel;
@@ -32,15 +35,22 @@ pub struct Inventory {
     store: Store,
     agents: Arc<dyn HostAgents>,
     ceph: Arc<dyn CephCluster>,
+    /// The releases the cluster runs, for the hosts' release check (`releases.rs`).
+    cluster: Arc<Cluster>,
     config: Arc<Config>,
     events: Arc<Events>,
     read_model: Arc<ReadModel>,
     cache: Arc<InventoryCache>,
+    workers: Wakes,
+    polls: Polls,
+}
+
+/// The workers this service wakes.
+struct Wakes {
     /// Looks for hosts whose poll is due; woken by a new host.
     poller: Arc<Worker>,
     /// Woken by a changed inventory, a label, a released device.
     reconciler: Arc<Worker>,
-    polls: Polls,
 }
 
 /// What the polls of hosts share.
@@ -52,6 +62,8 @@ struct Polls {
     locks: tokio::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Hosts polled since the last `Hosts` message (sent in batches).
     polled: PolledHosts,
+    /// The hosts whose release was flagged at the last round (`releases.rs`).
+    flagged: releases::Flagged,
 }
 
 /// How often the names of polled hosts go out together.
@@ -63,6 +75,7 @@ impl Inventory {
         store: Store,
         agents: Arc<dyn HostAgents>,
         ceph: Arc<dyn CephCluster>,
+        cluster: Arc<Cluster>,
         config: Arc<Config>,
         events: Arc<Events>,
         read_model: Arc<ReadModel>,
@@ -73,12 +86,12 @@ impl Inventory {
             store,
             agents,
             ceph,
+            cluster,
             config,
             events,
             read_model,
             cache,
-            poller,
-            reconciler,
+            workers: Wakes { poller, reconciler },
             polls: Polls::default(),
         }
     }

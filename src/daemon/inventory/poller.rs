@@ -118,10 +118,13 @@ impl Inventory {
         };
         let inv = stored(report, fingerprint, now);
         let previous = self.store.put_inventory(&inv).await.map_err(|e| e.to_string())?;
+        let release_before = previous.as_ref().map(|p| p.ceph_release.clone());
         let before = previous.as_ref().and_then(|p| self.cache.cached(&host.name, &p.fingerprint));
         self.cache.insert(&host.name, &inv.fingerprint, parsed.clone());
         // The change is stored: say so whatever happens next.
         self.note_inventory_change(host, previous, before, &parsed).await;
+        self.note_release_change(host, release_before.as_ref().map(Option::as_deref), inv.ceph_release.as_deref())
+            .await;
         let back = self.store.record_poll_success(&host.name, next_poll).await;
         self.poll_succeeded(host, back).await;
         Ok(Polled::Recorded)
@@ -191,7 +194,7 @@ impl Inventory {
                     format!("Found {} devices on {} ({available} available)", parsed.len(), host.name),
                 )
                 .await;
-            self.reconciler.wake();
+            self.workers.reconciler.wake();
             return;
         };
         // The same devices (only the source or note changed): nothing to tell.
@@ -212,7 +215,7 @@ impl Inventory {
                 )
                 .await;
         }
-        self.reconciler.wake();
+        self.workers.reconciler.wake();
     }
 
     /// Polls every host whose next poll is due; asks to run again when the
@@ -222,6 +225,7 @@ impl Inventory {
         let due: Vec<(ManagedHost, Option<String>)> =
             self.store.due_hosts(now).await?.into_iter().map(|(h, head)| (h, head.map(|i| i.etag()))).collect();
         let seen = Mutex::new(Vec::new());
+        let polled_some = !due.is_empty();
         stream::iter(due)
             // A failed poll is recorded on the host (and as an event once it
             // becomes unreachable); the round goes on with the others.
@@ -246,6 +250,11 @@ impl Inventory {
             })
             .await;
         self.touch(seen.into_inner().expect("seen lock")).await;
+        if polled_some {
+            if let Err(e) = self.note_release_flags().await {
+                tracing::warn!("failed to look for hosts whose ceph-volume release changed: {e}");
+            }
+        }
         let now = now_ms();
         let next_due = self.store.next_poll_after(now).await?;
         let wait = next_due.map(|at| Duration::from_millis(at.saturating_sub(now).max(0) as u64));
@@ -293,5 +302,6 @@ fn stored(report: RawInventoryReport, fingerprint: String, now: i64) -> StoredIn
         note: report.note,
         devices: String::from(Box::<str>::from(report.devices)),
         fingerprint,
+        ceph_release: report.ceph_release,
     }
 }

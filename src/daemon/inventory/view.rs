@@ -180,6 +180,7 @@ mod tests {
             can_create_osds: true,
             note: None,
             fingerprint: "f".into(),
+            ceph_release: None,
         }
     }
 

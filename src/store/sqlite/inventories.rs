@@ -20,6 +20,7 @@ fn inventory_from(row: &sqlx::sqlite::SqliteRow) -> Result<StoredInventory> {
         can_create_osds: head.can_create_osds,
         note: head.note,
         fingerprint: head.fingerprint,
+        ceph_release: head.ceph_release,
     })
 }
 
@@ -32,6 +33,7 @@ fn head_from(row: &sqlx::sqlite::SqliteRow) -> Result<InventoryHead> {
         can_create_osds: row.try_get::<i64, _>("can_create_osds")? != 0,
         note: row.try_get("note")?,
         fingerprint: row.try_get("fingerprint")?,
+        ceph_release: row.try_get("ceph_release")?,
     })
 }
 
@@ -39,7 +41,7 @@ fn head_from(row: &sqlx::sqlite::SqliteRow) -> Result<InventoryHead> {
 const WITH_HEADS: &str = "SELECT h.name, h.addr, h.labels, h.added_at, h.unreachable_since, h.last_error,
        h.consecutive_failures, h.next_poll_at, i.host AS i_host, i.taken_at AS i_taken_at,
        i.received_at AS i_received_at, i.source AS i_source, i.can_create_osds AS i_can_create_osds,
-       i.note AS i_note, i.fingerprint AS i_fingerprint
+       i.note AS i_note, i.fingerprint AS i_fingerprint, i.ceph_release AS i_ceph_release
      FROM hosts h LEFT JOIN inventories i ON i.host = h.name";
 
 fn host_and_head(row: &sqlx::sqlite::SqliteRow) -> Result<(ManagedHost, Option<InventoryHead>)> {
@@ -53,13 +55,15 @@ fn host_and_head(row: &sqlx::sqlite::SqliteRow) -> Result<(ManagedHost, Option<I
         can_create_osds: row.try_get::<i64, _>("i_can_create_osds")? != 0,
         note: row.try_get("i_note")?,
         fingerprint: row.try_get("i_fingerprint")?,
+        ceph_release: row.try_get("i_ceph_release")?,
     };
     Ok((host, Some(head)))
 }
 
-const HEAD_COLUMNS: &str = "host, taken_at, received_at, source, can_create_osds, note, fingerprint";
+const HEAD_COLUMNS: &str = "host, taken_at, received_at, source, can_create_osds, note, fingerprint, ceph_release";
 /// The heads with their device lists.
-const FULL: &str = "SELECT i.host, taken_at, received_at, source, can_create_osds, note, fingerprint, devices
+const FULL: &str = "SELECT i.host, taken_at, received_at, source, can_create_osds, note, fingerprint, ceph_release,
+       devices
      FROM inventories i JOIN inventory_devices d ON d.host = i.host";
 
 #[async_trait]
@@ -67,20 +71,26 @@ impl InventoryRows for SqliteBackend {
     async fn put_inventory(&self, inv: &StoredInventory) -> Result<Option<Replaced>> {
         let mut tx = self.write().await?;
         let previous = sqlx::query(
-            "SELECT fingerprint, CASE WHEN fingerprint = ?2 THEN NULL ELSE devices END AS devices
+            "SELECT fingerprint, CASE WHEN fingerprint = ?2 THEN NULL ELSE devices END AS devices, ceph_release
              FROM inventories i JOIN inventory_devices d ON d.host = i.host WHERE i.host = ?1",
         )
         .bind(&inv.host)
         .bind(&inv.fingerprint)
         .fetch_optional(&mut *tx)
         .await?
-        .map(|r| Ok::<_, sqlx::Error>(Replaced { fingerprint: r.try_get(0)?, devices: r.try_get(1)? }))
+        .map(|r| {
+            Ok::<_, sqlx::Error>(Replaced {
+                fingerprint: r.try_get(0)?,
+                devices: r.try_get(1)?,
+                ceph_release: r.try_get(2)?,
+            })
+        })
         .transpose()?;
         sqlx::query(&format!(
-            "INSERT INTO inventories ({HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+            "INSERT INTO inventories ({HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT(host) DO UPDATE SET taken_at = excluded.taken_at, received_at = excluded.received_at,
                source = excluded.source, can_create_osds = excluded.can_create_osds, note = excluded.note,
-               fingerprint = excluded.fingerprint"
+               fingerprint = excluded.fingerprint, ceph_release = excluded.ceph_release"
         ))
         .bind(&inv.host)
         .bind(inv.taken_at)
@@ -89,6 +99,7 @@ impl InventoryRows for SqliteBackend {
         .bind(i64::from(inv.can_create_osds))
         .bind(&inv.note)
         .bind(&inv.fingerprint)
+        .bind(&inv.ceph_release)
         .execute(&mut *tx)
         .await?;
         if previous.as_ref().is_none_or(|p| p.devices.is_some()) {

@@ -57,6 +57,13 @@ pub struct ClusterStatus {
     pub read_at: Option<i64>,
     /// Why the cluster could not be read.
     pub error: Option<String>,
+    /// The Ceph releases its daemons run, as `/healthz` lists them.
+    #[serde(default)]
+    pub releases: Vec<super::error::RunningRelease>,
+    /// The daemon's own warnings, as `/healthz` lists them (the strip shows
+    /// them beside Ceph's checks).
+    #[serde(default)]
+    pub warnings: Vec<super::error::HealthWarning>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

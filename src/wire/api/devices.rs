@@ -28,6 +28,9 @@ pub struct InventoryInfo {
     pub source: String,
     pub can_create_osds: bool,
     pub note: Option<String>,
+    /// The release of ceph-volume's Ceph, as the agent reported it (`18.2.7 (reef)`).
+    #[serde(default)]
+    pub ceph_release: Option<String>,
 }
 
 /// One device as `device ls` shows it (cephadm's columns and more).
@@ -90,6 +93,9 @@ pub struct HostDevices {
     pub devices: Vec<DeviceRow>,
     /// Set when --refresh could not reach the host.
     pub refresh_error: Option<String>,
+    /// Set when its ceph-volume is of a major release the cluster runs nowhere: why.
+    #[serde(default)]
+    pub release_mismatch: Option<String>,
 }
 
 /// A device held back from every spec until an operator releases it.

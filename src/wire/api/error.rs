@@ -20,6 +20,24 @@ pub struct ErrorBody {
 pub struct Health {
     pub status: String,
     pub ceph: CephHealth,
+    /// What the daemon itself warns about, as Ceph lists its health checks
+    /// (`OSDKEEPER_CEPH_VOLUME_RELEASE`: hosts whose ceph-volume is of a
+    /// major release the cluster does not run); empty when all is well.
+    #[serde(default)]
+    pub warnings: Vec<HealthWarning>,
+}
+
+/// One warning of the daemon's, shaped as a Ceph health check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct HealthWarning {
+    /// e.g. `OSDKEEPER_CEPH_VOLUME_RELEASE`.
+    pub code: String,
+    /// `HEALTH_WARN`.
+    pub severity: String,
+    /// One line, as `ceph health`'s summary.
+    pub message: String,
+    /// One line per host or item, as `ceph health detail`.
+    pub detail: Vec<String>,
 }
 
 /// Whether the Ceph cluster answered when last asked (at start, then by

@@ -17,6 +17,15 @@ pub struct Host {
     pub last_error: Option<String>,
     pub consecutive_failures: i64,
     pub next_poll_at: i64,
+    /// The release of the Ceph whose ceph-volume lists its devices, as its
+    /// agent last reported it (`18.2.7 (reef)`); null when the agent could
+    /// not tell (an inventory file, the kernel's view) or has not answered.
+    #[serde(default)]
+    pub ceph_release: Option<String>,
+    /// Set when that release is of a major the cluster runs nowhere: why
+    /// (`ceph-volume is Ceph 18.2.7 (reef), the cluster runs 16 pacific`).
+    #[serde(default)]
+    pub release_mismatch: Option<String>,
 }
 
 impl From<ManagedHost> for Host {
@@ -30,6 +39,8 @@ impl From<ManagedHost> for Host {
             last_error: h.last_error,
             consecutive_failures: h.consecutive_failures,
             next_poll_at: h.next_poll_at,
+            ceph_release: None,
+            release_mismatch: None,
         }
     }
 }
