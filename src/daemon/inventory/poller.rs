@@ -251,6 +251,11 @@ impl Inventory {
             .await;
         self.touch(seen.into_inner().expect("seen lock")).await;
         if polled_some {
+            // The cluster's releases are read again here too (at most once
+            // per TTL): without the health strip open an upgrade would go
+            // unseen, and the planner and the flags follow them. A failed
+            // read is logged by `releases`.
+            let _ = self.cluster.releases().await;
             if let Err(e) = self.note_release_flags().await {
                 tracing::warn!("failed to look for hosts whose ceph-volume release changed: {e}");
             }
