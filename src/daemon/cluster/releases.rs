@@ -1,7 +1,7 @@
 //! Which Ceph releases the cluster's daemons run (`ceph versions`): read
 //! when the daemon starts and then at most once per `RELEASES_TTL` when
-//! the health strip asks (a release changes only with an upgrade, and
-//! every `ceph` call is a CLI start). `/healthz` answers from the last
+//! the health strip asks or an inventory round ends (a release changes
+//! only with an upgrade, and every `ceph` call is a CLI start). `/healthz` answers from the last
 //! read without asking. During an upgrade the cluster runs two or more
 //! releases; each is listed with how many daemons run it.
 
