@@ -79,6 +79,31 @@ fn config_get(sb: &Sandbox, name: &str) -> String {
     sb.ceph(&["config", "get", "osd", name]).1.trim().to_string()
 }
 
+/// What the daemon reads the bytes left from (`pg ls-by-osd`), one PG a
+/// line, for a failure's message.
+fn pgs_listed(sb: &Sandbox, osd: u64) -> String {
+    let listed = sb.json(&["pg", "ls-by-osd", &osd.to_string()]);
+    let pgs = listed["pg_stats"].as_array().cloned().unwrap_or_default();
+    let lines: Vec<String> = pgs
+        .iter()
+        .map(|p| {
+            let s = &p["stat_sum"];
+            format!(
+                "{} {} up {} acting {} bytes {} objects {} misplaced {} degraded {}",
+                p["pgid"],
+                p["state"],
+                p["up"],
+                p["acting"],
+                s["num_bytes"],
+                s["num_objects"],
+                s["num_objects_misplaced"],
+                s["num_objects_degraded"]
+            )
+        })
+        .collect();
+    format!("osd.{osd}: {} PGs listed\n{}", pgs.len(), lines.join("\n"))
+}
+
 /// The PGs on an OSD (`osd df`).
 fn pgs_on(sb: &Sandbox, osd: u32) -> i64 {
     let df = sb.json(&["osd", "df"]);
@@ -258,7 +283,11 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         .collect();
     assert!(!undoable.is_empty(), "an OSD of the host still drains: {frozen}");
     let left: f64 = rs.iter().filter_map(|r| r["bytes_left"].as_f64()).sum();
-    assert!(left > 0.0 && frozen["totals"]["bytes_left"].as_f64() == Some(left), "the host's totals: {frozen}");
+    assert!(
+        left > 0.0 && frozen["totals"]["bytes_left"].as_f64() == Some(left),
+        "the host's totals: {frozen}\nwhat `pg ls-by-osd` says of them: {}",
+        undoable.iter().map(|osd| pgs_listed(&sb, *osd)).collect::<Vec<_>>().join("\n")
+    );
     step("host drain stop");
     let stop: Value =
         serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", "stop", HOST, "--format", "json"])).unwrap();
