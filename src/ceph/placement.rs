@@ -21,13 +21,6 @@ use super::{CephError, CephRelease};
 use crate::domain::ceph_release::Release;
 use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios};
 
-/// The release the osdmap asks its readers for (`osd dump`).
-#[derive(Debug, serde::Deserialize)]
-struct RequiredRelease {
-    #[serde(default)]
-    require_osd_release: String,
-}
-
 /// Why `tool` (of release `tool`) cannot be trusted with a map that
 /// requires `required` (a release name, as `osd dump` gives it): an older
 /// osdmaptool decodes a newer map without a word and skips what it does
@@ -126,12 +119,13 @@ impl CephCli {
         let after = dir.path().join("osdmap.drained");
         let now_s = now.to_string_lossy().into_owned();
         let getmap = ["osd", "getmap", "-o", &now_s];
-        let (tool, required, _) = tokio::try_join!(
+        // `osd dump` first: it says which release the map requires of osdmaptool.
+        let (tool, osd_dump, _) = tokio::try_join!(
             self.osdmaptool_release(),
-            self.json::<RequiredRelease>(&["osd", "dump"]),
+            self.json::<OsdDumpPools>(&["osd", "dump"]),
             self.ok(&getmap),
         )?;
-        if let Some(why) = tool_too_old(&self.osdmaptool, &tool, &required.require_osd_release) {
+        if let Some(why) = tool_too_old(&self.osdmaptool, &tool, &osd_dump.require_osd_release) {
             return Err(CephError::Tool {
                 command: format!("{} on this cluster's osdmap", self.osdmaptool),
                 message: why,
@@ -154,9 +148,8 @@ impl CephCli {
         ok_args.extend(ids.iter().map(u32::to_string));
         let ok_args: Vec<&str> = ok_args.iter().map(String::as_str).collect();
         // Independent reads, each a process start of the ceph CLI: at once.
-        let (dump, osd_dump, rules, tree, df, status, ok_to_stop) = tokio::try_join!(
+        let (dump, rules, tree, df, status, ok_to_stop) = tokio::try_join!(
             self.json::<PgDump>(&["pg", "dump", "pgs"]),
-            self.json::<OsdDumpPools>(&["osd", "dump"]),
             self.json::<Vec<CrushRule>>(&["osd", "crush", "rule", "dump"]),
             self.json::<OsdTree>(&["osd", "tree"]),
             self.json::<OsdDfSizes>(&["osd", "df"]),

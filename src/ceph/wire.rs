@@ -174,6 +174,9 @@ pub struct DfPoolStats {
 /// `ceph osd dump`'s pools and ratios, for the removal preview.
 #[derive(Debug, Deserialize)]
 pub struct OsdDumpPools {
+    /// The release the map requires of its readers (osdmaptool among them).
+    #[serde(default)]
+    pub require_osd_release: String,
     pub full_ratio: f64,
     pub backfillfull_ratio: f64,
     pub nearfull_ratio: f64,
