@@ -35,6 +35,8 @@ pub fn sandbox_scripts() -> PathBuf {
 /// own records) when dropped.
 pub struct Sandbox {
     pub dir: PathBuf,
+    /// The OSDs' scheduler, asked once (tests ask in their wait loops).
+    mclock: std::sync::OnceLock<bool>,
 }
 
 impl Sandbox {
@@ -54,7 +56,7 @@ impl Sandbox {
             .args(["--port-base", &port_base.to_string(), "--release", &release])
             .output()
             .expect("run start.sh");
-        let sandbox = Sandbox { dir: dir.to_path_buf() };
+        let sandbox = Sandbox { dir: dir.to_path_buf(), mclock: std::sync::OnceLock::new() };
         assert!(
             out.status.success(),
             "the {release} sandbox did not start:\n{}\n{}",
@@ -138,12 +140,14 @@ impl Sandbox {
     /// Whether the OSDs run mClock (Quincy on) rather than wpq (Pacific),
     /// which decides what a fast drain sets.
     pub fn runs_mclock(&self) -> bool {
-        let (_, queue, _) = self.ceph(&["config", "show", "osd.0", "osd_op_queue"]);
-        match queue.trim() {
-            "wpq" => false,
-            "mclock_scheduler" => true,
-            other => panic!("osd.0 runs the op queue {other:?}"),
-        }
+        *self.mclock.get_or_init(|| {
+            let (_, queue, _) = self.ceph(&["config", "show", "osd.0", "osd_op_queue"]);
+            match queue.trim() {
+                "wpq" => false,
+                "mclock_scheduler" => true,
+                other => panic!("osd.0 runs the op queue {other:?}"),
+            }
+        })
     }
 
     pub fn conf(&self) -> PathBuf {
