@@ -92,6 +92,37 @@ pub fn find(roots: &HostRoots, path: &str, resolved: Option<&str>, except: u32) 
     out
 }
 
+/// Like `find`, but a process counts only while it keeps the device open.
+/// LVM's and blkid's scans and udev workers open every disk for a moment
+/// (an agent's inventory on the host next door did, in a test); a name
+/// must not decide that a holder is harmless, time does: the processes are
+/// looked at again, `pause()` apart, up to `looks` times, and the ones
+/// still there in every look are the holders. Returns them and, for the
+/// log, the ones that let go.
+pub fn lasting(
+    roots: &HostRoots,
+    path: &str,
+    resolved: Option<&str>,
+    except: u32,
+    looks: u32,
+    mut pause: impl FnMut(),
+) -> (Holders, Vec<ProcessHolder>) {
+    let mut out = find(roots, path, resolved, except);
+    let first = out.processes.clone();
+    for _ in 1..looks {
+        if out.processes.is_empty() {
+            break;
+        }
+        pause();
+        let now = find(roots, path, resolved, except);
+        out.processes.retain(|p| now.processes.iter().any(|q| q.pid == p.pid && q.comm == p.comm));
+        out.kernel = now.kernel;
+        out.mount_points = now.mount_points;
+    }
+    let gone = first.into_iter().filter(|p| !out.processes.contains(p)).collect();
+    (out, gone)
+}
+
 /// The kernel names of the devices stacked on a device or on one of its
 /// `partitions` (device-mapper LVs, md arrays), each once.
 pub fn stacked(roots: &HostRoots, kernel_name: &str, partitions: &[String]) -> Vec<String> {
@@ -175,5 +206,33 @@ mod tests {
         let none = find(&roots(&p), "/dev/sdz", None, 1);
         assert!(none.is_empty());
         assert_eq!(none.to_string(), "no holder found");
+    }
+    #[test]
+    fn a_scan_that_lets_go_is_not_a_holder_but_one_that_stays_is() {
+        let p = FakeProc::new();
+        p.add(4602, 'S', "pvs", &["pvs"]);
+        p.open(4602, 5, "/dev/loop8");
+        p.add(700, 'S', "dd", &["dd", "of=/dev/loop8"]);
+        p.open(700, 1, "/dev/loop8");
+        let mut pauses = 0;
+        let (h, gone) = lasting(&roots(&p), "/dev/loop8", None, 1, 5, || {
+            pauses += 1;
+            let _ = std::fs::remove_file(p.dir.path().join("4602/fd/5"));
+        });
+        assert_eq!(pauses, 4, "a lasting holder is looked at every time");
+        assert_eq!(h.to_string(), "held open by dd pid 700");
+        assert_eq!(gone.iter().map(|g| g.comm.as_str()).collect::<Vec<_>>(), ["pvs"]);
+
+        let q = FakeProc::new();
+        q.add(4602, 'S', "pvs", &["pvs"]);
+        q.open(4602, 5, "/dev/loop8");
+        let mut pauses = 0;
+        let (h, gone) = lasting(&roots(&q), "/dev/loop8", None, 1, 5, || {
+            pauses += 1;
+            let _ = std::fs::remove_file(q.dir.path().join("4602/fd/5"));
+        });
+        assert_eq!(pauses, 1, "the looks stop once nothing holds it");
+        assert!(h.is_empty(), "{h}");
+        assert_eq!(gone.len(), 1);
     }
 }

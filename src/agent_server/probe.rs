@@ -29,6 +29,12 @@ use crate::wire::agent::{ProbeRequest, ProbeResult};
 use crate::wire::ceph_volume::same_disk;
 use crate::wire::fio::{self, FioError};
 
+/// How long a process may have the disk open before it counts as a user:
+/// an LVM scan keeps every disk open for its whole run, seconds on a busy
+/// host; a real user (a dd, a mount helper) stays longer.
+const HOLDER_LOOKS: u32 = 20;
+const HOLDER_PAUSE: Duration = Duration::from_millis(500);
+
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     #[error("must pass yes_i_really_mean_it: true: a probe OVERWRITES the start of the device (refused to probe {0})")]
@@ -137,12 +143,15 @@ impl Prober {
         let mut steps = vec![format!("{path} is in the inventory taken now")];
         let roots = self.roots.clone();
         let claimed = path.clone();
-        let (dev, facts) = tokio::task::spawn_blocking(move || claim(&claimed, &roots, facts))
+        let (dev, facts, brief) = tokio::task::spawn_blocking(move || claim(&claimed, &roots, facts))
             .await
             .map_err(|e| ProbeError::Task(e.to_string()))??;
         let reasons = refusals(&facts);
         if !reasons.is_empty() {
             return Err(ProbeError::NotBlank { path, reasons });
+        }
+        if !brief.is_empty() {
+            steps.push(format!("{} had {path} open for a moment and let go (a scan, not a user)", brief.join(", ")));
         }
         steps.push(format!("held {path} exclusively (O_EXCL) and found it blank"));
         let region = req.mode.region(dev.size).map_err(|why| ProbeError::TooSmall { path: path.clone(), why })?;
@@ -220,19 +229,31 @@ impl Prober {
 /// On a blocking thread: claims the device and completes the facts with
 /// what only the host can see while it is held (its label, its holders,
 /// the kernel's partitions).
-fn claim(path: &str, roots: &HostRoots, mut facts: BlankFacts) -> Result<(ExclusiveDevice, BlankFacts), ProbeError> {
+/// Also returns the processes that had it open only for a moment.
+fn claim(
+    path: &str,
+    roots: &HostRoots,
+    mut facts: BlankFacts,
+) -> Result<(ExclusiveDevice, BlankFacts, Vec<String>), ProbeError> {
     let real = resolve(path);
-    // A ceph-osd may hold its disk exclusively or only with flock: the
-    // claim sees the first, the open files both.
-    facts.holders = holders::find(roots, path, real.as_deref(), std::process::id());
     let name = real.as_deref().unwrap_or(path).rsplit('/').next().unwrap_or("").to_string();
     for p in sysfs::partition_names(&roots.sys_class_block.join(&name)) {
         if !facts.partitions.contains(&p) {
             facts.partitions.push(p);
         }
     }
+    let mut brief = Vec::new();
     let (dev, head, label) = match ExclusiveDevice::open(path) {
         Ok(dev) => {
+            // A ceph-osd may hold its disk exclusively or only with flock:
+            // the claim sees the first, the open files both. Looked at
+            // while held, so nothing new can claim it in between.
+            let (lasting, gone) =
+                holders::lasting(roots, path, real.as_deref(), std::process::id(), HOLDER_LOOKS, || {
+                    std::thread::sleep(HOLDER_PAUSE)
+                });
+            facts.holders = lasting;
+            brief = gone.iter().map(|g| format!("{} pid {}", g.comm, g.pid)).collect();
             let head = dev.read_head(LABEL_LEN + 512).map_err(ProbeError::Device)?;
             let label = signatures::find_label(dev.size, |o, n| dev.read_at(o, n)).map_err(ProbeError::Device)?;
             (Some(dev), head, label)
@@ -240,6 +261,7 @@ fn claim(path: &str, roots: &HostRoots, mut facts: BlankFacts) -> Result<(Exclus
         Err(ExclusiveError::Busy { .. }) => {
             // Read (only) to say what is on it, too.
             facts.busy = true;
+            facts.holders = holders::find(roots, path, real.as_deref(), std::process::id());
             let node = std::path::Path::new(path);
             (None, signatures::read_head(node).unwrap_or_default(), signatures::read_label(node).unwrap_or_default())
         }
@@ -251,7 +273,7 @@ fn claim(path: &str, roots: &HostRoots, mut facts: BlankFacts) -> Result<(Exclus
     }
     facts.gpt = signatures::has_gpt_header(&head);
     match dev {
-        Some(dev) => Ok((dev, facts)),
+        Some(dev) => Ok((dev, facts, brief)),
         None => Err(ProbeError::NotBlank { path: path.to_string(), reasons: refusals(&facts) }),
     }
 }
