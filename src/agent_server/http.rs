@@ -309,7 +309,16 @@ async fn osd_activate(
     // this id and fsid, is activated.
     let devices = own_devices(&s).await?;
     let listed = osd_list::list(&s.ceph_volume, &devices).await?;
-    let osd = osd_list::check_activation(&req, id, &listed).map_err(ApiError::conflict)?;
+    // Asked now: how a raw OSD's DB is found depends on it, and packages
+    // may have been upgraded since the last inventory.
+    let release = match s.ceph_volume.release().await {
+        Ok(r) => Some(r.release),
+        Err(e) => {
+            tracing::warn!("activating osd.{id} without knowing ceph-volume's release: {e}");
+            None
+        }
+    };
+    let osd = osd_list::check_activation(&req, id, &listed, release).map_err(ApiError::conflict)?;
     let with_systemd = matches!(s.starter.method, super::osd_stop::ControlMethod::Systemd { .. });
     let cv = s.ceph_volume.clone();
     let job = tokio::spawn(async move {

@@ -12,6 +12,7 @@ use super::config::is_loop_device;
 use super::kernel_inventory::signatures::read_label;
 use super::process::RunError;
 use crate::wire::agent::{ActivateRequest, CommandResult, HostOsds, ListedOsd, OsdKind};
+use crate::wire::ceph_volume::Release;
 use crate::wire::ceph_volume_list::{merge_raw, parse_lvm_list, read_raw_entries, RawEntry};
 
 #[derive(Debug, thiserror::Error)]
@@ -136,6 +137,9 @@ fn last_line(r: &CommandResult) -> String {
 /// The activation command for an OSD the listing shows. Raw OSDs have no
 /// systemd units in ceph-volume 16.2 (`raw activate` refuses without
 /// `--no-systemd`); LVM OSDs get them unless the host starts OSDs some other way.
+/// A raw OSD's DB and WAL devices are named too: 16.2-19.2 read the
+/// labels of the devices given, and without them would start the OSD with
+/// no `block.db` link (`check_activation` keeps 20.2 out).
 pub fn activate_args(osd: &ListedOsd, with_systemd: bool) -> Vec<String> {
     let id = osd.osd_id.to_string();
     let mut args: Vec<String> = match osd.kind {
@@ -144,14 +148,27 @@ pub fn activate_args(osd: &ListedOsd, with_systemd: bool) -> Vec<String> {
             .to_vec(),
         OsdKind::Lvm => ["lvm", "activate", &id, &osd.osd_fsid].map(String::from).to_vec(),
     };
+    if osd.kind == OsdKind::Raw {
+        for (flag, dev) in [("--block.db", &osd.db_device), ("--block.wal", &osd.wal_device)] {
+            if let Some(dev) = dev {
+                args.extend([flag.to_string(), dev.clone()]);
+            }
+        }
+    }
     if osd.kind == OsdKind::Raw || !with_systemd {
         args.push("--no-systemd".into());
     }
     args
 }
 
-/// Why an activation request is refused before anything runs.
-pub fn check_activation(req: &ActivateRequest, osd_id: u32, listed: &HostOsds) -> Result<ListedOsd, String> {
+/// Why an activation request is refused before anything runs. `release`:
+/// ceph-volume's, where known.
+pub fn check_activation(
+    req: &ActivateRequest,
+    osd_id: u32,
+    listed: &HostOsds,
+    release: Option<Release>,
+) -> Result<ListedOsd, String> {
     let Some(osd) = listed.osds.iter().find(|o| o.osd_id == osd_id) else {
         return Err(format!("ceph-volume lists no osd.{osd_id} on this host's devices"));
     };
@@ -164,6 +181,18 @@ pub fn check_activation(req: &ActivateRequest, osd_id: u32, listed: &HostOsds) -
             kind_name(req.kind),
             req.osd_fsid,
             req.device
+        ));
+    }
+    let separate: Vec<&str> = [&osd.db_device, &osd.wal_device].into_iter().flatten().map(String::as_str).collect();
+    if osd.kind == OsdKind::Raw && !separate.is_empty() && release.is_some_and(|r| r >= Release::Tentacle) {
+        // 20.2 ignores `--block.db` and takes the DB from its own listing,
+        // which keeps one device per OSD: the OSD would start without it.
+        return Err(format!(
+            "osd.{osd_id} is a raw OSD with its DB/WAL on {}: ceph-volume 20.2's `raw activate` ignores \
+             --block.db/--block.wal and its listing keeps one device per OSD, so it would start the OSD without \
+             them; activate it by hand (ceph-bluestore-tool prime-osd-dir, then the block, block.db and block.wal \
+             links) or with ceph-volume of 19.2 or older",
+            separate.join(", ")
         ));
     }
     Ok(osd.clone())
@@ -224,14 +253,37 @@ mod tests {
             kind: OsdKind::Raw,
             device: device.into(),
         };
-        assert!(check_activation(&req("uuid-6", "/dev/loop6"), 6, &listed).is_ok());
+        assert!(check_activation(&req("uuid-6", "/dev/loop6"), 6, &listed, None).is_ok());
         assert_eq!(
-            check_activation(&req("uuid-6", "/dev/loop6"), 7, &listed).unwrap_err(),
+            check_activation(&req("uuid-6", "/dev/loop6"), 7, &listed, None).unwrap_err(),
             "ceph-volume lists no osd.7 on this host's devices"
         );
-        let e = check_activation(&req("other", "/dev/loop6"), 6, &listed).unwrap_err();
+        let e = check_activation(&req("other", "/dev/loop6"), 6, &listed, None).unwrap_err();
         assert_eq!(e, "osd.6 on this host is raw uuid-6 on /dev/loop6, not raw other on /dev/loop6");
-        assert!(check_activation(&req("uuid-6", "/dev/loop7"), 6, &listed).is_err());
+        assert!(check_activation(&req("uuid-6", "/dev/loop7"), 6, &listed, None).is_err());
+    }
+
+    /// The release's code: 16.2 and 18.2 `raw/activate.py` add `--block.db`
+    /// and `--block.wal` to the devices they read; 20.2 `objectstore/raw.py`
+    /// reads only `--device(s)` and keeps one label per OSD.
+    #[test]
+    fn a_raw_osd_with_its_db_elsewhere_is_activated_with_it_and_refused_on_tentacle() {
+        let mut o = osd(2, OsdKind::Raw, "/dev/loop10");
+        o.db_device = Some("/dev/loop11".into());
+        assert_eq!(
+            activate_args(&o, true).join(" "),
+            "raw activate --device /dev/loop10 --osd-id 2 --osd-uuid uuid-2 --block.db /dev/loop11 --no-systemd"
+        );
+        let listed = HostOsds { osds: vec![o], notes: vec![] };
+        let req = ActivateRequest { osd_fsid: "uuid-2".into(), kind: OsdKind::Raw, device: "/dev/loop10".into() };
+        for release in [None, Some(Release::Pacific), Some(Release::Reef), Some(Release::Squid)] {
+            assert!(check_activation(&req, 2, &listed, release).is_ok(), "{release:?}");
+        }
+        let e = check_activation(&req, 2, &listed, Some(Release::Tentacle)).unwrap_err();
+        assert!(e.starts_with("osd.2 is a raw OSD with its DB/WAL on /dev/loop11: ceph-volume 20.2's"), "{e}");
+        let alone = HostOsds { osds: vec![osd(6, OsdKind::Raw, "/dev/loop6")], notes: vec![] };
+        let req = ActivateRequest { osd_fsid: "uuid-6".into(), kind: OsdKind::Raw, device: "/dev/loop6".into() };
+        assert!(check_activation(&req, 6, &alone, Some(Release::Tentacle)).is_ok(), "one device: 20.2 activates it");
     }
 
     /// A ceph-volume that answers what Tentacle's (20.2.4) printed for the
