@@ -137,9 +137,9 @@ fn last_line(r: &CommandResult) -> String {
 /// The activation command for an OSD the listing shows. Raw OSDs have no
 /// systemd units in ceph-volume 16.2 (`raw activate` refuses without
 /// `--no-systemd`); LVM OSDs get them unless the host starts OSDs some other way.
-/// A raw OSD's DB and WAL devices are named too: 16.2-19.2 read the
+/// A raw OSD's DB and WAL devices are named too: 16.2-18.2 read the
 /// labels of the devices given, and without them would start the OSD with
-/// no `block.db` link (`check_activation` keeps 20.2 out).
+/// no `block.db` link (`check_activation` keeps 19.2+ out).
 pub fn activate_args(osd: &ListedOsd, with_systemd: bool) -> Vec<String> {
     let id = osd.osd_id.to_string();
     let mut args: Vec<String> = match osd.kind {
@@ -184,14 +184,14 @@ pub fn check_activation(
         ));
     }
     let separate: Vec<&str> = [&osd.db_device, &osd.wal_device].into_iter().flatten().map(String::as_str).collect();
-    if osd.kind == OsdKind::Raw && !separate.is_empty() && release.is_some_and(|r| r >= Release::Tentacle) {
-        // 20.2 ignores `--block.db` and takes the DB from its own listing,
-        // which keeps one device per OSD: the OSD would start without it.
+    if osd.kind == OsdKind::Raw && !separate.is_empty() && release.is_some_and(|r| r >= Release::Squid) {
+        // 19.2 and 20.2 ignore `--block.db` and take the DB from their own
+        // listing, which keeps one device per OSD: it would start without it.
         return Err(format!(
-            "osd.{osd_id} is a raw OSD with its DB/WAL on {}: ceph-volume 20.2's `raw activate` ignores \
+            "osd.{osd_id} is a raw OSD with its DB/WAL on {}: ceph-volume 19.2+'s `raw activate` ignores \
              --block.db/--block.wal and its listing keeps one device per OSD, so it would start the OSD without \
              them; activate it by hand (ceph-bluestore-tool prime-osd-dir, then the block, block.db and block.wal \
-             links) or with ceph-volume of 19.2 or older",
+             links) or with ceph-volume of 18.2 or older",
             separate.join(", ")
         ));
     }
@@ -263,11 +263,12 @@ mod tests {
         assert!(check_activation(&req("uuid-6", "/dev/loop7"), 6, &listed, None).is_err());
     }
 
-    /// The release's code: 16.2 and 18.2 `raw/activate.py` add `--block.db`
-    /// and `--block.wal` to the devices they read; 20.2 `objectstore/raw.py`
-    /// reads only `--device(s)` and keeps one label per OSD.
+    /// The release's code: 16.2, 17.2.9 and 18.2.7 `raw/activate.py` add
+    /// `--block.db` and `--block.wal` to the devices they read; 19.2.3
+    /// `objectstore/rawbluestore.py` and 20.2.4 `objectstore/raw.py` read
+    /// only `--device(s)`, and their listing keeps one label per OSD.
     #[test]
-    fn a_raw_osd_with_its_db_elsewhere_is_activated_with_it_and_refused_on_tentacle() {
+    fn a_raw_osd_with_its_db_elsewhere_is_activated_with_it_and_refused_from_squid_19_2_3_code_on() {
         let mut o = osd(2, OsdKind::Raw, "/dev/loop10");
         o.db_device = Some("/dev/loop11".into());
         assert_eq!(
@@ -276,11 +277,13 @@ mod tests {
         );
         let listed = HostOsds { osds: vec![o], notes: vec![] };
         let req = ActivateRequest { osd_fsid: "uuid-2".into(), kind: OsdKind::Raw, device: "/dev/loop10".into() };
-        for release in [None, Some(Release::Pacific), Some(Release::Reef), Some(Release::Squid)] {
+        for release in [None, Some(Release::Pacific), Some(Release::Quincy), Some(Release::Reef)] {
             assert!(check_activation(&req, 2, &listed, release).is_ok(), "{release:?}");
         }
-        let e = check_activation(&req, 2, &listed, Some(Release::Tentacle)).unwrap_err();
-        assert!(e.starts_with("osd.2 is a raw OSD with its DB/WAL on /dev/loop11: ceph-volume 20.2's"), "{e}");
+        for release in [Release::Squid, Release::Tentacle] {
+            let e = check_activation(&req, 2, &listed, Some(release)).unwrap_err();
+            assert!(e.starts_with("osd.2 is a raw OSD with its DB/WAL on /dev/loop11: ceph-volume 19.2+'s"), "{e}");
+        }
         let alone = HostOsds { osds: vec![osd(6, OsdKind::Raw, "/dev/loop6")], notes: vec![] };
         let req = ActivateRequest { osd_fsid: "uuid-6".into(), kind: OsdKind::Raw, device: "/dev/loop6".into() };
         assert!(check_activation(&req, 6, &alone, Some(Release::Tentacle)).is_ok(), "one device: 20.2 activates it");

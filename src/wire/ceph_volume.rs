@@ -979,6 +979,45 @@ mod report_tests {
         );
     }
 
+    /// The same two loop devices (blank; a real BlueStore label at the
+    /// head) as the code of 17.2.9 and of 19.2.3 reports them
+    /// (`testbed/ceph-sandbox/record-code-formats.sh`, Ubuntu's packages of
+    /// those releases run on this host): 17.2.9 writes 18.2's shape without
+    /// `actuators`, 19.2.3 already 20.2's (`device_nodes` a list,
+    /// `ceph_device_lvm`, `being_replaced`). All read as the recorded 18.2.7
+    /// and 20.2.4 OSD device, by the scanner too.
+    #[test]
+    fn devices_as_the_code_of_quincy_17_2_9_and_squid_19_2_3_reports_them_read_alike() {
+        let fixture = |name: &str| {
+            std::fs::read_to_string(format!("{}/tests/fixtures/ceph_volume/{name}", env!("CARGO_MANIFEST_DIR")))
+                .unwrap()
+        };
+        // Recorded on whichever loop device was free: renamed to the one the others had.
+        let at_loop10 = |text: String| {
+            let dev = text.split(r#""devname": ""#).nth(1).and_then(|t| t.split('"').next()).unwrap().to_string();
+            text.replace(&format!("{dev}\""), "loop10\"")
+        };
+        let quincy = at_loop10(fixture("inventory_quincy_17.2.9_code_loop_labelled.json"));
+        let squid = at_loop10(fixture("inventory_squid_19.2.3_code_loop_labelled.json"));
+        assert!(!quincy.contains("actuators") && quincy.contains(r#""ceph_device": false"#), "{quincy}");
+        assert!(squid.contains(r#""device_nodes": ["loop10"]"#) && squid.contains(r#""being_replaced": false"#));
+        let reef = parse_device(fixture("inventory_reef_18.2.7_loop_osd_main.json").as_bytes()).unwrap();
+        let tentacle = parse_device(fixture("inventory_tentacle_20.2.4_loop_osd_main.json").as_bytes()).unwrap();
+        for (name, text, like) in [("17.2.9", &quincy, &reef), ("19.2.3", &squid, &tentacle)] {
+            let read = parse_device(text.as_bytes()).unwrap();
+            assert_eq!(&read, like, "{name}");
+            assert!(!read.available && !read.ceph_device && !read.being_replaced, "{name}: {read:?}");
+            assert_eq!(scan_whole(format!("[{text}]").as_bytes()), Some(vec![read]), "{name}: the byte scanner");
+        }
+        for name in ["inventory_quincy_17.2.9_code_loop_blank.json", "inventory_squid_19.2.3_code_loop_blank.json"] {
+            let text = fixture(name);
+            let read = parse_device(text.as_bytes()).unwrap();
+            assert!(read.available && read.rejected_reasons.is_empty(), "{name}: {read:?}");
+            assert_eq!(read.size_bytes, Some(11.0 * (1u64 << 30) as f64), "{name}");
+            assert_eq!(scan_whole(format!("[{text}]").as_bytes()), Some(vec![read]), "{name}: the byte scanner");
+        }
+    }
+
     /// `being_replaced` (19.2.1+), as 20.2.4 writes it: both readers read it,
     /// and an older report without it reads as not being replaced.
     #[test]
