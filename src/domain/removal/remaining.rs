@@ -29,14 +29,28 @@ pub fn bytes_to_move(osd: u32, pgs: &[PgOnOsd]) -> u64 {
 
 /// The share of a PG's data still to leave `osd`: all of it while CRUSH
 /// still maps the PG there; else its misplaced copies over the copies
-/// leaving its acting set (none misplaced: it is only waiting for its
-/// mapping to catch up).
+/// leaving its acting set. None misplaced means it moved and waits for its
+/// mapping to catch up (`active+remapped`) — unless its state says it has
+/// not begun or not ended: then its stats are older than the new mapping
+/// (for a few seconds after the reweight on 18.2 and 20.2, a whole host's
+/// bytes left read 5 MB, then 97 MB), and all of it is still there.
 fn share_left(osd: u32, pg: &PgOnOsd) -> f64 {
     if pg.up.contains(&osd) || pg.objects == 0 {
         return 1.0;
     }
+    if pg.misplaced == 0 && !moved_waiting_for_mapping(&pg.state) {
+        return 1.0;
+    }
     let leaving = pg.acting.iter().filter(|o| !pg.up.contains(o)).count().max(1) as f64;
     (pg.misplaced as f64 / (pg.objects as f64 * leaving)).clamp(0.0, 1.0)
+}
+
+/// `active+remapped` and nothing more: the data is in its new place.
+fn moved_waiting_for_mapping(state: &str) -> bool {
+    let words: Vec<&str> = state.split('+').collect();
+    words.contains(&"remapped")
+        && !words.iter().any(|w| w.starts_with("backfill") || w.starts_with("recover") || *w == "peering")
+        && words.contains(&"active")
 }
 
 /// PG states that hold data where it is, in Ceph's words, with whether
@@ -95,6 +109,13 @@ mod tests {
             pg("active+remapped", &[3, 5], &[8, 5], 4000, 100, 0),
         ];
         assert_eq!(bytes_to_move(8, &pgs), 4000 + 1000 + 500);
+        // Stats older than the mapping: the state says the move has not
+        // begun or not ended, or still says clean; none misplaced yet.
+        for state in
+            ["active+remapped+backfill_wait", "active+remapped+backfilling", "remapped+peering", "active+clean"]
+        {
+            assert_eq!(bytes_to_move(8, &[pg(state, &[3, 5], &[8, 5], 4000, 100, 0)]), 4000, "{state}");
+        }
         // Still mapped to the OSD by CRUSH: it all has to go.
         assert_eq!(bytes_to_move(8, &[pg("active+clean", &[8, 5], &[8, 5], 700, 7, 0)]), 700);
         assert_eq!(bytes_to_move(8, &[]), 0);
