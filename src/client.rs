@@ -16,7 +16,7 @@ use crate::wire::api::bench::{
 use crate::wire::api::deployments::{DeploymentQuery, DeploymentStatus};
 use crate::wire::api::devices::{DeviceQuery, DeviceRef, Hold, HostDevices, ZapBody};
 use crate::wire::api::encode;
-use crate::wire::api::error::ErrorBody;
+use crate::wire::api::error::{ErrorBody, Health};
 use crate::wire::api::events::{Event, EventQuery};
 use crate::wire::api::hosts::{
     AddHost, Host, HostDrainBody, HostDrainStatus, HostDrainStop, HostQuery, LabelBody, RemoveHostQuery,
@@ -323,6 +323,10 @@ impl Client {
 
     pub async fn whoami(&self) -> Result<WhoAmI, ClientError> {
         self.get("/api/v1/whoami", &()).await
+    }
+
+    pub async fn health(&self) -> Result<Health, ClientError> {
+        self.get("/healthz", &()).await
     }
 }
 

@@ -105,6 +105,18 @@ fn an_agent_of_another_major_than_the_cluster_is_flagged_in_host_ls_and_healthz(
     assert_eq!(warning["code"], "OSDKEEPER_CEPH_VOLUME_RELEASE", "{health}");
     assert_eq!(warning["detail"][0], "host f5-422-01: ceph-volume is Ceph 18.2.7 (reef), the cluster runs 16 pacific");
 
+    // `osdkeeper status` says the same, without a token.
+    let status = cli_ok(&url, None, &["status"]);
+    assert!(status.starts_with("osdkeeper: ok (HEALTH_WARN)\nceph: answers, asked "), "{status}");
+    assert!(status.contains("\nreleases: 16.2.15 pacific ("), "{status}");
+    assert!(
+        status.contains(
+            "[WARN] OSDKEEPER_CEPH_VOLUME_RELEASE: 1 host with ceph-volume of a major release the cluster does \
+             not run\n    host f5-422-01: ceph-volume is Ceph 18.2.7 (reef), the cluster runs 16 pacific"
+        ),
+        "{status}"
+    );
+
     // The dashboard's health strip has both, although this `ceph` cannot say `ceph status`.
     let strip: Value = reqwest::blocking::Client::new()
         .get(format!("{url}/api/v1/cluster/status"))

@@ -15,6 +15,7 @@ mod preview;
 mod remote;
 mod serve;
 mod spec;
+mod status;
 mod token;
 
 use std::process::ExitCode;
@@ -87,6 +88,9 @@ pub enum Command {
         #[command(subcommand)]
         cmd: token::TokenCmd,
     },
+    /// Whether the daemon runs and Ceph answers it, the releases the cluster
+    /// runs (an upgrade under way), and the daemon's warnings (`/healthz`).
+    Status,
     /// The daemon's event log.
     Events {
         #[command(flatten)]
@@ -126,6 +130,7 @@ pub fn run() -> ExitCode {
         Command::Bench { cmd } => remote::run(|| async move { bench::run(&remote, cmd).await }),
         Command::Spec { cmd } => remote::run(|| async move { spec::run(&remote, cmd).await }),
         Command::Token { cmd } => remote::run(|| async move { token::run(&remote, cmd).await }),
+        Command::Status => remote::run(|| async move { status::run(&remote).await }),
         Command::Events { args } => remote::run(|| async move { events::run(&remote, args).await }),
         Command::Agent(args) => agent::run(args),
         Command::Certs(args) => certs::run(args),

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod deployments;
 pub mod devices;
+pub mod health;
 pub mod hosts;
 pub mod osds;
 pub mod preview;
