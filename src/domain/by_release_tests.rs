@@ -1,7 +1,7 @@
 //! What the same spec over the same disks means to the cephadm of 16.2,
 //! 17.2, 18.2, 19.2 and 20.2, rule by rule (docs/differences-from-cephadm.md,
 //! "Releases"); the oracle test holds them against the real code too
-//! (16.2.15, 17.2.9, 18.2.7, 19.2.3, 20.2.4).
+//! (16.2.15, 17.2.9, 18.2.7, 20.2.4; 19.2.3's was read and run by hand).
 
 use std::sync::Arc;
 
