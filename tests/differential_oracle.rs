@@ -17,7 +17,8 @@
 //! For raw mode the oracle pairs devices only, so only data, db and wal are
 //! compared there.
 //!
-//! For 18.2 and 20.2 the hand cases are judged again by that release's code,
+//! For 17.2, 18.2 and 20.2 the hand cases are judged again by that
+//! release's code (17.2.9's from Ubuntu's packages),
 //! their inventories written as its ceph-volume writes them, and random
 //! pairs get the keys that release added (tests/oracle/generate.py
 //! --release); osdkeeper plans them with `--ceph-release` semantics.
@@ -327,26 +328,48 @@ fn case_dirs(root: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// The oracle's name of a release and its Debian root (preview.py --release).
+/// The oracle's name of a release (preview.py --release).
 fn oracle_release(release: Release) -> &'static str {
     match release {
-        Release::Reef => "reef",
-        Release::Tentacle => "tentacle",
-        other => panic!("the oracle runs 16.2, 18.2 and 20.2, not {other}"),
+        Release::Pacific => panic!("16.2 is the host's own oracle, without --release"),
+        other => other.name(),
     }
 }
 
-/// A release's oracle needs its Debian root, made once per machine.
-fn require_release_root(release: Release) {
-    let suite = if release == Release::Reef { "trixie" } else { "sid" };
-    let cache = std::env::var("CEPH_SANDBOX_CACHE").unwrap_or_else(|_| "/var/cache/ceph-sandbox".into());
-    let root = Path::new(&cache).join(suite);
+/// A release's oracle needs its code: 18.2's and 20.2's Debian root, made
+/// once per machine (scripts/test makes them while the tests compile), or
+/// 17.2.9's and 19.2.3's Python code from Ubuntu's packages, fetched here
+/// when missing (seconds).
+fn require_release_code(release: Release) {
+    let version = match release {
+        Release::Pacific => return,
+        Release::Reef | Release::Tentacle => {
+            let suite = if release == Release::Reef { "trixie" } else { "sid" };
+            let cache = std::env::var("CEPH_SANDBOX_CACHE").unwrap_or_else(|_| "/var/cache/ceph-sandbox".into());
+            let root = Path::new(&cache).join(suite);
+            assert!(
+                root.join(".ceph-sandbox-ready").exists(),
+                "the {release} oracle runs that release's code from {}: make it once, as root, with \
+                 testbed/ceph-sandbox/release-root.sh {}",
+                root.display(),
+                oracle_release(release)
+            );
+            return;
+        }
+        Release::Quincy => "17.2.9",
+        Release::Squid => "19.2.3",
+    };
+    let cache = std::env::var("CEPH_CODE_CACHE").unwrap_or_else(|_| "/var/cache/ceph-code".into());
+    if Path::new(&cache).join(version).join(".ready").exists() {
+        return;
+    }
+    let maker = Path::new(env!("CARGO_MANIFEST_DIR")).join("testbed/ceph-sandbox/release-code.sh");
+    let fetched = Command::new(&maker).arg(version).stdout(std::process::Stdio::null()).status();
     assert!(
-        root.join(".ceph-sandbox-ready").exists(),
-        "the {release} oracle runs that release's code from {}: make it once, as root, with \
-         testbed/ceph-sandbox/release-root.sh {}",
-        root.display(),
-        oracle_release(release)
+        fetched.is_ok_and(|s| s.success()),
+        "the {release} oracle runs Ceph {version}'s code from {cache}/{version}, which is missing and could not \
+         be fetched (see above): run, as root, {} {version}",
+        maker.display()
     );
 }
 
@@ -361,7 +384,7 @@ fn generate_as(kind: &str, count: usize, seed: u64, mutate: bool, release: Relea
         cmd.arg("--mutate");
     }
     if release != Release::Pacific {
-        require_release_root(release);
+        require_release_code(release);
         cmd.args(["--release", oracle_release(release)]);
     }
     let status = cmd.status().expect("run the oracle generator");
@@ -427,7 +450,7 @@ fn example_specs_agree() {
 /// The hand cases, judged again by the code of `release`.
 fn hand_cases_as(release: Release) -> Tally {
     require_ceph_python();
-    require_release_root(release);
+    require_release_code(release);
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("oracle-cases-{}", release.name()));
     let _ = std::fs::remove_dir_all(&out);
     let status = Command::new("/usr/bin/python3")
@@ -488,4 +511,13 @@ fn tentacle_agrees() {
     hand_cases_agree_as(Release::Tentacle);
     random_valid_agree_as(Release::Tentacle, 3);
     random_perturbed_agree_as(Release::Tentacle, 4);
+}
+
+/// 17.2.9's (Ubuntu's packages, testbed/ceph-sandbox/release-code.sh), the
+/// same way.
+#[test]
+fn quincy_agrees() {
+    hand_cases_agree_as(Release::Quincy);
+    random_valid_agree_as(Release::Quincy, 3);
+    random_perturbed_agree_as(Release::Quincy, 4);
 }

@@ -1,6 +1,6 @@
 //! The ceph-volume commands the cephadm of the spec's release runs for a
 //! host's selection (`translate.to_ceph_volume`), flag for flag and in the
-//! same order, so that osdkeeper creates the same OSDs cephadm would: 18.2
+//! same order, so that osdkeeper creates the same OSDs cephadm would: 17.2
 //! makes one command per CRUSH device class, 20.2 appends `--objectstore`,
 //! 19.2.1 on `--with-tpm` for `tpm2`. Built as its arguments
 //! (argv) and carried so to the agent; joined by spaces only to be shown.
@@ -56,15 +56,15 @@ pub fn ceph_volume_commands(spec: &DriveSpec, sel: &Selection, osd_id_claims: &[
         return Vec::new();
     }
     let raw = spec.method == Some(Method::Raw);
-    // 16.2 puts the spec's class last; 18.2 on makes one command per class,
+    // 16.2 puts the spec's class last; 17.2 on makes one command per class,
     // the class inside it (`translate.prepare_devices`).
-    let per_class = spec.release >= Release::Reef;
+    let per_class = spec.release >= Release::Quincy;
     let mut cmds: Vec<Argv> = Vec::new();
     let mut dbs: Vec<&Arc<str>> = sel.db.iter().collect();
     let mut wals: Vec<&Arc<str>> = sel.wal.iter().collect();
     for (class, data) in class_groups(spec, sel, per_class) {
         if raw {
-            // 18.2 on reverses the db and wal lists for every class and
+            // 17.2 on reverses the db and wal lists for every class and
             // pops from their ends, so a second class gets them in another
             // order than the first; 16.2 pairs them by position (one class).
             dbs.reverse();
@@ -150,7 +150,7 @@ fn words(list: &[&str]) -> Argv {
 
 /// The data devices by class, in the order each class first appears: a
 /// device's own class (`paths:` entry), else the spec's, else none. Before
-/// 18.2 there is one group, whatever the classes.
+/// 17.2 there is one group, whatever the classes.
 fn class_groups<'a>(
     spec: &'a DriveSpec,
     sel: &'a Selection,

@@ -1,5 +1,5 @@
 //! Which devices of one host a spec takes, exactly as the `DriveSelection`
-//! of the spec's release decides (16.2; 18.2 counts only non-Ceph disks
+//! of the spec's release decides (16.2; 17.2 counts only non-Ceph disks
 //! toward `limit` and compares affinity with `str(service_id)`; 19.2.1
 //! skips disks being replaced; 20.2 keeps walking past the limit for this
 //! spec's own OSD disks), and why every other device was not taken.
@@ -27,7 +27,7 @@ pub struct Selection {
     pub db: Vec<Arc<str>>,
     pub journal: Vec<Arc<str>>,
     /// The `crush_device_class` of each data device given as a `paths:`
-    /// entry that names one (18.2+), by position in `data`; empty otherwise.
+    /// entry that names one (17.2+), by position in `data`; empty otherwise.
     pub data_classes: Vec<Option<Arc<str>>>,
     /// Every device of the host that no role took.
     pub skipped: Vec<Skipped>,
@@ -268,11 +268,11 @@ pub fn select(spec: &DriveSpec, devices: &[Device], existing: u64) -> Result<Sel
     Ok(out)
 }
 
-/// What counts toward `limit`: every device taken (16.2, 17.2), or only
-/// those that are no Ceph device (18.2+: a disk with an OSD of this spec is
+/// What counts toward `limit`: every device taken (16.2), or only those
+/// that are no Ceph device (17.2+: a disk with an OSD of this spec is
 /// counted among the existing daemons already).
 fn counted(spec: &DriveSpec, devices: &[Device], picked: &[usize]) -> u64 {
-    let n = if spec.release >= Release::Reef {
+    let n = if spec.release >= Release::Quincy {
         picked.iter().filter(|&&i| !devices[i].ceph_device).count()
     } else {
         picked.len()
@@ -286,14 +286,14 @@ fn holds_this_spec(spec: &DriveSpec, d: &Device) -> bool {
 }
 
 /// Whether an LV's `osdspec_affinity` names this spec: 16.2 compares it with
-/// the service id itself (`None` equals a null), 18.2+ with `str(service_id)`
+/// the service id itself (`None` equals a null), 17.2+ with `str(service_id)`
 /// (so `None` is the string "None").
 fn same_spec(spec: &DriveSpec, affinity: &Affinity) -> bool {
     let Affinity::Value(value) = affinity else { return false };
     match (value, &spec.service_id) {
         (Found::Str(a), Some(id)) => **a == **id,
-        (Found::Str(a), None) => spec.release >= Release::Reef && &**a == "None",
-        (Found::Null, None) => spec.release < Release::Reef,
+        (Found::Str(a), None) => spec.release >= Release::Quincy && &**a == "None",
+        (Found::Null, None) => spec.release < Release::Quincy,
         _ => false,
     }
 }
@@ -652,7 +652,7 @@ fn note_reused(
         if paths.len() == 1 { "s" } else { "" },
         if paths.len() == 1 { "it" } else { "them" },
         role.short(),
-        match (filter.limit, release >= Release::Reef) {
+        match (filter.limit, release >= Release::Quincy) {
             (None, _) => "",
             (Some(_), false) => "; they count toward the limit",
             (Some(_), true) => "; they do not count toward the limit (their OSDs do, among the existing ones)",

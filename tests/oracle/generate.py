@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Differential cases for osdkeeper, judged by the real cephadm code.
 
-Usage: generate.py ORACLE_DIR OUT_DIR COUNT SEED [--mutate] [--release reef|tentacle]
-       generate.py ORACLE_DIR OUT_DIR --cases CASES_DIR --release reef|tentacle
+Usage: generate.py ORACLE_DIR OUT_DIR COUNT SEED [--mutate] [--release quincy|reef|squid|tentacle]
+       generate.py ORACLE_DIR OUT_DIR --cases CASES_DIR --release quincy|reef|squid|tentacle
 
 Writes OUT_DIR/<n>/{spec.yaml,inventory.json,expected.json} for COUNT random
 (spec, inventory) pairs built with the oracle's own generators (gen.py,
@@ -12,11 +12,11 @@ all in one process so that the suite stays fast.
 --mutate perturbs the generated specs (wrong types, odd strings, removed or
 unknown keys) so that validation is compared too, not only selection.
 
---release judges the cases by that release's cephadm and ceph-volume (the
-python3 of its Debian root, as preview.py --release does), writes each
-inventory as that release's ceph-volume would (20.2: `ceph_device_lvm`,
-`being_replaced`, a few disks being replaced) and gives the specs the keys
-that release added (per-path and per-spec crush_device_class, 20.2's tpm2)
+--release judges the cases by that release's cephadm and ceph-volume (its
+real code, as preview.py --release runs it), writes each inventory as that
+release's ceph-volume would (19.2, 20.2: `ceph_device_lvm`, `being_replaced`,
+a few disks being replaced) and gives the specs the keys that release added
+(17.2 on: per-path and per-spec crush_device_class; 19.2 on: tpm2)
 and some disks an OSD of the very spec (so that 18.2's `limit` and 20.2's
 walk past it are exercised). --cases judges the hand-written cases instead
 of random ones, their inventories rewritten so.
@@ -134,7 +134,7 @@ def as_on_the_command_line(preview):
 
 def as_written_by(release, inv, rng):
     """The inventory as RELEASE's ceph-volume reports it (gen.py writes 16.2's)."""
-    if release != 'tentacle':
+    if release not in ('squid', 'tentacle'):
         return inv
     for devs in inv['hosts'].values():
         for d in devs:
@@ -160,7 +160,7 @@ def with_release_keys(rng, docs, inv, release):
                              for p in data['paths']]
         elif rng.random() < 0.1:
             spec['crush_device_class'] = rng.choice(['hdd', 'ssd'])
-        if release == 'tentacle' and rng.random() < 0.1:
+        if release in ('squid', 'tentacle') and rng.random() < 0.1:
             spec['encrypted'] = True
             spec['tpm2'] = True
     ids = [d['service_id'] for d in docs if isinstance(d, dict) and isinstance(d.get('service_id'), str)]

@@ -124,7 +124,8 @@ enum List {
 fn batch_knows(name: &str, release: Release) -> bool {
     match name {
         "--with-tpm" => release >= Release::Squid,
-        "--objectstore" => release >= Release::Tentacle,
+        // 19.2.3's batch has it (bluestore, seastore) though its cephadm never passes it.
+        "--objectstore" => release >= Release::Squid,
         _ => true,
     }
 }
@@ -380,14 +381,16 @@ mod tests {
         }
     }
 
-    /// 20.2's translate appends `--objectstore bluestore` and, for `tpm2`,
-    /// `--with-tpm`: each release's ceph-volume takes the flags it has and
-    /// refuses the others, as its argparse does.
+    /// 20.2's translate appends `--objectstore bluestore` (19.2.3's batch
+    /// already takes it) and, for `tpm2`, `--with-tpm`: each release's
+    /// ceph-volume takes the flags it has and refuses the others, as its
+    /// argparse does.
     #[test]
     fn each_release_takes_its_own_flags() {
         let cmd = argv("lvm batch --no-auto /dev/sdb --objectstore bluestore --dmcrypt --with-tpm --yes --no-systemd");
         assert_eq!(shown(&roles(&cmd, Release::Tentacle).unwrap()), "c c f D f v f f f f");
-        for old in [Release::Pacific, Release::Quincy, Release::Reef, Release::Squid] {
+        assert_eq!(shown(&roles(&cmd, Release::Squid).unwrap()), "c c f D f v f f f f", "as 19.2.3's code does");
+        for old in [Release::Pacific, Release::Quincy, Release::Reef] {
             assert_eq!(
                 roles(&cmd, old).err(),
                 Some(UsageError("unrecognized arguments: --objectstore".into())),

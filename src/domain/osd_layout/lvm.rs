@@ -5,12 +5,13 @@
 //! its report prints them. Alongside, why each device passed to it gets
 //! nothing, which ceph-volume does not say.
 //!
-//! 20.2's `get_deployment_layout` differs in three ways, followed here: DB
-//! or WAL devices with no free slot end the run (exit 1) instead of
-//! planning nothing; `--block-db-size` without DB devices carves each OSD's
-//! DB from its own data device; and WAL volumes are assigned only when DB
-//! devices are given too, and then only to the last OSD (its loop leaves
-//! the WAL assignment after the DB loop).
+//! 19.2's `get_deployment_layout` (19.2.3's code, read) differs in two
+//! ways, followed here: `--block-db-size` without DB devices carves each
+//! OSD's DB from its own data device; and WAL volumes are assigned only
+//! when DB devices are given too, and then only to the last OSD (its loop
+//! leaves the WAL assignment after the DB loop). 20.2's adds a third: DB or
+//! WAL devices with no free slot end the run (exit 1) instead of planning
+//! nothing.
 
 use std::sync::Arc;
 
@@ -41,10 +42,10 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
     let mut ids = b.osd_ids.clone();
     let per = b.osds_per_device;
     let rel = b.data_allocate_fraction / per as f64;
-    let tentacle = b.release >= Release::Tentacle;
-    // 20.2: a DB size without DB devices puts the DB on the data devices,
+    let squid_layout = b.release >= Release::Squid;
+    // 19.2 on: a DB size without DB devices puts the DB on the data devices,
     // whose OSDs are then smaller by their DBs.
-    let db_on_data = tentacle && b.block_db_size.is_some() && b.db.is_empty();
+    let db_on_data = squid_layout && b.block_db_size.is_some() && b.db.is_empty();
     let dbs_on_data = if db_on_data { (b.block_db_size.unwrap_or(0.0) * per as f64).trunc() } else { 0.0 };
     for path in &b.data {
         let Some(dev) = lvm_device(devices, path) else {
@@ -111,7 +112,7 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
                 out.unused.push(unused(p, kind.role(), why));
             }
         }
-        if allocs.is_empty() && tentacle {
+        if allocs.is_empty() && b.release >= Release::Tentacle {
             return Err(Refusal::failed(
                 format!("{} {} devices were passed, but none are available", paths.len(), kind.allocation_word()),
                 None,
@@ -130,8 +131,8 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
     }
     // ceph-volume pops from the end: the first OSD gets the last slot.
     let (mut db, mut wal) = (allocations.remove(0), allocations.remove(0));
-    if tentacle {
-        assign_as_tentacle(&mut out.osds, db, wal, db_on_data);
+    if squid_layout {
+        assign_from_squid(&mut out.osds, db, wal, db_on_data);
         return Ok(out);
     }
     for osd in &mut out.osds {
@@ -145,11 +146,11 @@ pub(super) fn plan(b: &BatchArgs, devices: &[Device]) -> Result<Layout, Refusal>
     Ok(out)
 }
 
-/// 20.2's assignment: each OSD takes the last DB slot, or with the DB on
+/// The assignment of 19.2 on: each OSD takes the last DB slot, or with the DB on
 /// the data devices the first slot of its own device (keeping the one
 /// before when its device has none left, as its loop variable does); the
 /// WAL goes to the last OSD alone, and only when there are DB slots.
-fn assign_as_tentacle(osds: &mut [PlannedOsd], mut db: Vec<Alloc>, mut wal: Vec<Alloc>, db_on_data: bool) {
+fn assign_from_squid(osds: &mut [PlannedOsd], mut db: Vec<Alloc>, mut wal: Vec<Alloc>, db_on_data: bool) {
     if db.is_empty() {
         return;
     }

@@ -1,6 +1,6 @@
 //! OSD service specs (cephadm's `DriveGroupSpec`), read from YAML and
 //! validated the way the cephadm of a given Ceph release validates them
-//! (16.2 unless told otherwise; `since_pacific` holds what 18.2 and 20.2
+//! (16.2 unless told otherwise; `since_pacific` holds what 17.2 to 20.2
 //! added), plus a short list of values cephadm accepts and then misuses,
 //! which we refuse (each such error carries `stricter_than_cephadm`; the
 //! list is docs/differences-from-cephadm.md).
@@ -73,7 +73,7 @@ impl Role {
 pub struct DeviceFilter {
     /// Explicit paths: used verbatim on every host, bypassing the inventory.
     pub paths: Vec<String>,
-    /// Each path's own `crush_device_class` (18.2+: `paths: [{path,
+    /// Each path's own `crush_device_class` (17.2+: `paths: [{path,
     /// crush_device_class}]`), by position; empty when none names one.
     pub path_classes: Vec<Option<String>>,
     pub size: Option<SizeFilter>,

@@ -287,9 +287,9 @@ fn build(doc: &Value, release: Release) -> Result<DriveSpec, FieldError> {
         let slot = match (key, slot) {
             ("placement", Slot::Raw(v)) => {
                 let mut p = Placement::parse(&v, &mut notes)?;
-                p.pattern_narrows_label = release >= Release::Reef;
+                p.pattern_narrows_label = release >= Release::Quincy;
                 if p.pattern_narrows_label {
-                    // 16.2's note on this: both count from 18.2 on.
+                    // 16.2's note on this: both count from 17.2 on.
                     notes.retain(|n| !n.starts_with("placement: host_pattern is ignored"));
                 }
                 Slot::Placement(p)
@@ -312,7 +312,7 @@ fn convert_features(entries: &Entries, prefix: &str, release: Release) -> Result
             _ => {
                 let shown = excerpt(&k.python_str());
                 let hint = match shown.as_str() {
-                    "config" if release < Release::Reef => " (OSD specs take it from Ceph 18.2 on)",
+                    "config" if release < Release::Quincy => " (OSD specs take it from Ceph 17.2 on)",
                     "tpm2" => " (OSD specs take it from Ceph 19.2.1 on)",
                     "config" | "networks" | "count" | "custom_configs" => {
                         " (cephadm accepts it for other services, not for OSD specs)"

@@ -32,7 +32,7 @@ pub struct Placement {
     pub count: Option<i64>,
     pub count_per_host: Option<i64>,
     pattern: Option<Pattern>,
-    /// 18.2 on, `host_pattern` narrows a `label` placement down; 16.2
+    /// 17.2 on, `host_pattern` narrows a `label` placement down; 16.2
     /// ignores the pattern when a label is given.
     pub pattern_narrows_label: bool,
 }

@@ -1,6 +1,6 @@
 //! What cephadm's spec reading gained after 16.2, by release: the keys
-//! `config` (18.2), `tpm2` (19.2.1), the filter `actuators` (18.2) and
-//! `paths` entries that name their own `crush_device_class` (18.2). Each is
+//! `config` (17.2), `tpm2` (19.2.1), the filter `actuators` (18.2) and
+//! `paths` entries that name their own `crush_device_class` (17.2). Each is
 //! read as that release's cephadm reads it, then either carried out by the
 //! planner (`tpm2`, per-path classes) or refused with the reason osdkeeper
 //! cannot (`config`, `actuators`).
@@ -12,7 +12,7 @@ use crate::domain::value::{excerpt, Value};
 /// Keys a release's `DriveGroupSpec._supported_features` adds to 16.2's.
 pub(super) fn is_added_feature(key: &str, release: Release) -> bool {
     match key {
-        "config" => release >= Release::Reef,
+        "config" => release >= Release::Quincy,
         "tpm2" => release >= Release::Squid,
         _ => false,
     }
@@ -27,7 +27,7 @@ pub(super) fn filters(release: Release) -> &'static [&'static str] {
     }
 }
 
-/// `config:` (18.2+): cephadm sets these options for the service's daemons.
+/// `config:` (17.2+): cephadm sets these options for the service's daemons.
 /// osdkeeper does not manage Ceph's configuration, so a spec that asks for
 /// it is refused rather than planned without it; an empty one asks nothing.
 pub(super) fn config(value: Option<Value>) -> Result<(), FieldError> {
@@ -83,7 +83,7 @@ pub(super) fn actuators(v: Option<Value>, field: &str) -> Result<(), FieldError>
     }
 }
 
-/// One entry of `paths:` as 18.2+ reads it: a path, or `{path,
+/// One entry of `paths:` as 17.2+ reads it: a path, or `{path,
 /// crush_device_class}`. The result is the path and its own class.
 pub(super) fn path_entry(
     entry: &Value,
@@ -99,12 +99,12 @@ pub(super) fn path_entry(
             other => Err(bad_path(other)),
         };
     };
-    if release < Release::Reef {
+    if release < Release::Quincy {
         return Err(FieldError::stricter(
             field,
             Some(entry.display()),
             "each path must be a device path such as /dev/sdb ({path, crush_device_class} entries need the \
-             cephadm of Ceph 18.2 or later; this spec is read as Ceph 16.2's)",
+             cephadm of Ceph 17.2 or later; this spec is read as Ceph 16.2's)",
         ));
     }
     let (mut path, mut class) = (None, None);
