@@ -17,8 +17,8 @@
 //! For raw mode the oracle pairs devices only, so only data, db and wal are
 //! compared there.
 //!
-//! For 17.2, 18.2 and 20.2 the hand cases are judged again by that
-//! release's code (17.2.9's from Ubuntu's packages),
+//! For 17.2, 18.2, 19.2 and 20.2 the hand cases are judged again by that
+//! release's code (17.2.9's and 19.2.3's from Ubuntu's packages),
 //! their inventories written as its ceph-volume writes them, and random
 //! pairs get the keys that release added (tests/oracle/generate.py
 //! --release); osdkeeper plans them with `--ceph-release` semantics.
@@ -520,4 +520,12 @@ fn quincy_agrees() {
     hand_cases_agree_as(Release::Quincy);
     random_valid_agree_as(Release::Quincy, 3);
     random_perturbed_agree_as(Release::Quincy, 4);
+}
+
+/// 19.2.3's, the same way.
+#[test]
+fn squid_agrees() {
+    hand_cases_agree_as(Release::Squid);
+    random_valid_agree_as(Release::Squid, 3);
+    random_perturbed_agree_as(Release::Squid, 4);
 }
