@@ -10,8 +10,8 @@ use crate::clock::now_ms;
 use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::boost::{
-    boost_step, mclock_trap, not_applied, plan, restore_plan, still_arriving, wanted, Boost, BoostStep, Restore,
-    SECTION,
+    boost_step, mclock_hdd_shards, mclock_trap, not_applied, plan, restore_plan, still_arriving, wanted, Boost,
+    BoostStep, Restore, SECTION,
 };
 use crate::domain::removal::RemovalRecord;
 
@@ -58,9 +58,9 @@ impl Removals {
         // Stored before the first set: what is put back never comes from a
         // cluster that already holds the boosted values.
         self.store.save_boost(&boost, now_ms()).await?;
-        if let Some(trap) = mclock_trap(&now) {
+        for warning in [mclock_trap(&now), mclock_hdd_shards(&now)].into_iter().flatten() {
             self.events
-                .record(Level::Warning, EventKind::RecoveryBoosted, None, None, format!("fast drain: {trap}"))
+                .record(Level::Warning, EventKind::RecoveryBoosted, None, None, format!("fast drain: {warning}"))
                 .await;
         }
         self.apply_boost(boost, state).await
