@@ -2,7 +2,16 @@
 # Creates the cephx user the osdkeeper daemon acts as, with only the caps it
 # needs, and writes its keyring (readable by the daemon's user only).
 #
-#   deploy/ceph-auth.sh [KEYRING]   (default /etc/ceph/ceph.client.osdkeeper.keyring)
+#   deploy/ceph-auth.sh [KEYRING [DB_POOL]]   (default /etc/ceph/ceph.client.osdkeeper.keyring)
+#
+# With DB_POOL, the daemons keep their database in that RADOS pool
+# (`db: ceph:DB_POOL/NAMESPACE/NAME`, docs/operations.md "High
+# availability"): the pool is created if missing, and the user gets
+#   mon 'profile simple-rados-client-with-blocklist'   Ceph's SQLite VFS: a
+#                                       daemon that takes over the database
+#                                       blocklists the one that held it
+#   osd 'allow rwx pool=DB_POOL'        the database's objects, their lock,
+#                                       and the leader record beside them
 #
 # Run it where an admin keyring is (any mon host). Then, in the daemon's
 # config: ceph: {name: client.osdkeeper, keyring: KEYRING}.
@@ -32,6 +41,7 @@ set -eu
 
 name=client.osdkeeper
 keyring=${1:-/etc/ceph/ceph.$name.keyring}
+db_pool=${2:-}
 
 boost=
 for option in osd_max_backfills osd_recovery_max_active osd_mclock_profile; do
@@ -39,9 +49,20 @@ for option in osd_max_backfills osd_recovery_max_active osd_mclock_profile; do
     boost="$boost, allow command \"config rm\" with who=osd name=$option"
 done
 
+db_mon=
+set -- mgr 'allow r, allow command "osd destroy", allow command "osd purge"'
+if [ -n "$db_pool" ]; then
+    if ! ceph osd pool ls | grep -qx -- "$db_pool"; then
+        ceph osd pool create "$db_pool" 8
+        ceph osd pool application enable "$db_pool" osdkeeper
+    fi
+    db_mon=", profile simple-rados-client-with-blocklist"
+    set -- "$@" osd "allow rwx pool=$db_pool"
+fi
+
 ceph auth get-or-create "$name" \
-    mon "allow r, allow command \"osd crush reweight\", allow command \"osd out\", allow command \"osd down\", allow command \"osd in\"$boost" \
-    mgr 'allow r, allow command "osd destroy", allow command "osd purge"' \
+    mon "allow r, allow command \"osd crush reweight\", allow command \"osd out\", allow command \"osd down\", allow command \"osd in\"$boost$db_mon" \
+    "$@" \
     -o "$keyring"
 chmod 0600 "$keyring"
 if id osdkeeper >/dev/null 2>&1; then

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::domain::yaml11;
+use crate::store::location::DbLocation;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -122,7 +123,10 @@ pub struct RemovalFile {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub listen: SocketAddr,
-    pub db: PathBuf,
+    /// A local file, or a database in RADOS shared by active/standby daemons.
+    pub db: DbLocation,
+    /// Create the RADOS pool `db` names when it is missing.
+    pub create_pool: bool,
     pub token: Option<String>,
     pub agent_token: Option<String>,
     pub log_format: LogFormat,
@@ -158,6 +162,8 @@ pub enum ConfigError {
     Invalid { path: PathBuf, message: String },
     #[error("{0}")]
     Unsafe(String),
+    #[error("{0}")]
+    Db(String),
 }
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8740";
@@ -169,6 +175,7 @@ pub const DEFAULT_DB: &str = "osdkeeper.db";
 pub struct Overrides {
     pub listen: Option<SocketAddr>,
     pub db: Option<PathBuf>,
+    pub create_pool: bool,
     pub token: Option<String>,
     pub agent_token: Option<String>,
     /// Win over the file's `token_file` / `agent_token_file`.
@@ -196,6 +203,15 @@ impl FileConfig {
             _ => return Err("expected a single YAML document".into()),
         };
         serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+}
+
+/// The `db` value given, read as a location (`ceph:` or a file), or the default file.
+pub fn database(given: Option<PathBuf>) -> Result<DbLocation, ConfigError> {
+    let Some(given) = given else { return Ok(DbLocation::File(PathBuf::from(DEFAULT_DB))) };
+    match given.to_str() {
+        Some(text) => DbLocation::parse(text).map_err(ConfigError::Db),
+        None => Ok(DbLocation::File(given)),
     }
 }
 
@@ -239,10 +255,17 @@ impl Config {
                  --tls-cert and --tls-key (or tls.cert, tls.key; `osdkeeper certs` makes them), or listen on loopback"
             )));
         }
+        let db = database(o.db.or(file.db))?;
+        if o.create_pool && db.file().is_some() {
+            return Err(ConfigError::Db(format!(
+                "--create-pool is for a database in RADOS (ceph:POOL/NAMESPACE/NAME), not the file {db}"
+            )));
+        }
         let secs = |v: Option<u64>, default: u64| Duration::from_secs(v.unwrap_or(default).max(1));
         Ok(Config {
             listen,
-            db: o.db.or(file.db).unwrap_or_else(|| PathBuf::from(DEFAULT_DB)),
+            db,
+            create_pool: o.create_pool,
             token,
             agent_token,
             log_format: o.log_format.or(file.log_format).unwrap_or(LogFormat::Human),

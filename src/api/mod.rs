@@ -19,6 +19,7 @@ pub mod osds;
 pub mod raw_errors;
 pub mod snapshot;
 pub mod specs;
+pub mod standby;
 pub mod stream;
 pub mod summary;
 pub mod tokens;

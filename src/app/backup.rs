@@ -3,21 +3,29 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{FileConfig, DEFAULT_DB};
+use crate::config::FileConfig;
 use crate::store::backup;
+use crate::store::location::DbLocation;
 
 pub use crate::store::backup::{known_schema_version, BackupFacts};
 
-/// The database `--db` names, else the config file's `db:`, else the default.
+/// The database file `--db` names, else the config file's `db:`, else the
+/// default. A database in RADOS is refused with what to do instead.
 pub fn database(db: Option<&Path>, config: Option<&Path>) -> Result<PathBuf, String> {
-    if let Some(db) = db {
-        return Ok(db.to_path_buf());
-    }
-    let file = match config {
-        Some(p) => FileConfig::read(p).map_err(|e| e.to_string())?,
-        None => FileConfig::default(),
+    let given = match db {
+        Some(db) => Some(db.to_path_buf()),
+        None => match config {
+            Some(p) => FileConfig::read(p).map_err(|e| e.to_string())?.db,
+            None => None,
+        },
     };
-    Ok(file.db.unwrap_or_else(|| PathBuf::from(DEFAULT_DB)))
+    match crate::config::database(given).map_err(|e| e.to_string())? {
+        DbLocation::File(path) => Ok(path),
+        DbLocation::Rados(r) => Err(format!(
+            "{r} is kept in RADOS: `osdkeeper backup` and `restore` copy a local database file and cannot \
+             reach one in RADOS yet"
+        )),
+    }
 }
 
 pub async fn backup(db: &Path, dest: &Path) -> Result<BackupFacts, String> {

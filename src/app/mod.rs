@@ -6,13 +6,15 @@
 
 pub mod backup;
 mod demo;
+mod leader;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent_client::{HostAgents, HttpAgents};
+use crate::api::standby::Gate;
 use crate::api::ApiSettings;
 use crate::ceph::cli::CephCli;
 use crate::ceph::session::Session;
@@ -20,6 +22,7 @@ use crate::ceph::CephCluster;
 use crate::config::Config;
 use crate::daemon::Daemon;
 use crate::store::backup::DbLock;
+use crate::store::location::DbLocation;
 use crate::store::Store;
 
 pub use demo::demo;
@@ -38,6 +41,8 @@ pub enum ServeError {
     Tls(#[from] crate::tls::TlsError),
     #[error("cannot lock the database: {0}")]
     Lock(#[from] crate::store::backup::BackupError),
+    #[error("{0}")]
+    Rados(String),
 }
 
 /// `osdkeeper serve`: runs the daemon until a shutdown signal arrives.
@@ -50,7 +55,13 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     )
     .map_err(ServeError::Tls)?;
     let agents: Arc<dyn HostAgents> = Arc::new(agents);
-    let ceph: Arc<dyn CephCluster> = Arc::new(CephCli {
+    let ceph: Arc<dyn CephCluster> = Arc::new(ceph_cli(&config, config.ceph_session.clone().map(Session::new)));
+    serve_with(config, agents, ceph, shutdown_signal()).await
+}
+
+/// The `ceph` and `rados` command lines as the config names them.
+fn ceph_cli(config: &Config, session: Option<Session>) -> CephCli {
+    CephCli {
         bin: config.ceph_bin.clone(),
         rados_bin: config.rados_bin.clone(),
         conf: config.ceph_conf.clone(),
@@ -58,9 +69,8 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         name: config.ceph_name.clone(),
         keyring: config.ceph_keyring.clone(),
         osdmaptool: config.osdmaptool.clone(),
-        session: config.ceph_session.clone().map(Session::new),
-    });
-    serve_with(config, agents, ceph, shutdown_signal()).await
+        session,
+    }
 }
 
 /// The same with injectable agents, Ceph and shutdown (tests, demo).
@@ -72,43 +82,105 @@ pub async fn serve_with(
 ) -> Result<(), ServeError> {
     // Certificates are checked before anything listens.
     let tls = config.tls.as_ref().map(crate::tls::server_config).transpose()?;
-    // Held until the daemon ends: a restore (or a second daemon) on this
-    // database is refused meanwhile. The kernel drops it if we are killed.
-    let _lock = DbLock::take(&config.db)?;
-    let store = Store::open(&config.db)
-        .await
-        .map_err(|source| ServeError::Store { path: config.db.display().to_string(), source })?;
+    let stop = CancellationToken::new();
+    let stopping = stop.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        stopping.cancel();
+    });
+    // A file is locked and opened before anything listens: a second
+    // daemon on it is refused. A database in RADOS is opened after: the
+    // daemon serves as a standby while another one holds it.
+    let (_lock, opened) = match &config.db {
+        DbLocation::File(path) => {
+            // Held until the daemon ends: a restore (or a second daemon) on
+            // this database is refused meanwhile. The kernel drops it if we
+            // are killed.
+            let lock = DbLock::take(path)?;
+            let store = Store::open(path)
+                .await
+                .map_err(|source| ServeError::Store { path: path.display().to_string(), source })?;
+            (Some(lock), Some(store))
+        }
+        DbLocation::Rados(rados) => {
+            leader::check_pool(rados, config.create_pool, &ceph_cli(&config, None)).await?;
+            (None, None)
+        }
+    };
     let listener = TcpListener::bind(config.listen)
         .await
         .map_err(|source| ServeError::Listen { addr: config.listen.to_string(), source })?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
     let settings = ApiSettings { token: config.token.clone(), max_body_bytes: config.max_body_bytes };
     let scheme = if tls.is_some() { "https" } else { "http" };
-    let db = config.db.display().to_string();
-    let daemon = Daemon::new(store.clone(), agents, ceph, config);
-    let cancel = CancellationToken::new();
-    let workers = daemon.spawn_workers(&cancel);
-    // Reported, not required: the daemon serves without a cluster.
-    let checking = daemon.clone();
-    tokio::spawn(async move { checking.cluster.check().await });
-    tracing::info!(%local, db, "osdkeeper daemon listening");
+    let db = config.db.to_string();
+    let gate = Gate::new(db.clone());
+    let leading: Arc<OnceLock<Arc<Daemon>>> = Arc::new(OnceLock::new());
+    let url = format!("{scheme}://{}", advertised(local));
+    let lead = Lead { agents, ceph, config, settings, gate: gate.clone(), leading: leading.clone() };
+    // A daemon on a file leads before it listens: its first request finds the API.
+    let (lead, led) = match opened {
+        Some(store) => (None, Some(lead.start(store))),
+        None => (Some(lead), None),
+    };
+    let served = tokio::spawn(serve_http(listener, gate.router(), tls, stop.clone(), leading));
     // Tests and scripts read the bound address (port 0) from this line.
     println!("listening on {local}");
     eprintln!("osdkeeper: dashboard at {scheme}://{local}/");
-    let app = crate::api::router(daemon.clone(), settings);
-    let streams = daemon.clone();
-    let shutdown = async move {
-        shutdown.await;
-        streams.events.close_streams();
-    };
-    // hyper's own 400/414/431 answers are bodiless; every connection is
-    // wrapped to give them a JSON body (the decrypted side under TLS).
-    let served = match tls {
-        None => {
-            let listener = crate::api::raw_errors::JsonErrorListener(listener);
-            axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+    let (store, workers, cancel) = match (led, lead) {
+        (Some(led), _) => led,
+        (None, Some(lead)) => {
+            let DbLocation::Rados(rados) = lead.config.db.clone() else { unreachable!("a file is opened above") };
+            let cli = ceph_cli(&lead.config, None);
+            match leader::take_over(&rados, &cli, &gate, &url, &stop).await? {
+                Some(store) => lead.start(store),
+                None => return finish(served, Vec::new(), None, &stop).await,
+            }
         }
-        Some(tls) => crate::tls::serve_tls(listener, app, tls, shutdown, crate::api::raw_errors::JsonErrors::new).await,
+        (None, None) => unreachable!("either led or about to lead"),
+    };
+    tracing::info!(%local, db, "osdkeeper daemon listening");
+    finish(served, workers, Some(store), &cancel).await
+}
+
+/// What a daemon needs to start leading once it has its store.
+struct Lead {
+    agents: Arc<dyn HostAgents>,
+    ceph: Arc<dyn CephCluster>,
+    config: Config,
+    settings: ApiSettings,
+    gate: Arc<Gate>,
+    leading: Arc<OnceLock<Arc<Daemon>>>,
+}
+
+impl Lead {
+    /// Builds the daemon, starts its workers and opens the API onto it.
+    fn start(self, store: Store) -> (Store, Vec<tokio::task::JoinHandle<()>>, CancellationToken) {
+        let daemon = Daemon::new(store.clone(), self.agents, self.ceph, self.config);
+        if self.leading.set(daemon.clone()).is_err() {
+            tracing::error!("a daemon was started twice in one process; the first one's streams are closed at shutdown");
+        }
+        let cancel = CancellationToken::new();
+        let workers = daemon.spawn_workers(&cancel);
+        // Reported, not required: the daemon serves without a cluster.
+        let checking = daemon.clone();
+        tokio::spawn(async move { checking.cluster.check().await });
+        self.gate.open(crate::api::router(daemon, self.settings));
+        (store, workers, cancel)
+    }
+}
+
+/// Waits for the HTTP server to end (it ends on the shutdown signal), then
+/// stops the workers and closes the store.
+async fn finish(
+    served: tokio::task::JoinHandle<std::io::Result<()>>,
+    workers: Vec<tokio::task::JoinHandle<()>>,
+    store: Option<Store>,
+    cancel: &CancellationToken,
+) -> Result<(), ServeError> {
+    let served = match served.await {
+        Ok(r) => r,
+        Err(e) => Err(std::io::Error::other(format!("the HTTP server task ended abnormally: {e}"))),
     };
     tracing::info!("shutting down");
     cancel.cancel();
@@ -117,8 +189,47 @@ pub async fn serve_with(
             tracing::error!("a background worker ended abnormally: {e}");
         }
     }
-    store.close().await;
+    if let Some(store) = store {
+        store.close().await;
+    }
     served.map_err(ServeError::Http)
+}
+
+/// Serves `app` until `stop`; the event streams of the daemon, once it
+/// leads, are closed first so that the graceful shutdown does not wait on them.
+async fn serve_http(
+    listener: TcpListener,
+    app: axum::Router,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    stop: CancellationToken,
+    leading: Arc<OnceLock<Arc<Daemon>>>,
+) -> std::io::Result<()> {
+    let shutdown = async move {
+        stop.cancelled().await;
+        if let Some(daemon) = leading.get() {
+            daemon.events.close_streams();
+        }
+    };
+    // hyper's own 400/414/431 answers are bodiless; every connection is
+    // wrapped to give them a JSON body (the decrypted side under TLS).
+    match tls {
+        None => {
+            let listener = crate::api::raw_errors::JsonErrorListener(listener);
+            axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+        }
+        Some(tls) => crate::tls::serve_tls(listener, app, tls, shutdown, crate::api::raw_errors::JsonErrors::new).await,
+    }
+}
+
+/// The address others reach this daemon at: the bound one, or the
+/// machine's name when bound to every address.
+fn advertised(local: std::net::SocketAddr) -> String {
+    if local.ip().is_unspecified() {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        format!("{}:{}", host.trim(), local.port())
+    } else {
+        local.to_string()
+    }
 }
 
 /// SIGTERM or Ctrl-C.

@@ -18,6 +18,7 @@ pub mod session;
 mod session_tests;
 mod status;
 pub mod wire;
+pub mod xattrs;
 
 use futures::future::BoxFuture;
 

@@ -12,9 +12,13 @@ pub struct ServeArgs {
     /// Address to listen on [default: 127.0.0.1:8740, or the config file's].
     #[arg(long)]
     listen: Option<SocketAddr>,
-    /// SQLite database file [default: osdkeeper.db, or the config file's].
+    /// SQLite database file, or ceph:POOL/NAMESPACE/NAME for one kept in
+    /// RADOS that several daemons share, one leading [default: osdkeeper.db, or the config file's].
     #[arg(long)]
     db: Option<PathBuf>,
+    /// Create the RADOS pool of a ceph: database if it does not exist.
+    #[arg(long)]
+    create_pool: bool,
     /// YAML config file (see deploy/osdkeeper.example.yaml).
     #[arg(long, env = "OSDKEEPER_CONFIG")]
     config: Option<PathBuf>,
@@ -51,6 +55,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     let overrides = Overrides {
         listen: args.listen,
         db: args.db,
+        create_pool: args.create_pool,
         token: std::env::var("OSDKEEPER_TOKEN").ok(),
         agent_token: std::env::var("OSDKEEPER_AGENT_TOKEN").ok(),
         token_file: args.token_file,
@@ -66,6 +71,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Err(e) => return fail(e.to_string()),
     };
     crate::telemetry::init(config.log_format);
+    if matches!(config.db, crate::store::location::DbLocation::Rados(_)) {
+        vfs_environment(&config);
+    }
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => return fail(format!("cannot start the runtime: {e}")),
@@ -73,6 +81,25 @@ pub fn run(args: ServeArgs) -> ExitCode {
     match rt.block_on(crate::app::serve(config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e.to_string()),
+    }
+}
+
+/// Ceph's SQLite VFS finds its cluster as every Ceph client does, through
+/// `CEPH_CONF` and `CEPH_ARGS`: given the daemon's own settings here,
+/// before any thread starts (the environment is not safe to change later).
+fn vfs_environment(config: &Config) {
+    if let Some(conf) = &config.ceph_conf {
+        std::env::set_var("CEPH_CONF", conf);
+    }
+    let mut args = std::env::var("CEPH_ARGS").unwrap_or_default();
+    if let Some(name) = &config.ceph_name {
+        args.push_str(&format!(" --name {name}"));
+    }
+    if let Some(keyring) = &config.ceph_keyring {
+        args.push_str(&format!(" --keyring {}", keyring.display()));
+    }
+    if !args.trim().is_empty() {
+        std::env::set_var("CEPH_ARGS", args.trim());
     }
 }
 

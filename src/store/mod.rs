@@ -23,6 +23,7 @@ mod events;
 mod holds;
 mod hosts;
 mod inventories;
+pub mod location;
 mod operations;
 mod osd_benches;
 mod runs;
@@ -56,6 +57,10 @@ pub enum StoreError {
     Conflict(String),
     #[error("the database holds something unreadable: {0}")]
     Corrupt(String),
+    /// The database cannot be reached at all (its VFS missing, a second
+    /// open in one process).
+    #[error("{0}")]
+    Unavailable(String),
     #[error("database error: {0}")]
     Db(#[source] DbError),
     #[error("cannot prepare the database: {0}")]
@@ -95,6 +100,12 @@ impl Store {
     /// Opens (creating if needed) the SQLite database file and applies migrations.
     pub async fn open(path: &Path) -> Result<Store> {
         Store::with_backend(sqlite::open(path).await?).await
+    }
+
+    /// Opens the database kept in RADOS, waiting as long as another daemon
+    /// holds it (`sqlite/rados.rs`); `fence` runs if this process loses it.
+    pub async fn open_rados(db: &location::RadosDb, fence: impl Fn(&str) + Send + Sync + 'static) -> Result<Store> {
+        Store::with_backend(sqlite::open_rados(db, Box::new(fence)).await?).await
     }
 
     /// A store on any backend; writes other processes make from now on

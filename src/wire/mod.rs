@@ -13,4 +13,5 @@ pub mod fio;
 pub mod inventory_file;
 mod inventory_hosts;
 pub mod json_stream;
+pub mod leader;
 pub mod preview_json;

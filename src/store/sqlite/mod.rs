@@ -32,6 +32,7 @@ mod hosts;
 mod inventories;
 mod operations;
 mod osd_benches;
+pub(super) mod rados;
 mod runs;
 mod samples;
 mod specs;
@@ -60,6 +61,12 @@ pub(super) async fn open(path: &Path) -> Result<Arc<dyn Backend>> {
     Ok(Arc::new(SqliteBackend::open(path).await?))
 }
 
+/// Opens the database kept in RADOS (`rados.rs`), waiting while another
+/// daemon holds it; `fence` is called if the lock is lost later.
+pub(super) async fn open_rados(db: &super::location::RadosDb, fence: rados::Fence) -> Result<Arc<dyn Backend>> {
+    Ok(Arc::new(rados::open(db, fence).await?))
+}
+
 pub(super) struct SqliteBackend {
     /// One connection, kept open for good: `data_version` is per connection.
     writes: SqlitePool,
@@ -68,6 +75,7 @@ pub(super) struct SqliteBackend {
 
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> StoreError {
+        rados::check(&e);
         StoreError::Db(DbError::new(e))
     }
 }
@@ -105,6 +113,12 @@ impl SqliteBackend {
             .connect_with(options.create_if_missing(false).read_only(true))
             .await?;
         Ok(SqliteBackend { writes, reads })
+    }
+
+    /// Reads and writes on one connection: a database whose lock is held
+    /// by its connection (RADOS) cannot have a second one.
+    fn one_connection(pool: SqlitePool) -> SqliteBackend {
+        SqliteBackend { reads: pool.clone(), writes: pool }
     }
 
     /// A transaction that takes the write lock at once. Each of ours reads,

@@ -27,6 +27,19 @@ pub struct Health {
     pub warnings: Vec<HealthWarning>,
 }
 
+/// `/healthz` of a standby (503): it waits for the database's lock, which
+/// the leader holds; `leader` is the leader's own record, when it wrote one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct StandbyHealth {
+    /// `standby`.
+    pub status: String,
+    /// The database every daemon of the set opens (`ceph:POOL/NAMESPACE/NAME`).
+    pub db: String,
+    pub leader: Option<crate::wire::leader::LeaderRecord>,
+    /// One line: what this daemon waits for and where to go instead.
+    pub message: String,
+}
+
 /// One warning of the daemon's, shaped as a Ceph health check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct HealthWarning {

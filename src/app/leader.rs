@@ -1,0 +1,143 @@
+//! Becoming the leader of a database kept in RADOS: check that the cluster
+//! answers and the pool is there (Ceph's VFS aborts the process when it
+//! cannot reach the cluster, so it is never asked first), wait for the
+//! database's lock as a standby that says where the leader is, then say
+//! where this daemon serves. Losing the lock later ends the process at
+//! once (`lost`: aborted, so that nothing runs after it); systemd starts
+//! it again, as a standby.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+use super::ServeError;
+use crate::api::standby::Gate;
+use crate::ceph::bench::CephBench;
+use crate::ceph::cli::CephCli;
+use crate::ceph::xattrs::ObjectName;
+use crate::clock::now_ms;
+use crate::store::location::RadosDb;
+use crate::store::Store;
+use crate::wire::leader::LeaderRecord;
+
+/// How often a standby reads the leader's record.
+const LEADER_READ_EVERY: Duration = Duration::from_secs(5);
+/// PGs of a pool `--create-pool` makes: the database is a few MiB.
+const POOL_PGS: u32 = 8;
+const XATTR: &str = "leader";
+
+/// Waits for the lock on `db` (whose pool `check_pool` found) and returns
+/// the store once this daemon leads; None if told to stop first.
+pub(super) async fn take_over(
+    db: &RadosDb,
+    ceph: &CephCli,
+    gate: &Arc<Gate>,
+    url: &str,
+    stop: &CancellationToken,
+) -> Result<Option<Store>, ServeError> {
+    let object = db.leader_object();
+    let at = ObjectName { pool: &db.pool, namespace: &db.namespace, object: &object };
+    let started = Instant::now();
+    tracing::info!(%db, "waiting for the database's lock (a standby until then)");
+    let fence = {
+        let db = db.to_string();
+        move |why: &str| lost(&db, why)
+    };
+    let opening = Store::open_rados(db, fence);
+    tokio::pin!(opening);
+    let mut tick = tokio::time::interval(LEADER_READ_EVERY);
+    let store = loop {
+        tokio::select! {
+            opened = &mut opening => break opened.map_err(|source| ServeError::Store { path: db.to_string(), source })?,
+            _ = stop.cancelled() => {
+                tracing::info!(%db, "stopped while a standby");
+                return Ok(None);
+            }
+            _ = tick.tick() => match ceph.get_xattr(&at, XATTR).await {
+                Ok(text) => gate.set_leader(text.as_deref().and_then(LeaderRecord::from_json)),
+                Err(e) => tracing::warn!(%db, "cannot read the leader's record: {e}"),
+            },
+        }
+    };
+    let waited = started.elapsed().as_secs_f64();
+    tracing::info!(%db, waited_s = waited, "took the database's lock: leading");
+    watch_for_freezes(db.to_string());
+    let me = LeaderRecord { url: url.to_string(), host: hostname(), pid: std::process::id(), since_ms: now_ms() };
+    if let Err(e) = ceph.set_xattr(&at, XATTR, &me.to_json()).await {
+        // Only the standbys' hint: leading does not depend on it.
+        tracing::warn!(%db, "cannot write the leader's record (standbys will not say where this daemon serves): {e}");
+    }
+    Ok(Some(store))
+}
+
+/// Ends the process at once: another daemon leads, or may lead, now. No
+/// step of this one may run after that, not even a graceful shutdown's.
+/// Aborted, not exited: `exit` runs the Ceph libraries' exit handlers,
+/// which took 2 s on 16.2 while the other threads went on working.
+fn lost(db: &str, why: &str) -> ! {
+    tracing::error!(%db, "lost the database's lock ({why}): another daemon leads now; stopping without another step");
+    eprintln!("osdkeeper serve: lost the lock on {db} ({why}); another daemon leads now, stopping at once");
+    std::process::abort()
+}
+
+/// The VFS renews its lock every 2 s and loses it after 30 s without a
+/// renewal (`cephsqlite_lock_renewal_timeout`, fixed on 16.2): a process
+/// that was frozen (SIGSTOP, a VM paused, swapped out) for about that long
+/// may wake up after a standby took over, and its first step, before any
+/// write fails, must not run. A thread of its own that sleeps a second at
+/// a time sees the gap when it wakes with the others; past this bound it
+/// ends the process. The bound is the timeout less two renewals and a
+/// margin: later, the lock may already have passed.
+pub const FROZEN_AFTER: Duration = Duration::from_secs(30 - 2 * 2 - 4);
+
+fn watch_for_freezes(db: String) {
+    let name = db.clone();
+    let spawned = std::thread::Builder::new().name("lock-watchdog".into()).spawn(move || {
+        let mut last = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_secs(1));
+            let gap = last.elapsed();
+            if gap > FROZEN_AFTER {
+                lost(
+                    &db,
+                    &format!(
+                        "this process did not run for {:.0} s, long enough for its lock to pass",
+                        gap.as_secs_f64()
+                    ),
+                );
+            }
+            last = Instant::now();
+        }
+    });
+    if let Err(e) = spawned {
+        lost(&name, &format!("cannot start the lock watchdog: {e}"));
+    }
+}
+
+/// Before anything listens: the cluster answers and the pool is there
+/// (made when told to).
+pub(super) async fn check_pool(db: &RadosDb, create_pool: bool, ceph: &CephCli) -> Result<(), ServeError> {
+    let unreachable = |e: crate::ceph::CephError| {
+        ServeError::Rados(format!("cannot open {db}: the Ceph cluster did not answer `ceph osd pool ls detail`: {e}"))
+    };
+    if ceph.pool(&db.pool).await.map_err(unreachable)?.is_some() {
+        return Ok(());
+    }
+    if !create_pool {
+        return Err(ServeError::Rados(format!(
+            "cannot open {db}: the pool {pool} does not exist; start with --create-pool, or create it \
+             (`ceph osd pool create {pool}` and `ceph osd pool application enable {pool} osdkeeper`)",
+            pool = db.pool
+        )));
+    }
+    ceph.create_pool(&db.pool, POOL_PGS)
+        .await
+        .map_err(|e| ServeError::Rados(format!("cannot create the pool {} for {db}: {e}", db.pool)))?;
+    tracing::info!(pool = db.pool, "created the database's pool");
+    Ok(())
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
+}
