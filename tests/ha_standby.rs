@@ -15,12 +15,16 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::client::Api;
-use common::sandbox::Sandbox;
+use common::sandbox::{ceph_wrapper, sandbox_agent, Sandbox};
 use common::*;
 use serde_json::Value;
 
 const POOL: &str = "osdkeeper";
 const DB: &str = "ceph:osdkeeper/ha-test/osdkeeper.db";
+/// The second set of daemons, which drains an OSD: its own database.
+const DRAIN_DB: &str = "ceph:osdkeeper/ha-drain/osdkeeper.db";
+const AGENT_TOKEN: &str = "ha-agent-token";
+const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
 /// `cephsqlite_lock_renewal_timeout`, which 16.2 does not let us change.
 const LOCK_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -28,11 +32,13 @@ fn keyring(sb: &Sandbox) -> PathBuf {
     sb.dir.join("osdkeeper.keyring")
 }
 
-fn config(dir: &Path, sb: &Sandbox) -> PathBuf {
-    let path = dir.join("osdkeeper.yaml");
+/// The daemons' config: Ceph as `client.osdkeeper` through `ceph_bin`
+/// (the sandbox's own, or a wrapper that logs each command).
+fn config(dir: &Path, sb: &Sandbox, ceph_bin: Option<&Path>) -> PathBuf {
+    let path = dir.join(format!("osdkeeper-{}.yaml", ceph_bin.is_some()));
     let yaml = format!(
-        "{}  name: client.osdkeeper\n  keyring: {}\nreconcile:\n  enabled: false\n",
-        sb.ceph_yaml(None),
+        "{}  name: client.osdkeeper\n  keyring: {}\nreconcile:\n  enabled: false\npoll:\n  interval_s: 2\nremoval:\n  interval_s: 1\n",
+        sb.ceph_yaml(ceph_bin),
         keyring(sb).display()
     );
     std::fs::write(&path, yaml).unwrap();
@@ -58,15 +64,23 @@ fn serve(dir: &Path, name: &str, config: &Path, db: &str, extra: &[&str]) -> Ser
         .arg(config)
         .args(extra)
         .env_remove("OSDKEEPER_TOKEN")
-        .env_remove("OSDKEEPER_AGENT_TOKEN")
+        .env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)
         .env_remove("CEPH_ARGS");
     let (proc, addr) = spawn_listening(cmd, name, &log);
     Serving { proc, url: format!("http://{addr}"), log }
 }
 
+/// /healthz's status and body; (0, the error) when nothing answers (a
+/// daemon that died), so that a wait says so with the daemon's log.
 fn health(d: &Serving) -> (u16, Value) {
-    let a = Api::new(&d.url, None).healthz();
-    (a.status, a.body)
+    let http = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+    match http.get(format!("{}/healthz", d.url)).send() {
+        Ok(r) => {
+            let status = r.status().as_u16();
+            (status, r.json().unwrap_or(Value::Null))
+        }
+        Err(e) => (0, Value::String(e.to_string())),
+    }
 }
 
 /// Waits until `d` leads (its /healthz answers 200) and says how long it took.
@@ -89,6 +103,10 @@ fn leads(d: &Serving, within: Duration, others: &[&Serving]) -> Duration {
 
 /// Waits until `d` is a standby that names `leader` as the leader.
 fn stands_by_for(d: &Serving, leader: &Serving) {
+    stands_by_for_db(d, leader, DB)
+}
+
+fn stands_by_for_db(d: &Serving, leader: &Serving, db: &str) {
     let (status, body) = wait_for_or(
         &format!("{} to stand by for {}", d.proc.name, leader.url),
         Duration::from_secs(30),
@@ -100,7 +118,7 @@ fn stands_by_for(d: &Serving, leader: &Serving) {
     );
     assert_eq!(status, 503, "a standby is not ready to serve: {body}");
     assert_eq!(body["status"], "standby", "{body}");
-    assert_eq!(body["db"], DB, "{body}");
+    assert_eq!(body["db"], db, "{body}");
     assert_eq!(body["leader"]["pid"], leader.proc.pid(), "{body}");
     let message = body["message"].as_str().unwrap();
     assert!(message.contains(&leader.url), "the standby says where to go: {message}");
@@ -131,10 +149,10 @@ fn exits(d: &mut Serving, within: Duration) -> Option<std::process::ExitStatus> 
 }
 
 #[test]
-fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze() {
+fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_finish_a_drain() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let sb = Sandbox::start(&dir.join("ceph"), &["--osds", "3"]);
+    let sb = Sandbox::start(&dir.join("ceph"), &["--loop"]);
     let out = Command::new(repo().join("deploy/ceph-auth.sh"))
         .arg(keyring(&sb))
         .arg(POOL)
@@ -143,7 +161,7 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze() {
         .output()
         .unwrap();
     assert!(out.status.success(), "ceph-auth.sh: {}", String::from_utf8_lossy(&out.stderr));
-    let config = config(dir, &sb);
+    let config = config(dir, &sb, None);
 
     // What is wrong is said in one line, and nothing starts.
     for (db, extra, why) in [
@@ -232,4 +250,80 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze() {
     assert!(said.contains("lost the lock on ceph:osdkeeper/ha-test/osdkeeper.db"), "it says why it stopped:\n{said}");
     let hosts = cli_ok(&d.url, None, &["host", "ls", "--format", "json"]);
     assert!(hosts.contains("f5-422-01"), "{hosts}");
+
+    drop((a, b, c, d));
+
+    // A removal under way when its leader is killed: the standby finishes
+    // it, and each destructive command went out once (the wrapper's log is
+    // the cluster's audit here: every daemon runs Ceph through it).
+    let (ceph_bin, ceph_log) = ceph_wrapper(dir, &sb);
+    let config = self::config(dir, &sb, Some(&ceph_bin));
+    let loops = sb.loops();
+    let dev = |id: u32| loops.iter().find(|(i, _)| *i == id).map(|(_, d)| d.clone()).unwrap();
+    let _agents: Vec<(Proc, String)> = HOSTS
+        .iter()
+        .enumerate()
+        .map(|(n, host)| {
+            let (first, second) = (2 * n as u32, 2 * n as u32 + 1);
+            sandbox_agent(dir, &sb, host, &[dev(first), dev(second)], AGENT_TOKEN)
+        })
+        .collect();
+    let mut a = serve(dir, "drain-a", &config, DRAIN_DB, &[]);
+    leads(&a, Duration::from_secs(60), &[]);
+    for (host, (_, addr)) in HOSTS.iter().zip(&_agents) {
+        cli_ok(&a.url, None, &["host", "add", host, addr]);
+    }
+    wait_for("inventories of the three hosts", Duration::from_secs(120), || {
+        let (_, out, _) = cli(&a.url, None, &["device", "ls", "--format", "json"]);
+        let v: Value = serde_json::from_str(&out).ok()?;
+        v.as_array()?.iter().all(|h| h["devices"].as_array().is_some_and(|d| d.len() == 2)).then_some(())
+    });
+    // The drain is held where it is (as in tests/sandbox_removal.rs) until
+    // the standby leads: the balancer off, and no backfill or recovery.
+    assert_eq!(sb.ceph(&["balancer", "off"]).0, 0);
+    sb.wait_clean();
+    for flag in ["norebalance", "nobackfill", "norecover"] {
+        assert_eq!(sb.ceph(&["osd", "set", flag]).0, 0);
+    }
+    cli_ok(&a.url, None, &["osd", "rm", "4", "--zap"]);
+    wait_removal(&a, 4, "draining", Duration::from_secs(120));
+    let b = serve(dir, "drain-b", &config, DRAIN_DB, &[]);
+    stands_by_for_db(&b, &a, DRAIN_DB);
+    a.proc.kill9();
+    let took = leads(&b, LOCK_TIMEOUT + Duration::from_secs(10), &[&a]);
+    eprintln!("kill -9 of the leader mid-drain: the standby led {:.1} s later", took.as_secs_f64());
+    let going = removal(&b, 4).unwrap_or_else(|| panic!("the new leader knows the removal:\n{}", b.log()));
+    assert_eq!(going["state"], "draining", "it carries on where the old leader was: {going}");
+    for flag in ["norebalance", "nobackfill", "norecover"] {
+        assert_eq!(sb.ceph(&["osd", "unset", flag]).0, 0);
+    }
+    let done = wait_removal(&b, 4, "done", Duration::from_secs(300));
+    assert!(sb.osd(4).is_none(), "osd.4 is purged");
+    assert_eq!(count_lines(&ceph_log, "osd purge 4"), 1, "purge issued exactly once");
+    assert_eq!(blkid_type(&dev(4)), None, "its disk was wiped");
+    let detail = Api::new(&b.url, None).removal(&done["removal_id"], "").body;
+    let zaps =
+        detail["actions"].as_array().unwrap().iter().filter(|a| a["effect"].as_str().unwrap().contains("zap")).count();
+    assert_eq!(zaps, 1, "zapped exactly once: {detail}");
+    let (_, events, _) = cli(&b.url, None, &["events", "--limit", "200"]);
+    assert!(events.contains("Scheduled OSD(s) for removal: osd.4 (zap)"), "the old leader's events are kept: {events}");
+    assert!(events.contains("Successfully purged osd.4 on f5-422-03"), "{events}");
+}
+
+fn removal(d: &Serving, osd: u32) -> Option<Value> {
+    let out = cli_ok(&d.url, None, &["osd", "rm", "status", "--format", "json", "--history", "50"]);
+    let all: Value = serde_json::from_str(&out).unwrap();
+    all.as_array().unwrap().iter().rfind(|r| r["osd_id"] == osd).cloned()
+}
+
+fn wait_removal(d: &Serving, osd: u32, state: &str, timeout: Duration) -> Value {
+    wait_for_or(
+        &format!("osd.{osd} to reach {state}"),
+        timeout,
+        || removal(d, osd).filter(|r| r["state"] == state),
+        || {
+            let (_, events, _) = cli(&d.url, None, &["events", "--osd", &osd.to_string()]);
+            format!("the removal: {:?}\nits events:\n{events}\n--- the daemon's log:\n{}", removal(d, osd), d.log())
+        },
+    )
 }

@@ -285,7 +285,3 @@ fn benchmarks_on_a_real_cluster() {
         "the pool is removed"
     );
 }
-
-fn count_lines(log: &Path, needle: &str) -> usize {
-    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| l.contains(needle)).count()
-}

@@ -167,12 +167,6 @@ fn running_osd_on(sb: &Sandbox, host: &str, device: &str) -> Option<u64> {
     (osd["up"] == 1 && osd["in"] == 1 && under).then_some(id)
 }
 
-fn blkid_type(dev: &str) -> Option<String> {
-    let out = Command::new("blkid").args(["-p", "-o", "value", "-s", "TYPE", dev]).output().ok()?;
-    let t = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (!t.is_empty()).then_some(t)
-}
-
 fn event_messages(url: &str) -> Vec<String> {
     let (_, out, _) = cli(url, Some(TOKEN), &["events", "--format", "json", "--limit", "1000"]);
     let events: Vec<Value> = serde_json::from_str(&out).unwrap_or_default();

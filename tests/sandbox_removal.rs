@@ -88,16 +88,6 @@ fn wait_state(url: &str, osd: u32, state: &str, timeout: Duration) -> Value {
     )
 }
 
-fn blkid_type(dev: &str) -> Option<String> {
-    let out = Command::new("blkid").args(["-p", "-o", "value", "-s", "TYPE", dev]).output().ok()?;
-    let t = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (!t.is_empty()).then_some(t)
-}
-
-fn count_lines(log: &Path, needle: &str) -> usize {
-    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| l.contains(needle)).count()
-}
-
 #[test]
 fn removal_lifecycle_on_a_real_cluster() {
     let work = tempfile::Builder::new().prefix("osdkeeper-sandbox").tempdir().unwrap();

@@ -104,6 +104,7 @@ pub async fn serve_with(
         }
         DbLocation::Rados(rados) => {
             leader::check_pool(rados, config.create_pool, &ceph_cli(&config, None)).await?;
+            Store::load_rados_vfs().await.map_err(|e| ServeError::Rados(format!("cannot open {rados}: {e}")))?;
             (None, None)
         }
     };
@@ -158,7 +159,9 @@ impl Lead {
     fn start(self, store: Store) -> (Store, Vec<tokio::task::JoinHandle<()>>, CancellationToken) {
         let daemon = Daemon::new(store.clone(), self.agents, self.ceph, self.config);
         if self.leading.set(daemon.clone()).is_err() {
-            tracing::error!("a daemon was started twice in one process; the first one's streams are closed at shutdown");
+            tracing::error!(
+                "a daemon was started twice in one process; the first one's streams are closed at shutdown"
+            );
         }
         let cancel = CancellationToken::new();
         let workers = daemon.spawn_workers(&cancel);

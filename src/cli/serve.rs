@@ -71,7 +71,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Err(e) => return fail(e.to_string()),
     };
     crate::telemetry::init(config.log_format);
-    if matches!(config.db, crate::store::location::DbLocation::Rados(_)) {
+    if config.db.file().is_none() {
         vfs_environment(&config);
     }
     let rt = match tokio::runtime::Runtime::new() {

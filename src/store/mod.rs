@@ -108,6 +108,12 @@ impl Store {
         Store::with_backend(sqlite::open_rados(db, Box::new(fence)).await?).await
     }
 
+    /// Loads Ceph's SQLite VFS (once per process): whether a `ceph:`
+    /// database can be opened at all, asked before the daemon listens.
+    pub async fn load_rados_vfs() -> Result<()> {
+        sqlite::rados::register_vfs().await
+    }
+
     /// A store on any backend; writes other processes make from now on
     /// are noticed (`Changes::look_outside`).
     pub async fn with_backend(backend: Arc<dyn Backend>) -> Result<Store> {

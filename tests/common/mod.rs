@@ -170,3 +170,15 @@ pub fn wait_for<T>(what: &str, timeout: Duration, mut check: impl FnMut() -> Opt
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// The signature `blkid` finds on a device (`ceph_bluestore`), if any.
+pub fn blkid_type(dev: &str) -> Option<String> {
+    let out = Command::new("blkid").args(["-p", "-o", "value", "-s", "TYPE", dev]).output().ok()?;
+    let t = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!t.is_empty()).then_some(t)
+}
+
+/// How many lines of a log (the Ceph commands a wrapper logged) hold `needle`.
+pub fn count_lines(log: &Path, needle: &str) -> usize {
+    std::fs::read_to_string(log).unwrap_or_default().lines().filter(|l| l.contains(needle)).count()
+}

@@ -10,9 +10,10 @@ use crate::clock::now_ms;
 use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::boost::{
-    boost_step, mclock_hdd_shards, mclock_trap, not_applied, plan, restore_plan, still_arriving, wanted, Boost,
-    BoostStep, Restore, SECTION,
+    boost_step, mclock_trap, not_applied, plan, restore_plan, still_arriving, wanted, Boost, BoostStep, Restore,
+    SECTION,
 };
+use crate::domain::removal::mclock_shards::mclock_hdd_shards;
 use crate::domain::removal::RemovalRecord;
 
 /// How long the OSDs are given to receive the boost before what they run is

@@ -86,7 +86,7 @@ impl RecoveryNow {
         self.running.iter().find(|r| r.name == name)
     }
 
-    fn number(&self, name: &str) -> Option<u64> {
+    pub(super) fn number(&self, name: &str) -> Option<u64> {
         self.running(name).and_then(|r| r.value.parse().ok())
     }
 
@@ -173,29 +173,6 @@ pub fn mclock_trap(now: &RecoveryNow) -> Option<String> {
             ignored.join(", ")
         )
     })
-}
-
-/// mClock's HDD shards, in words, when they split an HDD OSD's recovery:
-/// mClock gives each shard its part of the OSD's IOPS capacity, so with
-/// Pacific's and early Reef's 5 shards × 1 thread a lone backfill gets a
-/// fifth of the disk. Ceph 18.2.5 made it 1 shard × 5 threads (PR 59972);
-/// an older OSD, or one configured so, is named with how to change it.
-pub fn mclock_hdd_shards(now: &RecoveryNow) -> Option<String> {
-    if now.scheduler() != Scheduler::Mclock {
-        return None;
-    }
-    // A fixed count for every class wins over the HDD one.
-    if now.number("osd_op_num_shards").is_some_and(|n| n > 0) {
-        return None;
-    }
-    let shards = now.number("osd_op_num_shards_hdd").filter(|&n| n > 1)?;
-    let threads = now.number("osd_op_num_threads_per_shard_hdd").unwrap_or(1);
-    Some(format!(
-        "HDD OSDs run mClock with osd_op_num_shards_hdd = {shards} (× {threads} thread(s)): each shard gets \
-         1/{shards} of the disk's IOPS capacity, which slows a drain from HDDs; Ceph 18.2.5 runs 1 shard × 5 \
-         threads (`ceph config set osd osd_op_num_shards_hdd 1` and `osd_op_num_threads_per_shard_hdd 5`, \
-         applied when each OSD restarts)"
-    ))
 }
 
 /// The options the boost set that osd.`probe` does not run with, and why
@@ -367,28 +344,6 @@ mod tests {
         now.running[3].value = "true".into();
         assert_eq!(mclock_trap(&now), None, "overridden on purpose");
         assert_eq!(mclock_trap(&sandbox(vec![])), None, "wpq honours them");
-    }
-
-    #[test]
-    fn mclock_hdd_shards_of_reef_before_18_2_5_are_named_and_18_2_5s_are_not() {
-        let mut now = sandbox(vec![]);
-        now.running = running(&[
-            ("osd_op_queue", "mclock_scheduler", "default"),
-            ("osd_op_num_shards", "0", "default"),
-            ("osd_op_num_shards_hdd", "5", "default"),
-            ("osd_op_num_threads_per_shard_hdd", "1", "default"),
-        ]);
-        let said = mclock_hdd_shards(&now).expect("18.2.4's defaults split the disk");
-        assert!(said.starts_with("HDD OSDs run mClock with osd_op_num_shards_hdd = 5 (× 1 thread(s))"), "{said}");
-        now.running[2].value = "1".into();
-        now.running[3].value = "5".into();
-        assert_eq!(mclock_hdd_shards(&now), None, "18.2.5's defaults");
-        now.running[2].value = "5".into();
-        now.running[1].value = "8".into();
-        assert_eq!(mclock_hdd_shards(&now), None, "a count for every class wins");
-        let mut wpq = sandbox(vec![]);
-        wpq.running.push(Running { name: "osd_op_num_shards_hdd".into(), value: "5".into(), source: "default".into() });
-        assert_eq!(mclock_hdd_shards(&wpq), None, "wpq has no per-shard capacity");
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod boost;
 pub mod cadence;
 mod devices;
 mod ending;
+pub mod mclock_shards;
 mod pacing;
 mod record;
 mod remaining;

@@ -52,7 +52,7 @@ static LEADING: AtomicBool = AtomicBool::new(false);
 /// The VFS registers itself for the whole process when it is loaded; sqlx
 /// loads extensions only after it opened a database, so it is loaded into
 /// a throw-away in-memory database first.
-async fn register_vfs() -> Result<()> {
+pub(in crate::store) async fn register_vfs() -> Result<()> {
     static LOADED: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
     LOADED
         .get_or_try_init(|| async {
