@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error_chain::with_causes;
+use crate::wire::api::backup::{BackupDone, BackupRequest};
 use crate::wire::api::bench::{
     ClusterBenchBody, ClusterComparison, ClusterRun, ClusterRunQuery, CompareQuery, OsdBench, OsdBenchBody,
     OsdBenchQuery,
@@ -311,6 +312,10 @@ impl Client {
 
     pub async fn tokens(&self) -> Result<Vec<TokenInfo>, ClientError> {
         self.get("/api/v1/tokens", &()).await
+    }
+
+    pub async fn backup(&self, body: &BackupRequest) -> Result<BackupDone, ClientError> {
+        self.post("/api/v1/backup", body).await
     }
 
     pub async fn create_token(&self, body: &NewToken) -> Result<CreatedToken, ClientError> {

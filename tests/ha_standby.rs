@@ -32,13 +32,13 @@ fn keyring(sb: &Sandbox) -> PathBuf {
     sb.dir.join("osdkeeper.keyring")
 }
 
-/// The daemons' config: Ceph as `client.osdkeeper` through `ceph_bin`
-/// (the sandbox's own, or a wrapper that logs each command).
-fn config(dir: &Path, sb: &Sandbox, ceph_bin: Option<&Path>) -> PathBuf {
-    let path = dir.join(format!("osdkeeper-{}.yaml", ceph_bin.is_some()));
+/// The daemons' config: Ceph as `client.osdkeeper` through `ceph_bin` (a
+/// wrapper that logs each command).
+fn config(dir: &Path, sb: &Sandbox, ceph_bin: &Path) -> PathBuf {
+    let path = dir.join("osdkeeper.yaml");
     let yaml = format!(
         "{}  name: client.osdkeeper\n  keyring: {}\nreconcile:\n  enabled: false\npoll:\n  interval_s: 2\nremoval:\n  interval_s: 1\n",
-        sb.ceph_yaml(ceph_bin),
+        sb.ceph_yaml(Some(ceph_bin)),
         keyring(sb).display()
     );
     std::fs::write(&path, yaml).unwrap();
@@ -161,7 +161,10 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
         .output()
         .unwrap();
     assert!(out.status.success(), "ceph-auth.sh: {}", String::from_utf8_lossy(&out.stderr));
-    let config = config(dir, &sb, None);
+    // Every daemon runs Ceph through this wrapper, whose log (each command
+    // with the pid that ran it) is the audit of what each one did.
+    let (ceph_bin, ceph_log) = ceph_wrapper(dir, &sb);
+    let config = config(dir, &sb, &ceph_bin);
 
     // What is wrong is said in one line, and nothing starts.
     for (db, extra, why) in [
@@ -240,6 +243,7 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     let signal =
         |name: &str, pid: u32| assert!(Command::new("kill").args([name, &pid.to_string()]).status().unwrap().success());
     signal("-STOP", c.proc.pid());
+    let frozen_at = std::fs::read_to_string(&ceph_log).unwrap_or_default().lines().count();
     let took = leads(&d, LOCK_TIMEOUT + Duration::from_secs(10), &[&c]);
     eprintln!("leader frozen: the standby led {:.1} s after SIGSTOP", took.as_secs_f64());
     signal("-CONT", c.proc.pid());
@@ -248,16 +252,31 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     assert!(!status.success(), "{status:?}");
     let said = c.log();
     assert!(said.contains("lost the lock on ceph:osdkeeper/ha-test/osdkeeper.db"), "it says why it stopped:\n{said}");
+    let mine = format!("pid={} ", c.proc.pid());
+    let audit = std::fs::read_to_string(&ceph_log).unwrap();
+    let after: Vec<&str> = audit.lines().skip(frozen_at).filter(|l| l.starts_with(&mine)).collect();
+    assert!(after.is_empty(), "the woken leader sent no Ceph command: {after:?}");
+    assert!(
+        audit.lines().take(frozen_at).any(|l| l.starts_with(&mine)),
+        "its commands before are in the audit:\n{audit}"
+    );
     let hosts = cli_ok(&d.url, None, &["host", "ls", "--format", "json"]);
     assert!(hosts.contains("f5-422-01"), "{hosts}");
+
+    // A backup goes through the leader's own connection (the lock admits
+    // no other), to a file on its machine, checked; never over a file.
+    let copy = dir.join("ha-backup.db");
+    let copy_text = copy.to_str().unwrap();
+    let said = cli_ok(&d.url, None, &["backup", copy_text, "--db", DB]);
+    assert!(said.contains("1 hosts") && copy.exists(), "{said}");
+    let (code, _, err) = cli(&d.url, None, &["backup", copy_text, "--db", DB]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("exists already"), "{err}");
 
     drop((a, b, c, d));
 
     // A removal under way when its leader is killed: the standby finishes
-    // it, and each destructive command went out once (the wrapper's log is
-    // the cluster's audit here: every daemon runs Ceph through it).
-    let (ceph_bin, ceph_log) = ceph_wrapper(dir, &sb);
-    let config = self::config(dir, &sb, Some(&ceph_bin));
+    // it, and each destructive command went out once.
     let loops = sb.loops();
     let dev = |id: u32| loops.iter().find(|(i, _)| *i == id).map(|(_, d)| d.clone()).unwrap();
     let _agents: Vec<(Proc, String)> = HOSTS
@@ -286,14 +305,18 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
         assert_eq!(sb.ceph(&["osd", "set", flag]).0, 0);
     }
     cli_ok(&a.url, None, &["osd", "rm", "4", "--zap"]);
-    wait_removal(&a, 4, "draining", Duration::from_secs(120));
+    let before = wait_removal(&a, 4, "draining", Duration::from_secs(120));
     let b = serve(dir, "drain-b", &config, DRAIN_DB, &[]);
     stands_by_for_db(&b, &a, DRAIN_DB);
     a.proc.kill9();
     let took = leads(&b, LOCK_TIMEOUT + Duration::from_secs(10), &[&a]);
     eprintln!("kill -9 of the leader mid-drain: the standby led {:.1} s later", took.as_secs_f64());
     let going = removal(&b, 4).unwrap_or_else(|| panic!("the new leader knows the removal:\n{}", b.log()));
-    assert_eq!(going["state"], "draining", "it carries on where the old leader was: {going}");
+    // The same removal, its drain not started again: held at the drain or
+    // at safe-to-destroy (PGs remapped off the OSD, none backfilled yet).
+    assert!(["draining", "waiting-safe"].contains(&going["state"].as_str().unwrap()), "it carries on: {going}");
+    assert_eq!(going["removal_id"], before["removal_id"], "{going}");
+    assert_eq!(going["drain_started_at"], before["drain_started_at"], "the drain goes on, not again: {going}");
     for flag in ["norebalance", "nobackfill", "norecover"] {
         assert_eq!(sb.ceph(&["osd", "unset", flag]).0, 0);
     }

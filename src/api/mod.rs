@@ -6,6 +6,7 @@
 //! Who may call which route is decided in `domain::auth` (`auth.rs` obeys it).
 
 pub mod auth;
+pub mod backup;
 pub mod bench;
 pub mod cluster;
 pub mod deployments;
@@ -49,6 +50,9 @@ pub struct ApiSettings {
     /// tokens created through the API are in the store.
     pub token: Option<String>,
     pub max_body_bytes: usize,
+    /// The daemon's store, for the one route that is about the database
+    /// itself rather than the cluster (`backup.rs`).
+    pub store: crate::store::Store,
 }
 
 /// A page of a list: the items as the body, the total before paging in `x-total-count`.
@@ -69,7 +73,7 @@ pub fn paged<T>(page: Page<T>) -> Paged<T> {
         osds::list, osds::remove, osds::status, osds::detail, osds::stop, osds::preview, devices::zap,
         deployments::list, deployments::detail,
         events::list, events::workers, stream::stream, summary::summary, cluster::status, healthz,
-        tokens::list, tokens::create, tokens::revoke, tokens::whoami,
+        tokens::list, tokens::create, tokens::revoke, tokens::whoami, backup::backup,
         bench::bench_osds, bench::osd_results, bench::bench_cluster, bench::cluster_runs, bench::cluster_run,
         bench::compare,
     ),
@@ -197,6 +201,7 @@ fn endpoints() -> Vec<Endpoint> {
         at("POST", "/api/v1/tokens", tokens::create),
         at("DELETE", "/api/v1/tokens/{name}", tokens::revoke),
         at("GET", "/api/v1/whoami", tokens::whoami),
+        at("POST", "/api/v1/backup", backup::backup),
         at("GET", "/api/v1/openapi.json", openapi),
         at("GET", "/api/v1/stream", stream::stream),
         at("GET", "/api/v1/summary", summary::summary),
@@ -228,6 +233,7 @@ pub fn router(daemon: Arc<Daemon>, settings: ApiSettings) -> Router {
     let http_metrics = Arc::new(metrics::HttpMetrics::default());
     let max_body = settings.max_body_bytes;
     api.layer(axum::Extension(Arc::new(snapshot::SnapshotCache::default())))
+        .layer(axum::Extension(Arc::new(settings.store)))
         .layer(middleware::from_fn_with_state(auth, browser_guard))
         .layer(middleware::from_fn_with_state(http_metrics.clone(), metrics::track))
         .layer(axum::Extension(http_metrics))

@@ -15,7 +15,7 @@ async fn serve_sim() -> (tempfile::TempDir, Arc<Daemon>, String) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("d.db")).await.unwrap();
     let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
-    let settings = super::ApiSettings { token: None, max_body_bytes: config.max_body_bytes };
+    let settings = super::ApiSettings { token: None, max_body_bytes: config.max_body_bytes, store: store.clone() };
     let d = Daemon::new(store, Arc::new(sim.clone()), Arc::new(sim), config);
     for name in ["f5-422-01", "f5-422-02"] {
         let h = d.inventory.add_host(name, &format!("{name}:8741"), &[], true).await.unwrap();

@@ -112,13 +112,12 @@ pub async fn serve_with(
         .await
         .map_err(|source| ServeError::Listen { addr: config.listen.to_string(), source })?;
     let local = listener.local_addr().map_err(ServeError::Http)?;
-    let settings = ApiSettings { token: config.token.clone(), max_body_bytes: config.max_body_bytes };
     let scheme = if tls.is_some() { "https" } else { "http" };
     let db = config.db.to_string();
     let gate = Gate::new(db.clone());
     let leading: Arc<OnceLock<Arc<Daemon>>> = Arc::new(OnceLock::new());
     let url = format!("{scheme}://{}", advertised(local));
-    let lead = Lead { agents, ceph, config, settings, gate: gate.clone(), leading: leading.clone() };
+    let lead = Lead { agents, ceph, config, gate: gate.clone(), leading: leading.clone() };
     // A daemon on a file leads before it listens: its first request finds the API.
     let (lead, led) = match opened {
         Some(store) => (None, Some(lead.start(store))),
@@ -149,7 +148,6 @@ struct Lead {
     agents: Arc<dyn HostAgents>,
     ceph: Arc<dyn CephCluster>,
     config: Config,
-    settings: ApiSettings,
     gate: Arc<Gate>,
     leading: Arc<OnceLock<Arc<Daemon>>>,
 }
@@ -157,6 +155,11 @@ struct Lead {
 impl Lead {
     /// Builds the daemon, starts its workers and opens the API onto it.
     fn start(self, store: Store) -> (Store, Vec<tokio::task::JoinHandle<()>>, CancellationToken) {
+        let settings = ApiSettings {
+            token: self.config.token.clone(),
+            max_body_bytes: self.config.max_body_bytes,
+            store: store.clone(),
+        };
         let daemon = Daemon::new(store.clone(), self.agents, self.ceph, self.config);
         if self.leading.set(daemon.clone()).is_err() {
             tracing::error!(
@@ -168,7 +171,7 @@ impl Lead {
         // Reported, not required: the daemon serves without a cluster.
         let checking = daemon.clone();
         tokio::spawn(async move { checking.cluster.check().await });
-        self.gate.open(crate::api::router(daemon, self.settings));
+        self.gate.open(crate::api::router(daemon, settings));
         (store, workers, cancel)
     }
 }

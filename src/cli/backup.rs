@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::exit;
+use super::remote::Remote;
 use crate::app::backup::{self, BackupFacts};
+use crate::wire::api::backup::BackupRequest;
 
 #[derive(clap::Args, Debug)]
 pub struct DbArgs {
@@ -38,8 +40,13 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| format!("cannot start: {e}"))
 }
 
-/// `backup FILE`: a consistent copy of the live database, checked.
-pub fn run_backup(args: DbArgs) -> ExitCode {
+/// `backup FILE`: a consistent copy of the live database, checked. A
+/// database kept in RADOS is copied by its leading daemon (`--url`), to
+/// FILE on that daemon's machine.
+pub fn run_backup(args: DbArgs, remote: &Remote) -> ExitCode {
+    if let Some(db) = backup::in_rados(args.db.as_deref(), args.config.as_deref()) {
+        return backup_through(remote, &db, &args.file);
+    }
     let done = args.db().and_then(|db| {
         let facts = runtime()?.block_on(backup::backup(&db, &args.file))?;
         Ok((db, facts))
@@ -76,6 +83,25 @@ pub fn run_restore(args: DbArgs) -> ExitCode {
         }
         Err(e) => fail("restore", e),
     }
+}
+
+fn backup_through(remote: &Remote, db: &str, file: &std::path::Path) -> ExitCode {
+    let Some(path) = file.to_str().map(str::to_string) else {
+        return fail("backup", format!("{}: the path is not UTF-8", file.display()));
+    };
+    super::remote::run(|| async move {
+        let done = remote.client()?.backup(&BackupRequest { file: path }).await?;
+        let facts = BackupFacts {
+            schema_version: done.schema_version,
+            hosts: done.hosts,
+            specs: done.specs,
+            removals: done.removals,
+            events: done.events,
+            bytes: done.bytes,
+        };
+        super::out::line(format!("backed up {db} to {} on the daemon's machine ({})", done.file, holds(&facts)));
+        Ok(ExitCode::SUCCESS)
+    })
 }
 
 fn fail(what: &str, message: String) -> ExitCode {

@@ -134,7 +134,7 @@ pub fn run() -> ExitCode {
         Command::Events { args } => remote::run(|| async move { events::run(&remote, args).await }),
         Command::Agent(args) => agent::run(args),
         Command::Certs(args) => certs::run(args),
-        Command::Backup(args) => backup::run_backup(args),
+        Command::Backup(args) => backup::run_backup(args, &remote),
         Command::Restore(args) => backup::run_restore(args),
     }
 }

@@ -123,6 +123,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/tokens", ADMIN),
     rule("POST", "/api/v1/tokens", ADMIN),
     rule("DELETE", "/api/v1/tokens/{name}", ADMIN),
+    rule("POST", "/api/v1/backup", ADMIN),
 ];
 
 /// A method that changes something (everything but reading).

@@ -77,6 +77,9 @@ pub trait Lifecycle {
     /// same database); the same number when none did. Cheap: the store
     /// asks at most about once a second.
     async fn outside_writes(&self) -> Result<u64>;
+    /// Writes a consistent copy of the database, as it is now, to the
+    /// local file `dest` (which does not exist yet), while writes go on.
+    async fn copy_into(&self, dest: &std::path::Path) -> Result<()>;
     async fn close(&self);
 }
 

@@ -75,6 +75,33 @@ pub async fn backup(db: &Path, dest: &Path) -> Result<BackupFacts, BackupError> 
     sqlite::backup::backup(db, dest).await
 }
 
+impl super::Store {
+    /// A consistent copy of the live database, made through this store's
+    /// own connection (the only way into a database kept in RADOS, whose
+    /// lock admits no second one), to the local file `dest`, then checked.
+    pub async fn backup_to(&self, dest: &Path) -> Result<BackupFacts, BackupError> {
+        let refused = |message: &str| BackupError::Refused { path: dest.into(), message: message.into() };
+        if !dest.is_absolute() {
+            return Err(refused("must be an absolute path on the daemon's machine"));
+        }
+        let text = dest.to_str().ok_or_else(|| refused("the path is not UTF-8"))?;
+        if text.contains(['?', '#', '%']) {
+            return Err(refused("holds '?', '#' or '%', which a database URI would read as structure"));
+        }
+        if dest.exists() {
+            return Err(refused("exists already; a backup never overwrites a file (remove it or pick another name)"));
+        }
+        if !dest.parent().is_some_and(Path::is_dir) {
+            return Err(refused("its directory does not exist"));
+        }
+        self.backend
+            .copy_into(dest)
+            .await
+            .map_err(|e| BackupError::Db { path: dest.into(), source: DbError::new(e) })?;
+        inspect(dest).await
+    }
+}
+
 /// Checks a backup file (the database's own integrity check) and says what it holds.
 pub async fn inspect(file: &Path) -> Result<BackupFacts, BackupError> {
     sqlite::backup::inspect(file).await

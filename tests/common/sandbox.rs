@@ -317,7 +317,10 @@ pub fn ceph_wrapper(dir: &Path, sb: &Sandbox) -> (PathBuf, PathBuf) {
     let log = dir.join("ceph-commands.log");
     let bin = dir.join("ceph-logged");
     let real = full_path(&sb.tool("ceph"));
-    std::fs::write(&bin, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real)).unwrap();
+    // Each line names the process that ran the command (the daemon): its
+    // pid, then the command's arguments.
+    std::fs::write(&bin, format!("#!/bin/sh\necho \"pid=$PPID $*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real))
+        .unwrap();
     Command::new("chmod").arg("+x").arg(&bin).status().unwrap();
     (bin, log)
 }

@@ -28,7 +28,11 @@ fn server() -> &'static Server {
             let sim = osdkeeper::sim::field_report_cluster(20.0, 10.0, 1.0).manual_clock();
             let store = Store::open(&db).await.unwrap();
             let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
-            let settings = osdkeeper::api::ApiSettings { token: None, max_body_bytes: config.max_body_bytes };
+            let settings = osdkeeper::api::ApiSettings {
+                token: None,
+                max_body_bytes: config.max_body_bytes,
+                store: store.clone(),
+            };
             let d = Daemon::new(store, std::sync::Arc::new(sim.clone()), std::sync::Arc::new(sim), config);
             for name in ["f5-422-01", "f5-422-02"] {
                 let h = d.inventory.add_host(name, &format!("{name}:8741"), &[], true).await.unwrap();

@@ -51,6 +51,16 @@ pub(in crate::store) async fn backup(db: &Path, dest: &Path) -> Result<BackupFac
     inspect(dest).await
 }
 
+/// The copy through the daemon's own connection (a database in RADOS has
+/// no other): `VACUUM INTO` a local file named as a URI with the unix VFS,
+/// else SQLite would write the copy through the database's own VFS, into
+/// RADOS. The caller checked that `dest` is absolute and plain.
+pub(super) async fn copy_into(pool: &sqlx::SqlitePool, dest: &Path) -> crate::store::Result<()> {
+    let uri = format!("file:{}?vfs=unix", dest.display());
+    sqlx::query("VACUUM INTO ?").bind(uri).execute(pool).await?;
+    Ok(())
+}
+
 /// Checks a backup file (SQLite's integrity check) and says what it holds.
 pub(in crate::store) async fn inspect(file: &Path) -> Result<BackupFacts, BackupError> {
     let bytes = std::fs::metadata(file).map_err(|source| BackupError::Io { path: file.into(), source })?.len();

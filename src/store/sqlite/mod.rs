@@ -138,6 +138,10 @@ impl Lifecycle for SqliteBackend {
         Ok(version as u64)
     }
 
+    async fn copy_into(&self, dest: &Path) -> Result<()> {
+        backup::copy_into(&self.writes, dest).await
+    }
+
     async fn close(&self) {
         self.reads.close().await;
         self.writes.close().await;

@@ -15,11 +15,18 @@
 //! first forever), opened without a time limit, and an I/O error after the
 //! lock was ours means another daemon leads now (`Fence`).
 //!
-//! Pragmas, each for a reason measured on Ceph 16.2 and 18.2:
-//! * `locking_mode=EXCLUSIVE` before `journal_mode=WAL`: the VFS has no
-//!   shared memory, and WAL without it needs exclusive locking;
-//! * `synchronous=FULL`: with NORMAL a WAL database loses its last
-//!   commits when the holder dies, and a standby would redo their effects;
+//! Pragmas, each for a reason measured on Ceph 16.2:
+//! * `locking_mode=EXCLUSIVE`: the lock taken once and kept (the leader
+//!   lock), and each transaction spared a lock and an unlock;
+//! * `journal_mode=PERSIST`, not WAL: a leader killed in the middle of a
+//!   drain left a WAL that its standby could not recover, every try
+//!   failing with SQLITE_IOERR_SHORT_READ (2 of 4 runs of
+//!   tests/ha_standby.rs; not reproduced with sqlite3 and its own
+//!   writes); a rollback journal's torn end is read as its end, and
+//!   PERSIST spares deleting its objects after every transaction. It
+//!   costs 13 ms a write against WAL's 11 (BENCHMARKS.md);
+//! * `synchronous=FULL`: a commit is in RADOS when it returns, so an
+//!   intent written before an effect survives the leader's death;
 //! * `page_size=65536`: each page is a RADOS write, fewer and larger ones
 //!   (set before the database is created; later it has no effect);
 //! * `temp_store=MEMORY` (the VFS has no temporary files; `VACUUM` needs
@@ -74,9 +81,13 @@ pub(in crate::store) async fn register_vfs() -> Result<()> {
 /// exists: the VFS aborts the process when it cannot reach the cluster.
 pub(super) async fn open(db: &RadosDb, fence: Fence) -> Result<SqliteBackend> {
     register_vfs().await?;
-    // A second open in one process would wait on the first forever.
-    if FENCE.set(fence).is_err() {
+    // A second open in one process would wait on the first forever; a
+    // try again after a failed one keeps the fence of the first.
+    if LEADING.load(Ordering::SeqCst) {
         return Err(StoreError::Unavailable(format!("{db} is open in this process already")));
+    }
+    if FENCE.set(fence).is_err() {
+        tracing::debug!(%db, "opening again; the fence of the first try stays");
     }
     let options = SqliteConnectOptions::new()
         .filename(db.vfs_path())
@@ -84,7 +95,7 @@ pub(super) async fn open(db: &RadosDb, fence: Fence) -> Result<SqliteBackend> {
         .create_if_missing(true)
         .page_size(65536)
         .locking_mode(SqliteLockingMode::Exclusive)
-        .journal_mode(SqliteJournalMode::Wal)
+        .journal_mode(SqliteJournalMode::Persist)
         .synchronous(SqliteSynchronous::Full)
         .foreign_keys(true)
         .pragma("temp_store", "MEMORY")

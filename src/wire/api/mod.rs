@@ -5,6 +5,7 @@
 
 #[macro_use]
 pub mod mirror;
+pub mod backup;
 pub mod bench;
 pub mod cluster;
 pub mod deployments;
