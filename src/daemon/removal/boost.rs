@@ -110,6 +110,10 @@ impl Removals {
 
     async fn restore_boost(&self, boost: &Boost) -> Result<(), DaemonError> {
         let database = self.ceph.config_dump().await.map_err(DaemonError::cluster_unreadable)?;
+        // Written again before the first change, as every effect's intent
+        // is: a daemon whose database lock has passed to another (RADOS)
+        // fails this write and stops, instead of undoing the new leader's boost.
+        self.store.save_boost(boost, now_ms()).await?;
         let mut done = Vec::new();
         for step in restore_plan(boost, &database) {
             let outcome = match &step {
