@@ -35,8 +35,8 @@
 # cluster`: a pool made, written and deleted; `bench osds`: ceph tell
 # osd.N bench); a tested set of caps for them is not written yet: run them
 # from a daemon with a key that may (docs/operations.md).
-# An existing user keeps its caps: change them with `ceph auth caps` (same
-# arguments) after an upgrade that needs more.
+# An existing user is given these caps (run it again after an upgrade that
+# needs more, or to add DB_POOL).
 set -eu
 
 name=client.osdkeeper
@@ -60,10 +60,12 @@ if [ -n "$db_pool" ]; then
     set -- "$@" osd "allow rwx pool=$db_pool"
 fi
 
-ceph auth get-or-create "$name" \
-    mon "allow r, allow command \"osd crush reweight\", allow command \"osd out\", allow command \"osd down\", allow command \"osd in\"$boost$db_mon" \
-    "$@" \
-    -o "$keyring"
+mon="allow r, allow command \"osd crush reweight\", allow command \"osd out\", allow command \"osd down\", allow command \"osd in\"$boost$db_mon"
+# An existing user gets these caps (get-or-create refuses other caps).
+if ceph auth get "$name" >/dev/null 2>&1; then
+    ceph auth caps "$name" mon "$mon" "$@"
+fi
+ceph auth get-or-create "$name" mon "$mon" "$@" -o "$keyring"
 chmod 0600 "$keyring"
 if id osdkeeper >/dev/null 2>&1; then
     chown osdkeeper:osdkeeper "$keyring"

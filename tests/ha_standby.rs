@@ -65,6 +65,7 @@ fn serve(dir: &Path, name: &str, config: &Path, db: &str, extra: &[&str]) -> Ser
         .args(extra)
         .env_remove("OSDKEEPER_TOKEN")
         .env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)
+        .env("OSDKEEPER_TEST_DAEMON", name)
         .env_remove("CEPH_ARGS");
     let (proc, addr) = spawn_listening(cmd, name, &log);
     Serving { proc, url: format!("http://{addr}"), log }
@@ -153,14 +154,20 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let sb = Sandbox::start(&dir.join("ceph"), &["--loop"]);
-    let out = Command::new(repo().join("deploy/ceph-auth.sh"))
-        .arg(keyring(&sb))
-        .arg(POOL)
-        .env("CEPH_CONF", sb.conf())
-        .env("PATH", sb.path_env())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "ceph-auth.sh: {}", String::from_utf8_lossy(&out.stderr));
+    // The daemons' user as an operator has it, then given the database's
+    // pool: the script run again gives an existing user the new caps.
+    for args in [&[][..], &[POOL][..]] {
+        let out = Command::new(repo().join("deploy/ceph-auth.sh"))
+            .arg(keyring(&sb))
+            .args(args)
+            .env("CEPH_CONF", sb.conf())
+            .env("PATH", sb.path_env())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "ceph-auth.sh {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let caps = sb.json(&["auth", "get", "client.osdkeeper"]);
+    assert!(caps.to_string().contains("allow rwx pool=osdkeeper"), "{caps}");
     // Every daemon runs Ceph through this wrapper, whose log (each command
     // with the pid that ran it) is the audit of what each one did.
     let (ceph_bin, ceph_log) = ceph_wrapper(dir, &sb);
@@ -252,12 +259,12 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     assert!(!status.success(), "{status:?}");
     let said = c.log();
     assert!(said.contains("lost the lock on ceph:osdkeeper/ha-test/osdkeeper.db"), "it says why it stopped:\n{said}");
-    let mine = format!("pid={} ", c.proc.pid());
+    let mine = "daemon=c ";
     let audit = std::fs::read_to_string(&ceph_log).unwrap();
-    let after: Vec<&str> = audit.lines().skip(frozen_at).filter(|l| l.starts_with(&mine)).collect();
+    let after: Vec<&str> = audit.lines().skip(frozen_at).filter(|l| l.starts_with(mine)).collect();
     assert!(after.is_empty(), "the woken leader sent no Ceph command: {after:?}");
     assert!(
-        audit.lines().take(frozen_at).any(|l| l.starts_with(&mine)),
+        audit.lines().take(frozen_at).any(|l| l.starts_with(mine)),
         "its commands before are in the audit:\n{audit}"
     );
     let hosts = cli_ok(&d.url, None, &["host", "ls", "--format", "json"]);

@@ -58,7 +58,9 @@ pub(super) async fn take_over(
     };
     let waited = started.elapsed().as_secs_f64();
     tracing::info!(%db, waited_s = waited, "took the database's lock: leading");
-    watch_for_freezes(db.to_string());
+    let committed = Arc::new(std::sync::Mutex::new(Instant::now()));
+    prove_the_lock(store.clone(), committed.clone());
+    watch_for_freezes(db.to_string(), committed);
     let me = LeaderRecord { url: url.to_string(), host: hostname(), pid: std::process::id(), since_ms: now_ms() };
     if let Err(e) = ceph.set_xattr(&at, XATTR, &me.to_json()).await {
         // Only the standbys' hint: leading does not depend on it.
@@ -102,15 +104,37 @@ fn lost(db: &str, why: &str) -> ! {
 
 /// The VFS renews its lock every 2 s and loses it after 30 s without a
 /// renewal (`cephsqlite_lock_renewal_timeout`, fixed on 16.2): a process
-/// that was frozen (SIGSTOP, a VM paused, swapped out) for about that long
-/// may wake up after a standby took over, and its first step, before any
-/// write fails, must not run. A thread of its own that sleeps a second at
-/// a time sees the gap when it wakes with the others; past this bound it
-/// ends the process. The bound is the timeout less two renewals and a
-/// margin: later, the lock may already have passed.
+/// that was frozen (SIGSTOP, a VM paused, swapped out), or whose renewals
+/// hung (the OSD under the database stalled: a hung RADOS call returns no
+/// error), for about that long may go on after a standby took over, and
+/// its next step must not run. Past this bound without a commit, or
+/// without running at all, the process ends: the timeout less two
+/// renewals and a margin; later, the lock may already have passed.
 pub const FROZEN_AFTER: Duration = Duration::from_secs(30 - 2 * 2 - 4);
+/// How often the leader proves that a commit still goes through.
+const TOUCH_EVERY: Duration = Duration::from_secs(2);
 
-fn watch_for_freezes(db: String) {
+/// Commits a write every `TOUCH_EVERY` and keeps when the last one went
+/// through, for the watchdog.
+fn prove_the_lock(store: Store, committed: Arc<std::sync::Mutex<Instant>>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(TOUCH_EVERY);
+        for n in 0u32.. {
+            tick.tick().await;
+            match store.touch(n).await {
+                Ok(()) => *committed.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now(),
+                Err(e) => tracing::warn!(
+                    "the leader's proof write failed (the watchdog ends the process if none goes through): {e}"
+                ),
+            }
+        }
+    });
+}
+
+/// A thread of its own, which sleeps a second at a time: it sees a freeze
+/// as a gap when it wakes with the others, and hung writes as a commit
+/// that is too old.
+fn watch_for_freezes(db: String, committed: Arc<std::sync::Mutex<Instant>>) {
     let name = db.clone();
     let spawned = std::thread::Builder::new().name("lock-watchdog".into()).spawn(move || {
         let mut last = Instant::now();
@@ -118,13 +142,17 @@ fn watch_for_freezes(db: String) {
             std::thread::sleep(Duration::from_secs(1));
             let gap = last.elapsed();
             if gap > FROZEN_AFTER {
-                lost(
-                    &db,
-                    &format!(
-                        "this process did not run for {:.0} s, long enough for its lock to pass",
-                        gap.as_secs_f64()
-                    ),
+                let why = format!(
+                    "this process did not run for {:.0} s, long enough for its lock to pass",
+                    gap.as_secs_f64()
                 );
+                lost(&db, &why);
+            }
+            let since = committed.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
+            if since > FROZEN_AFTER {
+                let why =
+                    format!("no write went through for {:.0} s, long enough for its lock to pass", since.as_secs_f64());
+                lost(&db, &why);
             }
             last = Instant::now();
         }

@@ -133,6 +133,8 @@ pub async fn serve_with(
             let DbLocation::Rados(rados) = lead.config.db.clone() else { unreachable!("a file is opened above") };
             let cli = ceph_cli(&lead.config, None);
             match leader::take_over(&rados, &cli, &gate, &url, &stop).await? {
+                // Told to stop as the lock came: it is given back unused.
+                Some(store) if stop.is_cancelled() => return finish(served, Vec::new(), Some(store), &stop).await,
                 Some(store) => lead.start(store),
                 None => return finish(served, Vec::new(), None, &stop).await,
             }

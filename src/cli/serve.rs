@@ -72,7 +72,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
     };
     crate::telemetry::init(config.log_format);
     if config.db.file().is_none() {
-        vfs_environment(&config);
+        if let Err(e) = vfs_environment(&config) {
+            return fail(e);
+        }
     }
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -87,20 +89,28 @@ pub fn run(args: ServeArgs) -> ExitCode {
 /// Ceph's SQLite VFS finds its cluster as every Ceph client does, through
 /// `CEPH_CONF` and `CEPH_ARGS`: given the daemon's own settings here,
 /// before any thread starts (the environment is not safe to change later).
-fn vfs_environment(config: &Config) {
+/// `CEPH_ARGS` is split at whitespace, without quoting: a name or keyring
+/// path with a space in it is refused rather than misread.
+fn vfs_environment(config: &Config) -> Result<(), String> {
     if let Some(conf) = &config.ceph_conf {
         std::env::set_var("CEPH_CONF", conf);
     }
     let mut args = std::env::var("CEPH_ARGS").unwrap_or_default();
-    if let Some(name) = &config.ceph_name {
-        args.push_str(&format!(" --name {name}"));
-    }
-    if let Some(keyring) = &config.ceph_keyring {
-        args.push_str(&format!(" --keyring {}", keyring.display()));
+    let keyring = config.ceph_keyring.as_ref().map(|k| k.display().to_string());
+    for (flag, value) in [("--name", config.ceph_name.clone()), ("--keyring", keyring)] {
+        let Some(value) = value else { continue };
+        if value.chars().any(char::is_whitespace) {
+            return Err(format!(
+                "ceph.{}: {value:?} holds whitespace, which Ceph's SQLite VFS cannot be given (CEPH_ARGS)",
+                flag.trim_start_matches('-')
+            ));
+        }
+        args.push_str(&format!(" {flag} {value}"));
     }
     if !args.trim().is_empty() {
         std::env::set_var("CEPH_ARGS", args.trim());
     }
+    Ok(())
 }
 
 fn fail(message: String) -> ExitCode {

@@ -317,10 +317,11 @@ pub fn ceph_wrapper(dir: &Path, sb: &Sandbox) -> (PathBuf, PathBuf) {
     let log = dir.join("ceph-commands.log");
     let bin = dir.join("ceph-logged");
     let real = full_path(&sb.tool("ceph"));
-    // Each line names the process that ran the command (the daemon): its
-    // pid, then the command's arguments.
-    std::fs::write(&bin, format!("#!/bin/sh\necho \"pid=$PPID $*\" >> '{}'\nexec {} \"$@\"\n", log.display(), real))
-        .unwrap();
+    // Each line names the daemon that ran the command (its
+    // `OSDKEEPER_TEST_DAEMON`, inherited by every command it starts, and
+    // its pid), then the command's arguments.
+    let line = "daemon=${OSDKEEPER_TEST_DAEMON:-} pid=$PPID $*";
+    std::fs::write(&bin, format!("#!/bin/sh\necho \"{line}\" >> '{}'\nexec {} \"$@\"\n", log.display(), real)).unwrap();
     Command::new("chmod").arg("+x").arg(&bin).status().unwrap();
     (bin, log)
 }

@@ -59,7 +59,8 @@ impl Removals {
         // Stored before the first set: what is put back never comes from a
         // cluster that already holds the boosted values.
         self.store.save_boost(&boost, now_ms()).await?;
-        for warning in [mclock_trap(&now), mclock_hdd_shards(&now)].into_iter().flatten() {
+        let hdd_osds = state.osds.iter().any(|o| o.device_class.as_deref() == Some("hdd"));
+        for warning in [mclock_trap(&now), mclock_hdd_shards(&now, hdd_osds)].into_iter().flatten() {
             self.events
                 .record(Level::Warning, EventKind::RecoveryBoosted, None, None, format!("fast drain: {warning}"))
                 .await;

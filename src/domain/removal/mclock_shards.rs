@@ -8,8 +8,11 @@ use super::boost::{RecoveryNow, Scheduler};
 /// Pacific's and early Reef's 5 shards × 1 thread a lone backfill gets a
 /// fifth of the disk. Ceph 18.2.5 made it 1 shard × 5 threads (PR 59972);
 /// an older OSD, or one configured so, is named with how to change it.
-pub fn mclock_hdd_shards(now: &RecoveryNow) -> Option<String> {
-    if now.scheduler() != Scheduler::Mclock {
+///
+/// `hdd_osds`: whether the cluster has OSDs of class `hdd` at all (an SSD
+/// OSD reports the HDD options too, and runs the SSD ones).
+pub fn mclock_hdd_shards(now: &RecoveryNow, hdd_osds: bool) -> Option<String> {
+    if !hdd_osds || now.scheduler() != Scheduler::Mclock {
         return None;
     }
     // A fixed count for every class wins over the HDD one.
@@ -52,16 +55,19 @@ mod tests {
             ("osd_op_num_shards_hdd", "5", "default"),
             ("osd_op_num_threads_per_shard_hdd", "1", "default"),
         ]);
-        let said = mclock_hdd_shards(&now).expect("18.2.4's defaults split the disk");
+        let said = mclock_hdd_shards(&now, true).expect("18.2.4's defaults split the disk");
         assert!(said.starts_with("HDD OSDs run mClock with osd_op_num_shards_hdd = 5 (× 1 thread(s))"), "{said}");
         now.running[2].value = "1".into();
         now.running[3].value = "5".into();
-        assert_eq!(mclock_hdd_shards(&now), None, "18.2.5's defaults");
+        assert_eq!(mclock_hdd_shards(&now, true), None, "18.2.5's defaults");
         now.running[2].value = "5".into();
         now.running[1].value = "8".into();
-        assert_eq!(mclock_hdd_shards(&now), None, "a count for every class wins");
+        assert_eq!(mclock_hdd_shards(&now, true), None, "a count for every class wins");
+        now.running[1].value = "0".into();
+        assert!(mclock_hdd_shards(&now, true).is_some());
+        assert_eq!(mclock_hdd_shards(&now, false), None, "an all-flash cluster runs the SSD shards");
         let mut wpq = wpq();
         wpq.running.push(Running { name: "osd_op_num_shards_hdd".into(), value: "5".into(), source: "default".into() });
-        assert_eq!(mclock_hdd_shards(&wpq), None, "wpq has no per-shard capacity");
+        assert_eq!(mclock_hdd_shards(&wpq, true), None, "wpq has no per-shard capacity");
     }
 }

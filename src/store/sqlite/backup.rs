@@ -56,8 +56,15 @@ pub(in crate::store) async fn backup(db: &Path, dest: &Path) -> Result<BackupFac
 /// else SQLite would write the copy through the database's own VFS, into
 /// RADOS. The caller checked that `dest` is absolute and plain.
 pub(super) async fn copy_into(pool: &sqlx::SqlitePool, dest: &Path) -> crate::store::Result<()> {
-    let uri = format!("file:{}?vfs=unix", dest.display());
-    sqlx::query("VACUUM INTO ?").bind(uri).execute(pool).await?;
+    // An empty authority, so that a path of `//x` is not read as host x.
+    let uri = format!("file://{}?vfs=unix", dest.display());
+    // Not through `From<sqlx::Error>`: an I/O error here is the local
+    // file's (a full disk), not a sign that the database's lock has passed.
+    sqlx::query("VACUUM INTO ?")
+        .bind(uri)
+        .execute(pool)
+        .await
+        .map_err(|e| crate::store::StoreError::Db(crate::store::DbError::new(e)))?;
     Ok(())
 }
 

@@ -113,10 +113,29 @@ pub(super) async fn open(db: &RadosDb, fence: Fence) -> Result<SqliteBackend> {
         .acquire_timeout(forever)
         .idle_timeout(None)
         .max_lifetime(None)
+        // The pool opens a connection again when it closed one (a failed
+        // ping, a crashed worker): its lock was given back with the old
+        // one, and another daemon may lead now.
+        .after_connect(|_, _| {
+            Box::pin(async {
+                if LEADING.load(Ordering::SeqCst) {
+                    if let Some(fence) = FENCE.get() {
+                        fence("the database's connection was opened again, its lock given back with the old one");
+                    }
+                }
+                Ok(())
+            })
+        })
         .connect_with(options)
         .await?;
     LEADING.store(true, Ordering::SeqCst);
-    sqlx::migrate!("./migrations").run(&pool).await?;
+    if let Err(e) = sqlx::migrate!("./migrations").run(&pool).await {
+        // The lock goes back with the connection, and a try again later
+        // (a standby's) starts from nothing held.
+        pool.close().await;
+        LEADING.store(false, Ordering::SeqCst);
+        return Err(e.into());
+    }
     Ok(SqliteBackend::one_connection(pool))
 }
 
