@@ -31,14 +31,6 @@ pub async fn backup(
         }
     })?;
     tracing::info!(file = b.file, hosts = facts.hosts, bytes = facts.bytes, "backed the database up");
-    let done = BackupDone {
-        file: b.file,
-        schema_version: facts.schema_version,
-        hosts: facts.hosts,
-        specs: facts.specs,
-        removals: facts.removals,
-        events: facts.events,
-        bytes: facts.bytes,
-    };
+    let done = BackupDone::new(b.file, facts);
     Ok((StatusCode::CREATED, Json(done)))
 }

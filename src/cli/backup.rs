@@ -91,15 +91,7 @@ fn backup_through(remote: &Remote, db: &str, file: &std::path::Path) -> ExitCode
     };
     super::remote::run(|| async move {
         let done = remote.client()?.backup(&BackupRequest { file: path }).await?;
-        let facts = BackupFacts {
-            schema_version: done.schema_version,
-            hosts: done.hosts,
-            specs: done.specs,
-            removals: done.removals,
-            events: done.events,
-            bytes: done.bytes,
-        };
-        super::out::line(format!("backed up {db} to {} on the daemon's machine ({})", done.file, holds(&facts)));
+        super::out::line(format!("backed up {db} to {} on the daemon's machine ({})", done.file, holds(&done.facts())));
         Ok(ExitCode::SUCCESS)
     })
 }

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::backup::BackupFacts;
+
 /// Where the copy goes: an absolute path on the daemon's machine that does not exist yet.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -21,4 +23,17 @@ pub struct BackupDone {
     pub removals: i64,
     pub events: i64,
     pub bytes: u64,
+}
+
+impl BackupDone {
+    pub fn new(file: String, f: BackupFacts) -> BackupDone {
+        let BackupFacts { schema_version, hosts, specs, removals, events, bytes } = f;
+        BackupDone { file, schema_version, hosts, specs, removals, events, bytes }
+    }
+
+    /// What the copy holds, as a local backup says it.
+    pub fn facts(&self) -> BackupFacts {
+        let BackupDone { schema_version, hosts, specs, removals, events, bytes, .. } = *self;
+        BackupFacts { schema_version, hosts, specs, removals, events, bytes }
+    }
 }
