@@ -26,6 +26,7 @@ use crate::wire::api::osds::{IdsBody, OsdQuery, OsdRow, RemovalStatus, RemoveBod
 use crate::wire::api::probes::{DiskProbe, ProbeBody, ProbeQuery};
 use crate::wire::api::removal_preview::{PreviewBody, RemovalPreview};
 use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecListing, SpecRecord};
+use crate::wire::api::swaps::{SwapBody, SwapDetail, SwapPreview, SwapQuery, SwapStatus};
 use crate::wire::api::tokens::{CreatedToken, NewToken, TokenInfo, WhoAmI};
 
 #[derive(Debug, thiserror::Error)]
@@ -264,6 +265,26 @@ impl Client {
 
     pub async fn schedule_removals(&self, body: &RemoveBody) -> Result<Vec<RemovalStatus>, ClientError> {
         self.post("/api/v1/osds/removals", body).await
+    }
+
+    pub async fn schedule_swap(&self, body: &SwapBody) -> Result<SwapStatus, ClientError> {
+        self.post("/api/v1/swaps", body).await
+    }
+
+    pub async fn preview_swap(&self, body: &SwapBody) -> Result<SwapPreview, ClientError> {
+        self.post("/api/v1/swaps/preview", body).await
+    }
+
+    pub async fn swaps(&self, q: &SwapQuery) -> Result<Vec<SwapStatus>, ClientError> {
+        self.get("/api/v1/swaps", q).await
+    }
+
+    pub async fn swap(&self, id: i64) -> Result<SwapDetail, ClientError> {
+        self.get(&format!("/api/v1/swaps/{id}"), &()).await
+    }
+
+    pub async fn stop_swap(&self, id: i64) -> Result<SwapStatus, ClientError> {
+        self.post_empty(&format!("/api/v1/swaps/{id}/stop")).await
     }
 
     pub async fn preview_removals(&self, ids: &[u32]) -> Result<RemovalPreview, ClientError> {

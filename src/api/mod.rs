@@ -23,6 +23,7 @@ pub mod specs;
 pub mod standby;
 pub mod stream;
 pub mod summary;
+pub mod swaps;
 pub mod tokens;
 pub mod web;
 
@@ -72,6 +73,7 @@ pub fn paged<T>(page: Page<T>) -> Paged<T> {
         specs::apply, specs::list, specs::get, specs::remove,
         osds::list, osds::remove, osds::status, osds::detail, osds::stop, osds::preview, devices::zap,
         deployments::list, deployments::detail,
+        swaps::create, swaps::preview, swaps::list, swaps::detail, swaps::stop,
         events::list, events::workers, stream::stream, summary::summary, cluster::status, healthz,
         tokens::list, tokens::create, tokens::revoke, tokens::whoami, backup::backup,
         bench::bench_osds, bench::osd_results, bench::bench_cluster, bench::cluster_runs, bench::cluster_run,
@@ -197,6 +199,11 @@ fn endpoints() -> Vec<Endpoint> {
         at("GET", "/api/v1/benchmarks/compare", bench::compare),
         at("GET", "/api/v1/deployments", deployments::list),
         at("GET", "/api/v1/deployments/{deployment_id}", deployments::detail),
+        at("GET", "/api/v1/swaps", swaps::list),
+        at("POST", "/api/v1/swaps", swaps::create),
+        at("POST", "/api/v1/swaps/preview", swaps::preview),
+        at("GET", "/api/v1/swaps/{swap_id}", swaps::detail),
+        at("POST", "/api/v1/swaps/{swap_id}/stop", swaps::stop),
         at("GET", "/api/v1/tokens", tokens::list),
         at("POST", "/api/v1/tokens", tokens::create),
         at("DELETE", "/api/v1/tokens/{name}", tokens::revoke),

@@ -27,6 +27,7 @@ pub async fn demo(
     pace: f64,
     scale: Option<(usize, usize)>,
     max_draining: Option<usize>,
+    pg_map: bool,
 ) -> Result<(), ServeError> {
     let overrides = Overrides { listen: Some(listen), db: Some(db.clone()), ..Overrides::default() };
     let mut config = Config::resolve(FileConfig::default(), overrides).map_err(|e| ServeError::Demo(e.to_string()))?;
@@ -46,6 +47,7 @@ pub async fn demo(
             (1..=n).map(|i| format!("sim-{i:04}")).collect(),
         ),
     };
+    let sim = if pg_map { sim.with_pg_map() } else { sim };
     let store =
         Store::open(&db).await.map_err(|source| ServeError::Store { path: db.display().to_string(), source })?;
     for host in &hosts {

@@ -24,7 +24,7 @@ use super::session::{Connection, Session};
 use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat, Versions};
 use super::{
     CephCluster, CephError, CephRelease, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts,
-    PgOnOsd, PreviewInput, RecoveryNow, Verdict,
+    PgOnOsd, PreviewInput, RecoveryNow, SwapInput, SwapPlacements, Verdict,
 };
 
 pub struct CephCli {
@@ -289,6 +289,48 @@ impl CephCluster for CephCli {
     fn config_rm(&self, section: &str, name: &str) -> BoxFuture<'_, Result<(), CephError>> {
         let args = ["config".to_string(), "rm".into(), section.into(), name.into()];
         Box::pin(async move { self.ok(&args.iter().map(String::as_str).collect::<Vec<_>>()).await.map(|_| ()) })
+    }
+
+    fn swap_input(&self, weights: &[(u32, f64)], probe: u32) -> BoxFuture<'_, Result<SwapInput, CephError>> {
+        let weights = weights.to_vec();
+        Box::pin(async move { self.read_swap_input(&weights, probe).await })
+    }
+
+    fn swap_placements(
+        &self,
+        olds: &[u32],
+        _host: &str,
+        _new_weights: &[f64],
+    ) -> BoxFuture<'_, Result<SwapPlacements, CephError>> {
+        let olds = olds.to_vec();
+        Box::pin(async move { self.read_swap_placements(&olds).await })
+    }
+
+    fn pg_upmap_items(&self, pgid: &str, pairs: &[(u32, u32)]) -> BoxFuture<'_, Result<(), CephError>> {
+        let (pgid, pairs) = (pgid.to_string(), pairs.to_vec());
+        Box::pin(async move { self.upmap(&pgid, &pairs).await })
+    }
+
+    fn set_crush_weights(&self, weights: &[(u32, f64)]) -> BoxFuture<'_, Result<(), CephError>> {
+        let weights = weights.to_vec();
+        Box::pin(async move { self.crush_weights(&weights).await })
+    }
+
+    fn set_balancer(&self, on: bool) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(async move { self.ok(&["balancer", if on { "on" } else { "off" }]).await.map(|_| ()) })
+    }
+
+    fn set_noout(&self, id: u32, on: bool) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(async move {
+            let verb = if on { "add-noout" } else { "rm-noout" };
+            self.ok(&["osd", verb, &format!("osd.{id}")]).await.map(|_| ())
+        })
+    }
+
+    fn destroy_unchecked(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(
+            async move { self.ok(&["osd", "destroy", &id.to_string(), "--yes-i-really-mean-it"]).await.map(|_| ()) },
+        )
     }
 }
 

@@ -17,6 +17,7 @@ pub mod session;
 #[cfg(test)]
 mod session_tests;
 mod status;
+mod swap;
 pub mod wire;
 pub mod xattrs;
 
@@ -46,6 +47,8 @@ pub use crate::domain::cluster_health::ClusterHealth;
 pub use crate::domain::drain_preview::PreviewInput;
 pub use crate::domain::removal::boost::{DbEntry, RecoveryNow};
 pub use crate::domain::removal::{PacingFacts, PgOnOsd};
+pub use crate::domain::swap::cost::SwapPlacements;
+pub use crate::domain::swap::SwapInput;
 
 pub use bench::CephBench;
 
@@ -83,4 +86,32 @@ pub trait CephCluster: CephBench + Send + Sync {
     fn config_set(&self, section: &str, name: &str, value: &str) -> BoxFuture<'_, Result<(), CephError>>;
     /// `ceph config rm SECTION NAME`.
     fn config_rm(&self, section: &str, name: &str) -> BoxFuture<'_, Result<(), CephError>>;
+    /// What a swap reads each round: every PG now and in the final map
+    /// (these CRUSH weights on a copy of the osdmap, osdmaptool's answer),
+    /// the balancer, the OSDs with `noout`, and `osd_max_backfills` as
+    /// osd.`probe` runs with it. Changes nothing.
+    fn swap_input(&self, weights: &[(u32, f64)], probe: u32) -> BoxFuture<'_, Result<SwapInput, CephError>>;
+    /// The swap preview's three maps: every PG now, with `olds` at CRUSH
+    /// weight 0, and with new OSDs of these weights added under `host`
+    /// too (they do not exist yet). Changes nothing.
+    fn swap_placements(
+        &self,
+        olds: &[u32],
+        host: &str,
+        new_weights: &[f64],
+    ) -> BoxFuture<'_, Result<SwapPlacements, CephError>>;
+    /// `ceph osd pg-upmap-items PGID FROM TO ...`; no pairs: `ceph osd
+    /// rm-pg-upmap-items PGID`.
+    fn pg_upmap_items(&self, pgid: &str, pairs: &[(u32, u32)]) -> BoxFuture<'_, Result<(), CephError>>;
+    /// These CRUSH weights in one change of the CRUSH map.
+    fn set_crush_weights(&self, weights: &[(u32, f64)]) -> BoxFuture<'_, Result<(), CephError>>;
+    /// `ceph balancer on|off`.
+    fn set_balancer(&self, on: bool) -> BoxFuture<'_, Result<(), CephError>>;
+    /// `ceph osd add-noout osd.N` or `rm-noout`.
+    fn set_noout(&self, id: u32, on: bool) -> BoxFuture<'_, Result<(), CephError>>;
+    /// `ceph osd destroy N --yes-i-really-mean-it`: only for the in-place
+    /// swap the operator chose, after osdkeeper's own check
+    /// (docs/design/swap.md); Ceph's safe-to-destroy says no while the
+    /// OSD still has PGs mapped.
+    fn destroy_unchecked(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>>;
 }

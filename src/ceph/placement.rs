@@ -111,38 +111,8 @@ pub(super) fn placements(up_now: Vec<MappedPg>, up_after: &[MappedPg], dump: &Pg
 
 impl CephCli {
     pub(super) async fn gather_preview_input(&self, ids: &[u32]) -> Result<PreviewInput, CephError> {
-        let dir = tempfile::Builder::new()
-            .prefix("osdkeeper-preview")
-            .tempdir()
-            .map_err(|e| CephError::Tool { command: "a temporary directory".into(), message: e.to_string() })?;
-        let now = dir.path().join("osdmap");
-        let after = dir.path().join("osdmap.drained");
-        let now_s = now.to_string_lossy().into_owned();
-        let getmap = ["osd", "getmap", "-o", &now_s];
-        // `osd dump` first: it says which release the map requires of osdmaptool.
-        let (tool, osd_dump, _) = tokio::try_join!(
-            self.osdmaptool_release(),
-            self.json::<OsdDumpPools>(&["osd", "dump"]),
-            self.ok(&getmap),
-        )?;
-        if let Some(why) = tool_too_old(&self.osdmaptool, &tool, &osd_dump.require_osd_release) {
-            return Err(CephError::Tool {
-                command: format!("{} on this cluster's osdmap", self.osdmaptool),
-                message: why,
-            });
-        }
-        tokio::fs::copy(&now, &after)
-            .await
-            .map_err(|e| CephError::Tool { command: format!("copy {now_s}"), message: e.to_string() })?;
-        let weights: Vec<String> = ids.iter().map(|id| format!("{id}:0")).collect();
-        self.osdmaptool(&after, &["--adjust-crush-weight", &weights.join(","), "--save"]).await?;
-        let dump_all = ["--test-map-pgs-dump-all"];
-        let (now_text, after_text) =
-            tokio::try_join!(self.osdmaptool(&now, &dump_all), self.osdmaptool(&after, &dump_all))?;
-        let decode = |m| CephError::Decode { command: "osdmaptool --test-map-pgs-dump-all".into(), message: m };
-        let up_now = parse_pgs_dump_all(&now_text).map_err(decode)?;
-        let up_after = parse_pgs_dump_all(&after_text).map_err(decode)?;
-        drop(dir);
+        let weights: Vec<(u32, f64)> = ids.iter().map(|id| (*id, 0.0)).collect();
+        let (osd_dump, up_now, up_after) = self.map_with_weights(&weights).await?;
 
         let mut ok_args = vec!["osd".to_string(), "ok-to-stop".to_string()];
         ok_args.extend(ids.iter().map(u32::to_string));
@@ -182,37 +152,84 @@ impl CephCli {
         })
     }
 
+    /// CRUSH's placement of every PG now and on a copy of the osdmap with
+    /// these CRUSH weights (`osdmaptool --adjust-crush-weight ... --save`,
+    /// then `--test-map-pgs-dump-all`: raw sets, and up sets with the
+    /// upmap entries applied as Ceph applies them), with `osd dump`. The
+    /// map is edited in a temporary directory, removed after.
+    pub(super) async fn map_with_weights(
+        &self,
+        weights: &[(u32, f64)],
+    ) -> Result<(OsdDumpPools, Vec<MappedPg>, Vec<MappedPg>), CephError> {
+        let dir = tempfile::Builder::new()
+            .prefix("osdkeeper-preview")
+            .tempdir()
+            .map_err(|e| CephError::Tool { command: "a temporary directory".into(), message: e.to_string() })?;
+        let now = dir.path().join("osdmap");
+        let after = dir.path().join("osdmap.after");
+        let now_s = now.to_string_lossy().into_owned();
+        let getmap = ["osd", "getmap", "-o", &now_s];
+        // `osd dump` first: it says which release the map requires of osdmaptool.
+        let (tool, osd_dump, _) = tokio::try_join!(
+            self.osdmaptool_release(),
+            self.json::<OsdDumpPools>(&["osd", "dump"]),
+            self.ok(&getmap),
+        )?;
+        if let Some(why) = tool_too_old(&self.osdmaptool, &tool, &osd_dump.require_osd_release) {
+            return Err(CephError::Tool {
+                command: format!("{} on this cluster's osdmap", self.osdmaptool),
+                message: why,
+            });
+        }
+        tokio::fs::copy(&now, &after)
+            .await
+            .map_err(|e| CephError::Tool { command: format!("copy {now_s}"), message: e.to_string() })?;
+        if !weights.is_empty() {
+            let adjust: Vec<String> = weights.iter().map(|(id, w)| format!("{id}:{w}")).collect();
+            self.osdmaptool(&after, &["--adjust-crush-weight", &adjust.join(","), "--save"]).await?;
+        }
+        let dump_all = ["--test-map-pgs-dump-all"];
+        let (now_text, after_text) =
+            tokio::try_join!(self.osdmaptool(&now, &dump_all), self.osdmaptool(&after, &dump_all))?;
+        let decode = |m| CephError::Decode { command: "osdmaptool --test-map-pgs-dump-all".into(), message: m };
+        let up_now = parse_pgs_dump_all(&now_text).map_err(decode)?;
+        let up_after = parse_pgs_dump_all(&after_text).map_err(decode)?;
+        drop(dir);
+        Ok((osd_dump, up_now, up_after))
+    }
+
     /// The release of the osdmaptool the daemon runs (`osdmaptool --version`).
     async fn osdmaptool_release(&self) -> Result<CephRelease, CephError> {
         let command = format!("{} --version", self.osdmaptool);
-        let text = self.tool(&command, &["--version"]).await?;
+        let text = self.tool(&self.osdmaptool, &command, &["--version"]).await?;
         CephRelease::parse(&text).map_err(|e| CephError::Tool { command, message: e.to_string() })
     }
 
     /// `osdmaptool MAP ARGS...` with the same time bound as a ceph command.
-    async fn osdmaptool(&self, map: &Path, args: &[&str]) -> Result<String, CephError> {
+    pub(super) async fn osdmaptool(&self, map: &Path, args: &[&str]) -> Result<String, CephError> {
         let command = format!("{} {} {}", self.osdmaptool, map.display(), args.join(" "));
         let mut full = vec![map.to_string_lossy().into_owned()];
         full.extend(args.iter().map(|a| a.to_string()));
         let full: Vec<&str> = full.iter().map(String::as_str).collect();
-        self.tool(&command, &full).await
+        self.tool(&self.osdmaptool, &command, &full).await
     }
 
-    /// osdmaptool with `args`, bounded like a ceph command; its stdout.
-    async fn tool(&self, command: &str, args: &[&str]) -> Result<String, CephError> {
+    /// One of Ceph's tools (osdmaptool, crushtool) with `args`, bounded
+    /// like a ceph command; its stdout.
+    pub(super) async fn tool(&self, program: &str, command: &str, args: &[&str]) -> Result<String, CephError> {
         let command = command.to_string();
-        let child = Command::new(&self.osdmaptool)
+        let child = Command::new(program)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| CephError::Spawn { bin: self.osdmaptool.clone(), message: e.to_string() })?;
+            .map_err(|e| CephError::Spawn { bin: program.to_string(), message: e.to_string() })?;
         let out = tokio::time::timeout(self.timeout + Duration::from_secs(5), child.wait_with_output())
             .await
             .map_err(|_| CephError::Timeout { command: command.clone(), seconds: self.timeout.as_secs() })?
-            .map_err(|e| CephError::Spawn { bin: self.osdmaptool.clone(), message: e.to_string() })?;
+            .map_err(|e| CephError::Spawn { bin: program.to_string(), message: e.to_string() })?;
         if !out.status.success() {
             let message = String::from_utf8_lossy(&out.stderr).trim().lines().last().unwrap_or("").to_string();
             return Err(CephError::Tool { command, message });

@@ -25,6 +25,10 @@ pub struct DemoArgs {
     /// OSDs that may drain at once (`removal.max_draining`, default 10).
     #[arg(long)]
     max_draining: Option<usize>,
+    /// Keep every PG and where its data is, so that swaps (`osd replace`) can run: drains then
+    /// move PGs as CRUSH remaps them, one per receiving OSD at a time.
+    #[arg(long)]
+    pg_map: bool,
 }
 
 pub fn run(args: DemoArgs) -> ExitCode {
@@ -53,6 +57,7 @@ pub fn run(args: DemoArgs) -> ExitCode {
         args.pace,
         args.hosts.map(|n| (n, args.devices_per_host.clamp(1, 26))),
         args.max_draining,
+        args.pg_map,
     )) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -16,6 +16,7 @@ mod remote;
 mod serve;
 mod spec;
 mod status;
+mod swap;
 mod token;
 
 use std::process::ExitCode;
@@ -73,6 +74,11 @@ pub enum Command {
         #[command(subcommand)]
         cmd: osd::OsdCmd,
     },
+    /// Swaps (`osd replace`): their state, progress and actions; stop one.
+    Swap {
+        #[command(subcommand)]
+        cmd: swap::SwapCmd,
+    },
     /// Benchmarks: each OSD's disk (`bench osds`), with the outliers among comparable OSDs.
     Bench {
         #[command(subcommand)]
@@ -127,6 +133,7 @@ pub fn run() -> ExitCode {
         Command::Device { cmd } => remote::run(|| async move { device::run(&remote, cmd).await }),
         Command::Apply { args } => remote::run(|| async move { apply::run(&remote, args).await }),
         Command::Osd { cmd } => remote::run(|| async move { osd::run(&remote, cmd).await }),
+        Command::Swap { cmd } => remote::run(|| async move { swap::run(&remote, cmd).await }),
         Command::Bench { cmd } => remote::run(|| async move { bench::run(&remote, cmd).await }),
         Command::Spec { cmd } => remote::run(|| async move { spec::run(&remote, cmd).await }),
         Command::Token { cmd } => remote::run(|| async move { token::run(&remote, cmd).await }),

@@ -1,6 +1,7 @@
 //! `osdkeeper osd ls`, `osd rm ID... [--replace] [--force] [--zap]
 //! [--dry-run] [--ignore-preview-blockers]`,
-//! `osd rm status [ID...] [--finished]`, `osd rm stop ID...`.
+//! `osd rm status [ID...] [--finished]`, `osd rm stop ID...`; `osd replace`
+//! is in `swap.rs`.
 
 use std::process::ExitCode;
 
@@ -56,6 +57,10 @@ pub enum OsdCmd {
         #[arg(long)]
         history: Option<i64>,
     },
+    /// Swap disks moving the data once: `osd replace ID... --with HOST:DEV[,DEV...]` hands the
+    /// old OSDs' data to the new disks (free bay); `--in-place` rebuilds it on a disk put in the
+    /// old one's slot. `--dry-run` shows what each way costs.
+    Replace(super::swap::ReplaceArgs),
     /// `osd deploy status`: OSDs being made from applied specs, disk by disk.
     Deploy {
         #[command(subcommand)]
@@ -76,6 +81,7 @@ pub enum DeployCmd {
 pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
     let c = r.client()?;
     match cmd {
+        OsdCmd::Replace(args) => return super::swap::replace(r, args).await,
         OsdCmd::Ls { wide } => out::answer(r.format, &c.osds(&OsdQuery::default()).await?, |o| osd_table(o, wide)),
         OsdCmd::Deploy { cmd: DeployCmd::Status { history } } => {
             let rows = c.deployments(&DeploymentQuery { history: Some(history) }).await?;

@@ -25,6 +25,7 @@ mod operations;
 pub mod read_model;
 pub mod removal;
 pub mod specs;
+pub mod swap;
 pub mod tokens;
 mod worker;
 
@@ -71,6 +72,7 @@ struct Workers {
     reconciler: Arc<Worker>,
     remover: Arc<Worker>,
     deployer: Arc<Worker>,
+    swapper: Arc<Worker>,
     bencher: Arc<Worker>,
     model: Arc<Worker>,
     /// The reconciler runs only when the configuration says so.
@@ -96,6 +98,7 @@ impl Daemon {
             reconciler: w("reconciler", config.reconcile_interval),
             remover: w("removals", config.removal_interval),
             deployer: w("deployments", config.removal_interval),
+            swapper: w("swaps", config.removal_interval),
             bencher: w("benchmarks", BENCH_INTERVAL),
             model: w("read-model", cluster::CLUSTER_TTL),
             reconcile: config.reconcile,
@@ -148,6 +151,17 @@ impl Daemon {
             config.max_draining,
             pace,
         ));
+        let swaps = Arc::new(swap::Swaps::new(
+            store.clone(),
+            ceph.clone(),
+            agents.clone(),
+            events.clone(),
+            inventory.clone(),
+            removals.clone(),
+            workers.swapper.clone(),
+            workers.deployer.clone(),
+            pace,
+        ));
         let deployments = Arc::new(deploy::Deployments::new(
             store.clone(),
             ceph.clone(),
@@ -157,6 +171,7 @@ impl Daemon {
             read_model.clone(),
             workers.reconciler.clone(),
             pace,
+            swaps,
         ));
         let benchmarks = Arc::new(bench::Benchmarks::new(
             store.clone(),
@@ -204,6 +219,8 @@ impl Daemon {
         tasks.push(tokio::spawn(async move { worker.run(c, || s.round()).await }));
         let (s, c, worker) = (self.deployments.clone(), cancel.clone(), w.deployer.clone());
         tasks.push(tokio::spawn(async move { worker.run(c, || s.round()).await }));
+        let (s, c, worker) = (self.swaps().clone(), cancel.clone(), w.swapper.clone());
+        tasks.push(tokio::spawn(async move { worker.run(c, || s.round()).await }));
         let (s, c, worker) = (self.benchmarks.clone(), cancel.clone(), w.bencher.clone());
         tasks.push(tokio::spawn(async move { worker.run(c, || paced(s.round())).await }));
         let (s, c, worker) = (self.read_model.clone(), cancel.clone(), w.model.clone());
@@ -243,7 +260,16 @@ impl Daemon {
     /// How each background worker fares.
     pub fn workers(&self) -> Vec<WorkerStatus> {
         let w = &self.workers;
-        [&w.poller, &w.reconciler, &w.remover, &w.deployer, &w.bencher, &w.model].iter().map(|w| w.status()).collect()
+        [&w.poller, &w.reconciler, &w.remover, &w.deployer, &w.swapper, &w.bencher, &w.model]
+            .iter()
+            .map(|w| w.status())
+            .collect()
+    }
+
+    /// Swaps (their service hangs off the deployments', which make their
+    /// new OSDs: `Daemon` keeps to ten services).
+    pub fn swaps(&self) -> &Arc<swap::Swaps> {
+        self.deployments.swaps()
     }
 }
 

@@ -24,6 +24,7 @@ mod preview;
 mod probes;
 mod releases;
 mod removals;
+mod swaps;
 
 /// Serves one fixed device list per host and records ceph-volume calls.
 #[derive(Default)]
@@ -336,7 +337,13 @@ async fn invalid_documents_store_nothing() {
 // Removals on the simulated cluster (the same object serves as Ceph and as the agents).
 
 pub(super) async fn sim_daemon(pace: f64) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster) {
-    let sim = crate::sim::field_report_cluster(20.0, 10.0, pace).manual_clock();
+    daemon_on_sim(crate::sim::field_report_cluster(20.0, 10.0, pace).manual_clock()).await
+}
+
+/// A daemon on this simulated cluster with the field report's four hosts added and polled.
+pub(super) async fn daemon_on_sim(
+    sim: crate::sim::SimCluster,
+) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("d.db")).await.unwrap();
     let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();

@@ -93,6 +93,8 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/workers", READ),
     rule("GET", "/api/v1/deployments", READ),
     rule("GET", "/api/v1/deployments/{deployment_id}", READ),
+    rule("GET", "/api/v1/swaps", READ),
+    rule("GET", "/api/v1/swaps/{swap_id}", READ),
     rule("GET", "/api/v1/stream", READ),
     rule("GET", "/api/v1/summary", READ),
     rule("GET", "/api/v1/cluster/status", READ),
@@ -105,6 +107,11 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/osds/removals", OPERATE),
     rule("POST", "/api/v1/osds/removals/stop", OPERATE),
     rule("POST", "/api/v1/osds/removals/preview", OPERATE),
+    // A swap moves data and retires OSDs as a removal does; its in-place
+    // way needs its risks accepted by name in the request.
+    rule("POST", "/api/v1/swaps", OPERATE),
+    rule("POST", "/api/v1/swaps/preview", OPERATE),
+    rule("POST", "/api/v1/swaps/{swap_id}/stop", OPERATE),
     // A drain marks its host _no_schedule itself: part of the removal, not a label edit.
     rule("POST", "/api/v1/hosts/{name}/drain", OPERATE),
     rule("POST", "/api/v1/hosts/{name}/drain/preview", OPERATE),

@@ -119,6 +119,17 @@ event_kinds! {
     ProbeFailed = "probe-failed",
     /// A probed disk is far below comparable disks.
     ProbeOutlier = "probe-outlier",
+    /// A swap (old OSDs out, new disks in) was asked for; at level
+    /// warning when the in-place way's risk was accepted.
+    SwapScheduled = "swap-scheduled",
+    /// `swap stop` was asked for.
+    SwapStop = "swap-stop",
+    /// A swap moved to its next phase.
+    SwapPhase = "swap-phase",
+    /// A step of a swap failed; it is tried again.
+    SwapActionFailed = "swap-action-failed",
+    /// A swap ended: done, stopped or failed, with what it left.
+    SwapEnded = "swap-ended",
 }
 
 impl EventKind {

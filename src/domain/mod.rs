@@ -27,6 +27,7 @@ pub mod release_mismatch;
 pub mod removal;
 pub mod selection;
 pub mod spec;
+pub mod swap;
 pub mod value;
 pub mod yaml11;
 pub mod yaml_limits;

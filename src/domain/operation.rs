@@ -25,10 +25,11 @@ pub enum Kind {
     Deployment,
     ClusterBench,
     DiskProbe,
+    Swap,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Removal, Kind::Deployment, Kind::ClusterBench, Kind::DiskProbe];
+    pub const ALL: [Kind; 5] = [Kind::Removal, Kind::Deployment, Kind::ClusterBench, Kind::DiskProbe, Kind::Swap];
 
     /// The kind's name in the store and in crash-injection names.
     pub fn as_str(self) -> &'static str {
@@ -37,6 +38,7 @@ impl Kind {
             Kind::Deployment => "deployment",
             Kind::ClusterBench => "cluster-bench",
             Kind::DiskProbe => "disk-probe",
+            Kind::Swap => "swap",
         }
     }
 
@@ -295,6 +297,21 @@ pub fn crash_named(armed: &str, kind: Kind, effect: &str) -> bool {
         Some((k, e)) => k == kind.as_str() && e == effect,
         None => armed == effect,
     }
+}
+
+/// Runs `advance` from `state` until it asks for an effect, waits or
+/// finishes, as the executor walks a kind's phases within a round: what the
+/// kinds' table tests compare.
+#[cfg(test)]
+pub fn walk<S: State, E>(state: &S, advance: impl Fn(&S) -> Step<S, E>) -> Step<S, E> {
+    let mut step = advance(state);
+    for _ in 0..10 {
+        if step.effect.is_some() || step.waiting_on.is_some() || step.next.is_finished() {
+            return step;
+        }
+        step = advance(&step.next);
+    }
+    step
 }
 
 #[cfg(test)]

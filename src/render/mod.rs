@@ -11,6 +11,7 @@ pub mod preview;
 pub mod probes;
 pub mod removal_preview;
 pub mod specs;
+pub mod swaps;
 pub mod table;
 pub mod tokens;
 pub mod units;

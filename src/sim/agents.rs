@@ -337,6 +337,8 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
                 None => s.db_disks.push((host.to_string(), fast.to_string(), vec![id])),
             }
         }
+        let crush_weight =
+            super::answers::initial_weight(s, host, super::crush_weight_of(device.size_bytes.unwrap_or(1e12)));
         s.osds.push(SimOsd {
             id,
             host: host.to_string(),
@@ -345,7 +347,7 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
             up: false,
             is_in: true,
             destroyed: false,
-            crush_weight: super::crush_weight_of(device.size_bytes.unwrap_or(1e12)),
+            crush_weight,
             pgs: 0.0,
             daemon_running: false,
             affinity: request.osdspec_affinity.clone().unwrap_or_default(),

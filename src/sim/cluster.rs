@@ -1,16 +1,17 @@
 //! The simulated Ceph side.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 
+use super::pgmap::PgMap;
+use super::state::SimClock;
+pub(super) use super::state::SimState;
 use crate::ceph::{
     CephCluster, CephError, CephRelease, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts,
-    PgOnOsd, PreviewInput, RecoveryNow, Verdict,
+    PgOnOsd, PreviewInput, RecoveryNow, SwapInput, SwapPlacements, Verdict,
 };
-use crate::domain::removal::boost::Running;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SimOsd {
@@ -33,75 +34,6 @@ pub struct SimOsd {
     pub activated: bool,
 }
 
-/// How time passes for the simulated cluster: with the wall clock (demos),
-/// or only when a test says so (`advance`), so tests wait for nothing.
-/// (tokio's paused clock would do the second, but sqlx's pool times out
-/// the moment a paused runtime idles while SQLite works on its thread.)
-pub(super) enum SimClock {
-    Real { last_tick: Instant },
-    Manual { pending: Duration },
-}
-
-impl SimClock {
-    /// Seconds passed since the last call.
-    fn elapsed(&mut self) -> f64 {
-        match self {
-            SimClock::Real { last_tick } => {
-                let now = Instant::now();
-                let dt = now.duration_since(*last_tick);
-                *last_tick = now;
-                dt.as_secs_f64()
-            }
-            SimClock::Manual { pending } => std::mem::take(pending).as_secs_f64(),
-        }
-    }
-}
-
-pub(super) struct SimState {
-    pub osds: Vec<SimOsd>,
-    /// Devices per host as ceph-volume JSON (kept in step with the OSDs);
-    /// by name, since every poll looks one host up.
-    pub devices: HashMap<String, Vec<serde_json::Value>>,
-    pub clock: SimClock,
-    /// PGs per second one draining OSD sheds at pace 1.
-    pub drain_rate: f64,
-    pub pace: f64,
-    pub next_id: u32,
-    pub unreachable: Vec<String>,
-    /// Hosts whose next zap fails as if the connection dropped.
-    pub zaps_lost: Vec<String>,
-    /// (host, path) of disks that still carry a purged OSD's label.
-    pub dirty: Vec<(String, String)>,
-    /// Shared DB disks: (host, path, OSDs whose DB they hold); in use while any of them exists.
-    pub db_disks: Vec<(String, String, Vec<u32>)>,
-    /// The monitors' config database: (section, option, value).
-    pub config: Vec<(String, String, String)>,
-    /// Positions in `osds` by host, rebuilt after `osds` gains or loses an
-    /// entry (`osds_changed`): every poll asks for one host's OSDs, and a
-    /// scan of all of them per poll kept a 2000-host demo at a full core.
-    by_host: Option<HashMap<String, Vec<usize>>>,
-}
-
-impl SimState {
-    /// Call after adding or removing OSDs.
-    pub fn osds_changed(&mut self) {
-        self.by_host = None;
-    }
-
-    /// The OSDs placed on `host`.
-    pub fn osds_on(&mut self, host: &str) -> Vec<&SimOsd> {
-        let osds = &self.osds;
-        let index = self.by_host.get_or_insert_with(|| {
-            let mut m: HashMap<String, Vec<usize>> = HashMap::new();
-            for (i, o) in osds.iter().enumerate() {
-                m.entry(o.host.clone()).or_default().push(i);
-            }
-            m
-        });
-        index.get(host).map(|ix| ix.iter().map(|&i| &osds[i]).collect()).unwrap_or_default()
-    }
-}
-
 /// The simulated cluster's fsid (written into every OSD it "makes").
 pub const SIM_FSID: &str = "5e5e5e5e-0000-4000-8000-000000000001";
 
@@ -120,29 +52,33 @@ impl SimCluster {
         drain_rate: f64,
         pace: f64,
     ) -> SimCluster {
-        let next_id = osds.iter().map(|o| o.id + 1).max().unwrap_or(0);
-        SimCluster {
-            inner: Arc::new(Mutex::new(SimState {
-                osds,
-                devices: devices.into_iter().collect(),
-                clock: SimClock::Real { last_tick: Instant::now() },
-                drain_rate,
-                pace,
-                next_id,
-                unreachable: Vec::new(),
-                zaps_lost: Vec::new(),
-                dirty: Vec::new(),
-                db_disks: Vec::new(),
-                config: Vec::new(),
-                by_host: None,
-            })),
-        }
+        SimCluster { inner: Arc::new(Mutex::new(SimState::new(osds, devices, drain_rate, pace))) }
     }
 
     /// Stops the wall clock: from now on time passes only by `advance`.
     pub fn manual_clock(self) -> SimCluster {
         self.inner.lock().expect("sim lock").clock = SimClock::Manual { pending: Duration::ZERO };
         self
+    }
+
+    /// Keeps every PG and where its data is (`pgmap.rs`): swaps need it,
+    /// and drains then move PGs as CRUSH remaps them.
+    pub fn with_pg_map(self) -> SimCluster {
+        {
+            let mut s = self.inner.lock().expect("sim lock");
+            let map = PgMap::new(&s);
+            s.pg_map = Some(map);
+        }
+        self
+    }
+
+    /// Bytes backfills wrote so far, and the upmap entries now (PG map only).
+    pub fn moved_bytes(&self) -> u64 {
+        self.with(|s| s.pg_map.as_ref().map_or(0, PgMap::moved_bytes))
+    }
+
+    pub fn upmaps(&self) -> Vec<(String, Vec<(u32, u32)>)> {
+        self.with(|s| s.pg_map.as_ref().map(PgMap::upmaps).unwrap_or_default())
     }
 
     /// Lets `by` pass for a cluster on the manual clock.
@@ -185,6 +121,11 @@ impl SimCluster {
     /// time passed since the last look.
     pub(super) fn tick(s: &mut SimState) {
         let dt = s.clock.elapsed() * s.pace;
+        if let Some(mut map) = s.pg_map.take() {
+            map.tick(s, dt);
+            s.pg_map = Some(map);
+            return;
+        }
         // Every call of the simulator ticks: the common case, nothing
         // draining, costs one pass and no allocation.
         if !s.osds.iter().any(|o| (o.crush_weight == 0.0 || !o.is_in) && o.pgs > 0.0) {
@@ -221,6 +162,14 @@ impl SimCluster {
         f(&mut s)
     }
 
+    /// After weights or OSDs changed: the monitors clean the upmap entries.
+    fn map_changed(s: &mut SimState) {
+        if let Some(mut map) = s.pg_map.take() {
+            map.clean(s);
+            s.pg_map = Some(map);
+        }
+    }
+
     fn find(s: &mut SimState, id: u32) -> Result<&mut SimOsd, CephError> {
         s.osds.iter_mut().find(|o| o.id == id).ok_or_else(|| CephError::Command {
             command: format!("osd ... {id}"),
@@ -252,7 +201,10 @@ impl CephCluster for SimCluster {
                     device_class: Some(o.device_class.clone()),
                 })
                 .collect(),
-            pg_states: vec![("active+clean".into(), s.osds.iter().map(|o| o.pgs).sum::<f64>().round() as i64 / 2)],
+            pg_states: match &s.pg_map {
+                Some(map) => map.states(s),
+                None => vec![("active+clean".into(), s.osds.iter().map(|o| o.pgs).sum::<f64>().round() as i64 / 2)],
+            },
         });
         Box::pin(async move { Ok(st) })
     }
@@ -317,24 +269,7 @@ impl CephCluster for SimCluster {
     }
 
     fn recovery_config(&self, probe: u32) -> BoxFuture<'_, Result<RecoveryNow, CephError>> {
-        let r = self.with(|s| {
-            // Pacific's defaults under the `osd` section's values.
-            let defaults = [
-                ("osd_op_queue", "wpq"),
-                ("osd_max_backfills", "1"),
-                ("osd_recovery_max_active", "0"),
-                ("osd_recovery_max_active_hdd", "3"),
-                ("osd_recovery_max_active_ssd", "10"),
-            ];
-            let running = defaults
-                .iter()
-                .map(|(name, value)| match s.config.iter().find(|(sec, n, _)| sec == "osd" && n == name) {
-                    Some((_, _, v)) => Running { name: name.to_string(), value: v.clone(), source: "mon".into() },
-                    None => Running { name: name.to_string(), value: value.to_string(), source: "default".into() },
-                })
-                .collect();
-            RecoveryNow { probe, running, database: super::answers::database(s) }
-        });
+        let r = self.with(|s| super::answers::recovery(s, probe));
         Box::pin(async move { Ok(r) })
     }
 
@@ -358,36 +293,21 @@ impl CephCluster for SimCluster {
     }
 
     fn safe_to_destroy(&self, ids: &[u32]) -> BoxFuture<'_, Result<Verdict, CephError>> {
-        let ids = ids.to_vec();
-        let r = self.with(|s| {
-            let busy: Vec<(u32, i64)> = s
-                .osds
-                .iter()
-                .filter(|o| ids.contains(&o.id) && o.pgs > 0.0)
-                .map(|o| (o.id, o.pgs.ceil() as i64))
-                .collect();
-            match busy.first() {
-                None => Verdict { ok: true, message: "safe to destroy without reducing data durability".into() },
-                Some((id, n)) => {
-                    Verdict { ok: false, message: format!("OSD(s) {id} have {n} pgs currently mapped to them.") }
-                }
-            }
-        });
+        let r = self.with(|s| super::answers::safe_to_destroy(s, ids));
         Box::pin(async move { Ok(r) })
     }
 
     fn reweight(&self, id: u32, weight: f64) -> BoxFuture<'_, Result<(), CephError>> {
-        let r = self.with(|s| Self::find(s, id).map(|o| o.crush_weight = weight));
-        Box::pin(async move { r })
+        self.set_crush_weights(&[(id, weight)])
     }
 
     fn mark_out(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
-        let r = self.with(|s| Self::find(s, id).map(|o| o.is_in = false));
+        let r = self.with(|s| Self::find(s, id).map(|o| o.is_in = false).map(|_| Self::map_changed(s)));
         Box::pin(async move { r })
     }
 
     fn mark_in(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
-        let r = self.with(|s| Self::find(s, id).map(|o| o.is_in = true));
+        let r = self.with(|s| Self::find(s, id).map(|o| o.is_in = true).map(|_| Self::map_changed(s)));
         Box::pin(async move { r })
     }
 
@@ -426,7 +346,60 @@ impl CephCluster for SimCluster {
             let gone = s.osds.remove(pos);
             s.osds_changed();
             s.dirty.push((gone.host, gone.device));
+            Self::map_changed(s);
             Ok(())
+        });
+        Box::pin(async move { r })
+    }
+
+    fn swap_input(&self, weights: &[(u32, f64)], _probe: u32) -> BoxFuture<'_, Result<SwapInput, CephError>> {
+        let r = self.with(|s| super::pgmap::swap_input(s, weights));
+        Box::pin(async move { r })
+    }
+
+    fn swap_placements(
+        &self,
+        olds: &[u32],
+        host: &str,
+        new: &[f64],
+    ) -> BoxFuture<'_, Result<SwapPlacements, CephError>> {
+        let r = self.with(|s| super::pgmap::placements(s, olds, host, new));
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn pg_upmap_items(&self, pgid: &str, pairs: &[(u32, u32)]) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| super::pgmap::upmap(s, pgid, pairs));
+        Box::pin(async move { r })
+    }
+
+    fn set_crush_weights(&self, weights: &[(u32, f64)]) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| {
+            weights.iter().try_for_each(|(id, w)| Self::find(s, *id).map(|o| o.crush_weight = *w))?;
+            Self::map_changed(s);
+            Ok(())
+        });
+        Box::pin(async move { r })
+    }
+
+    fn set_balancer(&self, on: bool) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| super::answers::with_map(s, |m| m.set_balancer(on)));
+        Box::pin(async move { r })
+    }
+
+    fn set_noout(&self, id: u32, on: bool) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| super::answers::with_map(s, |m| m.set_noout(id, on)));
+        Box::pin(async move { r })
+    }
+
+    fn destroy_unchecked(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| {
+            let o = Self::find(s, id)?;
+            if o.up {
+                let message = format!("osd.{id} is not `down`.");
+                return Err(CephError::Command { command: format!("osd destroy {id}"), code: 16, message });
+            }
+            o.destroyed = true;
+            super::answers::with_map(s, |m| m.lose(id))
         });
         Box::pin(async move { r })
     }

@@ -8,7 +8,9 @@ mod agents;
 mod answers;
 mod cluster;
 mod health;
+mod pgmap;
 mod placement;
+mod state;
 /// The CRUSH weight a new OSD of `bytes` gets: its size in TiB, as
 /// ceph-osd sets it (`osd_crush_initial_weight` unset): a 1.9 TB disk
 /// weighs 1.72800, not 1.9.

@@ -12,7 +12,7 @@ use crate::domain::cluster::Verdict;
 use crate::domain::drain_preview::{CrushItem, OsdUsage, PgPlacement, PoolRule, PreviewInput, Ratios};
 use crate::domain::removal::{PacingFacts, PgOnOsd};
 
-const POOL: i64 = 1;
+pub(super) const POOL: i64 = 1;
 pub(super) const PG_BYTES: u64 = 4 << 20;
 const OSD_KB: u64 = 1 << 30;
 
@@ -20,7 +20,7 @@ pub(super) fn preview_input(s: &SimState, ids: &[u32], ok_to_stop: Verdict) -> P
     let live: Vec<&SimOsd> = s.osds.iter().filter(|o| !o.destroyed).collect();
     let weight_now = |o: &SimOsd| if o.is_in { o.crush_weight } else { 0.0 };
     let weight_after = |o: &SimOsd| if ids.contains(&o.id) { 0.0 } else { weight_now(o) };
-    let pg_num = ((live.iter().map(|o| o.pgs).sum::<f64>() / 2.0).round() as u32).clamp(1, 1024);
+    let pg_num = pg_num(&live);
     let (now, after) = (weighted(&live, weight_now), weighted(&live, weight_after));
     let pgs = (0..pg_num)
         .map(|n| {
@@ -55,8 +55,13 @@ pub(super) fn preview_input(s: &SimState, ids: &[u32], ok_to_stop: Verdict) -> P
     }
 }
 
+/// The pool's PG count: the OSDs' PGs at two copies each.
+pub(super) fn pg_num(live: &[&SimOsd]) -> u32 {
+    ((live.iter().map(|o| o.pgs).sum::<f64>() / 2.0).round() as u32).clamp(1, 1024)
+}
+
 /// The pool and the CRUSH tree: a root over the hosts over their OSDs.
-fn topology(live: &[&SimOsd]) -> (Vec<PoolRule>, Vec<CrushItem>) {
+pub(super) fn topology(live: &[&SimOsd]) -> (Vec<PoolRule>, Vec<CrushItem>) {
     let mut hosts: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
     for o in live {
         hosts.entry(o.host.as_str()).or_default().push(i64::from(o.id));
@@ -134,7 +139,7 @@ pub(super) fn pgs_on_osd(s: &SimState, id: u32) -> Vec<PgOnOsd> {
 /// The OSDs `place` draws from under one set of weights, grouped once per
 /// preview: ranking the hosts for each PG by scanning every OSD for its
 /// host took minutes at 2000 hosts.
-struct Weighted {
+pub(super) struct Weighted {
     /// Hosts holding weight, in the order their first weighted OSD comes
     /// (the order ties keep), with their weighted OSDs.
     hosts: Vec<WeightedHost>,
@@ -149,7 +154,7 @@ struct WeightedHost {
     osds: Vec<(u32, f64)>,
 }
 
-fn weighted(osds: &[&SimOsd], weight: impl Fn(&SimOsd) -> f64) -> Weighted {
+pub(super) fn weighted(osds: &[&SimOsd], weight: impl Fn(&SimOsd) -> f64) -> Weighted {
     let mut at: HashMap<&str, usize> = HashMap::new();
     let mut hosts: Vec<WeightedHost> = Vec::new();
     let mut all = Vec::new();
@@ -171,7 +176,7 @@ fn weighted(osds: &[&SimOsd], weight: impl Fn(&SimOsd) -> f64) -> Weighted {
 
 /// Two copies: on two hosts by the highest weighted draw, then on the
 /// OSD of each host with the highest draw; on one host, two of its OSDs.
-fn place(w: &Weighted, pg: u32) -> Vec<u32> {
+pub(super) fn place(w: &Weighted, pg: u32) -> Vec<u32> {
     let best_osds = |osds: &[(u32, f64)], n: usize| {
         best(osds.iter().map(|&(id, weight)| (draw(key(pg, u64::from(id)), weight), id)), n)
     };

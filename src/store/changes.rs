@@ -46,9 +46,10 @@ pub enum Topic {
     Deployments,
     ClusterBenches,
     DiskProbes,
+    Swaps,
 }
 
-const TOPICS: usize = 10;
+const TOPICS: usize = 11;
 
 /// How often the backend is asked about other processes' writes, at most.
 pub const LOOK_OUTSIDE_EVERY: Duration = Duration::from_secs(1);

@@ -41,7 +41,7 @@ pub use holds::HeldDevice;
 pub use hosts::{ManagedHost, PollFailure};
 pub use inventories::{InventoryHead, InventorySeen, Replaced, StoredInventory};
 pub use operations::{
-    removal_subject, BenchCodec, Codec, DeploymentCodec, DrainSampleRow, Ops, ProbeCodec, RemovalCodec,
+    removal_subject, BenchCodec, Codec, DeploymentCodec, DrainSampleRow, Ops, ProbeCodec, RemovalCodec, SwapCodec,
 };
 pub use osd_benches::{BenchState, BenchTarget, OsdBenchRow};
 pub use runs::SpecHostRun;

@@ -16,6 +16,7 @@ use super::events::Events;
 use super::inventory::Inventory;
 use super::operations::Backoff;
 use super::read_model::ReadModel;
+use super::swap::Swaps;
 use super::Worker;
 use crate::agent_client::HostAgents;
 use crate::ceph::CephCluster;
@@ -32,6 +33,8 @@ pub struct Deployments {
     reconciler: Arc<Worker>,
     /// How long an operation whose effects keep failing waits.
     backoff: Backoff,
+    /// Swaps, which order deployments of their new disks (`daemon/swap/`).
+    swaps: Arc<Swaps>,
 }
 
 impl Deployments {
@@ -45,7 +48,12 @@ impl Deployments {
         read_model: Arc<ReadModel>,
         reconciler: Arc<Worker>,
         backoff: Backoff,
+        swaps: Arc<Swaps>,
     ) -> Deployments {
-        Deployments { store, ceph, agents, events, inventory, read_model, reconciler, backoff }
+        Deployments { store, ceph, agents, events, inventory, read_model, reconciler, backoff, swaps }
+    }
+
+    pub fn swaps(&self) -> &Arc<Swaps> {
+        &self.swaps
     }
 }

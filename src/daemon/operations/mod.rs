@@ -12,7 +12,7 @@
 //! by effect name (`crash.rs`); a span per operation; the store's change
 //! counters bumped by every write. See docs/design/operations.md.
 
-mod crash;
+pub(super) mod crash;
 
 use std::future::Future;
 use std::time::Duration;

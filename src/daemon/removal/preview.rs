@@ -46,8 +46,8 @@ impl Removals {
     }
 
     /// The latest drains osdkeeper watched, running ones included, newest
-    /// first, with their progress samples.
-    async fn recent_drains(&self) -> Result<Vec<DrainTrace>, DaemonError> {
+    /// first, with their progress samples (a swap's preview times its ways by them).
+    pub(crate) async fn recent_drains(&self) -> Result<Vec<DrainTrace>, DaemonError> {
         let mut drained: Vec<_> = self
             .store
             .ops::<RemovalCodec>()

@@ -36,7 +36,7 @@ pub use super::cluster::Verdict;
 pub use advance::{advance, apply};
 pub use devices::{clean_devices, identify, Identified, IdentifyError};
 pub use ending::Ending;
-pub use pacing::{may_start_drain, Drain, PacingFacts};
+pub use pacing::{may_start_drain, unhealthy, Drain, PacingFacts};
 pub use record::{
     after_step, began_drain, changed, observe_cluster, progress, questions, sample_due, undone_outside, Questions,
 };

@@ -88,8 +88,9 @@ fn pgs(n: i64) -> String {
     format!("{n} PG{}", if n == 1 { "" } else { "s" })
 }
 
-/// "3 PGs degraded, 3 PGs undersized", as `ceph health` counts them.
-fn unhealthy(cluster: &ClusterState) -> Option<String> {
+/// "3 PGs degraded, 3 PGs undersized", as `ceph health` counts them: why
+/// no new move of data may start now (a swap's hand-over waits on it too).
+pub fn unhealthy(cluster: &ClusterState) -> Option<String> {
     let mut parts = Vec::new();
     for flag in ["degraded", "undersized", "backfill_toofull", "recovery_toofull"] {
         let n = count(cluster, |s| has_flag(s, flag));

@@ -30,14 +30,7 @@ fn safe(mut o: Observation) -> Observation {
 
 /// Runs advance until it asks for an effect or waits, like the worker.
 fn run(r: &Removal, o: &Observation) -> Step {
-    let mut step = advance(r, o);
-    for _ in 0..10 {
-        if step.effect.is_some() || step.waiting_on.is_some() || step.next.phase.is_finished() {
-            return step;
-        }
-        step = advance(&step.next, o);
-    }
-    step
+    crate::domain::operation::walk(r, |r| advance(r, o))
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod benches;
 mod deployments;
 mod probes;
 mod removals;
+mod swaps;
 #[cfg(test)]
 mod tests;
 
@@ -28,6 +29,7 @@ pub use benches::BenchCodec;
 pub use deployments::DeploymentCodec;
 pub use probes::ProbeCodec;
 pub use removals::{subject as removal_subject, DrainSampleRow, RemovalCodec};
+pub use swaps::SwapCodec;
 
 /// How one kind's state and effects are stored: JSON in the kind's own
 /// stored form, versioned (`"v"`), so that a row written by an older

@@ -20,6 +20,7 @@ pub mod probes;
 pub mod removal_preview;
 pub mod specs;
 pub mod summary;
+pub mod swaps;
 pub mod tokens;
 pub mod workers;
 

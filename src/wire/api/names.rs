@@ -58,6 +58,8 @@ by_name! {
     crate::domain::removal::boost::Scheduler => "OSD op queue",
     crate::domain::bench::cluster::Pass => "benchmark pass",
     crate::domain::bench::cluster::ClusterPhase => "benchmark phase",
+    crate::domain::swap::Phase => "swap phase",
+    crate::domain::swap::Way => "swap way",
 }
 // fio's job name is the name in the API.
 by_name!(@one crate::domain::probe::ProbeJob, name, "probe job");

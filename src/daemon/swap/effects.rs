@@ -1,0 +1,193 @@
+//! The one effect a swap's step asks for, carried out; and what exactly
+//! it asks, for the action log. Each is safe to repeat: the deployment
+//! and the removals it stores are found again by their subjects, a
+//! `pg-upmap-items` issued twice sets the same entry.
+
+use super::schedule::osd_names;
+use super::{deployment_service, deployment_subject, Swaps};
+use crate::clock::now_ms;
+use crate::daemon::removal::RemoveRequest;
+use crate::daemon::DaemonError;
+use crate::domain::cluster::format_weight;
+use crate::domain::command::CommandLine;
+use crate::domain::deploy::Deployment;
+use crate::domain::operation::{NewOperation, Outcome};
+use crate::domain::swap::{
+    deploy_command, initial_weight_section, Effect, SwapRecord, UpmapItem, Way, HANDOVER_WEIGHT,
+};
+use crate::store::{DeploymentCodec, StoreError};
+use crate::wire::agent::ZapRequest;
+
+fn upmap_line(i: &UpmapItem) -> String {
+    if i.pairs.is_empty() {
+        return format!("ceph osd rm-pg-upmap-items {}", i.pgid);
+    }
+    let pairs: Vec<String> = i.pairs.iter().map(|(f, t)| format!("{f} {t}")).collect();
+    format!("ceph osd pg-upmap-items {} {}", i.pgid, pairs.join(" "))
+}
+
+/// What the deployment of the new disks runs.
+fn command(rec: &SwapRecord) -> Vec<String> {
+    let s = &rec.state;
+    let disks: Vec<String> = s.news.iter().map(|n| n.path.clone()).collect();
+    let ids = if s.way == Way::InPlace { s.old_ids() } else { Vec::new() };
+    deploy_command(&disks, &ids)
+}
+
+impl Swaps {
+    pub(super) fn detail(&self, rec: &SwapRecord, effect: &Effect) -> String {
+        let s = &rec.state;
+        let section = initial_weight_section(&s.host);
+        match effect {
+            Effect::PauseBalancer => "ceph balancer off".into(),
+            Effect::ResumeBalancer => "ceph balancer on".into(),
+            Effect::SetInitialWeight => {
+                format!("ceph config set {section} osd_crush_initial_weight {}", format_weight(HANDOVER_WEIGHT))
+            }
+            Effect::ClearInitialWeight => format!("ceph config rm {section} osd_crush_initial_weight"),
+            Effect::Deploy => format!("deployment on {}: ceph-volume {}", s.host, CommandLine(&command(rec))),
+            Effect::Reweight { osd, weight } => format!("ceph osd crush reweight osd.{osd} {}", format_weight(*weight)),
+            Effect::Upmap { items } => items.iter().map(upmap_line).collect::<Vec<_>>().join("; "),
+            Effect::SetWeights { weights } => {
+                let w: Vec<String> = weights.iter().map(|(id, w)| format!("osd.{id} {}", format_weight(*w))).collect();
+                format!("CRUSH weights in one change: {}", w.join(", "))
+            }
+            Effect::RmUpmap { pgids } => {
+                pgids.iter().map(|p| format!("ceph osd rm-pg-upmap-items {p}")).collect::<Vec<_>>().join("; ")
+            }
+            Effect::Retire => {
+                format!("osd rm {} --zap", s.old_ids().iter().map(u32::to_string).collect::<Vec<_>>().join(" "))
+            }
+            Effect::Noout { osd } => format!("ceph osd add-noout osd.{osd}"),
+            Effect::ClearNoout { osd } => format!("ceph osd rm-noout osd.{osd}"),
+            Effect::StopDaemon { osd } => format!("stop osd.{osd} on {}", s.host),
+            Effect::StartDaemon { osd } => format!("start osd.{osd} on {}", s.host),
+            Effect::MarkDown { osd } => format!("ceph osd down {osd}"),
+            Effect::Destroy { osd } => format!("ceph osd destroy {osd} --yes-i-really-mean-it"),
+            Effect::Zap { path } => format!("zap {path} on {}", s.host),
+        }
+    }
+
+    pub(super) async fn carry_out(&self, rec: &SwapRecord, effect: &Effect) -> Outcome<String> {
+        let s = &rec.state;
+        let ceph = &self.ceph;
+        let done = |r: Result<(), crate::ceph::CephError>, what: String| match r {
+            Ok(()) => Outcome::Done(what),
+            Err(e) => Outcome::Failed(e.to_string()),
+        };
+        let section = initial_weight_section(&s.host);
+        match effect {
+            Effect::PauseBalancer => done(ceph.set_balancer(false).await, "balancer off".into()),
+            Effect::ResumeBalancer => done(ceph.set_balancer(true).await, "balancer on".into()),
+            Effect::SetInitialWeight => {
+                let w = HANDOVER_WEIGHT.to_string();
+                let r = ceph.config_set(&section, "osd_crush_initial_weight", &w).await;
+                done(r, format!("new OSDs on {} join at CRUSH weight {w}", s.host))
+            }
+            Effect::ClearInitialWeight => {
+                done(ceph.config_rm(&section, "osd_crush_initial_weight").await, "option removed".into())
+            }
+            Effect::Deploy => self.deploy(rec).await,
+            Effect::Reweight { osd, weight } => {
+                done(ceph.reweight(*osd, *weight).await, format!("osd.{osd} at {}", format_weight(*weight)))
+            }
+            Effect::Upmap { items } => self.upmaps(items).await,
+            Effect::SetWeights { weights } => done(ceph.set_crush_weights(weights).await, "final weights set".into()),
+            Effect::RmUpmap { pgids } => {
+                let items: Vec<UpmapItem> =
+                    pgids.iter().map(|p| UpmapItem { pgid: p.clone(), pairs: Vec::new() }).collect();
+                self.upmaps(&items).await
+            }
+            Effect::Retire => self.retire(rec).await,
+            Effect::Noout { osd } => done(ceph.set_noout(*osd, true).await, format!("noout on osd.{osd}")),
+            Effect::ClearNoout { osd } => done(ceph.set_noout(*osd, false).await, format!("noout off osd.{osd}")),
+            Effect::MarkDown { osd } => done(ceph.mark_down(*osd).await, format!("marked osd.{osd} down")),
+            Effect::Destroy { osd } => done(ceph.destroy_unchecked(*osd).await, format!("destroyed osd.{osd}")),
+            Effect::StopDaemon { .. } | Effect::StartDaemon { .. } | Effect::Zap { .. } => {
+                match self.on_host(rec, effect).await {
+                    Ok(text) => Outcome::Done(text),
+                    Err(text) => Outcome::Failed(text),
+                }
+            }
+        }
+    }
+
+    /// Every entry of the batch; those that went through show in the next
+    /// read, the others are asked again.
+    async fn upmaps(&self, items: &[UpmapItem]) -> Outcome<String> {
+        let mut failed = Vec::new();
+        for item in items {
+            if let Err(e) = self.ceph.pg_upmap_items(&item.pgid, &item.pairs).await {
+                failed.push(format!("{}: {e}", item.pgid));
+            }
+        }
+        match failed.len() {
+            0 => Outcome::Done(format!("{} entr{} set", items.len(), if items.len() == 1 { "y" } else { "ies" })),
+            n => Outcome::Failed(format!("{n} of {} failed: {}", items.len(), failed.join("; "))),
+        }
+    }
+
+    async fn deploy(&self, rec: &SwapRecord) -> Outcome<String> {
+        let s = &rec.state;
+        let disks: Vec<String> = s.news.iter().map(|n| n.path.clone()).collect();
+        let service = deployment_service(rec.number);
+        let run_key = format!("swap-{}", rec.number);
+        let d = Deployment::new(s.host.clone(), service, None, 0, run_key, None, vec![(command(rec), disks)]);
+        let subject = deployment_subject(&s.host, rec.number);
+        let new =
+            NewOperation { subject: subject.clone(), host: Some(s.host.clone()), state: d, actor: rec.actor.clone() };
+        match self
+            .store
+            .ops::<DeploymentCodec>()
+            .add(&[new], now_ms(), |s| format!("{s} is being deployed"), |_, _| {})
+            .await
+        {
+            Ok(recs) => {
+                self.deployer.wake();
+                Outcome::Done(format!("deployment {} stored", recs[0].number))
+            }
+            // Stored before a restart cut the outcome off: the same one goes on.
+            Err(StoreError::Conflict(m)) => Outcome::Done(m),
+            Err(e) => Outcome::Failed(e.to_string()),
+        }
+    }
+
+    /// The removals of the old OSDs, weight 0 and empty by now: they go
+    /// straight to safe-to-destroy, stop, purge and zap.
+    async fn retire(&self, rec: &SwapRecord) -> Outcome<String> {
+        let mut ids = Vec::new();
+        for id in rec.state.old_ids() {
+            match self.store.ops::<crate::store::RemovalCodec>().active_on(&crate::store::removal_subject(id)).await {
+                Ok(None) => ids.push(id),
+                Ok(Some(_)) => {}
+                Err(e) => return Outcome::Failed(e.to_string()),
+            }
+        }
+        if ids.is_empty() {
+            return Outcome::Done("the removals were stored already".into());
+        }
+        let req = RemoveRequest { ids: ids.clone(), zap: true, ..RemoveRequest::default() };
+        match self.removals.schedule_removals(&req).await {
+            Ok(_) => Outcome::Done(format!("removal of {} stored", osd_names(&ids))),
+            Err(DaemonError::NotFound(m)) => Outcome::Done(format!("{m}: nothing to retire")),
+            Err(e) => Outcome::Failed(e.to_string()),
+        }
+    }
+
+    async fn on_host(&self, rec: &SwapRecord, effect: &Effect) -> Result<String, String> {
+        let s = &rec.state;
+        let host = self.store.host(&s.host).await.map_err(|e| e.to_string())?;
+        let agents = &self.agents;
+        let done = match effect {
+            Effect::Zap { path } => {
+                let reason = format!("swap {} of {}", rec.number, osd_names(&s.old_ids()));
+                let req = ZapRequest { path: path.clone(), force: true, reason: Some(reason) };
+                agents.zap(&host, &req).await.map(|z| z.steps.join("; "))
+            }
+            Effect::StartDaemon { osd } => agents.start_osd(&host, *osd).await.map(|st| st.detail),
+            Effect::StopDaemon { osd } => agents.stop_osd(&host, *osd).await.map(|st| st.detail),
+            _ => return Err(format!("{} is not done on the host", effect.name())),
+        };
+        done.map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,207 @@
+//! What a swap's next decision needs to see, asked only in the phases
+//! that need it: the round's cluster state for its OSDs and the health
+//! rule; the balancer, the OSDs' flags and the PG map with the final map
+//! beside it (`swap_input`: osdmaptool on the real cluster); the config
+//! database; the deployment and removals it stored; for the in-place way
+//! `ok-to-stop`, the OSD's daemon on its host and the host's blank disks.
+
+use super::{deployment_subject, Swaps};
+use crate::agent_client::AgentError;
+use crate::ceph::ClusterState;
+use crate::domain::deploy::DeployPhase;
+use crate::domain::removal::{unhealthy, Phase as RemovalPhase};
+use crate::domain::swap::{
+    initial_weight_section, DeploymentSeen, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord, Way,
+};
+use crate::store::{DeploymentCodec, RemovalCodec};
+
+/// What each phase asks beyond the round's cluster state.
+#[derive(Default)]
+struct Asks {
+    input: bool,
+    config: bool,
+    deployment: bool,
+    removals: bool,
+    ok_to_stop: bool,
+    host: bool,
+    disks: bool,
+}
+
+fn asks(rec: &SwapRecord) -> Asks {
+    let s = &rec.state;
+    let unwinding = s.stop_requested && s.phase.can_stop();
+    match (s.way, s.phase) {
+        (_, p) if p.is_finished() => Asks::default(),
+        (Way::FreeBay, _) if unwinding => Asks { input: true, config: true, deployment: true, ..Asks::default() },
+        (Way::FreeBay, Phase::Queued | Phase::Preparing | Phase::Finishing | Phase::Unwinding) => {
+            Asks { input: true, config: true, deployment: s.phase == Phase::Unwinding, ..Asks::default() }
+        }
+        (Way::FreeBay, Phase::Deploying) => Asks { config: true, deployment: true, ..Asks::default() },
+        (Way::FreeBay, Phase::HandingOver | Phase::Settling) => Asks { input: true, ..Asks::default() },
+        (Way::FreeBay, Phase::Retiring) => Asks { removals: true, input: true, config: true, ..Asks::default() },
+        (Way::InPlace, Phase::Queued) => Asks { ok_to_stop: true, input: true, ..Asks::default() },
+        (Way::InPlace, Phase::Stopping | Phase::Destroying) => Asks { host: true, input: true, ..Asks::default() },
+        (Way::InPlace, Phase::Zapping | Phase::AwaitingDisk) => Asks { host: true, disks: true, ..Asks::default() },
+        (Way::InPlace, Phase::Deploying) => Asks { deployment: true, ..Asks::default() },
+        (Way::InPlace, _) => Asks { input: true, ..Asks::default() },
+        _ => Asks::default(),
+    }
+}
+
+impl Swaps {
+    pub(super) async fn observe(&self, rec: &SwapRecord, state: &ClusterState) -> Observation {
+        let s = &rec.state;
+        let ask = asks(rec);
+        let mut ids = s.old_ids();
+        ids.extend(s.new_ids());
+        let mut obs = Observation {
+            healthy: unhealthy(state),
+            host_reachable: true,
+            degraded_pgs: Some(
+                state
+                    .pg_states
+                    .iter()
+                    .filter(|(st, _)| st.split('+').any(|f| f == "degraded" || f == "undersized"))
+                    .map(|(_, n)| n)
+                    .sum(),
+            ),
+            ..Observation::default()
+        };
+        obs.osds = ids
+            .iter()
+            .filter_map(|id| state.osd(*id))
+            .map(|o| OsdSeen {
+                id: o.id,
+                up: o.up,
+                is_in: o.is_in,
+                destroyed: o.destroyed,
+                crush_weight: o.crush_weight,
+                noout: false,
+            })
+            .collect();
+        if ask.input {
+            self.observe_input(rec, state, &mut obs).await;
+        }
+        if ask.config {
+            obs.initial_weight_set = match self.ceph.config_dump().await {
+                Ok(db) => {
+                    let section = initial_weight_section(&s.host);
+                    Some(db.iter().any(|e| e.section == section && e.name == "osd_crush_initial_weight"))
+                }
+                Err(e) => {
+                    tracing::warn!("cannot read the config database: {e}");
+                    None
+                }
+            };
+        }
+        if ask.deployment {
+            obs.deployment = self.deployment_seen(rec).await;
+        }
+        if ask.removals {
+            obs.removals = self.removals_seen(rec).await;
+        }
+        if ask.ok_to_stop {
+            obs.ok_to_stop = match self.ceph.ok_to_stop(&s.old_ids()).await {
+                Ok(v) => Some(v),
+                Err(e) => Some(crate::ceph::Verdict::no(e.to_string())),
+            };
+        }
+        if ask.host || ask.disks {
+            self.observe_host(rec, ask.disks, &mut obs).await;
+        }
+        obs
+    }
+
+    async fn observe_input(&self, rec: &SwapRecord, state: &ClusterState, obs: &mut Observation) {
+        let s = &rec.state;
+        let mut weights: Vec<(u32, f64)> = s.olds.iter().map(|o| (o.id, 0.0)).collect();
+        weights.extend(s.news.iter().filter_map(|n| n.osd.map(|id| (id, n.weight))));
+        let probe = state.osds.iter().find(|o| o.up && !o.destroyed).map_or(0, |o| o.id);
+        match self.ceph.swap_input(&weights, probe).await {
+            Ok(input) => {
+                obs.balancer_on = Some(input.balancer_on);
+                obs.max_backfills = input.max_backfills;
+                for o in &mut obs.osds {
+                    o.noout = input.noout.contains(&o.id);
+                }
+                obs.pgs = Some(input.pgs);
+            }
+            Err(e) => tracing::warn!("cannot read the PG map for swap {}: {e}", rec.number),
+        }
+    }
+
+    async fn deployment_seen(&self, rec: &SwapRecord) -> Option<DeploymentSeen> {
+        let subject = deployment_subject(&rec.state.host, rec.number);
+        match self.store.ops::<DeploymentCodec>().latest_on(&subject).await {
+            Ok(Some(d)) => Some(DeploymentSeen {
+                number: d.number,
+                finished: d.state.phase.is_finished(),
+                gave_up: (d.state.phase == DeployPhase::GaveUp)
+                    .then(|| d.state.failure.clone().unwrap_or_else(|| "no reason recorded".into())),
+                osds: d.state.osds.iter().map(|o| (o.id, o.device.clone())).collect(),
+            }),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::error!("cannot read the deployment of swap {}: {e}", rec.number);
+                None
+            }
+        }
+    }
+
+    /// The removals of the old OSDs stored since the swap began (an id
+    /// may have been removed before, by someone else).
+    async fn removals_seen(&self, rec: &SwapRecord) -> Vec<RemovalSeen> {
+        let mut out = Vec::new();
+        for id in rec.state.old_ids() {
+            match self.store.ops::<RemovalCodec>().latest_on(&crate::store::removal_subject(id)).await {
+                Ok(Some(r)) if r.created_at >= rec.created_at => out.push(RemovalSeen {
+                    osd: id,
+                    finished: r.state.phase.is_finished(),
+                    cancelled: r.state.phase == RemovalPhase::Cancelled,
+                }),
+                Ok(_) => {}
+                Err(e) => tracing::error!("cannot read the removal of osd.{id}: {e}"),
+            }
+        }
+        out
+    }
+
+    async fn observe_host(&self, rec: &SwapRecord, disks: bool, obs: &mut Observation) {
+        let s = &rec.state;
+        let host = match self.store.host(&s.host).await {
+            Ok(h) => h,
+            Err(e) => {
+                tracing::warn!("host {} of swap {} is not known: {e}", s.host, rec.number);
+                obs.host_reachable = false;
+                return;
+            }
+        };
+        if let Some(old) = s.olds.first() {
+            match self.agents.osd_status(&host, old.id).await {
+                Ok(st) => obs.daemon_running = Some(st.running),
+                Err(AgentError::Unreachable { .. } | AgentError::Timeout { .. }) => obs.host_reachable = false,
+                Err(e) => tracing::warn!("cannot ask {} about osd.{}: {e}", s.host, old.id),
+            }
+        }
+        if !(disks && obs.host_reachable) {
+            return;
+        }
+        if let Err(e) = self.inventory.poll_host(&host).await {
+            tracing::warn!("cannot refresh the inventory of {}: {e}", s.host);
+        }
+        match self.store.inventory(&s.host).await {
+            Ok(Some(inv)) => match self.inventory.parsed(&inv) {
+                Ok(devices) => {
+                    obs.blank_disks = devices
+                        .iter()
+                        .filter(|d| d.available && d.lvs.is_empty())
+                        .map(|d| (d.path.to_string(), d.device_id.to_string()))
+                        .collect();
+                }
+                Err(e) => tracing::error!("{e}"),
+            },
+            Ok(None) => {}
+            Err(e) => tracing::error!("cannot read the inventory of {}: {e}", s.host),
+        }
+    }
+}

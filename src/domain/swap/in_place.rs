@@ -1,0 +1,179 @@
+//! `advance` for the in-place way: the new disk takes the old one's slot.
+//! The OSD is stopped under `noout` (no data leaves), destroyed keeping its
+//! id, its devices wiped; once a blank disk with another id is in the
+//! slot an OSD with the same id is made on it, and its PGs backfill from
+//! the other copies. The risk was computed and accepted before the swap
+//! was stored (`cost.rs`); `ok-to-stop` is asked again before the stop.
+
+use super::advance::fail;
+use super::{Effect, Observation, Phase, Step, Swap};
+
+pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
+    let mut next = s.clone();
+    let Some(old) = s.olds.first() else {
+        return Step::go(Swap { phase: Phase::Failed, ending: Some("no OSD to replace".into()), ..next });
+    };
+    let id = old.id;
+    if s.stop_requested && s.phase.can_stop() {
+        next.phase = Phase::Restoring;
+        return restoring(next, obs);
+    }
+    let seen = obs.osd(id);
+    match s.phase {
+        Phase::Done | Phase::Stopped | Phase::Failed => Step::go(next),
+        Phase::Queued => {
+            let Some(o) = seen else { return fail(next, format!("osd.{id} no longer exists"), obs) };
+            if !o.up {
+                return Step::wait(next, format!("waiting: osd.{id} is down"));
+            }
+            if let Some(why) = &obs.healthy {
+                return Step::wait(next, format!("waiting: {why}"));
+            }
+            let accepts_inactive = s.risk.as_ref().is_some_and(|r| r.accept_inactive);
+            match &obs.ok_to_stop {
+                None => Step::wait(next, "ok-to-stop: not asked yet"),
+                Some(v) if !v.ok && !accepts_inactive => Step::wait(next, format!("ok-to-stop: {}", v.message)),
+                Some(_) => {
+                    next.phase = Phase::Noout;
+                    advance(&next, obs)
+                }
+            }
+        }
+        Phase::Noout => match seen {
+            Some(o) if o.noout => {
+                next.phase = Phase::Stopping;
+                advance(&next, obs)
+            }
+            Some(_) => Step::act(next, Effect::Noout { osd: id }),
+            None => fail(next, format!("osd.{id} no longer exists"), obs),
+        },
+        Phase::Stopping => {
+            if seen.is_none_or(|o| !o.up) {
+                next.phase = Phase::Destroying;
+                return advance(&next, obs);
+            }
+            if !obs.host_reachable {
+                return Step::wait(next, format!("stop: host {} is unreachable and osd.{id} is still up", s.host));
+            }
+            if !s.stop_sent {
+                next.stop_sent = true;
+                return Step::act(next, Effect::StopDaemon { osd: id });
+            }
+            if obs.daemon_running == Some(false) {
+                return Step::act(next, Effect::MarkDown { osd: id });
+            }
+            Step::wait(next, format!("stop: waiting for osd.{id} to be marked down"))
+        }
+        Phase::Destroying => match seen {
+            Some(o) if o.up => {
+                next.phase = Phase::Stopping;
+                next.stop_sent = false;
+                advance(&next, obs)
+            }
+            Some(o) if !o.destroyed => Step::act(next, Effect::Destroy { osd: id }),
+            _ => {
+                next.phase = Phase::Zapping;
+                advance(&next, obs)
+            }
+        },
+        Phase::Zapping => {
+            for (i, path) in old.devices.iter().enumerate() {
+                let old_id = old.device_ids.get(i).map(String::as_str).unwrap_or("");
+                let blank = obs.blank_disks.iter().any(|(p, d)| p == path && d == old_id);
+                if next.zapped.contains(path) || blank {
+                    if !next.zapped.contains(path) {
+                        next.zapped.push(path.clone());
+                    }
+                    continue;
+                }
+                // The old disk already pulled: another disk, or none, in its slot.
+                if obs.blank_disks.iter().any(|(p, d)| p == path && d != old_id) {
+                    next.zapped.push(path.clone());
+                    continue;
+                }
+                if !obs.host_reachable {
+                    return Step::wait(next, format!("zap: host {} is unreachable", s.host));
+                }
+                return Step::act(next, Effect::Zap { path: path.clone() });
+            }
+            next.phase = Phase::AwaitingDisk;
+            advance(&next, obs)
+        }
+        Phase::AwaitingDisk => {
+            let Some(slot) = next.news.first().map(|n| n.path.clone()) else {
+                return fail(next, "no slot to wait for".into(), obs);
+            };
+            let old_ids = &old.device_ids;
+            match obs.blank_disks.iter().find(|(p, d)| *p == slot && !d.is_empty() && !old_ids.contains(d)) {
+                Some((_, disk_id)) => {
+                    next.news[0].device_id = disk_id.clone();
+                    next.phase = Phase::Deploying;
+                    advance(&next, obs)
+                }
+                None => Step::wait(
+                    next,
+                    format!("waiting for a new disk in {slot} on {} (osd.{id} is destroyed, its id kept)", s.host),
+                ),
+            }
+        }
+        Phase::Deploying => match &obs.deployment {
+            None => Step::act(next, Effect::Deploy),
+            Some(d) => {
+                next.deployment = Some(d.number);
+                if let Some(why) = &d.gave_up {
+                    next.ending = Some(format!(
+                        "deployment {} gave up: {why}; osd.{id} stays destroyed and its PGs degraded until an OSD \
+                         takes its id",
+                        d.number
+                    ));
+                    next.phase = Phase::Failed;
+                    return Step::go(next);
+                }
+                if !d.finished {
+                    return Step::wait(next, format!("deploying: deployment {}", d.number));
+                }
+                next.news[0].osd = Some(id);
+                next.phase = Phase::Recovering;
+                advance(&next, obs)
+            }
+        },
+        Phase::Recovering => match (seen, obs.degraded_pgs) {
+            (Some(o), _) if !(o.up && o.is_in) || o.destroyed => {
+                Step::wait(next, format!("recovering: osd.{id} is not up and in yet"))
+            }
+            (_, Some(0)) => {
+                next.phase = Phase::Finishing;
+                advance(&next, obs)
+            }
+            (_, Some(n)) => Step::wait(next, format!("recovering: {n} PGs degraded")),
+            (_, None) => Step::wait(next, "recovering: the PG states are not read yet"),
+        },
+        Phase::Finishing => match seen {
+            Some(o) if o.noout => Step::act(next, Effect::ClearNoout { osd: id }),
+            _ => {
+                next.phase = Phase::Done;
+                Step::go(next)
+            }
+        },
+        Phase::Restoring => restoring(next, obs),
+        other => Step::go(Swap {
+            phase: Phase::Failed,
+            ending: Some(format!("phase {} is not one of an in-place swap", other.as_str())),
+            ..next
+        }),
+    }
+}
+
+/// Before the OSD was stopped: `noout` off again, nothing else changed.
+fn restoring(mut next: Swap, obs: &Observation) -> Step {
+    let id = next.olds[0].id;
+    if obs.osd(id).is_some_and(|o| o.noout) {
+        return Step::act(next, Effect::ClearNoout { osd: id });
+    }
+    next.ending = Some(match &next.failure {
+        Some(why) => format!("failed: {why}; nothing was changed"),
+        None => format!("stopped before osd.{id} was stopped; nothing was changed"),
+    });
+    next.phase = if next.failure.is_some() { Phase::Failed } else { Phase::Stopped };
+    Step::go(next)
+}

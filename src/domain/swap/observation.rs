@@ -1,0 +1,84 @@
+//! What a swap sees: the cluster's answers a round reads for it
+//! (`SwapInput`, from the Ceph adapter), and the observation `advance`
+//! decides on, each part asked only in the phases that need it.
+
+use super::PgNow;
+use crate::domain::cluster::Verdict;
+
+/// What a swap reads of the cluster each round (the Ceph adapter's
+/// `swap_input`): every PG now and in the final map, and the cluster-wide
+/// settings the swap changes or paces by.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SwapInput {
+    pub pgs: Vec<PgNow>,
+    /// `osd_max_backfills` as an OSD runs with it.
+    pub max_backfills: u32,
+    pub balancer_on: bool,
+    /// OSDs with `noout` set on them.
+    pub noout: Vec<u32>,
+}
+
+/// One OSD as the cluster shows it now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OsdSeen {
+    pub id: u32,
+    pub up: bool,
+    pub is_in: bool,
+    pub destroyed: bool,
+    pub crush_weight: Option<f64>,
+    /// `ceph osd add-noout` is set on it.
+    pub noout: bool,
+}
+
+/// The deployment of the new disks, as the store shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeploymentSeen {
+    pub number: i64,
+    pub finished: bool,
+    /// Why it gave up, when it did.
+    pub gave_up: Option<String>,
+    /// The OSDs it made: (id, device).
+    pub osds: Vec<(u32, String)>,
+}
+
+/// The removal of an old OSD, as the store shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemovalSeen {
+    pub osd: u32,
+    pub finished: bool,
+    /// It ended otherwise than done (stopped by someone).
+    pub cancelled: bool,
+}
+
+/// What the worker saw just now; each part is asked only in the phases that need it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Observation {
+    /// The old and new OSDs the cluster knows (missing: not in the OSD map).
+    pub osds: Vec<OsdSeen>,
+    /// Whether a new drain-like move may start: the drains' health rule,
+    /// and why not.
+    pub healthy: Option<String>,
+    pub balancer_on: Option<bool>,
+    /// `osd_crush_initial_weight` is set for the host in the config database.
+    pub initial_weight_set: Option<bool>,
+    pub deployment: Option<DeploymentSeen>,
+    /// The PG map with the final map beside it (handing over, settling).
+    pub pgs: Option<Vec<PgNow>>,
+    /// `osd_max_backfills` as an OSD runs with it.
+    pub max_backfills: u32,
+    pub removals: Vec<RemovalSeen>,
+    /// Disks the host's inventory shows blank: (path, serial/WWN id).
+    pub blank_disks: Vec<(String, String)>,
+    /// In place: `ok-to-stop` for the old OSDs, when asked.
+    pub ok_to_stop: Option<Verdict>,
+    pub host_reachable: bool,
+    pub daemon_running: Option<bool>,
+    /// In place: PGs degraded or undersized in the cluster now.
+    pub degraded_pgs: Option<i64>,
+}
+
+impl Observation {
+    pub fn osd(&self, id: u32) -> Option<&OsdSeen> {
+        self.osds.iter().find(|o| o.id == id)
+    }
+}

@@ -1,0 +1,91 @@
+//! Swaps as operators read them: `osd replace --dry-run` (every way side
+//! by side, and why the asked one would be refused) and `swap ls`.
+
+use super::table::{Align, Table};
+use super::units::format_bytes;
+use crate::domain::progress::format_duration;
+use crate::wire::api::swaps::{SwapPreview, SwapStatus};
+
+fn bytes(n: u64) -> String {
+    format_bytes(n as f64, 5).trim().to_string()
+}
+
+fn osds(ids: &[u32]) -> String {
+    ids.iter().map(|o| format!("osd.{o}")).collect::<Vec<_>>().join(", ")
+}
+
+pub fn preview_text(p: &SwapPreview) -> String {
+    let disks: Vec<&str> = p.disks.iter().map(|d| d.path.as_str()).collect();
+    let mut out =
+        format!("Swapping {} out, {} in on {} (dry run, nothing changed)\n\n", osds(&p.osds), disks.join(", "), p.host);
+    let mut t = Table::new(["WAY", "BYTES MOVED", "OFF THE OLD OSDS", "PGS", "DEGRADED PGS", "TIME"]);
+    for c in 1..6 {
+        t = t.align(c, Align::Right);
+    }
+    for w in &p.ways {
+        let unknown = || "once the new OSDs exist".to_string();
+        t.row([
+            w.way.clone(),
+            w.bytes.map_or_else(unknown, bytes),
+            w.off_old_bytes.map(bytes).unwrap_or_default(),
+            w.pgs.map(|n| n.to_string()).unwrap_or_default(),
+            w.pgs_degraded.to_string(),
+            match (w.bytes, w.eta_s) {
+                (None, _) => String::new(),
+                (_, Some(s)) => format_duration(s),
+                (_, None) => "unknown".into(),
+            },
+        ]);
+    }
+    out.push_str(&t.plain());
+    out.push_str(&format!("\nTimes at {}.\n", p.eta_basis));
+    let risks = [(&p.single_copy, "left with one copy"), (&p.inactive, "inactive (client I/O stops)")];
+    for (list, what) in risks {
+        for r in list {
+            out.push_str(&format!(
+                "In place: {} PGs of pool '{}' (size {}, min_size {}) {what}, {}.\n",
+                r.pgs,
+                r.pool,
+                r.size,
+                r.min_size,
+                bytes(r.bytes)
+            ));
+        }
+    }
+    if !p.refusals.is_empty() {
+        out.push_str("\nRefused as asked:\n");
+        for r in &p.refusals {
+            out.push_str(&format!("  {r}\n"));
+        }
+    }
+    out
+}
+
+pub fn swap_table(rows: &[SwapStatus]) -> String {
+    if rows.is_empty() {
+        return "No swaps reported".into();
+    }
+    let mut t = Table::new(["SWAP", "HOST", "WAY", "OUT", "IN", "STATE", "PGS LEFT", "DATA LEFT", "WAITING ON"]);
+    for r in rows {
+        let ins: Vec<String> = r
+            .disks
+            .iter()
+            .map(|d| match d.osd {
+                Some(id) => format!("{} (osd.{id})", d.path),
+                None => d.path.clone(),
+            })
+            .collect();
+        t.row([
+            r.swap_id.to_string(),
+            r.host.clone(),
+            r.way.as_str().to_string(),
+            osds(&r.osds),
+            ins.join(", "),
+            r.state.as_str().to_string(),
+            r.pgs_left.map(|n| n.to_string()).unwrap_or_default(),
+            r.bytes_left.map(bytes).unwrap_or_default(),
+            r.waiting_on.clone().or_else(|| r.ending.clone()).unwrap_or_default(),
+        ]);
+    }
+    t.plain()
+}

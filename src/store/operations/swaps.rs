@@ -1,0 +1,280 @@
+//! Swaps as stored: the state's JSON (version 1) and the effects' JSON
+//! (`{"effect": "upmap", "items": [...]}`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{version_of, Codec};
+use crate::domain::operation::Kind;
+use crate::domain::swap::{Effect, NewDisk, OldOsd, Phase, Risk, Swap, UpmapItem, Way};
+use crate::store::Topic;
+
+/// The swap kind's codec: `store.ops::<SwapCodec>()`.
+pub struct SwapCodec;
+
+#[derive(Serialize, Deserialize)]
+struct SwapV1 {
+    v: u64,
+    host: String,
+    way: String,
+    olds: Vec<OldV1>,
+    news: Vec<NewV1>,
+    phase: String,
+    stop_requested: bool,
+    balancer_was_on: Option<bool>,
+    balancer_paused: bool,
+    initial_weight_set: bool,
+    deployment: Option<i64>,
+    handed: Vec<ItemV1>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    cannot_hand: Vec<String>,
+    settled: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    kept_pins: Vec<String>,
+    retired: bool,
+    pgs_left: Option<usize>,
+    bytes_left: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    risk: Option<RiskV1>,
+    stop_sent: bool,
+    zapped: Vec<String>,
+    failure: Option<String>,
+    ending: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct OldV1 {
+    id: u32,
+    weight: f64,
+    devices: Vec<String>,
+    device_ids: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct NewV1 {
+    path: String,
+    device_id: String,
+    weight: f64,
+    osd: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ItemV1 {
+    pgid: String,
+    /// (from, to) pairs.
+    pairs: Vec<(u32, u32)>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RiskV1 {
+    pgs_degraded: usize,
+    bytes: u64,
+    accepted: Vec<String>,
+    window_s: Option<f64>,
+    accept_inactive: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "effect", rename_all = "kebab-case")]
+enum EffectV1 {
+    PauseBalancer,
+    ResumeBalancer,
+    SetInitialWeight,
+    ClearInitialWeight,
+    Deploy,
+    Reweight { osd: u32, weight: f64 },
+    Upmap { items: Vec<ItemV1> },
+    SetWeights { weights: Vec<(u32, f64)> },
+    RmUpmap { pgids: Vec<String> },
+    Retire,
+    Noout { osd: u32 },
+    ClearNoout { osd: u32 },
+    StopDaemon { osd: u32 },
+    StartDaemon { osd: u32 },
+    MarkDown { osd: u32 },
+    Destroy { osd: u32 },
+    Zap { path: String },
+}
+
+fn item_v1(i: &UpmapItem) -> ItemV1 {
+    ItemV1 { pgid: i.pgid.clone(), pairs: i.pairs.clone() }
+}
+
+fn item(i: ItemV1) -> UpmapItem {
+    UpmapItem { pgid: i.pgid, pairs: i.pairs }
+}
+
+impl Codec for SwapCodec {
+    type State = Swap;
+    type Effect = Effect;
+    const KIND: Kind = Kind::Swap;
+
+    fn encode_state(s: &Swap) -> String {
+        let v1 = SwapV1 {
+            v: 1,
+            host: s.host.clone(),
+            way: s.way.as_str().into(),
+            olds: s
+                .olds
+                .iter()
+                .map(|o| OldV1 {
+                    id: o.id,
+                    weight: o.weight,
+                    devices: o.devices.clone(),
+                    device_ids: o.device_ids.clone(),
+                })
+                .collect(),
+            news: s
+                .news
+                .iter()
+                .map(|n| NewV1 { path: n.path.clone(), device_id: n.device_id.clone(), weight: n.weight, osd: n.osd })
+                .collect(),
+            phase: s.phase.as_str().into(),
+            stop_requested: s.stop_requested,
+            balancer_was_on: s.balancer_was_on,
+            balancer_paused: s.balancer_paused,
+            initial_weight_set: s.initial_weight_set,
+            deployment: s.deployment,
+            handed: s.handed.iter().map(item_v1).collect(),
+            cannot_hand: s.cannot_hand.clone(),
+            settled: s.settled,
+            kept_pins: s.kept_pins.clone(),
+            retired: s.retired,
+            pgs_left: s.pgs_left,
+            bytes_left: s.bytes_left,
+            risk: s.risk.as_ref().map(|r| RiskV1 {
+                pgs_degraded: r.pgs_degraded,
+                bytes: r.bytes,
+                accepted: r.accepted.clone(),
+                window_s: r.window_s,
+                accept_inactive: r.accept_inactive,
+            }),
+            stop_sent: s.stop_sent,
+            zapped: s.zapped.clone(),
+            failure: s.failure.clone(),
+            ending: s.ending.clone(),
+        };
+        serde_json::to_string(&v1).expect("a swap serializes")
+    }
+
+    fn decode_state(json: &str) -> Result<Swap, String> {
+        match version_of(json)? {
+            1 => {}
+            v => return Err(format!("version {v} is newer than this osdkeeper reads")),
+        }
+        let v1: SwapV1 = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        Ok(Swap {
+            host: v1.host,
+            way: Way::parse(&v1.way).ok_or_else(|| format!("way {:?}", v1.way))?,
+            olds: v1
+                .olds
+                .into_iter()
+                .map(|o| OldOsd { id: o.id, weight: o.weight, devices: o.devices, device_ids: o.device_ids })
+                .collect(),
+            news: v1
+                .news
+                .into_iter()
+                .map(|n| NewDisk { path: n.path, device_id: n.device_id, weight: n.weight, osd: n.osd })
+                .collect(),
+            phase: Phase::parse(&v1.phase).ok_or_else(|| format!("phase {:?}", v1.phase))?,
+            stop_requested: v1.stop_requested,
+            balancer_was_on: v1.balancer_was_on,
+            balancer_paused: v1.balancer_paused,
+            initial_weight_set: v1.initial_weight_set,
+            deployment: v1.deployment,
+            handed: v1.handed.into_iter().map(item).collect(),
+            cannot_hand: v1.cannot_hand,
+            settled: v1.settled,
+            kept_pins: v1.kept_pins,
+            retired: v1.retired,
+            pgs_left: v1.pgs_left,
+            bytes_left: v1.bytes_left,
+            risk: v1.risk.map(|r| Risk {
+                pgs_degraded: r.pgs_degraded,
+                bytes: r.bytes,
+                accepted: r.accepted,
+                window_s: r.window_s,
+                accept_inactive: r.accept_inactive,
+            }),
+            stop_sent: v1.stop_sent,
+            zapped: v1.zapped,
+            failure: v1.failure,
+            ending: v1.ending,
+        })
+    }
+
+    fn encode_effect(e: &Effect) -> String {
+        let v1 = match e {
+            Effect::PauseBalancer => EffectV1::PauseBalancer,
+            Effect::ResumeBalancer => EffectV1::ResumeBalancer,
+            Effect::SetInitialWeight => EffectV1::SetInitialWeight,
+            Effect::ClearInitialWeight => EffectV1::ClearInitialWeight,
+            Effect::Deploy => EffectV1::Deploy,
+            Effect::Reweight { osd, weight } => EffectV1::Reweight { osd: *osd, weight: *weight },
+            Effect::Upmap { items } => EffectV1::Upmap { items: items.iter().map(item_v1).collect() },
+            Effect::SetWeights { weights } => EffectV1::SetWeights { weights: weights.clone() },
+            Effect::RmUpmap { pgids } => EffectV1::RmUpmap { pgids: pgids.clone() },
+            Effect::Retire => EffectV1::Retire,
+            Effect::Noout { osd } => EffectV1::Noout { osd: *osd },
+            Effect::ClearNoout { osd } => EffectV1::ClearNoout { osd: *osd },
+            Effect::StopDaemon { osd } => EffectV1::StopDaemon { osd: *osd },
+            Effect::StartDaemon { osd } => EffectV1::StartDaemon { osd: *osd },
+            Effect::MarkDown { osd } => EffectV1::MarkDown { osd: *osd },
+            Effect::Destroy { osd } => EffectV1::Destroy { osd: *osd },
+            Effect::Zap { path } => EffectV1::Zap { path: path.clone() },
+        };
+        serde_json::to_string(&v1).expect("an effect serializes")
+    }
+
+    fn decode_effect(json: &str) -> Result<Effect, String> {
+        let v1: EffectV1 = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        Ok(match v1 {
+            EffectV1::PauseBalancer => Effect::PauseBalancer,
+            EffectV1::ResumeBalancer => Effect::ResumeBalancer,
+            EffectV1::SetInitialWeight => Effect::SetInitialWeight,
+            EffectV1::ClearInitialWeight => Effect::ClearInitialWeight,
+            EffectV1::Deploy => Effect::Deploy,
+            EffectV1::Reweight { osd, weight } => Effect::Reweight { osd, weight },
+            EffectV1::Upmap { items } => Effect::Upmap { items: items.into_iter().map(item).collect() },
+            EffectV1::SetWeights { weights } => Effect::SetWeights { weights },
+            EffectV1::RmUpmap { pgids } => Effect::RmUpmap { pgids },
+            EffectV1::Retire => Effect::Retire,
+            EffectV1::Noout { osd } => Effect::Noout { osd },
+            EffectV1::ClearNoout { osd } => Effect::ClearNoout { osd },
+            EffectV1::StopDaemon { osd } => Effect::StopDaemon { osd },
+            EffectV1::StartDaemon { osd } => Effect::StartDaemon { osd },
+            EffectV1::MarkDown { osd } => Effect::MarkDown { osd },
+            EffectV1::Destroy { osd } => Effect::Destroy { osd },
+            EffectV1::Zap { path } => Effect::Zap { path },
+        })
+    }
+
+    fn topics(_finished: bool) -> Vec<Topic> {
+        vec![Topic::Swaps]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_swap_and_its_effects_read_back_as_written() {
+        let mut s = Swap::new(
+            "f5-422-03".into(),
+            Way::FreeBay,
+            vec![OldOsd { id: 8, weight: 0.9, devices: vec!["/dev/sdd".into()], device_ids: vec!["X".into()] }],
+            vec![NewDisk { path: "/dev/sdb".into(), device_id: "Y".into(), weight: 1.7, osd: Some(20) }],
+        );
+        s.phase = Phase::HandingOver;
+        s.handed = vec![UpmapItem { pgid: "1.a".into(), pairs: vec![(8, 20)] }];
+        s.risk =
+            Some(Risk { pgs_degraded: 3, bytes: 9, accepted: vec!["x".into()], window_s: None, accept_inactive: true });
+        assert_eq!(SwapCodec::decode_state(&SwapCodec::encode_state(&s)).unwrap(), s);
+        let upmap = Effect::Upmap { items: s.handed.clone() };
+        let json = SwapCodec::encode_effect(&upmap);
+        assert_eq!(json, r#"{"effect":"upmap","items":[{"pgid":"1.a","pairs":[[8,20]]}]}"#);
+        assert_eq!(SwapCodec::decode_effect(&json).unwrap(), upmap);
+        let newer = SwapCodec::encode_state(&s).replace(r#""v":1"#, r#""v":2"#);
+        assert_eq!(SwapCodec::decode_state(&newer).unwrap_err(), "version 2 is newer than this osdkeeper reads");
+    }
+}
