@@ -103,6 +103,18 @@ impl SimCluster {
         self.inner.lock().expect("sim lock").zaps_lost.push(host.to_string());
     }
 
+    /// Puts another disk in a slot: the device at `path` on `host` reports
+    /// a new serial/WWN id (the old disk pulled, a new one pushed in).
+    pub fn swap_disk(&self, host: &str, path: &str, device_id: &str) {
+        let mut s = self.inner.lock().expect("sim lock");
+        for d in s.devices.get_mut(host).into_iter().flatten() {
+            // Read through the one reader of device reports, as every reader must.
+            if crate::wire::ceph_volume::report_of(d).is_ok_and(|r| &*r.path == path) {
+                d["device_id"] = serde_json::json!(device_id);
+            }
+        }
+    }
+
     /// Declares a shared DB disk.
     pub fn add_db_disk(&self, host: &str, path: &str, osds: Vec<u32>) {
         self.inner.lock().expect("sim lock").db_disks.push((host.into(), path.into(), osds));

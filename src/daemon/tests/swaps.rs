@@ -191,6 +191,30 @@ async fn the_in_place_way_is_refused_on_a_size_two_pool_unless_its_risk_is_accep
 }
 
 #[tokio::test]
+async fn an_in_place_swap_keeps_the_id_and_rebuilds_its_copies_once_from_the_others() {
+    let (_dir, d, sim) = pg_map_daemon().await;
+    let mut req = replace_8();
+    req.way = Way::InPlace;
+    req.devices.clear();
+    req.accept.single_copy = true;
+    let (_, costs) = d.swaps().schedule(&req).await.unwrap();
+    let rec = until(&d, &sim, |r| r.state.phase == Phase::AwaitingDisk).await;
+    assert!(rec.waiting_on.unwrap().starts_with("waiting for a new disk in /dev/sdd on f5-422-03"));
+    assert!(sim.osds().iter().any(|o| o.id == 8 && o.destroyed), "destroyed, its id kept");
+    assert!(!clean(&sim), "its PGs run a copy short meanwhile");
+    sim.swap_disk("f5-422-03", "/dev/sdd", "NEW-DISK-IN-BAY-4");
+    let rec = until(&d, &sim, |r| r.state.phase.is_finished()).await;
+    assert_eq!(rec.state.phase, Phase::Done, "{rec:?}");
+    assert_eq!((rec.state.news[0].osd, rec.state.news[0].device_id.as_str()), (Some(8), "NEW-DISK-IN-BAY-4"));
+    let o = sim.osds().into_iter().find(|o| o.id == 8).unwrap();
+    assert!(o.up && o.is_in && !o.destroyed && o.device == "/dev/sdd", "{o:?}");
+    assert!(clean(&sim));
+    assert_eq!(sim.moved_bytes(), costs.in_place.bytes, "each of its copies rebuilt once");
+    let input = sim.swap_input(&[], 0).await.unwrap();
+    assert!(input.noout.is_empty(), "noout taken off at the end");
+}
+
+#[tokio::test]
 async fn a_swap_is_refused_with_the_field_the_value_and_why() {
     let (_dir, d, _sim) = pg_map_daemon().await;
     let mut req = replace_8();
