@@ -151,6 +151,22 @@ fn cephadm_forms_and_formats() {
     assert_eq!(code, 1, "{err}");
     assert!(err.starts_with("Error EINVAL: osd.8 is listed twice"), "{err}");
 
+    // A swap's forms; its check needs the cluster: without one, EAGAIN.
+    let (code, out, err) = run(&["--url", url, "osd", "replace", "8"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.starts_with("Error EINVAL: osd replace needs --with HOST:DEV (or --in-place)"), "{err}");
+    let (code, _, err) = run(&["--url", url, "osd", "replace", "8", "--with", "/dev/sdg"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("Error EINVAL: --with /dev/sdg: give HOST:DEV[,DEV...]"), "{err}");
+    let (code, _, err) = run(&["--url", url, "osd", "replace", "8", "--with", "f5-422-01:/dev/sdf", "--dry-run"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("Error EAGAIN: cannot read the cluster"), "{err}");
+    let (code, out, err) = run(&["--url", url, "swap", "ls"]);
+    assert_eq!((code, out.as_str()), (0, "No swaps reported\n"), "{err}");
+    let (code, _, err) = run(&["--url", url, "swap", "stop", "3"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("Error ENOENT: no swap 3"), "{err}");
+
     let (code, out, err) = run(&["--url", url, "--format", "yaml", "token", "whoami"]);
     assert_eq!(code, 0, "{err}");
     golden("whoami_yaml", &out);

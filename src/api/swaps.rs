@@ -27,7 +27,7 @@ fn request(b: SwapBody) -> SwapRequest {
 
 #[utoipa::path(post, path = "/api/v1/swaps", tag = "osds", request_body = SwapBody,
     responses((status = 201, body = SwapStatus), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody),
-        (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)))]
+        (status = 422, body = ErrorBody)))]
 pub async fn create(
     State(d): State<Arc<Daemon>>,
     JsonBody(b): JsonBody<SwapBody>,
@@ -39,8 +39,7 @@ pub async fn create(
 /// What each way would cost and why the asked one would be refused;
 /// nothing changes. It needs `operate` like the swap (it runs Ceph's tools).
 #[utoipa::path(post, path = "/api/v1/swaps/preview", tag = "osds", request_body = SwapBody,
-    responses((status = 200, body = SwapPreview), (status = 400, body = ErrorBody), (status = 422, body = ErrorBody),
-        (status = 503, body = ErrorBody)))]
+    responses((status = 200, body = SwapPreview), (status = 400, body = ErrorBody), (status = 422, body = ErrorBody)))]
 pub async fn preview(
     State(d): State<Arc<Daemon>>,
     JsonBody(b): JsonBody<SwapBody>,

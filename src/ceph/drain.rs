@@ -4,7 +4,8 @@
 //! weighs (pools and their rules, the CRUSH tree, the `osd_max_backfills`
 //! an OSD runs with); and for fast drains the recovery settings (`config
 //! show-with-defaults`, `config dump`) and their changes (`config set`,
-//! `config rm`).
+//! `config rm`). The config database's entries name their section as
+//! `config set` does, with the mask (`osd/host:NAME`).
 
 use super::cli::CephCli;
 use super::placement::{crush_items, pool_rules};
@@ -50,6 +51,29 @@ impl CephCli {
 
     pub(super) async fn read_config_dump(&self) -> Result<Vec<DbEntry>, CephError> {
         let dumped: Vec<ConfigDumped> = self.json(&["config", "dump"]).await?;
-        Ok(dumped.into_iter().map(|c| DbEntry { section: c.section, name: c.name, value: c.value }).collect())
+        Ok(dumped
+            .into_iter()
+            .map(|c| DbEntry { section: who(&c.section, &c.mask), name: c.name, value: c.value })
+            .collect())
+    }
+}
+
+/// The section an option is set for, as `config set` names it: with its
+/// mask (`osd/host:f5-422-03`), so that a value for some OSDs only is not
+/// read as the whole section's.
+fn who(section: &str, mask: &str) -> String {
+    if mask.is_empty() {
+        section.to_string()
+    } else {
+        format!("{section}/{mask}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_masked_option_is_named_as_config_set_names_it() {
+        assert_eq!(super::who("osd", ""), "osd");
+        assert_eq!(super::who("osd", "host:f5-422-03"), "osd/host:f5-422-03");
     }
 }

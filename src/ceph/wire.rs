@@ -298,6 +298,9 @@ pub struct ConfigDumped {
     pub name: String,
     #[serde(default)]
     pub value: String,
+    /// `host:NAME` or `class:CLASS` when the option is set for those only.
+    #[serde(default)]
+    pub mask: String,
 }
 
 /// `ceph osd df`'s sizes.

@@ -44,7 +44,7 @@ pub enum SwapCmd {
         #[arg(long, default_value_t = 20)]
         history: i64,
     },
-    /// One swap with its actions (JSON and YAML only show the actions).
+    /// One swap with the actions it logged, each with its outcome.
     Status { swap_id: i64 },
     /// Stop a swap: what was handed over stays where it is, what was set is put back.
     Stop { swap_id: i64 },
@@ -103,7 +103,7 @@ pub async fn run(r: &Remote, cmd: SwapCmd) -> Result<ExitCode, ClientError> {
                 let mut text = swap_table(std::slice::from_ref(&d.status));
                 for a in &d.actions {
                     text.push_str(&format!(
-                        "\n  {}: {} ({})",
+                        "  {}: {} ({})\n",
                         a.effect,
                         a.detail,
                         a.outcome.as_deref().unwrap_or("under way")

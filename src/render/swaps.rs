@@ -63,7 +63,7 @@ pub fn preview_text(p: &SwapPreview) -> String {
 
 pub fn swap_table(rows: &[SwapStatus]) -> String {
     if rows.is_empty() {
-        return "No swaps reported".into();
+        return "No swaps reported\n".into();
     }
     let mut t = Table::new(["SWAP", "HOST", "WAY", "OUT", "IN", "STATE", "PGS LEFT", "DATA LEFT", "WAITING ON"]);
     for r in rows {

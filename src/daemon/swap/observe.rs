@@ -114,7 +114,9 @@ impl Swaps {
 
     async fn observe_input(&self, rec: &SwapRecord, state: &ClusterState, obs: &mut Observation) {
         let s = &rec.state;
-        let mut weights: Vec<(u32, f64)> = s.olds.iter().map(|o| (o.id, 0.0)).collect();
+        // An old OSD already purged is not in the map osdmaptool edits.
+        let mut weights: Vec<(u32, f64)> =
+            s.olds.iter().filter(|o| state.osd(o.id).is_some()).map(|o| (o.id, 0.0)).collect();
         weights.extend(s.news.iter().filter_map(|n| n.osd.map(|id| (id, n.weight))));
         let probe = state.osds.iter().find(|o| o.up && !o.destroyed).map_or(0, |o| o.id);
         match self.ceph.swap_input(&weights, probe).await {
