@@ -64,13 +64,21 @@ impl Swaps {
                 active.state.phase.as_str()
             )));
         }
-        for disk in swap.news.iter().filter(|_| swap.way == Way::FreeBay) {
+        // Held before the swap is stored: a spec must not take them first.
+        let held: Vec<String> = swap.news.iter().filter(|_| swap.way == Way::FreeBay).map(|n| n.path.clone()).collect();
+        for disk in swap.news.iter().filter(|n| held.contains(&n.path)) {
             let reason = format!("taken by a swap of {} on {host}", osd_names(&swap.old_ids()));
             self.store.hold(&host, &disk.path, Some(&disk.device_id), &reason, now_ms()).await?;
         }
         let new = NewOperation { subject: host.clone(), host: Some(host.clone()), state: swap, actor: audit::actor() };
         let busy = |s: &str| format!("a swap already runs on {s}");
-        let rec = self.store.ops::<SwapCodec>().add(&[new], now_ms(), busy, |_, _| {}).await?.remove(0);
+        let rec = match self.store.ops::<SwapCodec>().add(&[new], now_ms(), busy, |_, _| {}).await {
+            Ok(mut recs) => recs.remove(0),
+            Err(e) => {
+                self.release(&host, &held).await;
+                return Err(e.into());
+            }
+        };
         let accepted = rec.state.risk.as_ref().map(|r| r.accepted.clone()).unwrap_or_default();
         let (level, risk_words) = if accepted.is_empty() {
             (Level::Info, String::new())
@@ -87,6 +95,15 @@ impl Swaps {
         self.events.record(level, EventKind::SwapScheduled, Some(&host), None, message).await;
         self.worker.wake();
         Ok((rec, checked.costs))
+    }
+
+    /// Lifts the holds a refused request placed.
+    async fn release(&self, host: &str, paths: &[String]) {
+        for path in paths {
+            if let Err(e) = self.store.release(host, path).await {
+                tracing::error!("cannot release {path} on {host} after a refused swap: {e}");
+            }
+        }
     }
 
     /// What the swap would cost each way and why it would be refused; nothing changes.

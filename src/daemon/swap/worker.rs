@@ -50,11 +50,14 @@ impl Swaps {
             p => (EventKind::SwapPhase, Level::Info, format!("Swap {}: {}", after.number, p.as_str())),
         };
         self.events.record(level, kind, Some(&host), None, message).await;
-        if b.phase == Phase::Deploying && a.way == crate::domain::swap::Way::FreeBay {
-            // The new OSDs are made: their disks need no hold from specs any more.
+        let made = b.phase == Phase::Deploying;
+        if a.way == crate::domain::swap::Way::FreeBay && (made || a.phase.is_finished()) {
+            // Its new OSDs are made, or it ended before: the disks need no
+            // hold from specs any more (a disk with an OSD is no spec's).
             for disk in &a.news {
-                if let Err(e) = self.store.release(&host, &disk.path).await {
-                    tracing::warn!("cannot release {} on {host}: {e}", disk.path);
+                match self.store.release(&host, &disk.path).await {
+                    Ok(_) | Err(crate::store::StoreError::NotFound(_)) => {}
+                    Err(e) => tracing::warn!("cannot release {} on {host}: {e}", disk.path),
                 }
             }
         }

@@ -169,6 +169,19 @@ async fn a_stopped_swap_keeps_what_it_handed_over_and_leaves_a_clean_cluster() {
 }
 
 #[tokio::test]
+async fn a_swap_stopped_before_it_began_changes_nothing_and_lets_the_disk_go() {
+    let (_dir, d, sim) = pg_map_daemon().await;
+    let (rec, _) = d.swaps().schedule(&replace_8()).await.unwrap();
+    assert!(d.store.holds().await.unwrap().iter().any(|h| h.path == "/dev/sdb"), "held from specs");
+    d.swaps().stop(rec.number).await.unwrap();
+    let rec = until(&d, &sim, |r| r.state.phase.is_finished()).await;
+    assert_eq!(rec.state.phase, Phase::Stopped);
+    assert_eq!(rec.state.ending.as_deref(), Some("stopped; nothing was handed over"));
+    assert!(d.store.actions(rec.id).await.unwrap().is_empty(), "nothing was done");
+    assert!(d.store.holds().await.unwrap().iter().all(|h| h.path != "/dev/sdb"), "the disk is free again");
+}
+
+#[tokio::test]
 async fn the_in_place_way_is_refused_on_a_size_two_pool_unless_its_risk_is_accepted() {
     let (_dir, d, _sim) = pg_map_daemon().await;
     let mut req = replace_8();
