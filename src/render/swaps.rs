@@ -38,7 +38,10 @@ pub fn preview_text(p: &SwapPreview) -> String {
         ]);
     }
     out.push_str(&t.plain());
-    out.push_str(&format!("\nTimes at {}.\n", p.eta_basis));
+    out.push_str(&match p.bytes_per_s {
+        Some(rate) => format!("\nTimes at {}/s: {}.\n", bytes(rate as u64), p.eta_basis),
+        None => format!("\nNo times: {}.\n", p.eta_basis),
+    });
     let risks = [(&p.single_copy, "left with one copy"), (&p.inactive, "inactive (client I/O stops)")];
     for (list, what) in risks {
         for r in list {

@@ -41,9 +41,7 @@ impl Swaps {
         match effect {
             Effect::PauseBalancer => "ceph balancer off".into(),
             Effect::ResumeBalancer => "ceph balancer on".into(),
-            Effect::SetInitialWeight => {
-                format!("ceph config set {section} osd_crush_initial_weight {}", format_weight(HANDOVER_WEIGHT))
-            }
+            Effect::SetInitialWeight => format!("ceph config set {section} osd_crush_initial_weight {HANDOVER_WEIGHT}"),
             Effect::ClearInitialWeight => format!("ceph config rm {section} osd_crush_initial_weight"),
             Effect::Deploy => format!("deployment on {}: ceph-volume {}", s.host, CommandLine(&command(rec))),
             Effect::Reweight { osd, weight } => format!("ceph osd crush reweight osd.{osd} {}", format_weight(*weight)),

@@ -65,7 +65,10 @@ impl Swaps {
             )));
         }
         // Held before the swap is stored: a spec must not take them first.
-        let held: Vec<String> = swap.news.iter().filter(|_| swap.way == Way::FreeBay).map(|n| n.path.clone()).collect();
+        let held: Vec<String> = match swap.way {
+            Way::FreeBay => swap.news.iter().map(|n| n.path.clone()).collect(),
+            Way::InPlace => Vec::new(),
+        };
         for disk in swap.news.iter().filter(|n| held.contains(&n.path)) {
             let reason = format!("taken by a swap of {} on {host}", osd_names(&swap.old_ids()));
             self.store.hold(&host, &disk.path, Some(&disk.device_id), &reason, now_ms()).await?;
