@@ -28,6 +28,8 @@ pub struct SimOsd {
     pub affinity: String,
     /// `hdd` or `ssd` from the disk, or the spec's `crush_device_class`.
     pub device_class: String,
+    /// Its fsid (`osd dump`'s uuid, the tag of its LVs).
+    pub fsid: String,
     /// ceph-volume activated it (its data directory is primed); made ones
     /// start out prepared only.
     pub activated: bool,
@@ -72,6 +74,8 @@ pub(super) struct SimState {
     pub zaps_lost: Vec<String>,
     /// (host, path) of disks that still carry a purged OSD's label.
     pub dirty: Vec<(String, String)>,
+    /// Purged OSDs whose LVs are still on their host: (host, id, fsid, device).
+    pub purged_lvs: Vec<(String, u32, String, String)>,
     /// Shared DB disks: (host, path, OSDs whose DB they hold); in use while any of them exists.
     pub db_disks: Vec<(String, String, Vec<u32>)>,
     /// The monitors' config database: (section, option, value).
@@ -132,6 +136,7 @@ impl SimCluster {
                 unreachable: Vec::new(),
                 zaps_lost: Vec::new(),
                 dirty: Vec::new(),
+                purged_lvs: Vec::new(),
                 db_disks: Vec::new(),
                 config: Vec::new(),
                 by_host: None,
@@ -250,6 +255,7 @@ impl CephCluster for SimCluster {
                     kb_used: Some((o.pgs.ceil() as u64) * 4096),
                     crush_host: Some(o.host.clone()),
                     device_class: Some(o.device_class.clone()),
+                    uuid: Some(o.fsid.clone()),
                 })
                 .collect(),
             pg_states: vec![("active+clean".into(), s.osds.iter().map(|o| o.pgs).sum::<f64>().round() as i64 / 2)],
@@ -425,6 +431,7 @@ impl CephCluster for SimCluster {
             }
             let gone = s.osds.remove(pos);
             s.osds_changed();
+            s.purged_lvs.push((gone.host.clone(), gone.id, gone.fsid.clone(), gone.device.clone()));
             s.dirty.push((gone.host, gone.device));
             Ok(())
         });
