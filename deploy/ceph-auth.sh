@@ -2,7 +2,8 @@
 # Creates the cephx user the osdkeeper daemon acts as, with only the caps it
 # needs, and writes its keyring (readable by the daemon's user only).
 #
-#   deploy/ceph-auth.sh [KEYRING [DB_POOL]]   (default /etc/ceph/ceph.client.osdkeeper.keyring)
+#   deploy/ceph-auth.sh [--bench-pool POOL] [KEYRING [DB_POOL]]
+#                                       (KEYRING: /etc/ceph/ceph.client.osdkeeper.keyring)
 #
 # With DB_POOL, the daemons keep their database in that RADOS pool
 # (`db: ceph:DB_POOL/NAMESPACE/NAME`, docs/operations.md "High
@@ -31,15 +32,21 @@
 #   mon 'allow r' also covers the removal preview's reads (osd getmap,
 #   crush rule dump); mgr 'allow r' its pg dump and osd df.
 # It cannot create or delete pools, read or write data, or change auth.
-# So this user lacks the caps the benchmarks need (`osdkeeper bench
-# cluster`: a pool made, written and deleted; `bench osds`: ceph tell
-# osd.N bench); a tested set of caps for them is not written yet: run them
-# from a daemon with a key that may (docs/operations.md).
+# With --bench-pool POOL it may also run `osdkeeper bench cluster --pool
+# POOL` (osd 'allow rw pool=POOL': rados bench writes, reads and removes
+# its own objects there; make the pool first, empty). It still cannot make
+# the bench's own pool (`bench cluster` without --pool) nor run `bench osds`
+# (ceph tell osd.N bench); run those from a daemon with a key that may.
 # An existing user is given these caps (run it again after an upgrade that
 # needs more, or to add DB_POOL).
 set -eu
 
 name=client.osdkeeper
+bench_pool=
+if [ "${1:-}" = --bench-pool ]; then
+    bench_pool=${2:?--bench-pool needs a pool name}
+    shift 2
+fi
 keyring=${1:-/etc/ceph/ceph.$name.keyring}
 db_pool=${2:-}
 
@@ -57,8 +64,11 @@ if [ -n "$db_pool" ]; then
         ceph osd pool application enable "$db_pool" osdkeeper
     fi
     db_mon=", profile simple-rados-client-with-blocklist"
-    set -- "$@" osd "allow rwx pool=$db_pool"
 fi
+osd_caps=
+[ -n "$db_pool" ] && osd_caps="allow rwx pool=$db_pool"
+[ -n "$bench_pool" ] && osd_caps="${osd_caps:+$osd_caps, }allow rw pool=$bench_pool"
+[ -n "$osd_caps" ] && set -- "$@" osd "$osd_caps"
 
 mon="allow r, allow command \"osd crush reweight\", allow command \"osd out\", allow command \"osd down\", allow command \"osd in\"$boost$db_mon"
 # An existing user gets these caps (get-or-create refuses other caps).

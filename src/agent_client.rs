@@ -10,7 +10,7 @@ use crate::error_chain::with_causes;
 use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, AgentErrorBody, AgentErrorCode, CephVolumeRequest, CommandResult, HostOsds, InventoryReport,
-    OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ZapRequest, ZapResult,
+    OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -82,6 +82,12 @@ pub trait HostAgents: Send + Sync {
         host: &'a ManagedHost,
         request: &'a ZapRequest,
     ) -> BoxFuture<'a, Result<ZapResult, AgentError>>;
+    /// Removes one LVM OSD's LVs (`POST /v1/zap-osd`).
+    fn zap_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ZapOsdRequest,
+    ) -> BoxFuture<'a, Result<ZapOsdResult, AgentError>>;
     /// The OSDs ceph-volume finds on the host's devices.
     fn list_osds<'a>(&'a self, host: &'a ManagedHost) -> BoxFuture<'a, Result<HostOsds, AgentError>>;
     fn activate_osd<'a>(
@@ -166,6 +172,18 @@ impl HttpAgents {
         } else {
             format!("http://{addr}{path}")
         }
+    }
+
+    /// POSTs a command's JSON body and reads its JSON answer, within the
+    /// command timeout.
+    async fn command<T: serde::de::DeserializeOwned>(
+        &self,
+        host: &ManagedHost,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<T, AgentError> {
+        let req = self.client.post(Self::url(&host.addr, path)).json(body);
+        self.send(&host.addr, req, self.command_timeout).await
     }
 
     async fn send<T: serde::de::DeserializeOwned>(
@@ -253,10 +271,7 @@ impl HostAgents for HttpAgents {
         host: &'a ManagedHost,
         request: &'a CephVolumeRequest,
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
-        Box::pin(async move {
-            let req = self.client.post(Self::url(&host.addr, "/v1/ceph-volume")).json(request);
-            self.send(&host.addr, req, self.command_timeout).await
-        })
+        Box::pin(self.command(host, "/v1/ceph-volume", request))
     }
 
     fn osd_status<'a>(
@@ -288,10 +303,15 @@ impl HostAgents for HttpAgents {
         host: &'a ManagedHost,
         request: &'a ZapRequest,
     ) -> BoxFuture<'a, Result<ZapResult, AgentError>> {
-        Box::pin(async move {
-            let req = self.client.post(Self::url(&host.addr, "/v1/zap")).json(request);
-            self.send(&host.addr, req, self.command_timeout).await
-        })
+        Box::pin(self.command(host, "/v1/zap", request))
+    }
+
+    fn zap_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ZapOsdRequest,
+    ) -> BoxFuture<'a, Result<ZapOsdResult, AgentError>> {
+        Box::pin(self.command(host, "/v1/zap-osd", request))
     }
 
     fn list_osds<'a>(&'a self, host: &'a ManagedHost) -> BoxFuture<'a, Result<HostOsds, AgentError>> {

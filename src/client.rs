@@ -20,7 +20,8 @@ use crate::wire::api::encode;
 use crate::wire::api::error::{ErrorBody, Health};
 use crate::wire::api::events::{Event, EventQuery};
 use crate::wire::api::hosts::{
-    AddHost, Host, HostDrainBody, HostDrainStatus, HostDrainStop, HostQuery, LabelBody, RemoveHostQuery,
+    AddHost, Host, HostDrainBody, HostDrainPreviewBody, HostDrainStatus, HostDrainStop, HostQuery, LabelBody,
+    RemoveHostQuery,
 };
 use crate::wire::api::osds::{IdsBody, OsdQuery, OsdRow, RemovalStatus, RemoveBody, StatusQuery};
 use crate::wire::api::probes::{DiskProbe, ProbeBody, ProbeQuery};
@@ -192,8 +193,9 @@ impl Client {
         self.post(&format!("/api/v1/hosts/{}/drain", encode(name)), body).await
     }
 
-    pub async fn preview_host_drain(&self, name: &str) -> Result<RemovalPreview, ClientError> {
-        self.post_empty(&format!("/api/v1/hosts/{}/drain/preview", encode(name))).await
+    pub async fn preview_host_drain(&self, name: &str, zap: bool) -> Result<RemovalPreview, ClientError> {
+        let body = HostDrainPreviewBody { zap_osd_devices: zap };
+        self.post(&format!("/api/v1/hosts/{}/drain/preview", encode(name)), &body).await
     }
 
     pub async fn stop_host_drain(&self, name: &str) -> Result<HostDrainStop, ClientError> {
@@ -287,8 +289,8 @@ impl Client {
         self.post_empty(&format!("/api/v1/swaps/{id}/stop")).await
     }
 
-    pub async fn preview_removals(&self, ids: &[u32]) -> Result<RemovalPreview, ClientError> {
-        self.post("/api/v1/osds/removals/preview", &PreviewBody { ids: ids.to_vec() }).await
+    pub async fn preview_removals(&self, ids: &[u32], zap: bool) -> Result<RemovalPreview, ClientError> {
+        self.post("/api/v1/osds/removals/preview", &PreviewBody { ids: ids.to_vec(), zap }).await
     }
 
     pub async fn removals(&self, q: &StatusQuery) -> Result<Vec<RemovalStatus>, ClientError> {

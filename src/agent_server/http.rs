@@ -27,7 +27,7 @@ use super::state::AgentState;
 use super::zap::{check_request, ZapError};
 use crate::wire::agent::{
     etag_matches, ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, OsdDaemonStatus, ProbeRequest,
-    ProbeResult, ZapRequest, ZapResult,
+    ProbeResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 
 /// Requests are small JSON documents; anything bigger is a mistake.
@@ -44,6 +44,7 @@ pub fn build_router(state: AgentState) -> Router {
         .route("/v1/osd/{id}/activate", post(osd_activate))
         .route("/v1/osds", get(osds))
         .route("/v1/zap", post(zap))
+        .route("/v1/zap-osd", post(zap_osd))
         .route("/v1/probe", post(probe))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -157,6 +158,24 @@ async fn zap(
     let zapper = s.zapper.clone();
     let run = async move { zapper.zap(&req).await };
     disk_command(&s, "zap", device, reason, checked, ZapError::AgentBusy, run).await
+}
+
+async fn zap_osd(
+    State(s): State<AgentState>,
+    body: Result<Json<ZapOsdRequest>, JsonRejection>,
+) -> Result<Json<ZapOsdResult>, ApiError> {
+    let Json(req) = body?;
+    let checked = if !req.force {
+        Err(ZapError::NoForce(format!("osd.{}", req.osd_id)))
+    } else if let Some(file) = s.inventory.fixed_file() {
+        Err(ZapError::FixedInventory(file.display().to_string()))
+    } else {
+        Ok(())
+    };
+    let (what, reason) = (format!("osd.{} ({})", req.osd_id, req.osd_fsid), req.reason.clone());
+    let zapper = s.osd_zapper.clone();
+    let run = async move { zapper.zap(&req).await };
+    disk_command(&s, "zap-osd", what, reason, checked, ZapError::AgentBusy, run).await
 }
 
 async fn probe(

@@ -54,6 +54,7 @@ pub mod process;
 pub mod release;
 pub mod state;
 pub mod zap;
+pub mod zap_osd;
 
 use std::future::Future;
 

@@ -12,6 +12,7 @@ use super::osd_start::OsdStarter;
 use super::osd_stop::OsdControl;
 use super::probe::Prober;
 use super::zap::Zapper;
+use super::zap_osd::OsdZapper;
 
 /// The answer while another command holds the one-at-a-time lock.
 pub const BUSY: &str =
@@ -32,6 +33,7 @@ pub struct AgentState {
     pub osd: Arc<OsdControl>,
     pub starter: Arc<OsdStarter>,
     pub zapper: Arc<Zapper>,
+    pub osd_zapper: Arc<OsdZapper>,
     pub prober: Arc<Prober>,
 }
 
@@ -80,6 +82,11 @@ impl AgentState {
             fio: "fio".into(),
             blkid: "blkid".into(),
         });
+        let osd_zapper = Arc::new(OsdZapper {
+            ceph_volume: ceph_volume.clone(),
+            roots: roots.clone(),
+            systemd: matches!(config.osd_start, super::osd_stop::ControlMethod::Systemd { .. }),
+        });
         let zapper = Arc::new(Zapper { inventory: inventory.clone(), ceph_volume: ceph_volume.clone(), roots });
         Ok(AgentState {
             inventory,
@@ -89,6 +96,7 @@ impl AgentState {
             osd,
             starter,
             zapper,
+            osd_zapper,
             prober,
         })
     }

@@ -57,6 +57,10 @@ pub enum ZapError {
     LvmZap { command: String, code: i32, stderr: String },
     #[error("could not run `{command}`: {source}; nothing was wiped")]
     LvmZapRun { command: String, source: RunError },
+    #[error("`{command}` exited 0 but ceph-volume still lists LVs of osd.{osd_id} on {devices}")]
+    LvsLeft { command: String, osd_id: u32, devices: String },
+    #[error("`{command}` printed something unreadable: {message}")]
+    Listing { command: String, message: String },
     #[error("wiped {path}, but {source}; a repeated zap finds the device blank and tries again")]
     DataDir { path: String, source: ReleaseError },
     #[error(transparent)]
@@ -188,11 +192,7 @@ impl Zapper {
     }
 
     async fn osd_pids(&self, osd_id: u32) -> Result<Vec<u32>, ZapError> {
-        let roots = self.roots.clone();
-        tokio::task::spawn_blocking(move || osd_pids(&roots, osd_id))
-            .await
-            .map_err(|e| ZapError::Task(e.to_string()))?
-            .map_err(ZapError::Scan)
+        running_osd_pids(&self.roots, osd_id).await
     }
 
     /// ceph-volume's zap unmounts and wipes the LVs on a device before the
@@ -303,6 +303,16 @@ async fn reread_partitions(path: &str) -> String {
         ),
         Err(e) => format!("blockdev --rereadpt {path}: {e}; stale partitions may show until reboot"),
     }
+}
+
+/// The pids of the host's running `ceph-osd -i ID` (the scan reads /proc:
+/// off the runtime's threads).
+pub(super) async fn running_osd_pids(roots: &HostRoots, osd_id: u32) -> Result<Vec<u32>, ZapError> {
+    let roots = roots.clone();
+    tokio::task::spawn_blocking(move || osd_pids(&roots, osd_id))
+        .await
+        .map_err(|e| ZapError::Task(e.to_string()))?
+        .map_err(ZapError::Scan)
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use super::{paged, Paged};
 use crate::daemon::Daemon;
 use crate::wire::api::error::ErrorBody;
 use crate::wire::api::hosts::{
-    AddHost, Host, HostDrainBody, HostDrainStatus, HostDrainStop, HostQuery, LabelBody, RemoveHostQuery,
+    AddHost, Host, HostDrainBody, HostDrainPreviewBody, HostDrainStatus, HostDrainStop, HostQuery, LabelBody,
+    RemoveHostQuery,
 };
 use crate::wire::api::removal_preview::RemovalPreview;
 
@@ -62,12 +63,14 @@ pub async fn drain(
 
 /// What draining the host would do; changes nothing.
 #[utoipa::path(post, path = "/api/v1/hosts/{name}/drain/preview", tag = "hosts", params(("name" = String, Path)),
+    request_body = HostDrainPreviewBody,
     responses((status = 200, body = RemovalPreview), (status = 404, body = ErrorBody)))]
 pub async fn drain_preview(
     State(d): State<Arc<Daemon>>,
     PathParam(name): PathParam<String>,
+    JsonBody(body): JsonBody<HostDrainPreviewBody>,
 ) -> Result<Json<RemovalPreview>, ApiError> {
-    Ok(Json(d.removals.preview_host_drain(&name).await?))
+    Ok(Json(d.removals.preview_host_drain(&name, body.zap_osd_devices).await?))
 }
 
 #[utoipa::path(post, path = "/api/v1/hosts/{name}/drain/stop", tag = "hosts", params(("name" = String, Path)),

@@ -64,7 +64,7 @@ pub async fn preview(
     State(d): State<Arc<Daemon>>,
     JsonBody(b): JsonBody<PreviewBody>,
 ) -> Result<Json<RemovalPreview>, ApiError> {
-    Ok(Json(d.removals.preview_removal(&b.ids).await?))
+    Ok(Json(d.removals.preview_removal(&b.ids, b.zap).await?))
 }
 
 #[utoipa::path(get, path = "/api/v1/osds/removals", tag = "osds", params(StatusQuery), responses((status = 200, body = [RemovalStatus])))]

@@ -183,6 +183,7 @@ impl CephCluster for CephCli {
                         kb_used: usage.map(|u| u.kb_used),
                         crush_host: host_of(id),
                         device_class: node.and_then(|n| n.device_class.clone()),
+                        uuid: o.uuid.clone().filter(|u| !u.is_empty() && u != "00000000-0000-0000-0000-000000000000"),
                     }
                 })
                 .collect();

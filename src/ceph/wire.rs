@@ -42,6 +42,9 @@ pub struct OsdDumpEntry {
     pub is_in: u8,
     #[serde(default)]
     pub state: Vec<String>,
+    /// The OSD's fsid (what its LVs are tagged with, `ceph.osd_fsid`).
+    #[serde(default)]
+    pub uuid: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -87,7 +87,7 @@ pub async fn run(r: &Remote, cmd: HostCmd) -> Result<ExitCode, ClientError> {
                     out::answer(r.format, &s, host_drain_text);
                 }
                 (host, None) if dry_run => {
-                    let p = c.preview_host_drain(host).await?;
+                    let p = c.preview_host_drain(host, zap_osd_devices).await?;
                     out::answer(r.format, &p, preview_text);
                 }
                 (host, None) => {

@@ -113,7 +113,7 @@ pub async fn run(r: &Remote, cmd: OsdCmd) -> Result<ExitCode, ClientError> {
                     }
                 }
                 _ if dry_run => {
-                    let preview = c.preview_removals(&parse_ids(&args)?).await?;
+                    let preview = c.preview_removals(&parse_ids(&args)?, zap).await?;
                     out::answer(r.format, &preview, preview_text);
                 }
                 _ => {

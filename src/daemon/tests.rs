@@ -12,7 +12,7 @@ use crate::domain::event::EventKind;
 use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, OsdDaemonStatus,
-    ProbeRequest, ProbeResult, ZapRequest, ZapResult,
+    ProbeRequest, ProbeResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 use crate::wire::api::specs::ApplyQuery;
 
@@ -121,6 +121,25 @@ impl HostAgents for FakeAgents {
             match self.zap_error.lock().unwrap().clone() {
                 Some(e) => Err(e),
                 None => Ok(ZapResult { path: request.path.clone(), steps: vec![] }),
+            }
+        })
+    }
+
+    fn zap_osd<'a>(
+        &'a self,
+        _host: &'a ManagedHost,
+        request: &'a ZapOsdRequest,
+    ) -> BoxFuture<'a, Result<ZapOsdResult, AgentError>> {
+        Box::pin(async move {
+            self.zaps.lock().unwrap().push(format!("osd.{} ({})", request.osd_id, request.osd_fsid));
+            match self.zap_error.lock().unwrap().clone() {
+                Some(e) => Err(e),
+                None => Ok(ZapOsdResult {
+                    osd_id: request.osd_id,
+                    osd_fsid: request.osd_fsid.clone(),
+                    devices: vec![],
+                    steps: vec![],
+                }),
             }
         })
     }
@@ -268,7 +287,9 @@ async fn reconcile_runs_each_planned_command_once_per_inventory() {
     d.deployments.round().await.unwrap();
     let calls = agents.calls.lock().unwrap().clone();
     // f5-422-01..03 have free SSDs; on 04 the spec's disks are all used.
-    let hosts: Vec<&str> = calls.iter().map(|(h, _)| h.as_str()).collect();
+    // Hosts run in parallel lanes: their order is the scheduler's.
+    let mut hosts: Vec<&str> = calls.iter().map(|(h, _)| h.as_str()).collect();
+    hosts.sort_unstable();
     assert_eq!(hosts, ["f5-422-01", "f5-422-02", "f5-422-03"]);
     assert_eq!(calls[0].1.osdspec_affinity.as_deref(), Some("osd_spec_F5-422_SSDs"));
     assert!(calls[0].1.args.starts_with(&["lvm".to_string(), "batch".into()]));

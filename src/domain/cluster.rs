@@ -18,6 +18,8 @@ pub struct OsdState {
     pub crush_host: Option<String>,
     /// Its CRUSH device class (`hdd`, `ssd`, a spec's `crush_device_class`).
     pub device_class: Option<String>,
+    /// Its fsid (`osd dump`'s uuid; the `ceph.osd_fsid` of its LVs).
+    pub uuid: Option<String>,
 }
 
 /// Everything the removal worker reads each round, in a few commands.
@@ -151,6 +153,7 @@ mod tests {
             kb_used: None,
             crush_host: None,
             device_class: None,
+            uuid: None,
         }
     }
 

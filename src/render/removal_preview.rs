@@ -32,6 +32,12 @@ pub fn preview_text(p: &RemovalPreview) -> String {
         bytes(p.bytes_to_move),
         p.ok_to_stop_message,
     );
+    if !p.zaps.is_empty() {
+        out.push_str("\nZap (--zap):\n");
+        for z in &p.zaps {
+            out.push_str(&format!("  osd.{} on {}: {}\n", z.osd, z.host, z.text));
+        }
+    }
     if !p.receivers.is_empty() {
         let mut t = Table::new(["RECEIVER", "PGS IN", "PGS OUT", "BYTES IN", "FULL BEFORE", "FULL AFTER"]);
         for c in 1..6 {
@@ -132,6 +138,7 @@ mod tests {
             backfillfull_ratio: 0.9,
             full_ratio: 0.95,
             moves: vec![],
+            zaps: vec![],
         }
     }
 

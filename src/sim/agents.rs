@@ -12,7 +12,7 @@ use crate::domain::osd_layout::{command_layout, Refusal};
 use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, ListedOsd,
-    OsdDaemonStatus, OsdKind, ProbeRequest, ProbeResult, ZapRequest, ZapResult,
+    OsdDaemonStatus, OsdKind, ProbeRequest, ProbeResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 use crate::wire::ceph_volume::{parse_device_list, report_of};
 
@@ -274,6 +274,53 @@ impl HostAgents for SimCluster {
         Box::pin(async move { r })
     }
 
+    fn zap_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ZapOsdRequest,
+    ) -> BoxFuture<'a, Result<ZapOsdResult, AgentError>> {
+        // As ceph-volume's `lvm zap --osd-id --osd-fsid`: that OSD's block
+        // LV and its DB LVs go, the other OSDs' DB LVs stay.
+        let r = self.with(|s| {
+            unreachable(s, host)?;
+            if !request.force {
+                return Err(AgentError::Refused {
+                    addr: host.addr.clone(),
+                    status: 400,
+                    message: "zap needs force".into(),
+                });
+            }
+            let (id, fsid) = (request.osd_id, request.osd_fsid.as_str());
+            if s.osds.iter().any(|o| o.host == host.name && o.id == id && o.fsid == fsid && o.daemon_running) {
+                return Err(AgentError::Refused {
+                    addr: host.addr.clone(),
+                    status: 409,
+                    message: format!("osd.{id} runs: stop it first"),
+                });
+            }
+            let mut devices = Vec::new();
+            let purged = s.purged_lvs.iter().position(|(h, i, f, _)| h == &host.name && *i == id && f == fsid);
+            if let Some(pos) = purged {
+                let (_, _, _, device) = s.purged_lvs.remove(pos);
+                s.dirty.retain(|(h, p)| !(h == &host.name && *p == device));
+                devices.push(device);
+            }
+            for (_, path, ids) in s.db_disks.iter_mut().filter(|(h, _, _)| h == &host.name) {
+                if purged.is_some() && ids.contains(&id) {
+                    ids.retain(|i| *i != id);
+                    devices.push(path.clone());
+                }
+            }
+            let steps = if devices.is_empty() {
+                vec![format!("no LV of osd.{id} (fsid {fsid}) on {} (simulated)", host.name)]
+            } else {
+                vec![format!("zapped the LVs of osd.{id} on {} (simulated)", devices.join(", "))]
+            };
+            Ok(ZapOsdResult { osd_id: id, osd_fsid: fsid.to_string(), devices, steps })
+        });
+        Box::pin(async move { r })
+    }
+
     fn probe<'a>(
         &'a self,
         host: &'a ManagedHost,
@@ -352,6 +399,7 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
             daemon_running: false,
             affinity: request.osdspec_affinity.clone().unwrap_or_default(),
             device_class: class.clone().unwrap_or_else(|| super::class_of(&device)),
+            fsid: super::sim_fsid(host, &path, id),
             activated: false,
         });
         s.osds_changed();

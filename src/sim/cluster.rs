@@ -29,6 +29,8 @@ pub struct SimOsd {
     pub affinity: String,
     /// `hdd` or `ssd` from the disk, or the spec's `crush_device_class`.
     pub device_class: String,
+    /// Its fsid (`osd dump`'s uuid, the tag of its LVs).
+    pub fsid: String,
     /// ceph-volume activated it (its data directory is primed); made ones
     /// start out prepared only.
     pub activated: bool,
@@ -211,6 +213,7 @@ impl CephCluster for SimCluster {
                     kb_used: Some((o.pgs.ceil() as u64) * 4096),
                     crush_host: Some(o.host.clone()),
                     device_class: Some(o.device_class.clone()),
+                    uuid: Some(o.fsid.clone()),
                 })
                 .collect(),
             pg_states: match &s.pg_map {
@@ -357,6 +360,7 @@ impl CephCluster for SimCluster {
             }
             let gone = s.osds.remove(pos);
             s.osds_changed();
+            s.purged_lvs.push((gone.host.clone(), gone.id, gone.fsid.clone(), gone.device.clone()));
             s.dirty.push((gone.host, gone.device));
             Self::map_changed(s);
             Ok(())

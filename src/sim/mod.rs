@@ -69,6 +69,7 @@ pub fn field_report_cluster(pgs: f64, drain_rate: f64, pace: f64) -> SimCluster 
                     daemon_running: true,
                     affinity,
                     device_class: class_of(d),
+                    fsid: sim_fsid(host, &d.path, lv_id(lv).unwrap_or(0)),
                     activated: true,
                 });
             }
@@ -138,6 +139,7 @@ pub fn generated_cluster(hosts: usize, per_host: usize, pgs: f64, drain_rate: f6
                     daemon_running: true,
                     affinity: String::new(),
                     device_class: if rot == "1" { "hdd".into() } else { "ssd".into() },
+                    fsid: sim_fsid(&host, &path, next_id),
                     activated: true,
                 });
                 next_id += 1;
@@ -178,4 +180,14 @@ fn human_size(bytes: f64) -> String {
         i += 1;
     }
     format!("{v:.2} {}", units[i])
+}
+
+/// A simulated OSD's fsid: the same for the same OSD, another for an OSD
+/// made later with the same id on another disk.
+pub(crate) fn sim_fsid(host: &str, device: &str, id: u32) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in host.bytes().chain(device.bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{id:08x}-5151-4000-8000-{:012x}", h & 0xffff_ffff_ffff)
 }

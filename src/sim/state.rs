@@ -47,6 +47,8 @@ pub(super) struct SimState {
     pub zaps_lost: Vec<String>,
     /// (host, path) of disks that still carry a purged OSD's label.
     pub dirty: Vec<(String, String)>,
+    /// Purged OSDs whose LVs are still on their host: (host, id, fsid, device).
+    pub purged_lvs: Vec<(String, u32, String, String)>,
     /// Shared DB disks: (host, path, OSDs whose DB they hold); in use while any of them exists.
     pub db_disks: Vec<(String, String, Vec<u32>)>,
     /// The monitors' config database: (section, option, value).
@@ -77,6 +79,7 @@ impl SimState {
             unreachable: Vec::new(),
             zaps_lost: Vec::new(),
             dirty: Vec::new(),
+            purged_lvs: Vec::new(),
             db_disks: Vec::new(),
             config: Vec::new(),
             pg_map: None,

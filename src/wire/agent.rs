@@ -10,6 +10,7 @@
 //! | `GET /v1/osd/{id}` | | `OsdDaemonStatus` |
 //! | `POST /v1/osd/{id}/stop` | | `OsdDaemonStatus` after stopping (idempotent: a stopped daemon stays stopped) |
 //! | `POST /v1/zap` | `ZapRequest` | `ZapResult`, or 4xx `AgentErrorBody` when refused (busy device, not in inventory or `--devices`, no force) |
+//! | `POST /v1/zap-osd` | `ZapOsdRequest` | `ZapOsdResult`, or 4xx `AgentErrorBody` when refused (the OSD runs, no force) |
 //! | `GET /v1/osds` | | `HostOsds`: the OSDs ceph-volume finds on this host's devices (`raw list`, `lvm list`) |
 //! | `POST /v1/osd/{id}/activate` | `ActivateRequest` | `CommandResult` of `ceph-volume raw activate` / `lvm activate` (also when it failed) |
 //! | `POST /v1/osd/{id}/start` | | `OsdDaemonStatus` once a process serves the id (idempotent: a running daemon is left alone) |
@@ -265,6 +266,30 @@ pub struct ZapRequest {
     /// Why (logged and shown), e.g. "removal of osd.4".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+/// `POST /v1/zap-osd`: removes one LVM OSD's LVs (block, DB, WAL, wherever
+/// they are), their VGs and PVs where nothing else is left, its dm-crypt
+/// mappings, and disables its `ceph-volume@lvm-ID-FSID` unit. A DB device
+/// shared with other OSDs keeps theirs (a zap by path would take them).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ZapOsdRequest {
+    pub osd_id: u32,
+    /// Pins the OSD: its id may already belong to a new OSD on this host.
+    pub osd_fsid: String,
+    /// Required: a zap destroys data.
+    pub force: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ZapOsdResult {
+    pub osd_id: u32,
+    pub osd_fsid: String,
+    /// The devices its LVs were on.
+    pub devices: Vec<String>,
+    pub steps: Vec<String>,
 }
 
 /// The outcome of a zap (refusals are 4xx `AgentErrorBody` with the reason).

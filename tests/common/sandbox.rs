@@ -292,7 +292,7 @@ impl Drop for Sandbox {
 /// (32768-60999 here), where an outgoing connection of any process may hold
 /// a port for a minute (measured: a mon failed to bind 47800 that way after
 /// the previous sandbox test), and every port of the block free right now.
-fn free_port_base() -> u16 {
+pub fn free_port_base() -> u16 {
     let first = 20000 + (std::process::id() % 60) as u16 * 200;
     (0..60u16)
         .map(|i| 20000 + (first - 20000 + i * 200) % 12000)

@@ -158,6 +158,14 @@ impl OperationKind for DeploymentKind {
 
     async fn after_interrupted(&self, _before: &DeploymentRecord, _after: &DeploymentRecord) {}
 
+    /// Hosts side by side, a host's deployments one after another: a
+    /// `ceph-volume lvm batch` takes a minute or more, and a spec over a
+    /// rack of hosts would wait for each in turn (cephadm deploys its hosts
+    /// in parallel too). The agent runs one disk command at a time anyway.
+    fn lane(&self, op: &DeploymentRecord) -> Option<String> {
+        op.host.clone()
+    }
+
     async fn end_round(&self, _round: Option<Arc<ClusterState>>, _active: &[DeploymentRecord]) {
         // The OSDs it made show in the OSD list the dashboard refetches on this.
         self.d.read_model.notify_after_cluster_read(crate::daemon::live::Live::Deployments).await;

@@ -154,6 +154,10 @@ impl Inventory {
             format!("freed by removing osd.{}", r.osd_id)
         };
         for (i, path) in r.devices.iter().enumerate() {
+            // A device other OSDs still use (their DBs) was not freed.
+            if r.shared_devices.contains(path) {
+                continue;
+            }
             let id = r.device_ids.get(i).map(String::as_str);
             if let Err(e) = self.store.hold(&r.host, path, id, &reason, now_ms()).await {
                 tracing::error!("cannot hold {path} on {}: {e}", r.host);

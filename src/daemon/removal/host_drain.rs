@@ -22,13 +22,13 @@ impl Removals {
     }
 
     /// What draining the host would do (`host drain HOST --dry-run`).
-    pub async fn preview_host_drain(&self, host: &str) -> Result<RemovalPreview, DaemonError> {
+    pub async fn preview_host_drain(&self, host: &str, zap: bool) -> Result<RemovalPreview, DaemonError> {
         self.store.host(host).await?;
         let ids = self.inventory.osds_of_host(host).await?;
         if ids.is_empty() {
             return Err(DaemonError::NotFound(format!("Ceph has no OSDs on host {host}")));
         }
-        self.preview_removal(&ids).await
+        self.preview_removal(&ids, zap).await
     }
 
     /// Marks the host `_no_schedule`, then queues the removal of each of its

@@ -9,6 +9,7 @@
 mod boost;
 mod events;
 mod host_drain;
+mod host_effects;
 mod preview;
 mod schedule;
 mod worker;

@@ -6,8 +6,9 @@ use super::Removals;
 use crate::daemon::read_model::drain_sample;
 use crate::daemon::DaemonError;
 use crate::domain::drain_preview::{self, DrainTrace, Preview};
+use crate::domain::removal::zap_plan;
 use crate::store::RemovalCodec;
-use crate::wire::api::removal_preview::RemovalPreview;
+use crate::wire::api::removal_preview::{OsdZap, RemovalPreview};
 
 /// How many finished removals are searched for drains osdkeeper watched.
 const HISTORY: i64 = 20;
@@ -16,8 +17,9 @@ const HISTORY: i64 = 20;
 const RECENT_DRAINS: usize = 8;
 
 impl Removals {
-    /// The preview for removing `ids` together, as the API sends it.
-    pub async fn preview_removal(&self, ids: &[u32]) -> Result<RemovalPreview, DaemonError> {
+    /// The preview for removing `ids` together, as the API sends it; with
+    /// `zap`, what zapping does to each OSD's devices.
+    pub async fn preview_removal(&self, ids: &[u32], zap: bool) -> Result<RemovalPreview, DaemonError> {
         check_ids(ids)?;
         let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
         for &id in ids {
@@ -31,7 +33,29 @@ impl Removals {
                 Some(_) => {}
             }
         }
-        Ok(to_wire(&self.compute_preview(ids).await?))
+        let mut preview = to_wire(&self.compute_preview(ids).await?);
+        if zap {
+            let hosts = self.store.hosts().await?;
+            for &id in ids {
+                let osd = state.osd(id).expect("checked above");
+                preview.zaps.push(match self.locate(id, osd, &hosts, true).await {
+                    Ok(l) => OsdZap {
+                        osd: id,
+                        text: zap_plan::describe(id, &l.zaps),
+                        host: l.host.name,
+                        devices: l.zaps.iter().map(Into::into).collect(),
+                    },
+                    // What `osd rm --zap` would refuse with.
+                    Err(e) => OsdZap {
+                        osd: id,
+                        host: osd.crush_host.clone().unwrap_or_default(),
+                        devices: Vec::new(),
+                        text: format!("cannot zap: {e}"),
+                    },
+                });
+            }
+        }
+        Ok(preview)
     }
 
     /// The preview itself; the ids were checked by the caller.
@@ -97,5 +121,6 @@ fn to_wire(p: &Preview) -> RemovalPreview {
         backfillfull_ratio: p.ratios.backfillfull,
         full_ratio: p.ratios.full,
         moves: p.moves.iter().cloned().map(Into::into).collect(),
+        zaps: Vec::new(),
     }
 }

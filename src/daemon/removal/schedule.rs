@@ -6,10 +6,19 @@ use super::Removals;
 use crate::clock::now_ms;
 use crate::daemon::{audit, DaemonError};
 use crate::domain::cluster::same_host;
+use crate::domain::cluster::OsdState;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::NewOperation;
-use crate::domain::removal::{identify, Removal, RemovalRecord};
+use crate::domain::removal::{identify, zap_plan, Identified, Removal, RemovalRecord};
+use crate::store::ManagedHost;
 use crate::store::{removal_subject, RemovalCodec};
+
+/// Where an OSD is: its host, its devices, what a zap does to each.
+pub(super) struct Located {
+    pub host: ManagedHost,
+    pub found: Identified,
+    pub zaps: Vec<zap_plan::DeviceZap>,
+}
 
 /// What `osd rm` asks for.
 #[derive(Debug, Clone, Default)]
@@ -47,35 +56,20 @@ impl Removals {
                     active.state.phase.as_str()
                 )));
             }
-            let meta = match self.ceph.osd_devices(id).await {
-                Ok(m) => Some(m),
-                Err(e) => {
-                    // Without metadata the host comes from CRUSH and no device is known.
-                    tracing::warn!(osd = id, "no metadata for osd.{id}: {e}");
-                    None
-                }
-            };
-            let host_name = meta
-                .as_ref()
-                .map(|m| m.hostname.clone())
-                .filter(|h| !h.is_empty())
-                .or_else(|| osd.crush_host.clone())
-                .ok_or_else(|| DaemonError::CannotAct(format!("Ceph does not say which host osd.{id} is on")))?;
-            let Some(host) = hosts.iter().find(|h| same_host(&h.name, &host_name)) else {
-                return Err(DaemonError::CannotAct(format!(
-                    "osd.{id} is on host {host_name}, which osdkeeper does not manage: add it with \
-                     `osdkeeper host add {host_name} ADDR` (its agent stops the daemon and wipes the disk)"
-                )));
-            };
-            // The poller's parse, from the cache: a removal reads no inventory twice.
-            let inventory = match self.store.inventory(&host.name).await? {
-                Some(i) => self.inventory.parsed(&i).map_err(DaemonError::Internal)?,
-                None => Default::default(),
-            };
-            let found = identify(id, &host.name, meta.as_ref(), &inventory, req.zap)
-                .map_err(|e| DaemonError::CannotAct(e.to_string()))?;
+            let located = self.locate(id, osd, &hosts, req.zap).await?;
+            let (host, found, zaps) = (located.host, located.found, located.zaps);
             let mut r = Removal::new(id, host.name.clone(), req.replace, req.force, req.zap, found.paths);
             r.device_ids = found.device_ids;
+            if req.zap && zaps.iter().any(|d| !d.own.is_empty()) {
+                let Some(fsid) = osd.uuid.clone() else {
+                    return Err(DaemonError::CannotAct(format!(
+                        "osd.{id} is an LVM OSD, but the OSD map gives no fsid to pin its LVs by; remove it without \
+                         --zap and zap its devices with ceph-volume"
+                    )));
+                };
+                r.lvm_fsid = Some(fsid);
+                r.shared_devices = zaps.iter().filter(|d| d.is_shared()).map(|d| d.path.clone()).collect();
+            }
             r.fast = req.fast;
             removals.push(r);
         }
@@ -121,6 +115,47 @@ impl Removals {
         self.worker.wake();
         self.read_model.notify_current(crate::daemon::live::Live::Removals { osds: req.ids.clone() }).await;
         Ok(records)
+    }
+
+    /// An OSD's host (one osdkeeper manages) and devices, found in its
+    /// metadata and matched against the host's inventory, with what a zap
+    /// does to each device.
+    pub(super) async fn locate(
+        &self,
+        id: u32,
+        osd: &OsdState,
+        hosts: &[ManagedHost],
+        zap: bool,
+    ) -> Result<Located, DaemonError> {
+        let meta = match self.ceph.osd_devices(id).await {
+            Ok(m) => Some(m),
+            Err(e) => {
+                // Without metadata the host comes from CRUSH and no device is known.
+                tracing::warn!(osd = id, "no metadata for osd.{id}: {e}");
+                None
+            }
+        };
+        let host_name = meta
+            .as_ref()
+            .map(|m| m.hostname.clone())
+            .filter(|h| !h.is_empty())
+            .or_else(|| osd.crush_host.clone())
+            .ok_or_else(|| DaemonError::CannotAct(format!("Ceph does not say which host osd.{id} is on")))?;
+        let Some(host) = hosts.iter().find(|h| same_host(&h.name, &host_name)) else {
+            return Err(DaemonError::CannotAct(format!(
+                "osd.{id} is on host {host_name}, which osdkeeper does not manage: add it with \
+                 `osdkeeper host add {host_name} ADDR` (its agent stops the daemon and wipes the disk)"
+            )));
+        };
+        // The poller's parse, from the cache: a removal reads no inventory twice.
+        let inventory = match self.store.inventory(&host.name).await? {
+            Some(i) => self.inventory.parsed(&i).map_err(DaemonError::Internal)?,
+            None => Default::default(),
+        };
+        let found = identify(id, &host.name, meta.as_ref(), &inventory, zap)
+            .map_err(|e| DaemonError::CannotAct(e.to_string()))?;
+        let zaps = zap_plan::plan(id, &found.paths, &inventory);
+        Ok(Located { host: host.clone(), found, zaps })
     }
 
     /// The preview's verdict on the request: refused with the blockers, or

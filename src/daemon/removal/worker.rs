@@ -28,7 +28,6 @@ use crate::domain::removal::{
     RemovalRecord, Step, Verdict,
 };
 use crate::store::{DrainSampleRow, RemovalCodec};
-use crate::wire::agent::ZapRequest;
 
 /// What the round knows: the cluster as read once, for pacing the removals
 /// waiting to drain, the drains under way (those it began included) and
@@ -168,6 +167,9 @@ impl OperationKind for RemovalKind {
             Effect::Purge => format!("ceph osd purge {id}"),
             Effect::StopDaemon => format!("stop osd.{id} on {}", r.host),
             Effect::Zap { path } => format!("zap {path} on {}", r.host),
+            Effect::ZapLvs { fsid } => {
+                format!("ceph-volume lvm zap --destroy --osd-id {id} --osd-fsid {fsid} on {}", r.host)
+            }
         }
     }
 
@@ -199,6 +201,15 @@ impl OperationKind for RemovalKind {
         match (outcome, effect) {
             (Outcome::Done(_), Effect::Zap { path }) => {
                 let message = format!("Successfully zapped {path} for osd.{id} on {}", r.host);
+                self.d.events.record(Level::Info, EventKind::Zapped, Some(&r.host), Some(&subject), message).await;
+            }
+            (Outcome::Done(_), Effect::ZapLvs { .. }) => {
+                let kept = if r.shared_devices.is_empty() {
+                    String::new()
+                } else {
+                    format!("; the other OSDs' LVs on {} stay", r.shared_devices.join(", "))
+                };
+                let message = format!("Successfully zapped the LVs of osd.{id} on {}{kept}", r.host);
                 self.d.events.record(Level::Info, EventKind::Zapped, Some(&r.host), Some(&subject), message).await;
             }
             (Outcome::Done(_), _) => {}
@@ -394,31 +405,10 @@ impl RemovalKind {
             Effect::MarkDown => ceph.mark_down(id).await.map(|_| format!("marked osd.{id} down")),
             Effect::Destroy => ceph.destroy(id).await.map(|_| format!("destroyed osd.{id}")),
             Effect::Purge => ceph.purge(id).await.map(|_| format!("purged osd.{id}")),
-            Effect::StopDaemon | Effect::Zap { .. } => return self.carry_out_on_host(r, effect).await,
+            Effect::StopDaemon | Effect::Zap { .. } | Effect::ZapLvs { .. } => {
+                return self.d.carry_out_on_host(r, effect).await
+            }
         };
         on_cluster.map_err(|e| e.to_string())
-    }
-
-    async fn carry_out_on_host(&self, r: &Removal, effect: &Effect) -> Result<String, String> {
-        let id = r.osd_id;
-        let host = self.d.store.host(&r.host).await.map_err(|e| e.to_string())?;
-        let done = match effect {
-            Effect::Zap { path } => {
-                self.d
-                    .events
-                    .record(
-                        Level::Info,
-                        EventKind::Zap,
-                        Some(&r.host),
-                        Some(&format!("osd.{id}")),
-                        format!("Zapping devices for osd.{id} on {}", r.host),
-                    )
-                    .await;
-                let req = ZapRequest { path: path.clone(), force: true, reason: Some(format!("removal of osd.{id}")) };
-                self.d.agents.zap(&host, &req).await.map(|z| z.steps.join("; "))
-            }
-            _ => self.d.agents.stop_osd(&host, id).await.map(|s| s.detail),
-        };
-        done.map_err(|e| e.to_string())
     }
 }

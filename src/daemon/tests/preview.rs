@@ -18,7 +18,7 @@ async fn a_removal_that_cannot_finish_is_refused_unless_told_to_ignore_the_block
         fast: false,
         ignore_preview_blockers: ignore,
     };
-    let preview = d.removals.preview_removal(&ids).await.unwrap();
+    let preview = d.removals.preview_removal(&ids, false).await.unwrap();
     assert!(preview.blockers.iter().any(|b| b.starts_with("pool 'rbd' (size 2)")), "{:?}", preview.blockers);
     match d.removals.schedule_removals(&req(false)).await {
         Err(DaemonError::RefusedUnsafe(m)) => {
@@ -47,7 +47,7 @@ async fn a_removal_that_cannot_finish_is_refused_unless_told_to_ignore_the_block
 async fn the_preview_of_one_osd_moves_only_its_pgs_and_changes_nothing() {
     let (_dir, d, sim) = sim_daemon(0.01).await;
     let before = sim.osds();
-    let p = d.removals.preview_removal(&[15]).await.unwrap();
+    let p = d.removals.preview_removal(&[15], false).await.unwrap();
     assert!(p.pgs_to_move > 0 && p.blockers.is_empty(), "{p:?}");
     // The host loses weight too, so a sibling's PG may leave it (as with
     // CRUSH's straw2): data leaves only that host, and nothing lands on 15.
@@ -60,8 +60,8 @@ async fn the_preview_of_one_osd_moves_only_its_pgs_and_changes_nothing() {
     assert_eq!(p.eta_source, crate::wire::api::removal_preview::EtaSource::None);
     assert_eq!(sim.osds(), before);
     assert!(d.store.ops::<crate::store::RemovalCodec>().active().await.unwrap().is_empty());
-    assert!(matches!(d.removals.preview_removal(&[15, 15]).await, Err(DaemonError::Invalid(_))));
-    assert!(matches!(d.removals.preview_removal(&[999]).await, Err(DaemonError::NotFound(_))));
+    assert!(matches!(d.removals.preview_removal(&[15, 15], false).await, Err(DaemonError::Invalid(_))));
+    assert!(matches!(d.removals.preview_removal(&[999], false).await, Err(DaemonError::NotFound(_))));
 }
 
 /// Once a drain was watched, the preview's ETA comes from its samples
@@ -78,7 +78,7 @@ async fn after_a_drain_the_preview_estimates_at_the_rate_it_moved_data() {
     let (first, last) = (samples.first().unwrap(), samples.iter().find(|s| s.bytes_left == Some(0)).unwrap());
     let moved = first.bytes_left.unwrap() as f64;
     let rate = moved / ((last.at - first.at) as f64 / 1000.0);
-    let p = d.removals.preview_removal(&[8]).await.unwrap();
+    let p = d.removals.preview_removal(&[8], false).await.unwrap();
     assert_eq!(p.eta_source, EtaSource::RecentDrains, "{}", p.eta_basis);
     let used = p.eta_bytes_per_s.unwrap();
     assert!((used - rate).abs() < 1e-6 * rate, "{used} vs {rate}");

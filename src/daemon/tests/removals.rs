@@ -15,8 +15,10 @@ async fn removal_drains_purges_zaps_and_holds_the_disk() {
     assert!(sim.osds().iter().all(|o| o.id != 15), "purged");
     let actions = d.store.actions(rec.id).await.unwrap();
     let purges = actions.iter().filter(|a| a.effect.contains("purge")).count();
-    let zaps = actions.iter().filter(|a| a.effect.contains("zap")).count();
-    assert_eq!((purges, zaps), (1, 1), "{actions:?}");
+    let zaps = actions.iter().filter(|a| a.effect == "zap").count();
+    let lv_zaps = actions.iter().filter(|a| a.effect == "zap-lvs").count();
+    assert_eq!((purges, lv_zaps, zaps), (1, 1, 1), "{actions:?}");
+    assert!(rec.state.lvs_zapped && rec.state.lvm_fsid.is_some(), "{:?}", rec.state);
     let samples = d.store.samples(rec.id).await.unwrap();
     assert!(samples.first().unwrap().pgs > samples.last().unwrap().pgs, "progress was sampled: {samples:?}");
     // Each sample read the PGs still on the OSD: the bytes left fall with them, to none.
@@ -28,6 +30,7 @@ async fn removal_drains_purges_zaps_and_holds_the_disk() {
     let events: Vec<String> = d.store.events(None, 200).await.unwrap().into_iter().map(|e| e.message).collect();
     assert!(events.iter().any(|e| e == "Successfully purged osd.15 on f5-422-03"), "{events:?}");
     assert!(events.iter().any(|e| e == "Zapping devices for osd.15 on f5-422-03"), "{events:?}");
+    assert!(events.iter().any(|e| e.starts_with("Zapping the LVs of osd.15 (fsid ")), "{events:?}");
 }
 
 // The worker acts on each gate in the round it opens: after each action
@@ -79,7 +82,8 @@ async fn the_removal_worker_acts_on_each_gate_in_the_round_it_opens_and_drains_a
         .iter()
         .map(|a| <crate::store::RemovalCodec as crate::store::Codec>::decode_effect(&a.args).unwrap().name())
         .collect();
-    assert_eq!(effects, ["reweight", "stop-daemon", "purge", "zap"], "{actions:?}");
+    // An LVM OSD: its LVs by its fsid, then its own disk wiped at both ends.
+    assert_eq!(effects, ["reweight", "stop-daemon", "purge", "zap-lvs", "zap"], "{actions:?}");
     assert!(actions.iter().all(|a| a.succeeded()), "{actions:?}");
     assert!(
         seen.iter().any(|(p, pgs, pace)| *p == Phase::Draining && pgs.unwrap_or(0) > 8 && *pace == Pace::Interval),

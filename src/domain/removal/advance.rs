@@ -8,10 +8,10 @@ use crate::domain::operation::Outcome;
 /// recorded as such. Every other effect shows in the next observation.
 pub fn apply<T>(r: &Removal, effect: &Effect, outcome: &Outcome<T>) -> Removal {
     let mut next = r.clone();
-    if let (Effect::Zap { path }, Outcome::Done(_)) = (effect, outcome) {
-        if !next.zapped.contains(path) {
-            next.zapped.push(path.clone());
-        }
+    match (effect, outcome) {
+        (Effect::Zap { path }, Outcome::Done(_)) if !next.zapped.contains(path) => next.zapped.push(path.clone()),
+        (Effect::ZapLvs { .. }, Outcome::Done(_)) => next.lvs_zapped = true,
+        _ => {}
     }
     next
 }
@@ -145,8 +145,26 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 next.phase = Phase::Done;
                 return Step::go(next);
             }
+            let unreachable = |next: Removal| {
+                if r.force {
+                    let mut next = next;
+                    next.phase = Phase::Done;
+                    let left = r.devices.iter().filter(|p| !next.zapped.contains(p) && !r.shared_devices.contains(p));
+                    next.ending = Some(Ending::NotZapped { devices: left.cloned().collect() });
+                    return Step::go(next);
+                }
+                Step::wait(next, format!("zap: host {} is unreachable", r.host))
+            };
+            // An LVM OSD's own LVs first: wiping a device by its path would
+            // take the other OSDs' DBs on a shared one with it.
+            if let (Some(fsid), false) = (&r.lvm_fsid, r.lvs_zapped) {
+                if !obs.host_reachable {
+                    return unreachable(next);
+                }
+                return Step::act(next, Effect::ZapLvs { fsid: fsid.clone() });
+            }
             for path in &r.devices {
-                if r.zapped.contains(path) {
+                if r.zapped.contains(path) || r.shared_devices.contains(path) {
                     continue;
                 }
                 if obs.clean_devices.contains(path) {
@@ -154,14 +172,7 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                     continue;
                 }
                 if !obs.host_reachable {
-                    if r.force {
-                        next.phase = Phase::Done;
-                        next.ending = Some(Ending::NotZapped {
-                            devices: r.devices.iter().filter(|p| !next.zapped.contains(p)).cloned().collect(),
-                        });
-                        return Step::go(next);
-                    }
-                    return Step::wait(next, format!("zap: host {} is unreachable", r.host));
+                    return unreachable(next);
                 }
                 return Step::act(next, Effect::Zap { path: path.clone() });
             }

@@ -31,6 +31,7 @@ pub mod mclock_shards;
 mod pacing;
 mod record;
 mod remaining;
+pub mod zap_plan;
 
 pub use super::cluster::Verdict;
 pub use advance::{advance, apply};
@@ -123,6 +124,16 @@ pub struct Removal {
     pub device_ids: Vec<String>,
     /// Devices already wiped.
     pub zapped: Vec<String>,
+    /// An LVM OSD removed with --zap: the fsid that pins its LVs (the OSD
+    /// map's uuid, recorded when it was scheduled; after the purge its id
+    /// may belong to a new OSD of the same host). Its LVs are removed
+    /// first (`Effect::ZapLvs`), then its own devices are wiped.
+    pub lvm_fsid: Option<String>,
+    /// Devices that also hold other OSDs' LVs (a DB device several OSDs
+    /// share): only this OSD's LVs leave them; they are never wiped.
+    pub shared_devices: Vec<String>,
+    /// Its LVs are gone (`Effect::ZapLvs` went through).
+    pub lvs_zapped: bool,
     pub stop_requested: bool,
     /// The daemon stop was requested from the host agent.
     pub stop_sent: bool,
@@ -158,6 +169,9 @@ impl Removal {
             devices,
             device_ids: Vec::new(),
             zapped: Vec::new(),
+            lvm_fsid: None,
+            shared_devices: Vec::new(),
+            lvs_zapped: false,
             stop_requested: false,
             stop_sent: false,
             pgs_at_start: None,
@@ -232,6 +246,11 @@ pub enum Effect {
     Zap {
         path: String,
     },
+    /// Remove an LVM OSD's own LVs (its block VG, its DB and WAL LVs
+    /// wherever they are) through the host agent, pinned by its fsid.
+    ZapLvs {
+        fsid: String,
+    },
 }
 
 impl Effect {
@@ -246,12 +265,13 @@ impl Effect {
             Effect::Destroy => "destroy",
             Effect::Purge => "purge",
             Effect::Zap { .. } => "zap",
+            Effect::ZapLvs { .. } => "zap-lvs",
         }
     }
 
     /// Purge, destroy and zap cannot be undone.
     pub fn is_destructive(&self) -> bool {
-        matches!(self, Effect::Destroy | Effect::Purge | Effect::Zap { .. })
+        matches!(self, Effect::Destroy | Effect::Purge | Effect::Zap { .. } | Effect::ZapLvs { .. })
     }
 }
 

@@ -186,6 +186,7 @@ mod tests {
                 kb_used: None,
                 crush_host: Some(HOSTS[id as usize / 2].into()),
                 device_class: Some("hdd".into()),
+                uuid: None,
             })
             .collect();
         let cluster = ClusterState {

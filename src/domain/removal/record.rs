@@ -163,6 +163,7 @@ mod tests {
                 kb_used: Some(2048),
                 crush_host: Some("f5-422-03".into()),
                 device_class: None,
+                uuid: None,
             }],
             pg_states: vec![],
         }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::domain::operation::Outcome;
 
 fn removal(phase: Phase) -> Removal {
     let mut r = Removal::new(4, "f5-422-03".into(), false, false, true, vec!["/dev/loop4".into()]);
@@ -154,6 +155,42 @@ fn zap_each_device_once_then_done() {
     r.zap = false;
     r.zapped.clear();
     assert_eq!(run(&r, &healthy()).next.phase, Phase::Done);
+}
+
+/// An LVM OSD whose DB shares a device with another OSD's: its LVs go first,
+/// by its fsid (the purged id may be taken again), then its own disk is
+/// wiped; the shared device is never wiped, nor held as freed.
+#[test]
+fn an_lvm_osd_loses_its_lvs_first_and_its_shared_db_device_is_never_wiped() {
+    let mut r = removal(Phase::Zapping);
+    r.devices = vec!["/dev/sdb".into(), "/dev/sdd".into()];
+    r.lvm_fsid = Some("fe8c3e3d".into());
+    r.shared_devices = vec!["/dev/sdd".into()];
+    let mut o = healthy();
+    o.exists = false;
+    let s = run(&r, &o);
+    assert_eq!(s.effect, Some(Effect::ZapLvs { fsid: "fe8c3e3d".into() }));
+    let r = apply(&s.next, &Effect::ZapLvs { fsid: "fe8c3e3d".into() }, &Outcome::<String>::Done("ok".into()));
+    assert!(r.lvs_zapped);
+    let s = run(&r, &o);
+    assert_eq!(s.effect, Some(Effect::Zap { path: "/dev/sdb".into() }), "its own disk, wiped at both ends");
+    o.clean_devices = vec!["/dev/sdb".into()];
+    let s = run(&r, &o);
+    assert_eq!((s.next.phase, s.effect), (Phase::Done, None), "the shared /dev/sdd is left to the other OSD");
+    assert_eq!(s.next.zapped, vec!["/dev/sdb".to_string()]);
+    // A failed zap of the LVs is asked again; an unreachable host waits, or
+    // with --force ends without wiping, naming only the OSD's own disks.
+    let failed = apply(&r, &Effect::ZapLvs { fsid: "x".into() }, &Outcome::<String>::Failed("no".into()));
+    assert_eq!(failed.lvs_zapped, r.lvs_zapped);
+    let mut fresh = removal(Phase::Zapping);
+    fresh.devices = vec!["/dev/sdb".into(), "/dev/sdd".into()];
+    fresh.lvm_fsid = Some("fe8c3e3d".into());
+    fresh.shared_devices = vec!["/dev/sdd".into()];
+    o.host_reachable = false;
+    assert!(run(&fresh, &o).waiting_on.unwrap().contains("unreachable"));
+    fresh.force = true;
+    let s = run(&fresh, &o);
+    assert_eq!(s.next.ending, Some(Ending::NotZapped { devices: vec!["/dev/sdb".into()] }));
 }
 
 #[test]

@@ -40,6 +40,13 @@ struct RemovalV1 {
     #[serde(default)]
     device_ids: Vec<String>,
     zapped: Vec<String>,
+    /// Version 2: an LVM OSD's fsid; its LVs are zapped by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lvm_fsid: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    shared_devices: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    lvs_zapped: bool,
     stop_requested: bool,
     stop_sent: bool,
     pgs_at_start: Option<i64>,
@@ -110,6 +117,7 @@ enum EffectV1 {
     Destroy,
     Purge,
     Zap { path: String },
+    ZapLvs { fsid: String },
 }
 
 impl Codec for RemovalCodec {
@@ -119,7 +127,9 @@ impl Codec for RemovalCodec {
 
     fn encode_state(r: &Removal) -> String {
         let v1 = RemovalV1 {
-            v: 1,
+            // Version 2 says what version 1 readers would misread: the
+            // devices they would wipe by path include a shared DB device.
+            v: if r.lvm_fsid.is_some() { 2 } else { 1 },
             osd_id: r.osd_id,
             host: r.host.clone(),
             replace: r.replace,
@@ -132,6 +142,9 @@ impl Codec for RemovalCodec {
             devices: r.devices.clone(),
             device_ids: r.device_ids.clone(),
             zapped: r.zapped.clone(),
+            lvm_fsid: r.lvm_fsid.clone(),
+            shared_devices: r.shared_devices.clone(),
+            lvs_zapped: r.lvs_zapped,
             stop_requested: r.stop_requested,
             stop_sent: r.stop_sent,
             pgs_at_start: r.pgs_at_start,
@@ -147,7 +160,7 @@ impl Codec for RemovalCodec {
 
     fn decode_state(json: &str) -> std::result::Result<Removal, String> {
         match version_of(json)? {
-            1 => {}
+            1 | 2 => {}
             v => return Err(format!("version {v} is newer than this osdkeeper reads")),
         }
         let s: RemovalV1 = serde_json::from_str(json).map_err(|e| e.to_string())?;
@@ -159,6 +172,9 @@ impl Codec for RemovalCodec {
         r.was_in = s.was_in;
         r.device_ids = s.device_ids;
         r.zapped = s.zapped;
+        r.lvm_fsid = s.lvm_fsid;
+        r.shared_devices = s.shared_devices;
+        r.lvs_zapped = s.lvs_zapped;
         r.stop_requested = s.stop_requested;
         r.stop_sent = s.stop_sent;
         r.pgs_at_start = s.pgs_at_start;
@@ -181,6 +197,7 @@ impl Codec for RemovalCodec {
             Effect::Destroy => EffectV1::Destroy,
             Effect::Purge => EffectV1::Purge,
             Effect::Zap { path } => EffectV1::Zap { path: path.clone() },
+            Effect::ZapLvs { fsid } => EffectV1::ZapLvs { fsid: fsid.clone() },
         };
         serde_json::to_string(&v1).expect("an effect serializes")
     }
@@ -196,6 +213,7 @@ impl Codec for RemovalCodec {
             EffectV1::Destroy => Effect::Destroy,
             EffectV1::Purge => Effect::Purge,
             EffectV1::Zap { path } => Effect::Zap { path },
+            EffectV1::ZapLvs { fsid } => Effect::ZapLvs { fsid },
         })
     }
 

@@ -119,7 +119,29 @@ async fn recent_samples_are_the_window_before_the_newest() {
 
 #[test]
 fn a_state_of_a_newer_release_is_refused_not_misread() {
-    let newer = r#"{"v": 2, "osd_id": 8}"#;
-    assert_eq!(RemovalCodec::decode_state(newer).unwrap_err(), "version 2 is newer than this osdkeeper reads");
+    let newer = r#"{"v": 3, "osd_id": 8}"#;
+    assert_eq!(RemovalCodec::decode_state(newer).unwrap_err(), "version 3 is newer than this osdkeeper reads");
     assert_eq!(version_of(r#"{"osd_id": 8}"#), Ok(1), "rows from before versions are version 1");
+}
+
+/// Version 2 carries an LVM OSD's fsid and its shared devices, which a
+/// version 1 reader would drop and then wipe the shared DB device by path.
+#[test]
+fn an_lvm_removal_is_written_as_version_2_and_read_back_whole() {
+    let mut r = crate::domain::removal::Removal::new(
+        3,
+        "f5-422-01".into(),
+        false,
+        false,
+        true,
+        vec!["/dev/sdb".into(), "/dev/sdd".into()],
+    );
+    r.lvm_fsid = Some("fe8c3e3d-8d2b-4a45-9804-a4c06db4b76e".into());
+    r.shared_devices = vec!["/dev/sdd".into()];
+    r.lvs_zapped = true;
+    let json = RemovalCodec::encode_state(&r);
+    assert_eq!(version_of(&json), Ok(2), "{json}");
+    assert_eq!(RemovalCodec::decode_state(&json).unwrap(), r);
+    let plain = crate::domain::removal::Removal::new(4, "f5-422-01".into(), false, false, true, vec![]);
+    assert_eq!(version_of(&RemovalCodec::encode_state(&plain)), Ok(1), "a raw OSD's removal stays version 1");
 }

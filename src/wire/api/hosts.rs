@@ -76,6 +76,15 @@ pub struct HostQuery {
     pub limit: Option<usize>,
 }
 
+/// `POST /api/v1/hosts/{name}/drain/preview`: what draining the host would do.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostDrainPreviewBody {
+    /// Say what wiping each OSD's devices would do (`zaps`).
+    #[serde(default)]
+    pub zap_osd_devices: bool,
+}
+
 /// `POST /api/v1/hosts/{name}/drain`: remove every OSD of the host.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -65,6 +65,9 @@ carry_pairs!(
 pub struct PreviewBody {
     /// The OSDs to remove together.
     pub ids: Vec<u32>,
+    /// Say what `--zap` would do to each OSD's devices (`zaps`).
+    #[serde(default)]
+    pub zap: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -101,4 +104,48 @@ pub struct RemovalPreview {
     pub full_ratio: f64,
     /// Each moving PG: the OSDs it leaves and the ones it lands on.
     pub moves: Vec<PgMove>,
+    /// What `--zap` does to each OSD's devices, when the preview was asked
+    /// with `zap` (empty otherwise).
+    #[serde(default)]
+    pub zaps: Vec<OsdZap>,
+}
+
+/// What `--zap` does to one OSD's devices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OsdZap {
+    pub osd: u32,
+    pub host: String,
+    pub devices: Vec<DeviceZap>,
+    /// In words: `wipes /dev/sdb (its block); zaps osd.3's DB LV on /dev/sdd; osd.4's DB stays`,
+    /// or why the devices cannot be told (the zap would then be refused).
+    pub text: String,
+}
+
+/// One device of an OSD under `--zap`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DeviceZap {
+    pub path: String,
+    /// This OSD's volumes on it (`block`, `db`, `wal`).
+    pub own: Vec<String>,
+    /// Other OSDs with volumes on it: they stay, and so does the device.
+    pub others: Vec<OtherOsd>,
+    /// Only this OSD's LVs go (a DB device others share); else the device is wiped.
+    pub shared: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OtherOsd {
+    pub osd: String,
+    pub kinds: Vec<String>,
+}
+
+impl From<&crate::domain::removal::zap_plan::DeviceZap> for DeviceZap {
+    fn from(d: &crate::domain::removal::zap_plan::DeviceZap) -> DeviceZap {
+        DeviceZap {
+            path: d.path.clone(),
+            own: d.own.clone(),
+            others: d.others.iter().map(|(osd, kinds)| OtherOsd { osd: osd.clone(), kinds: kinds.clone() }).collect(),
+            shared: d.is_shared(),
+        }
+    }
 }
