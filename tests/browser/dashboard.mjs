@@ -10,7 +10,7 @@
 // Exit status 0 when every check passed; otherwise the failing step and
 // what the page showed are printed, with a screenshot next to SCREENSHOT.
 import {
-  boxes, check, checkFits, fullScreenshot, log, overlapping, recordApiRequests, runChecks, shotPath as shotPathOf, step, until,
+  check, checkFits, fullScreenshot, layout, log, overlapping, recordApiRequests, runChecks, shotPath as shotPathOf, step, until,
 } from './harness.mjs';
 
 // ───────────── arguments ─────────────
@@ -434,17 +434,28 @@ async function scaleRun(page) {
 
 // ───────────── 15 removals at once, and an 800 px window ─────────────
 
-/** What must hold at any width: nothing scrolls sideways, names stay whole, chart labels apart and inside. */
+/**
+ * What must hold at any width: nothing scrolls sideways, names stay whole,
+ * chart labels drawn, apart and inside. Everything is measured at once
+ * (`layout`): the chart is redrawn every second, and labels must be held
+ * against the chart they are drawn in.
+ */
 async function checkLayout(page, width) {
   await checkFits(page, width, 'removals-table', 'removals table');
-  const names = ['[data-testid="removal-host-group"] .host-name', 'tr[data-testid="osd-row"] td:nth-child(3)', 'tbody[data-testid="host"] .host-name'];
-  for (const b of (await Promise.all(names.map((sel) => boxes(page, sel)))).flat()) {
+  const seen = await layout(page, {
+    names: '[data-testid="removal-host-group"] .host-name, tr[data-testid="osd-row"] td:nth-child(3), tbody[data-testid="host"] .host-name',
+    labels: '#removal-chart [data-testid="chart-label"]',
+    charts: '#removal-chart svg',
+  });
+  for (const b of seen.names) {
     check(b.lines === 1, `at ${width} px the host name "${b.text}" is broken over ${b.lines} lines`);
   }
-  const labels = await boxes(page, '#removal-chart [data-testid="chart-label"]');
+  const { labels } = seen;
+  check(seen.charts.length === 1 && labels.length > 0, `at ${width} px the removals chart should be drawn with its labels: ${seen.charts.length} charts, ${labels.length} labels`);
+  for (const l of labels) check(l.lines === 1, `at ${width} px the chart label ${l.text} is not drawn on one line (${JSON.stringify(l)})`);
   const clash = overlapping(labels);
   check(!clash, `at ${width} px the chart labels ${clash} overlap`);
-  const chart = (await boxes(page, '#removal-chart svg'))[0];
+  const [chart] = seen.charts;
   for (const l of labels) {
     check(l.right <= chart.right + 0.5 && l.top >= chart.top - 0.5 && l.bottom <= chart.bottom + 0.5, `at ${width} px the chart label ${l.text} is cut off (${JSON.stringify(l)} outside ${JSON.stringify(chart)})`);
   }
@@ -518,14 +529,15 @@ async function manyRemovals(page) {
     const row = page.locator(`[data-testid="removals-finished"] tr[data-testid="removal"][data-osd-id="${last}"]`);
     await until(`osd.${last} in the finished table`, async () => (await row.count()) === 1);
     check(/\d\d:\d\d:\d\d/.test(await row.locator('[data-testid="removal-finished-at"]').innerText()), 'a finished row says when it finished');
-    const [liveBox] = await boxes(page, '[data-testid="removals-live"]');
-    const [doneBox] = await boxes(page, '[data-testid="removals-finished"]');
+    const { live: [liveBox], done: [doneBox] } = await layout(page, { live: '[data-testid="removals-live"]', done: '[data-testid="removals-finished"]' });
     check(doneBox.top >= liveBox.bottom, 'finished removals are listed below the live ones');
   });
 
   await step('an 800 px window: nothing cut, nothing scrolls sideways', async () => {
     await page.setViewportSize({ width: 800, height: 900 });
-    await page.waitForTimeout(300);
+    // Nothing on the page redraws on a resize (the chart scales by its
+    // viewBox), so the layout measured from then on is the 800 px one.
+    await until('the window to be 800 px wide', () => page.evaluate(() => window.innerWidth === 800));
     await checkLayout(page, 800);
     await until('the health strip still shown', async () => (await page.locator('[data-testid="health-badge"]').innerText()) === 'HEALTH_OK');
     await fullScreenshot(page, shotPath('800px'));

@@ -108,16 +108,31 @@ export function recordApiRequests(page) {
   return seen;
 }
 
-/** The boxes of `selector`'s elements, in page coordinates. */
+/**
+ * The boxes of the elements of each of `selectors` (name → CSS selector),
+ * in page coordinates, found and measured in one task of the page. Not
+ * through locator.evaluateAll: it finds the elements in one call to the
+ * page and measures them in a second, and the page's own tasks run in
+ * between. The removals and their chart are drawn anew every second, so
+ * under load that gap let a redraw detach the nodes found, which then
+ * measured all zeros, or set labels of one drawing against the chart of
+ * the next. In one task every box is of the same drawing, as painted.
+ */
+export async function layout(page, selectors) {
+  return page.evaluate((sels) => Object.fromEntries(Object.entries(sels).map(([name, sel]) => [name,
+    [...document.querySelectorAll(sel)].map((e) => {
+      const r = e.getBoundingClientRect();
+      // One rectangle per line the text runs over.
+      const range = document.createRange();
+      range.selectNodeContents(e);
+      const lines = new Set([...range.getClientRects()].map((q) => Math.round(q.top))).size;
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, lines, text: e.textContent };
+    })])), selectors);
+}
+
+/** The boxes of `selector`'s elements (CSS), in page coordinates: see `layout`. */
 export async function boxes(page, selector) {
-  return page.locator(selector).evaluateAll((els) => els.map((e) => {
-    const r = e.getBoundingClientRect();
-    // One rectangle per line the text runs over.
-    const range = document.createRange();
-    range.selectNodeContents(e);
-    const lines = new Set([...range.getClientRects()].map((q) => Math.round(q.top))).size;
-    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, lines, text: e.textContent };
-  }));
+  return (await layout(page, { all: selector })).all;
 }
 
 /** The first two of `list` (boxes) that overlap, named by their text; null when none do. */
