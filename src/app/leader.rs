@@ -178,7 +178,8 @@ pub(super) async fn check_pool(db: &RadosDb, create_pool: bool, ceph: &CephCli) 
             pool = db.pool
         )));
     }
-    ceph.create_pool(&db.pool, POOL_PGS)
+    // The application names what keeps its data there (and silences POOL_APP_NOT_ENABLED).
+    ceph.create_pool(&db.pool, POOL_PGS, "osdkeeper")
         .await
         .map_err(|e| ServeError::Rados(format!("cannot create the pool {} for {db}: {e}", db.pool)))?;
     tracing::info!(pool = db.pool, "created the database's pool");

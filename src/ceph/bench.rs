@@ -54,8 +54,9 @@ pub trait CephBench: Send + Sync {
         unsupported("ceph osd pool ls detail")
     }
 
-    /// Makes a replicated pool for `rados` (a pool that exists already is fine).
-    fn create_pool(&self, _name: &str, _pg_num: u32) -> BoxFuture<'_, Result<(), CephError>> {
+    /// Makes a replicated pool tagged with `application` (a pool that
+    /// exists already is fine).
+    fn create_pool(&self, _name: &str, _pg_num: u32, _application: &str) -> BoxFuture<'_, Result<(), CephError>> {
         unsupported("ceph osd pool create")
     }
 

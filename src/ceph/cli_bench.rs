@@ -76,13 +76,13 @@ impl CephBench for CephCli {
         })
     }
 
-    fn create_pool(&self, name: &str, pg_num: u32) -> BoxFuture<'_, Result<(), CephError>> {
-        let name = name.to_string();
+    fn create_pool(&self, name: &str, pg_num: u32, application: &str) -> BoxFuture<'_, Result<(), CephError>> {
+        let (name, application) = (name.to_string(), application.to_string());
         Box::pin(async move {
             let pg = pg_num.to_string();
             self.ok(&["osd", "pool", "create", &name, &pg, &pg, "replicated"]).await?;
             // Without an application the cluster warns (POOL_APP_NOT_ENABLED).
-            self.ok(&["osd", "pool", "application", "enable", &name, "rados"]).await.map(|_| ())
+            self.ok(&["osd", "pool", "application", "enable", &name, &application]).await.map(|_| ())
         })
     }
 

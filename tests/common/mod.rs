@@ -6,6 +6,7 @@
 pub mod browser;
 pub mod client;
 pub mod mounts;
+pub mod real_hosts;
 pub mod sandbox;
 pub mod throttle;
 

@@ -125,7 +125,7 @@ impl Benchmarks {
             BenchEffect::Check => Ok(BenchOutput::Health(self.may_bench(b).await.map_err(|e| e.to_string())?)),
             BenchEffect::PreparePool => {
                 if b.own_pool {
-                    self.ceph.create_pool(&b.pool, b.pg_num).await.map_err(|e| e.to_string())?;
+                    self.ceph.create_pool(&b.pool, b.pg_num, "rados").await.map_err(|e| e.to_string())?;
                 }
                 self.wait_pool_ready().await?;
                 Ok(BenchOutput::Shape(self.shape(&b.pool).await?))

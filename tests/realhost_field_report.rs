@@ -1,0 +1,535 @@
+//! The field report, end to end, on real-kernel hosts: three qemu VMs
+//! (testbed/real-hosts) with LVM, dm-crypt, udev and systemd, Ceph 16.2
+//! from Debian's packages, osdkeeper's agent on each and its daemon on the
+//! first, installed by deploy/install.sh and run by their systemd units.
+//!
+//! 1. Each host has two "HDDs" and one "SSD"; a spec with `db_devices`
+//!    makes two LVM OSDs per host with their DBs on the shared SSD.
+//! 2. Data is written and `bench cluster` stores "before".
+//! 3. `osd rm` of one HDD OSD per host with `--zap`: drained, purged, its
+//!    block VG and only its DB LV removed, its `ceph-volume@` unit disabled.
+//! 4. The zapped HDDs are pulled and new SSDs pushed in; the field report's
+//!    spec (`rotational: 0`, `encrypted: true`) is dry-run, then applied:
+//!    dm-crypt LVM OSDs, up and in under their hosts.
+//! 5. One host reboots: its OSDs come back by themselves.
+//! 6. `bench cluster` "after", and `bench compare` shows both.
+//!
+//! Every step is checked from outside osdkeeper (ceph, lsblk, dmsetup,
+//! blkid, lvs, systemctl on the hosts), and timed (`timeline.txt`).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::real_hosts::{RealCluster, Timeline};
+use common::{bin, repo, spawn_listening, wait_for_or, Proc};
+use serde_json::Value;
+
+const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
+const TOKEN: &str = "field-report-api-token-0123456789abcdef";
+const AGENT_TOKEN: &str = "field-report-agent-token-0123456789abcdef";
+/// How long an agent's ceph-volume listing may take: the hosts are
+/// emulated (no KVM on the machines this runs on), where Python starts
+/// slowly and a `ceph-volume inventory` under load took minutes.
+const SLOW_S: u64 = 900;
+
+/// The daemon as the operator's shell reaches it: on 127.0.0.1 of the
+/// run's network namespace, where the daemon runs beside the mon.
+struct Operator<'a> {
+    cluster: &'a RealCluster,
+}
+
+impl Operator<'_> {
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let out = self
+            .cluster
+            .ns_command(bin())
+            .args(args)
+            .env("OSDKEEPER_URL", "http://127.0.0.1:8740")
+            .env("OSDKEEPER_TOKEN", TOKEN)
+            .output()
+            .expect("run the CLI");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let (code, out, err) = self.run(args);
+        assert_eq!(code, 0, "`osdkeeper {}` exited {code}\n--- stdout:\n{out}\n--- stderr:\n{err}", args.join(" "));
+        out
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(["--format", "json"]);
+        let out = self.ok(&all);
+        serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("`osdkeeper {}` printed no JSON ({e}):\n{out}", all.join(" ")))
+    }
+}
+
+fn run_dir() -> PathBuf {
+    let base = std::env::var_os("OSDKEEPER_TEST_DIR").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("osdk-field-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
+fn local(program: &str, args: &[&str]) {
+    let out = Command::new(program).args(args).output().unwrap_or_else(|e| panic!("run {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "`{program} {}` failed:\n{}\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The binary, the deploy directory and the certificates in the run's
+/// share (every host reads it at /mnt/osdk); then deploy/install.sh on
+/// each host, as an operator runs it, and the agent's unit started.
+fn install_agents(cluster: &RealCluster) -> PathBuf {
+    let share = cluster.share();
+    // The debug binary's symbols are most of its size; the hosts need none.
+    local("objcopy", &["--strip-debug", bin(), &share.join("osdkeeper").display().to_string()]);
+    local("cp", &["-r", &repo().join("deploy").display().to_string(), &share.display().to_string()]);
+    let pki = share.join("pki");
+    let mut certs = vec!["certs".to_string(), "--out".into(), pki.display().to_string()];
+    certs.extend(["--daemon".into(), "ceph-admin,10.88.0.254".into()]);
+    for (i, h) in HOSTS.iter().enumerate() {
+        certs.extend(["--host".into(), format!("{h},10.88.0.{}", i + 1)]);
+    }
+    local(bin(), &certs.iter().map(String::as_str).collect::<Vec<_>>());
+    // The share is read-only and world-readable: the secrets are copied
+    // from it once, then it is emptied of them below.
+    write(&share.join("agent-token"), AGENT_TOKEN);
+    std::thread::scope(|s| {
+        for host in HOSTS {
+            s.spawn(move || {
+                // The token and the certificate first: install.sh keeps what
+                // it finds, and the unit reads them at its start.
+                cluster.sh_ok(
+                    host,
+                    &format!(
+                        // Emulated hosts: one `ceph-volume inventory` may take minutes.
+                        "set -e; cd /mnt/osdk
+                         install -d -m 0750 /etc/osdkeeper /etc/osdkeeper/pki
+                         install -m 0600 agent-token /etc/osdkeeper/agent-token
+                         install -m 0644 pki/{host}.pem /etc/osdkeeper/pki/{host}.pem
+                         install -m 0600 pki/{host}-key.pem /etc/osdkeeper/pki/{host}-key.pem
+                         echo OSDKEEPER_AGENT_OPTS=\"--inventory-timeout-s {slow}\" > /etc/default/osdkeeper-agent
+                         deploy/install.sh --role agent --binary ./osdkeeper
+                         systemctl enable --now osdkeeper-agent",
+                        slow = SLOW_S
+                    ),
+                );
+            });
+        }
+    });
+    for h in HOSTS {
+        std::fs::remove_file(pki.join(format!("{h}-key.pem"))).unwrap();
+    }
+    std::fs::remove_file(share.join("agent-token")).unwrap();
+    pki
+}
+
+/// The daemon, on this machine in the run's network namespace (an admin
+/// host on the storage hosts' network), as its own cephx user made by
+/// deploy/ceph-auth.sh.
+fn start_daemon(cluster: &RealCluster, run: &Path, pki: &Path) -> Proc {
+    let keyring = run.join("ceph.client.osdkeeper.keyring");
+    // The benchmarks' pool, made by the admin: the daemon's user may write
+    // there and nowhere else.
+    admin(cluster, "ceph osd pool create bench 32 && ceph osd pool application enable bench rados");
+    let auth = cluster
+        .ns_command("sh")
+        .arg(repo().join("deploy/ceph-auth.sh"))
+        .args(["--bench-pool", "bench"])
+        .arg(&keyring)
+        .output()
+        .unwrap();
+    assert!(
+        auth.status.success(),
+        "deploy/ceph-auth.sh failed:\n{}\n{}",
+        String::from_utf8_lossy(&auth.stdout),
+        String::from_utf8_lossy(&auth.stderr)
+    );
+    // Inventories every 5 minutes, not every minute: a `ceph-volume
+    // inventory` takes an emulated host 12 s idle and over a minute while
+    // it prepares OSDs, and polls of every host back to back took the CPU
+    // the deployments needed (activations took 3 minutes). What the test
+    // changes is looked at anyway: `device ls --refresh`, and the
+    // deployments' own polls after each ceph-volume run.
+    let config = run.join("osdkeeper.yaml");
+    write(
+        &config,
+        &format!(
+            "agents: {{ca: {ca}}}\n\
+             ceph: {{conf: {conf}, name: client.osdkeeper, keyring: {keyring}, timeout_s: 60, session: true}}\n\
+             poll: {{interval_s: 300, timeout_s: {slow}}}\n\
+             reconcile: {{enabled: true, interval_s: 15}}\n\
+             removal: {{interval_s: 5}}\n",
+            ca = pki.join("ca.pem").display(),
+            conf = cluster.run.join("ceph/ceph.conf").display(),
+            keyring = keyring.display(),
+            slow = SLOW_S,
+        ),
+    );
+    let log = run.join("daemon.log");
+    let mut cmd = cluster.ns_command(bin());
+    cmd.args(["serve", "--listen", "127.0.0.1:8740", "--db"])
+        .arg(run.join("osdkeeper.db"))
+        .arg("--config")
+        .arg(&config)
+        .env("OSDKEEPER_TOKEN", TOKEN)
+        .env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN);
+    let (proc, _) = spawn_listening(cmd, "daemon", &log);
+    proc
+}
+
+#[test]
+fn the_field_report_on_real_hosts() {
+    let run = run_dir();
+    let mut time = Timeline::new(&run);
+    let cluster = RealCluster::up(&run);
+    time.step("3 hosts loaded from their prepared states, the mon and mgr up");
+
+    let pki = install_agents(&cluster);
+    let _daemon = start_daemon(&cluster, &run, &pki);
+    let op = Operator { cluster: &cluster };
+    time.step("agents installed by deploy/install.sh and started by their units; the daemon up");
+
+    // Side by side: the agent's check of each takes an emulated inventory.
+    std::thread::scope(|s| {
+        for (i, host) in HOSTS.iter().enumerate() {
+            let op = &op;
+            s.spawn(move || {
+                op.ok(&["host", "add", host, &format!("https://10.88.0.{}:8741", i + 1), "--labels", "osd"]);
+            });
+        }
+    });
+    let disks = wait_disks(&op, &["HDD1", "HDD2", "SSD1"]);
+    eprintln!("{}", op.ok(&["device", "ls"]));
+    time.step("3 hosts added, their inventories in");
+
+    // 1. The "before" cluster: two HDD OSDs per host, DBs on the shared SSD.
+    let hdd_spec = run.join("hdd-with-db.yaml");
+    write(
+        &hdd_spec,
+        "service_type: osd\nservice_id: hdd_with_db\nplacement:\n  host_pattern: 'f5-422-*'\n\
+         spec:\n  data_devices:\n    rotational: 1\n  db_devices:\n    rotational: 0\n",
+    );
+    let dry = op.json(&["apply", "-i", hdd_spec.to_str().unwrap(), "--dry-run"]);
+    for host in HOSTS {
+        let row = preview_row(&dry, host);
+        let d = &disks[host];
+        let mut hdds = vec![d["HDD1"].clone(), d["HDD2"].clone()];
+        hdds.sort();
+        assert_eq!(row["data"], serde_json::json!(hdds), "{row}");
+        assert_eq!(row["db"], serde_json::json!([d["SSD1"]]), "{row}");
+    }
+    time.step("dry-run of the HDD spec: both HDDs of each host with their DBs on its SSD");
+    op.ok(&["apply", "-i", hdd_spec.to_str().unwrap()]);
+    let tree = wait_osds(&cluster, &op, 6, Duration::from_secs(1500));
+    for host in HOSTS {
+        assert_eq!(osds_under(&tree, host).len(), 2, "two OSDs under {host}: {tree}");
+    }
+    time.step("6 LVM OSDs up and in, two per host, DBs on the shared SSD");
+    for host in HOSTS {
+        let lsblk = cluster.sh_ok(host, "lsblk -o NAME,SIZE,TYPE,FSTYPE,ROTA");
+        eprintln!("{host} before:\n{lsblk}");
+        std::fs::write(run.join(format!("lsblk-{host}-before.txt")), &lsblk).unwrap();
+        let db_lvs = cluster.sh_ok(host, "lvs --noheadings -o lv_name,devices | grep osd-db | wc -l");
+        assert_eq!(db_lvs.trim(), "2", "two DB LVs on {host}'s SSD:\n{lsblk}");
+    }
+    for id in osd_ids(&tree) {
+        let meta = cluster.admin_ceph(&["osd", "metadata", &id.to_string()]);
+        assert_eq!(meta["bluefs_dedicated_db"], "1", "osd.{id} has its DB apart: {meta}");
+        let host = meta["hostname"].as_str().unwrap();
+        let ssd = disks[host]["SSD1"].trim_start_matches("/dev/");
+        assert_eq!(meta["bluefs_db_devices"], ssd, "osd.{id}'s DB is on the SSD: {meta}");
+        assert_eq!(meta["bluestore_bdev_type"], "hdd", "osd.{id}: {meta}");
+    }
+    for host in HOSTS {
+        let units = cluster.sh_ok(host, "systemctl list-unit-files 'ceph-volume@lvm-*' --no-legend | grep -c enabled");
+        assert_eq!(units.trim(), "2", "two enabled ceph-volume@lvm units on {host}");
+    }
+
+    // 2. Data, and the "before" benchmark.
+    admin(
+        &cluster,
+        "ceph osd pool create data 32 && ceph osd pool application enable data rados && \
+         rados -p data bench 20 write -b 1048576 -t 4 --no-cleanup >/dev/null",
+    );
+    wait_health_ok(&cluster, Duration::from_secs(600));
+    time.step("data written (rados bench 20 s into pool data), HEALTH_OK");
+    let before = bench(&op, "before");
+    time.step("bench cluster \"before\"");
+
+    // 3. One HDD OSD per host out, zapped: the one on HDD1.
+    let victims: Vec<u64> = HOSTS.iter().map(|h| osd_on(&cluster, &tree, h, &disks[*h]["HDD1"])).collect();
+    let keepers: Vec<u64> = HOSTS.iter().map(|h| osd_on(&cluster, &tree, h, &disks[*h]["HDD2"])).collect();
+    let ids: Vec<String> = victims.iter().map(u64::to_string).collect();
+    let mut rm: Vec<&str> = vec!["osd", "rm"];
+    rm.extend(ids.iter().map(String::as_str));
+    rm.push("--zap");
+    let mut dry = rm.clone();
+    dry.push("--dry-run");
+    let preview = op.ok(&dry);
+    eprintln!("{preview}");
+    for (i, host) in HOSTS.iter().enumerate() {
+        let ssd = &disks[*host]["SSD1"];
+        let says = format!("zaps osd.{}'s DB LV on {ssd}; osd.{}'s DB stays", victims[i], keepers[i]);
+        assert!(preview.contains(&says), "the removal preview says \"{says}\":\n{preview}");
+    }
+    let units_before: Vec<String> = HOSTS
+        .iter()
+        .zip(&victims)
+        .map(|(h, id)| cluster.sh_ok(h, &format!("systemctl list-unit-files 'ceph-volume@lvm-{id}-*' --no-legend")))
+        .collect();
+    op.ok(&rm);
+    wait_for_or(
+        "the three removals to finish",
+        Duration::from_secs(3600),
+        || op.ok(&["osd", "rm", "status"]).contains("No OSD remove/replace operations reported").then_some(()),
+        || format!("{}\n{}", op.ok(&["osd", "rm", "status"]), op.ok(&["events", "--since", "30m"])),
+    );
+    let finished = op.json(&["osd", "rm", "status", "--finished"]);
+    for id in &victims {
+        let r = finished.as_array().unwrap().iter().find(|r| r["osd_id"].as_u64() == Some(*id)).unwrap();
+        assert_eq!(r["state"], "done", "osd.{id}'s removal ended done: {r}");
+    }
+    time.step("osd rm of one HDD OSD per host with --zap: drained, purged, zapped");
+    let tree = cluster.admin_ceph(&["osd", "tree"]);
+    for (i, host) in HOSTS.iter().enumerate() {
+        assert_eq!(osds_under(&tree, host), vec![keepers[i]], "only osd.{} is left under {host}: {tree}", keepers[i]);
+        let hdd1 = &disks[*host]["HDD1"];
+        let ssd = &disks[*host]["SSD1"];
+        let lvs = cluster.sh_ok(host, "lvs --noheadings -o lv_name,vg_name,devices,lv_tags");
+        let db_lvs: Vec<&str> = lvs.lines().filter(|l| l.contains("osd-db")).collect();
+        assert_eq!(db_lvs.len(), 1, "one DB LV left on {host}'s SSD:\n{lvs}");
+        assert!(
+            db_lvs[0].contains(&format!("ceph.osd_id={}", keepers[i])),
+            "the DB LV left is osd.{}'s:\n{lvs}",
+            keepers[i]
+        );
+        assert!(lvs.lines().all(|l| !l.contains(hdd1.as_str())), "no LV on {hdd1}:\n{lvs}");
+        let sig = cluster.sh(host, &format!("wipefs --no-act {hdd1}"));
+        assert!(sig.stdout.trim().is_empty(), "{hdd1} on {host} carries no signature: {}", sig.stdout);
+        let pvs = cluster.sh_ok(host, "pvs --noheadings -o pv_name");
+        assert!(pvs.contains(ssd.as_str()) && !pvs.contains(hdd1.as_str()), "{host}'s PVs: {pvs}");
+        let unit = units_before[i].split_whitespace().next().unwrap_or_else(|| panic!("no unit of osd.{}", victims[i]));
+        let state = cluster.sh(host, &format!("systemctl is-enabled {unit}"));
+        assert_ne!(state.stdout.trim(), "enabled", "{unit} is disabled after the zap");
+    }
+    let lsblk = cluster.sh_ok(HOSTS[0], "lsblk -o NAME,SIZE,TYPE,FSTYPE,ROTA");
+    eprintln!("{} after the zap:\n{lsblk}", HOSTS[0]);
+
+    // 4. The HDDs out of their bays, new SSDs in; the field report's spec.
+    for host in HOSTS {
+        cluster.unplug(host, "hdd1");
+        cluster.plug(host, "ssd2", "ssd", "20G", 4);
+    }
+    time.step("HDD1 pulled and SSD2 pushed in on each host");
+    let disks = wait_disks(&op, &["HDD2", "SSD1", "SSD2"]);
+    let spec = repo().join("specs/field-report-ssds.yaml");
+    let dry = op.json(&["apply", "-i", spec.to_str().unwrap(), "--dry-run"]);
+    for host in HOSTS {
+        let row = preview_row(&dry, host);
+        assert_eq!(row["data"], serde_json::json!([disks[host]["SSD2"]]), "only the new SSD on {host}: {row}");
+        let skipped = row["skipped"].to_string();
+        assert!(skipped.contains(disks[host]["SSD1"].as_str()), "the DB SSD is named as passed over: {row}");
+    }
+    eprintln!("{}", op.ok(&["apply", "-i", spec.to_str().unwrap(), "--dry-run"]));
+    time.step("dry-run of the field report's spec: the new SSD of each host");
+    op.ok(&["apply", "-i", spec.to_str().unwrap()]);
+    let tree = wait_osds(&cluster, &op, 6, Duration::from_secs(1800));
+    time.step("3 dm-crypt LVM OSDs on the new SSDs, up and in");
+    for host in HOSTS {
+        let under = osds_under(&tree, host);
+        assert_eq!(under.len(), 2, "{host} has its HDD OSD and its new SSD OSD: {tree}");
+        let ssd2 = &disks[host]["SSD2"];
+        let lsblk = cluster.sh_ok(host, &format!("lsblk -nr -o TYPE,FSTYPE {ssd2}"));
+        assert!(
+            lsblk.contains("crypt") && lsblk.contains("crypto_LUKS"),
+            "{ssd2} holds LUKS and its mapping:\n{lsblk}"
+        );
+        let crypt = cluster.sh_ok(host, "dmsetup table --target crypt");
+        assert!(crypt.contains("aes-xts-plain64"), "a dm-crypt mapping on {host}: {crypt}");
+        let inner = cluster.sh_ok(
+            host,
+            &format!("for m in $(lsblk -nr -o NAME,TYPE {ssd2} | awk '$2==\"crypt\"{{print $1}}'); do blkid -p -o value -s TYPE /dev/mapper/$m; done"),
+        );
+        assert_eq!(inner.trim(), "ceph_bluestore", "BlueStore inside the mapping on {host}");
+    }
+    for node in tree["nodes"].as_array().unwrap().iter().filter(|n| n["type"] == "osd") {
+        let id = node["id"].as_u64().unwrap();
+        if !keepers.contains(&id) {
+            assert_eq!(node["device_class"], "ssd", "new osd.{id} is an SSD OSD: {node}");
+        }
+    }
+    let lsblk_after = cluster.sh_ok(HOSTS[0], "lsblk -o NAME,SIZE,TYPE,FSTYPE,ROTA");
+    eprintln!("{} after:\n{lsblk_after}", HOSTS[0]);
+    std::fs::write(run.join(format!("lsblk-{}-after.txt", HOSTS[0])), &lsblk_after).unwrap();
+    wait_health_ok(&cluster, Duration::from_secs(1200));
+    time.step("HEALTH_OK with the new OSDs");
+
+    // 5. A reboot: the OSDs come back by themselves.
+    let rebooted = HOSTS[1];
+    let on_it = osds_under(&tree, rebooted);
+    cluster.reboot(rebooted);
+    time.step(&format!("{rebooted} rebooted (ssh answers)"));
+    wait_for_or(
+        &format!("osd.{on_it:?} back up after {rebooted}'s reboot"),
+        Duration::from_secs(900),
+        || {
+            let tree = cluster.admin_ceph(&["osd", "tree"]);
+            let up = tree["nodes"].as_array()?.iter().filter(|n| {
+                n["type"] == "osd" && on_it.contains(&n["id"].as_u64().unwrap_or(u64::MAX)) && n["status"] == "up"
+            });
+            (up.count() == on_it.len()).then_some(())
+        },
+        || {
+            format!(
+                "{}\n{}",
+                cluster.sh(rebooted, "systemctl list-units 'ceph-*' --no-pager").stdout,
+                cluster.console(rebooted)
+            )
+        },
+    );
+    let stuck = cluster.sh_ok(rebooted, "systemctl list-units 'ceph-volume@*' --state=activating,failed --no-legend");
+    assert!(stuck.trim().is_empty(), "no ceph-volume unit of a zapped OSD left waiting: {stuck}");
+    wait_health_ok(&cluster, Duration::from_secs(1200));
+    time.step(&format!("{rebooted}'s OSDs back up by themselves, HEALTH_OK"));
+
+    // 6. The "after" benchmark, and the comparison.
+    let after = bench(&op, "after");
+    let compare = op.ok(&["bench", "compare", &before.to_string(), &after.to_string()]);
+    eprintln!("{compare}");
+    assert!(compare.contains("write") && compare.contains("seq"), "{compare}");
+    time.step("bench cluster \"after\", and bench compare");
+    eprintln!("timeline:\n{}", std::fs::read_to_string(run.join("timeline.txt")).unwrap());
+}
+
+/// A shell command line as client.admin in the run's namespace.
+fn admin(cluster: &RealCluster, command: &str) {
+    let out = cluster.ns_command("sh").args(["-c", command]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "`{command}` failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn wait_health_ok(cluster: &RealCluster, timeout: Duration) {
+    wait_for_or(
+        "HEALTH_OK",
+        timeout,
+        || (cluster.admin_ceph(&["health"])["status"] == "HEALTH_OK").then_some(()),
+        || cluster.admin_ceph(&["health", "detail"]).to_string(),
+    );
+}
+
+/// `bench cluster` on the bench pool; its run's id.
+fn bench(op: &Operator, label: &str) -> i64 {
+    let out = op.json(&["bench", "cluster", "--pool", "bench", "--seconds", "10", "--label", label]);
+    assert_eq!((out["phase"].as_str(), out["failure"].as_str()), (Some("done"), None), "the {label} benchmark: {out}");
+    out["bench_id"].as_i64().unwrap_or_else(|| panic!("no bench_id: {out}"))
+}
+
+/// The OSD whose data is on `path` of `host`, by `ceph osd metadata`.
+fn osd_on(cluster: &RealCluster, tree: &Value, host: &str, path: &str) -> u64 {
+    let dev = path.trim_start_matches("/dev/");
+    *osds_under(tree, host)
+        .iter()
+        .find(|id| cluster.admin_ceph(&["osd", "metadata", &id.to_string()])["bluestore_bdev_devices"] == dev)
+        .unwrap_or_else(|| panic!("no OSD of {host} on {path}: {tree}"))
+}
+
+/// Each host's disks by their bay (the serial's tail: HDD1, SSD1, ...), as
+/// its inventory names them: the kernel's names (sda, sdb) follow the
+/// order the disks answered the scan in, which differs from host to host.
+fn wait_disks(op: &Operator, bays: &[&str]) -> BTreeMap<String, BTreeMap<String, String>> {
+    wait_for_or(
+        &format!("every host's inventory with its disks {bays:?}"),
+        Duration::from_secs(600),
+        || {
+            let listed = op.json(&["device", "ls", "--refresh"]);
+            let mut all = BTreeMap::new();
+            for h in listed.as_array()? {
+                let host = h["host"].as_str()?.to_string();
+                let mut by_bay = BTreeMap::new();
+                for d in h["devices"].as_array()? {
+                    let id = d["device_id"].as_str().unwrap_or_default();
+                    if let Some(bay) = bays.iter().find(|b| id.ends_with(&format!("-{b}"))) {
+                        by_bay.insert(bay.to_string(), d["path"].as_str()?.to_string());
+                    }
+                }
+                if by_bay.len() != bays.len() {
+                    return None;
+                }
+                all.insert(host, by_bay);
+            }
+            (all.len() == HOSTS.len()).then_some(all)
+        },
+        || op.ok(&["device", "ls"]),
+    )
+}
+
+fn preview_row<'a>(dry: &'a Value, host: &str) -> &'a Value {
+    dry["preview"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["host"] == host)
+        .unwrap_or_else(|| panic!("no row for {host}: {dry}"))
+}
+
+/// `ceph osd tree` once `n` OSDs are up and in, seen from the admin side.
+fn wait_osds(cluster: &RealCluster, op: &Operator, n: usize, timeout: Duration) -> Value {
+    wait_for_or(
+        &format!("{n} OSDs up and in"),
+        timeout,
+        || {
+            let tree = cluster.admin_ceph(&["osd", "tree"]);
+            let up_in = tree["nodes"]
+                .as_array()?
+                .iter()
+                .filter(|n| n["type"] == "osd" && n["status"] == "up" && n["reweight"].as_f64() == Some(1.0))
+                .count();
+            (up_in == n).then_some(tree)
+        },
+        || {
+            format!(
+                "osd tree: {}\ndeployments: {}\nevents: {}",
+                cluster.admin_ceph(&["osd", "tree"]),
+                op.ok(&["osd", "deploy", "status", "--history", "20"]),
+                op.ok(&["events", "--since", "30m"])
+            )
+        },
+    )
+}
+
+fn osd_ids(tree: &Value) -> Vec<u64> {
+    tree["nodes"].as_array().unwrap().iter().filter(|n| n["type"] == "osd").map(|n| n["id"].as_u64().unwrap()).collect()
+}
+
+/// The OSD ids CRUSH has under `host`.
+fn osds_under(tree: &Value, host: &str) -> Vec<u64> {
+    let nodes = tree["nodes"].as_array().unwrap();
+    let Some(h) = nodes.iter().find(|n| n["type"] == "host" && n["name"] == host) else { return Vec::new() };
+    h["children"].as_array().unwrap().iter().map(|c| c.as_i64().unwrap() as u64).collect()
+}
