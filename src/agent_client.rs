@@ -9,8 +9,9 @@ use futures::future::BoxFuture;
 use crate::error_chain::with_causes;
 use crate::store::ManagedHost;
 use crate::wire::agent::{
-    ActivateRequest, AgentErrorBody, AgentErrorCode, CephVolumeRequest, CommandResult, HostOsds, InventoryReport,
-    OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
+    ActivateRequest, AgentErrorBody, AgentErrorCode, AgentIdentity, CephVolumeRequest, CommandResult, HostOsds,
+    InventoryReport, OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ZapOsdRequest, ZapOsdResult,
+    ZapRequest, ZapResult,
 };
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -55,6 +56,20 @@ impl InventoryAnswer {
     }
 }
 
+/// Who an agent is, by its inventory: for agents without `/v1/identity`.
+async fn identity_by_inventory<A: HostAgents + ?Sized>(
+    agents: &A,
+    host: &ManagedHost,
+) -> Result<AgentIdentity, AgentError> {
+    match agents.inventory(host, None).await? {
+        InventoryAnswer::Fresh(report) => Ok(AgentIdentity { host: report.host, version: String::new() }),
+        InventoryAnswer::Unchanged => Err(AgentError::Decode {
+            addr: host.addr.clone(),
+            message: "answered 304 Not Modified to a request without an ETag".into(),
+        }),
+    }
+}
+
 /// What the daemon asks of the agents. Implemented over HTTP, and by the
 /// simulator for demos and scale tests.
 pub trait HostAgents: Send + Sync {
@@ -65,6 +80,12 @@ pub trait HostAgents: Send + Sync {
         host: &'a ManagedHost,
         known: Option<&'a str>,
     ) -> BoxFuture<'a, Result<InventoryAnswer, AgentError>>;
+    /// Who answers at the host's address, without a scan. The default asks
+    /// for an inventory (the simulator's and the tests' agents have no
+    /// other way); the HTTP agents override it.
+    fn identity<'a>(&'a self, host: &'a ManagedHost) -> BoxFuture<'a, Result<AgentIdentity, AgentError>> {
+        Box::pin(identity_by_inventory(self, host))
+    }
     fn ceph_volume<'a>(
         &'a self,
         host: &'a ManagedHost,
@@ -263,6 +284,17 @@ impl HostAgents for HttpAgents {
             // An agent from before the ETag ignores If-None-Match and sends
             // the same inventory again: the poller compares fingerprints.
             Ok(InventoryAnswer::Fresh(decode(&host.addr, body.as_ref())?))
+        })
+    }
+
+    fn identity<'a>(&'a self, host: &'a ManagedHost) -> BoxFuture<'a, Result<AgentIdentity, AgentError>> {
+        Box::pin(async move {
+            let req = self.client.get(Self::url(&host.addr, "/v1/identity"));
+            match self.send(&host.addr, req, self.command_timeout).await {
+                // An agent older than the endpoint: its inventory names it.
+                Err(AgentError::Refused { status: 404, .. }) => identity_by_inventory(self, host).await,
+                other => other,
+            }
         })
     }
 

@@ -30,10 +30,23 @@ use crate::wire::api::specs::{ApplyQuery, ApplyResponse, SpecDetail, SpecListing
 use crate::wire::api::swaps::{SwapBody, SwapDetail, SwapPreview, SwapQuery, SwapStatus};
 use crate::wire::api::tokens::{CreatedToken, NewToken, TokenInfo, WhoAmI};
 
+/// How long the CLI waits for one answer of the daemon.
+const REQUEST_TIMEOUT_S: u64 = 120;
+/// How long it waits when it asked the daemon to scan hosts first
+/// (`--refresh`): the daemon bounds that by its own `poll.timeout_s`, which
+/// an operator raises for hosts whose `ceph-volume inventory` takes minutes.
+const SCAN_TIMEOUT_S: u64 = 3600;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     #[error("cannot reach the osdkeeper daemon at {url}: {message} (is `osdkeeper serve` running? set --url or OSDKEEPER_URL)")]
     Unreachable { url: String, message: String },
+    /// Connected, but no answer in time: the request may still be carried out.
+    #[error(
+        "the osdkeeper daemon at {url} did not answer within {seconds} s; what was asked may still be under way \
+         (see `osdkeeper events`)"
+    )]
+    Timeout { url: String, seconds: u64 },
     #[error(
         "the daemon at {url} did not prove who it is: {message} (give the CA of its certificate with --cacert \
          or OSDKEEPER_CACERT)"
@@ -63,6 +76,7 @@ impl ClientError {
             ClientError::Api { status: 404, .. } => "ENOENT",
             ClientError::Api { status: 409, .. } => "EBUSY",
             ClientError::Unreachable { .. } => "ECONNREFUSED",
+            ClientError::Timeout { .. } => "ETIMEDOUT",
             ClientError::Api { .. } | ClientError::Decode(_) | ClientError::Tls(_) => "EIO",
         }
     }
@@ -123,7 +137,7 @@ impl Client {
             )));
         }
         let http = crate::tls::client_builder(ca)?
-            .timeout(Duration::from_secs(120))
+            .timeout(Duration::from_secs(REQUEST_TIMEOUT_S))
             .build()
             .map_err(|e| ClientError::Usage(format!("cannot make an HTTP client: {}", with_causes(&e))))?;
         Ok(Client { base: base.trim_end_matches('/').to_string(), token, http })
@@ -135,6 +149,12 @@ impl Client {
 
     /// Sends; the body of a success, or the daemon's error.
     async fn send(&self, req: reqwest::RequestBuilder) -> Result<Vec<u8>, ClientError> {
+        self.send_within(req, REQUEST_TIMEOUT_S).await
+    }
+
+    /// Sends, waiting `seconds` for the answer.
+    async fn send_within(&self, req: reqwest::RequestBuilder, seconds: u64) -> Result<Vec<u8>, ClientError> {
+        let req = req.timeout(Duration::from_secs(seconds));
         let req = match &self.token {
             Some(t) => req.bearer_auth(t),
             None => req,
@@ -143,6 +163,8 @@ impl Client {
             let (url, message) = (self.base.clone(), with_causes(&e));
             if crate::tls::handshake_failed(&e) {
                 ClientError::Untrusted { url, message }
+            } else if e.is_timeout() {
+                ClientError::Timeout { url, seconds }
             } else {
                 ClientError::Unreachable { url, message }
             }
@@ -158,7 +180,15 @@ impl Client {
     }
 
     async fn read<T: DeserializeOwned>(&self, req: reqwest::RequestBuilder) -> Result<T, ClientError> {
-        let bytes = self.send(req).await?;
+        self.read_within(req, REQUEST_TIMEOUT_S).await
+    }
+
+    async fn read_within<T: DeserializeOwned>(
+        &self,
+        req: reqwest::RequestBuilder,
+        seconds: u64,
+    ) -> Result<T, ClientError> {
+        let bytes = self.send_within(req, seconds).await?;
         serde_json::from_slice(&bytes)
             .map_err(|e| ClientError::Decode(format!("{e}: {}", String::from_utf8_lossy(&bytes))))
     }
@@ -215,7 +245,8 @@ impl Client {
     }
 
     pub async fn devices(&self, q: &DeviceQuery) -> Result<Vec<HostDevices>, ClientError> {
-        self.get("/api/v1/devices", q).await
+        let seconds = if q.refresh { SCAN_TIMEOUT_S } else { REQUEST_TIMEOUT_S };
+        self.read_within(self.http.get(self.url("/api/v1/devices")).query(q), seconds).await
     }
 
     pub async fn held(&self) -> Result<Vec<Hold>, ClientError> {
@@ -246,7 +277,7 @@ impl Client {
     pub async fn apply(&self, q: &ApplyQuery, yaml: String) -> Result<ApplyResponse, ClientError> {
         let req =
             self.http.post(self.url("/api/v1/specs")).query(q).header("content-type", "application/yaml").body(yaml);
-        self.read(req).await
+        self.read_within(req, if q.refresh { SCAN_TIMEOUT_S } else { REQUEST_TIMEOUT_S }).await
     }
 
     pub async fn specs(&self) -> Result<Vec<SpecListing>, ClientError> {

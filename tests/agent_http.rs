@@ -7,7 +7,7 @@ mod agent_common;
 use std::time::Duration;
 
 use agent_common::{client, fixture, start_and_fail, Agent, TOKEN};
-use osdkeeper::wire::agent::{AgentErrorBody, AgentErrorCode, InventoryReport, InventorySource};
+use osdkeeper::wire::agent::{AgentErrorBody, AgentErrorCode, AgentIdentity, InventoryReport, InventorySource};
 use serde_json::{json, Value};
 
 fn file_agent(extra: &[&str]) -> Agent {
@@ -49,6 +49,17 @@ async fn health_needs_no_token_everything_else_does() {
     assert_eq!(status, 401);
     let ok = c.get(agent.url("/v1/inventory")).bearer_auth(TOKEN).send().await.unwrap();
     assert_eq!(ok.status(), 200);
+}
+
+#[tokio::test]
+async fn identity_names_the_host_without_a_scan_and_needs_the_token() {
+    let agent = file_agent(&[]);
+    let c = client();
+    let (status, _) = error_of(c.get(agent.url("/v1/identity")).send().await.unwrap()).await;
+    assert_eq!(status, 401);
+    let who: AgentIdentity =
+        c.get(agent.url("/v1/identity")).bearer_auth(TOKEN).send().await.unwrap().json().await.unwrap();
+    assert_eq!(who, AgentIdentity { host: "osd-host-1".into(), version: env!("CARGO_PKG_VERSION").into() });
 }
 
 #[tokio::test]

@@ -26,8 +26,8 @@ use super::process::RunError;
 use super::state::AgentState;
 use super::zap::{check_request, ZapError};
 use crate::wire::agent::{
-    etag_matches, ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, OsdDaemonStatus, ProbeRequest,
-    ProbeResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
+    etag_matches, ActivateRequest, AgentIdentity, CephVolumeRequest, CommandResult, HostOsds, OsdDaemonStatus,
+    ProbeRequest, ProbeResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 
 /// Requests are small JSON documents; anything bigger is a mistake.
@@ -36,6 +36,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub fn build_router(state: AgentState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/v1/identity", get(identity))
         .route("/v1/inventory", get(inventory))
         .route("/v1/ceph-volume", post(ceph_volume))
         .route("/v1/osd/{id}", get(osd_status))
@@ -57,6 +58,10 @@ pub fn build_router(state: AgentState) -> Router {
 
 async fn healthz() -> Json<serde_json::Value> {
     Json(serde_json::json!({"status": "ok"}))
+}
+
+async fn identity(State(s): State<AgentState>) -> Json<AgentIdentity> {
+    Json(AgentIdentity { host: s.inventory.host.clone(), version: env!("CARGO_PKG_VERSION").to_string() })
 }
 
 async fn not_found(method: Method, uri: Uri) -> ApiError {

@@ -283,6 +283,17 @@ pub struct ZapOsdRequest {
     pub reason: Option<String>,
 }
 
+/// `GET /v1/identity`: who answers, without a scan (checking a host's
+/// agent must not wait for a `ceph-volume inventory`, minutes on a host
+/// with many disks).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AgentIdentity {
+    /// The agent's host name (`--host-name`, default the system hostname).
+    pub host: String,
+    /// osdkeeper's version of the agent's binary.
+    pub version: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ZapOsdResult {
     pub osd_id: u32,

@@ -1,7 +1,7 @@
 //! Adding, removing and labelling hosts.
 
 use super::Inventory;
-use crate::agent_client::{AgentError, InventoryAnswer};
+use crate::agent_client::AgentError;
 use crate::clock::now_ms;
 use crate::daemon::DaemonError;
 use crate::domain::cluster::same_host as same_crush_host;
@@ -99,20 +99,19 @@ impl Inventory {
     async fn check_agent(&self, name: &str, addr: &str) -> Result<(), DaemonError> {
         let candidate = ManagedHost::unpolled(name, addr);
         let not_added = |why: String| format!("host {name} not added: {why} (--no-check adds it anyway)");
-        let answer = self.agents.inventory(&candidate, None).await.map_err(|e| match e {
+        // Who answers, not a scan: the inventory follows right after the
+        // host is stored, in the background (a `ceph-volume inventory` of
+        // a host with many disks takes minutes; the CLI waits two).
+        let answer = self.agents.identity(&candidate).await.map_err(|e| match e {
             AgentError::Unreachable { .. } | AgentError::Timeout { .. } => {
                 DaemonError::CannotAct(not_added(e.to_string()))
             }
             other => DaemonError::Invalid(not_added(other.to_string())),
         })?;
-        let InventoryAnswer::Fresh(report) = answer else {
-            // Asked without an ETag, an agent has no inventory to call unchanged.
-            return Err(DaemonError::Invalid(not_added(format!("the agent at {addr} answered 304 Not Modified"))));
-        };
-        if !same_host(&report.host, name) {
+        if !same_host(&answer.host, name) {
             return Err(DaemonError::Invalid(not_added(format!(
                 "the agent at {addr} runs on host {:?}, not {name:?}",
-                report.host
+                answer.host
             ))));
         }
         Ok(())
