@@ -73,6 +73,28 @@ fn installs_then_upgrades_keeping_config_tokens_and_state() {
     for unit in ["osdkeeper.service", "osdkeeper-agent.service"] {
         let text = std::fs::read_to_string(units.join(unit)).unwrap();
         assert!(text.contains("ExecStart=/usr/local/bin/osdkeeper "), "{unit}");
+        if unit == "osdkeeper-agent.service" {
+            // A mount namespace of the agent's own would keep the OSDs' data
+            // directories that ceph-volume mounts from the OSDs systemd starts.
+            let own_namespace = [
+                "PrivateTmp",
+                "ProtectHome",
+                "ProtectControlGroups",
+                "ProtectKernelLogs",
+                "ProtectSystem",
+                "ReadOnlyPaths",
+                "InaccessiblePaths",
+                "TemporaryFileSystem",
+                "PrivateMounts",
+                "MountFlags",
+                "BindPaths",
+            ];
+            let set: Vec<&str> = text
+                .lines()
+                .filter(|l| own_namespace.iter().any(|o| l.trim_start().starts_with(&format!("{o}="))))
+                .collect();
+            assert!(set.is_empty(), "the agent's unit must not give it a mount namespace of its own: {set:?}");
+        }
         std::fs::write(checked.join(unit), text.replace("/usr/local/bin/osdkeeper", staged.to_str().unwrap())).unwrap();
         let out = Command::new("systemd-analyze")
             .arg("verify")
