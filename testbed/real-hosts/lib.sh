@@ -2,8 +2,8 @@
 #
 # The cache lives in $OSDKEEPER_TESTBED_CACHE (default /var/cache/osdkeeper-testbed), never in git:
 #   image-KEY/     the base image (base.qcow2 vmlinuz initrd.img id_ed25519), KEY = its inputs' hash
-#   cluster-KEY/   a prepared cluster: every host's disks after the mon and mgr were bootstrapped,
-#                  stopped cleanly; tests boot qcow2 overlays of it and throw them away
+#   hosts-KEY/     the prepared hosts (prepare.sh): each host's blank disks and its RAM state
+#                  saved after one boot; cluster.sh loads them into throw-away qcow2 overlays
 # A directory appears under its final name only once it is complete (built under NAME.tmp, then
 # renamed), and builds are serialized by a lock, so a test that finds it can use it.
 
