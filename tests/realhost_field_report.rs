@@ -263,8 +263,8 @@ fn the_field_report_on_real_hosts() {
         assert_eq!(meta["bluestore_bdev_type"], "hdd", "osd.{id}: {meta}");
     }
     for host in HOSTS {
-        let units = cluster.sh_ok(host, "systemctl list-unit-files 'ceph-volume@lvm-*' --no-legend | grep -c enabled");
-        assert_eq!(units.trim(), "2", "two enabled ceph-volume@lvm units on {host}");
+        let units = lvm_units(&cluster, host, "*");
+        assert_eq!(units.len(), 2, "two enabled ceph-volume@lvm units on {host}: {units:?}");
     }
 
     // 2. Data, and the "before" benchmark.
@@ -297,7 +297,11 @@ fn the_field_report_on_real_hosts() {
     let units_before: Vec<String> = HOSTS
         .iter()
         .zip(&victims)
-        .map(|(h, id)| cluster.sh_ok(h, &format!("systemctl list-unit-files 'ceph-volume@lvm-{id}-*' --no-legend")))
+        .map(|(h, id)| {
+            let mut units = lvm_units(&cluster, h, &id.to_string());
+            assert_eq!(units.len(), 1, "one ceph-volume@ unit of osd.{id} on {h}: {units:?}");
+            units.remove(0)
+        })
         .collect();
     op.ok(&rm);
     wait_for_or(
@@ -330,7 +334,7 @@ fn the_field_report_on_real_hosts() {
         assert!(sig.stdout.trim().is_empty(), "{hdd1} on {host} carries no signature: {}", sig.stdout);
         let pvs = cluster.sh_ok(host, "pvs --noheadings -o pv_name");
         assert!(pvs.contains(ssd.as_str()) && !pvs.contains(hdd1.as_str()), "{host}'s PVs: {pvs}");
-        let unit = units_before[i].split_whitespace().next().unwrap_or_else(|| panic!("no unit of osd.{}", victims[i]));
+        let unit = &units_before[i];
         let state = cluster.sh(host, &format!("systemctl is-enabled {unit}"));
         assert_ne!(state.stdout.trim(), "enabled", "{unit} is disabled after the zap");
     }
@@ -421,6 +425,27 @@ fn the_field_report_on_real_hosts() {
     assert!(compare.contains("write") && compare.contains("seq"), "{compare}");
     time.step("bench cluster \"after\", and bench compare");
     eprintln!("timeline:\n{}", std::fs::read_to_string(run.join("timeline.txt")).unwrap());
+}
+
+/// The enabled `ceph-volume@lvm-ID-FSID` units of osd.`id` (`*`: of all
+/// OSDs) on `host`, each checked with `systemctl is-enabled`. Enabled
+/// instances of a template are the links in the target's wants directory:
+/// `systemctl list-unit-files` lists the template alone.
+fn lvm_units(cluster: &RealCluster, host: &str, id: &str) -> Vec<String> {
+    let out = cluster.sh_ok(
+        host,
+        &format!(
+            "cd /etc/systemd/system/multi-user.target.wants && for u in ceph-volume@lvm-{id}-*; do \
+               [ -e \"$u\" ] || continue; echo \"$u $(systemctl is-enabled \"$u\")\"; done"
+        ),
+    );
+    out.lines()
+        .map(|l| {
+            let (unit, state) = l.split_once(' ').unwrap_or((l, ""));
+            assert_eq!(state, "enabled", "{unit} on {host} is linked but systemd says {state:?}");
+            unit.to_string()
+        })
+        .collect()
 }
 
 /// A shell command line as client.admin in the run's namespace.

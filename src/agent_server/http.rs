@@ -18,6 +18,7 @@ use super::ceph_volume_args;
 use super::config::is_loop_device;
 use super::error::ApiError;
 use super::inventory::View;
+use super::listing_cache::{Stale, KEPT_FOR};
 use super::osd_argv::parse_id;
 use super::osd_list;
 use super::osd_stop::nothing_to_stop;
@@ -221,8 +222,10 @@ where
             return Err(e.into());
         }
     };
+    let stale = Stale(s.listings.clone());
     let job = tokio::spawn(async move {
         let _busy = lock;
+        let _stale = stale;
         let result = run.await;
         if let Err(e) = &result {
             tracing::warn!(%device, %reason, "{what} refused or failed: {e}");
@@ -270,8 +273,10 @@ async fn ceph_volume(
     let args = req.args;
     // Runs in its own task so that a client that gives up (or a restart of
     // the daemon) does not kill ceph-volume halfway through making an OSD.
+    let stale = Stale(s.listings.clone());
     let job = tokio::spawn(async move {
         let _busy = busy;
+        let _stale = stale;
         let shown = super::ceph_volume::command_line(&cv.program, &args, &env);
         tracing::info!(command = %shown, "running ceph-volume");
         let started = Instant::now();
@@ -306,16 +311,31 @@ async fn own_devices(s: &AgentState) -> Result<std::collections::BTreeSet<String
     }
 }
 
+/// The OSDs ceph-volume lists on `devices`: the kept listing while no
+/// command here changed the disks and it is younger than `max_age`.
+async fn listing(
+    s: &AgentState,
+    devices: &std::collections::BTreeSet<String>,
+    max_age: std::time::Duration,
+) -> Result<HostOsds, ApiError> {
+    if let Some(kept) = s.listings.get(devices, max_age, Instant::now()) {
+        return Ok(kept);
+    }
+    let ticket = s.listings.ticket(Instant::now());
+    let listed = osd_list::list(&s.ceph_volume, devices).await?;
+    for note in &listed.notes {
+        tracing::debug!("{note}");
+    }
+    s.listings.put(ticket, devices.clone(), listed.clone());
+    Ok(listed)
+}
+
 async fn osds(State(s): State<AgentState>) -> Result<Json<HostOsds>, ApiError> {
     if let Some(why) = s.inventory.refusal() {
         return Err(ApiError::conflict(why));
     }
     let devices = own_devices(&s).await?;
-    let listed = osd_list::list(&s.ceph_volume, &devices).await?;
-    for note in &listed.notes {
-        tracing::debug!("{note}");
-    }
-    Ok(Json(listed))
+    Ok(Json(listing(&s, &devices, KEPT_FOR).await?))
 }
 
 async fn osd_activate(
@@ -329,19 +349,16 @@ async fn osd_activate(
         return Err(ApiError::conflict(why));
     }
     let busy = s.busy.clone().try_lock_owned().map_err(|_| ApiError::busy())?;
-    // A fresh listing: only an OSD that is on this host's devices, with
-    // this id and fsid, is activated.
+    // Only an OSD that is on this host's devices, with this id and fsid, is
+    // activated (an activation changes no disk: a kept listing will do).
     let devices = own_devices(&s).await?;
-    let listed = osd_list::list(&s.ceph_volume, &devices).await?;
-    // Asked now: how a raw OSD's DB is found depends on it, and packages
-    // may have been upgraded since the last inventory.
-    let release = match s.ceph_volume.release().await {
-        Ok(r) => Some(r.release),
-        Err(e) => {
-            tracing::warn!("activating osd.{id} without knowing ceph-volume's release: {e}");
-            None
-        }
-    };
+    let listed = listing(&s, &devices, KEPT_FOR).await?;
+    // How a raw OSD's DB is found depends on it; asked again every few
+    // minutes, as packages may be upgraded under a running agent.
+    let release = s.release.get(&s.ceph_volume).await.map(|r| r.release);
+    if release.is_none() {
+        tracing::warn!("activating osd.{id} without knowing ceph-volume's release");
+    }
     let osd = osd_list::check_activation(&req, id, &listed, release).map_err(ApiError::conflict)?;
     let with_systemd = matches!(s.starter.method, super::osd_stop::ControlMethod::Systemd { .. });
     let cv = s.ceph_volume.clone();
@@ -367,7 +384,7 @@ async fn osd_start(
     }
     // Only an OSD ceph-volume made on this host's own devices is started.
     let devices = own_devices(&s).await?;
-    let listed = osd_list::list(&s.ceph_volume, &devices).await?;
+    let listed = listing(&s, &devices, KEPT_FOR).await?;
     if !listed.osds.iter().any(|o| o.osd_id == id) {
         return Err(ApiError::conflict(format!("ceph-volume lists no osd.{id} on this host's devices")));
     }

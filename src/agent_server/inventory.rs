@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -70,8 +71,8 @@ pub struct HostScanner {
     pub proc_root: PathBuf,
     /// When ceph-volume last failed, and why.
     failing: std::sync::Mutex<Option<(Instant, String)>>,
-    /// The release of ceph-volume's Ceph.
-    release: KnownRelease,
+    /// The release of ceph-volume's Ceph, shared with the activations.
+    pub release: Arc<KnownRelease>,
 }
 
 impl HostScanner {
@@ -83,7 +84,7 @@ impl HostScanner {
             kernel_only,
             proc_root: PathBuf::from("/proc"),
             failing: std::sync::Mutex::new(None),
-            release: KnownRelease::default(),
+            release: Arc::default(),
         }
     }
 }

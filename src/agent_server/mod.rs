@@ -15,6 +15,8 @@
 //!   beside it), for the reader and the daemon; `ceph_volume_args` — which
 //!   commands and devices a request may name; `process` — running a tool
 //!   with a timeout.
+//! * `listing_cache` — the last OSD listing, until a command here changes
+//!   the disks or it is a minute old.
 //! * OSD daemons: `proc_scan` — processes and their open files from
 //!   `/proc`; `osd_argv` — which OSD a ceph-osd command line serves;
 //!   `osd_status` — whether an OSD's daemon runs here; `osd_stop` —
@@ -40,6 +42,7 @@ pub mod host_roots;
 pub mod http;
 pub mod inventory;
 pub mod kernel_inventory;
+pub mod listing_cache;
 pub mod mounts;
 pub mod osd_argv;
 pub mod osd_devices;

@@ -8,9 +8,11 @@ use super::host_roots::HostRoots;
 use super::inventory::{read_inventory_file, HostScanner, Inventory, InventoryError, Source};
 use super::kernel_inventory::gather::Tools;
 use super::kernel_inventory::KernelPaths;
+use super::listing_cache::ListingCache;
 use super::osd_start::OsdStarter;
 use super::osd_stop::OsdControl;
 use super::probe::Prober;
+use super::release::KnownRelease;
 use super::zap::Zapper;
 use super::zap_osd::OsdZapper;
 
@@ -35,6 +37,10 @@ pub struct AgentState {
     pub zapper: Arc<Zapper>,
     pub osd_zapper: Arc<OsdZapper>,
     pub prober: Arc<Prober>,
+    /// The last OSD listing, until a command here changes the disks.
+    pub listings: Arc<ListingCache>,
+    /// ceph-volume's Ceph release, asked now and then (the inventory's too).
+    pub release: Arc<KnownRelease>,
 }
 
 impl AgentState {
@@ -51,6 +57,7 @@ impl AgentState {
             inventory_timeout: config.inventory_timeout,
             command_timeout: config.ceph_volume_timeout,
         };
+        let release = Arc::new(KnownRelease::default());
         let source = match &config.inventory_file {
             Some(path) => {
                 read_inventory_file(path)?;
@@ -61,6 +68,7 @@ impl AgentState {
                 let mut scanner =
                     HostScanner::new(ceph_volume.clone(), KernelPaths::default(), tools, config.names_loop_devices());
                 scanner.proc_root = roots.proc.clone();
+                scanner.release = release.clone();
                 Source::Host(Box::new(scanner))
             }
         };
@@ -98,6 +106,8 @@ impl AgentState {
             zapper,
             osd_zapper,
             prober,
+            listings: Arc::default(),
+            release,
         })
     }
 }
