@@ -149,8 +149,17 @@ impl OperationKind for DeploymentKind {
                 Err(e) => tracing::warn!("host {}: {e}", d.host),
             }
         }
-        // The next round lists the host again: what the effect made shows there.
-        Flow::Stop
+        // What went through is looked at again at once (a fresh listing, the
+        // daemons' status), so that the host's next OSD is activated without
+        // waiting for the other hosts' lanes to end this round; what failed
+        // or is not known yet waits for the next round.
+        match (outcome, effect) {
+            (
+                Outcome::Done(_),
+                DeployEffect::Prepare { .. } | DeployEffect::Activate { .. } | DeployEffect::Start { .. },
+            ) => Flow::Continue,
+            _ => Flow::Stop,
+        }
     }
 
     fn interrupted(&self, state: &Deployment, _effect: &DeployEffect) -> Deployment {
