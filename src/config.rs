@@ -90,6 +90,9 @@ pub struct CephFile {
     /// The rados CLI, for cluster benchmarks [default: rados from PATH].
     pub rados_bin: Option<String>,
     pub timeout_s: Option<u64>,
+    /// How long a benchmark pass may run past its seconds while `rados
+    /// bench` waits for its writes in flight [default: its seconds + 60].
+    pub bench_slack_s: Option<u64>,
     /// The cephx user the daemon acts as (`client.osdkeeper`; caps in
     /// deploy/ceph-auth.sh) [default: the ceph CLI's, client.admin].
     pub name: Option<String>,
@@ -143,6 +146,8 @@ pub struct Config {
     pub osdmaptool: String,
     pub rados_bin: String,
     pub ceph_timeout: Duration,
+    /// `ceph.bench_slack_s`; `None`: a pass's own seconds + 60 s.
+    pub bench_slack: Option<Duration>,
     pub ceph_name: Option<String>,
     pub ceph_keyring: Option<PathBuf>,
     /// The Python the cluster session runs on; `None`: no session.
@@ -282,6 +287,7 @@ impl Config {
             osdmaptool: file.ceph.osdmaptool.unwrap_or_else(|| "osdmaptool".into()),
             rados_bin: file.ceph.rados_bin.unwrap_or_else(|| "rados".into()),
             ceph_timeout: secs(file.ceph.timeout_s, 30),
+            bench_slack: file.ceph.bench_slack_s.map(Duration::from_secs),
             ceph_name: file.ceph.name,
             ceph_keyring: file.ceph.keyring,
             ceph_session: file

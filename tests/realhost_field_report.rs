@@ -166,6 +166,8 @@ fn start_daemon(cluster: &RealCluster, run: &Path, pki: &Path) -> Proc {
         String::from_utf8_lossy(&auth.stdout),
         String::from_utf8_lossy(&auth.stderr)
     );
+    // rados bench waits for its writes in flight after its seconds: 16
+    // writes of 4 MiB to emulated OSDs outlasted the default minute.
     // Inventories every 5 minutes, not every minute: a `ceph-volume
     // inventory` takes an emulated host 12 s idle and over a minute while
     // it prepares OSDs, and polls of every host back to back took the CPU
@@ -177,7 +179,7 @@ fn start_daemon(cluster: &RealCluster, run: &Path, pki: &Path) -> Proc {
         &config,
         &format!(
             "agents: {{ca: {ca}}}\n\
-             ceph: {{conf: {conf}, name: client.osdkeeper, keyring: {keyring}, timeout_s: 60, session: true}}\n\
+             ceph: {{conf: {conf}, name: client.osdkeeper, keyring: {keyring}, timeout_s: 60, session: true, bench_slack_s: 600}}\n\
              poll: {{interval_s: 300, timeout_s: {slow}}}\n\
              reconcile: {{enabled: true, interval_s: 15}}\n\
              removal: {{interval_s: 5}}\n",

@@ -66,6 +66,7 @@ fn ceph_cli(config: &Config, session: Option<Session>) -> CephCli {
         rados_bin: config.rados_bin.clone(),
         conf: config.ceph_conf.clone(),
         timeout: config.ceph_timeout,
+        bench_slack: config.bench_slack,
         name: config.ceph_name.clone(),
         keyring: config.ceph_keyring.clone(),
         osdmaptool: config.osdmaptool.clone(),

@@ -33,6 +33,8 @@ pub struct CephCli {
     pub rados_bin: String,
     pub conf: Option<PathBuf>,
     pub timeout: Duration,
+    /// How long a `rados bench` pass may run past its seconds; `None`: its seconds + 60 s.
+    pub bench_slack: Option<Duration>,
     /// `--name` (a cephx user with only the caps the daemon needs).
     pub name: Option<String>,
     pub keyring: Option<PathBuf>,

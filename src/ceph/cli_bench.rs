@@ -109,8 +109,10 @@ impl CephBench for CephCli {
             if pass == Pass::Write {
                 args.push("--no-cleanup");
             }
-            // The pass, then its own cleanup of in-flight ops, with room for a slow cluster.
-            let bound = Duration::from_secs(u64::from(seconds) * 2 + 60).max(self.timeout);
+            // The pass, then the writes still in flight, with room for a slow cluster.
+            let seconds = Duration::from_secs(u64::from(seconds));
+            let slack = self.bench_slack.unwrap_or(seconds + Duration::from_secs(60));
+            let bound = (seconds + slack).max(self.timeout);
             let out = self.rados(&args, bound).await?;
             parse_pass(pass, &out.stdout)
                 .map_err(|message| CephError::Decode { command: format!("rados bench {}", pass.as_str()), message })
@@ -129,6 +131,14 @@ impl CephBench for CephCli {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_name_the_program_that_ran() {
+        let rados = CephError::Timeout { command: "rados -p bench bench 10 write".into(), seconds: 80 };
+        assert_eq!(rados.to_string(), "`rados -p bench bench 10 write` did not finish within 80 s");
+        let ceph = CephError::Command { command: "osd purge 3".into(), code: 16, message: "busy".into() };
+        assert_eq!(ceph.to_string(), "`ceph osd purge 3` failed (exit 16): busy");
+    }
 
     #[test]
     fn reads_the_bench_answer_of_16_2() {

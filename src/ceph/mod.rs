@@ -23,15 +23,25 @@ pub mod xattrs;
 
 use futures::future::BoxFuture;
 
+/// A command as the operator would type it: the ceph CLI's are kept
+/// without their program, `rados`'s with it.
+fn shown(command: &str) -> String {
+    if command.starts_with("rados ") {
+        command.to_string()
+    } else {
+        format!("ceph {command}")
+    }
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum CephError {
-    #[error("`ceph {command}` failed (exit {code}): {message}")]
+    #[error("`{}` failed (exit {code}): {message}", shown(command))]
     Command { command: String, code: i32, message: String },
-    #[error("`ceph {command}` did not finish within {seconds} s")]
+    #[error("`{}` did not finish within {seconds} s", shown(command))]
     Timeout { command: String, seconds: u64 },
     #[error("cannot run the ceph CLI ({bin}): {message}")]
     Spawn { bin: String, message: String },
-    #[error("`ceph {command}` printed something unreadable: {message}")]
+    #[error("`{}` printed something unreadable: {message}", shown(command))]
     Decode { command: String, message: String },
     /// Another of Ceph's tools (osdmaptool), or the temporary files it works on.
     #[error("{command} failed: {message}")]

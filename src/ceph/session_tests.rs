@@ -55,6 +55,7 @@ impl Fake {
             rados_bin: "rados".into(),
             conf: None,
             timeout: Duration::from_secs(timeout_s),
+            bench_slack: None,
             name: Some("client.osdkeeper".into()),
             keyring: None,
             osdmaptool: "osdmaptool".into(),
