@@ -17,7 +17,7 @@ use super::auth::{browser_guard, require_token};
 use super::ceph_volume_args;
 use super::config::is_loop_device;
 use super::error::ApiError;
-use super::inventory::View;
+use super::inventory::{View, PATHS_KEPT_FOR};
 use super::listing_cache::{Stale, KEPT_FOR};
 use super::osd_argv::parse_id;
 use super::osd_list;
@@ -303,11 +303,12 @@ async fn ceph_volume(
     }
 }
 
-/// The devices this agent may list and touch: `--devices`, else the inventory's.
+/// The devices this agent may list and touch: `--devices`, else those of
+/// a recent inventory (a command that writes takes its own, fresh).
 async fn own_devices(s: &AgentState) -> Result<std::collections::BTreeSet<String>, ApiError> {
     match &s.inventory.allowed {
         Some(allowed) => Ok(allowed.clone()),
-        None => Ok(s.inventory.take().await?.paths()),
+        None => Ok(s.inventory.recent_paths(PATHS_KEPT_FOR).await?),
     }
 }
 

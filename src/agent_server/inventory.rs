@@ -96,7 +96,14 @@ pub struct Inventory {
     /// `--devices`: the only devices reported and touched.
     pub allowed: Option<BTreeSet<String>>,
     scan: tokio::sync::Mutex<()>,
+    /// The device paths of the last whole scan, and when it was taken.
+    last_paths: std::sync::Mutex<Option<(Instant, BTreeSet<String>)>>,
 }
+
+/// How old the last scan's device paths may be for a listing, an
+/// activation or a start: the daemon asks for an inventory every minute by
+/// default, and a new disk is scanned for before anything is made on it.
+pub const PATHS_KEPT_FOR: Duration = Duration::from_secs(600);
 
 /// A scan's devices: each as the JSON it came as (sent on unchanged) and
 /// as read, in the same order.
@@ -159,7 +166,19 @@ impl Taken {
 
 impl Inventory {
     pub fn new(host: String, source: Source, allowed: Option<BTreeSet<String>>) -> Self {
-        Inventory { host, source, allowed, scan: tokio::sync::Mutex::new(()) }
+        Inventory { host, source, allowed, scan: tokio::sync::Mutex::new(()), last_paths: Default::default() }
+    }
+
+    /// The device paths of a whole scan younger than `max_age`, or of a
+    /// fresh one. A `ceph-volume inventory` starts Python and reads every
+    /// disk: on an emulated host a minute, before each OSD listing.
+    pub async fn recent_paths(&self, max_age: Duration) -> Result<BTreeSet<String>, InventoryError> {
+        let kept = self.last_paths.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some((at, paths)) = kept.filter(|(at, _)| at.elapsed() < max_age) {
+            tracing::trace!(age_s = at.elapsed().as_secs(), "the last scan's device paths");
+            return Ok(paths);
+        }
+        Ok(self.take().await?.paths())
     }
 
     /// Why this agent cannot create OSDs, if it cannot.
@@ -228,7 +247,11 @@ impl Inventory {
             note: (!scan.notes.is_empty()).then(|| scan.notes.join("; ")),
             ceph_release: scan.release.map(|r| r.to_string()),
         };
-        Ok(Taken { report, devices: scan.devices.reports })
+        let taken = Taken { report, devices: scan.devices.reports };
+        if !for_batch {
+            *self.last_paths.lock().unwrap_or_else(|p| p.into_inner()) = Some((Instant::now(), taken.paths()));
+        }
+        Ok(taken)
     }
 
     /// ceph-volume filters its own list; the kernel's view and files are
@@ -510,6 +533,26 @@ mod tests {
         let sent: Vec<&str> = r.report.devices.iter().map(|d| d["path"].as_str().unwrap()).collect();
         assert_eq!(read, sent, "each device as read beside its JSON");
         read
+    }
+
+    #[tokio::test]
+    async fn a_recent_scan_s_paths_serve_until_they_are_too_old() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("inv.json");
+        let write = |paths: &[&str]| {
+            let devices: Vec<Value> =
+                paths.iter().map(|p| serde_json::json!({"path": p, "sys_api": {"partitions": {}}})).collect();
+            std::fs::write(&path, serde_json::to_vec(&devices).unwrap()).unwrap();
+        };
+        write(&["/dev/sdb"]);
+        let inv = Inventory::new("h1".into(), Source::File { path: path.clone() }, None);
+        let hour = Duration::from_secs(3600);
+        assert_eq!(inv.recent_paths(hour).await.unwrap(), ["/dev/sdb".to_string()].into(), "none kept: a scan");
+        write(&["/dev/sdb", "/dev/sdc"]);
+        assert_eq!(inv.recent_paths(hour).await.unwrap().len(), 1, "the last scan's, not read again");
+        assert_eq!(inv.recent_paths(Duration::ZERO).await.unwrap().len(), 2, "too old: scanned again");
+        inv.take_with(View::ForBatch).await.unwrap();
+        assert_eq!(inv.recent_paths(hour).await.unwrap().len(), 2, "a filtered scan does not replace the whole one");
     }
 
     #[tokio::test]
