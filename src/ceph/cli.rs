@@ -344,7 +344,9 @@ fn devices_of(m: OsdMetadata) -> OsdDevices {
             dev_nodes.push(node.clone());
         }
     }
-    if dev_nodes.is_empty() {
+    // An LVM OSD's nodes are its LVs (`/dev/dm-0`, a dm-crypt mapping over
+    // one): no disk an inventory lists. `devices` names the disks beneath.
+    if dev_nodes.is_empty() || dev_nodes.iter().any(|n| is_device_mapper(n)) {
         dev_nodes = m.devices.split(',').filter(|d| !d.is_empty()).map(|d| format!("/dev/{d}")).collect();
     }
     let device_ids = m
@@ -356,8 +358,34 @@ fn devices_of(m: OsdMetadata) -> OsdDevices {
     OsdDevices { hostname: m.hostname, dev_nodes, device_ids }
 }
 
+fn is_device_mapper(node: &str) -> bool {
+    node.strip_prefix("/dev/").is_some_and(|n| n.starts_with("dm-") || n.starts_with("mapper/"))
+}
+
 #[cfg(test)]
 mod tests {
+    /// The shape of `ceph osd metadata` of an LVM OSD with its DB on a
+    /// shared SSD (Ceph 16.2 on the real-host testbed).
+    #[test]
+    fn an_lvm_osd_s_devices_are_the_disks_beneath_its_lvs() {
+        let m: super::OsdMetadata = serde_json::from_value(serde_json::json!({
+            "hostname": "f5-422-01",
+            "devices": "sda,sdc",
+            "bluestore_bdev_dev_node": "/dev/dm-0",
+            "bluefs_db_dev_node": "/dev/dm-2",
+            "device_ids": "sda=QEMU_QEMU_HARDDISK_TB1-HDD1,sdc=QEMU_QEMU_HARDDISK_TB1-SSD1",
+        }))
+        .unwrap();
+        let d = super::devices_of(m);
+        assert_eq!(d.dev_nodes, ["/dev/sda", "/dev/sdc"]);
+        assert_eq!(d.device_ids.len(), 2);
+        let raw: super::OsdMetadata = serde_json::from_value(serde_json::json!({
+            "hostname": "h", "devices": "loop1", "bluestore_bdev_dev_node": "/dev/loop1"
+        }))
+        .unwrap();
+        assert_eq!(super::devices_of(raw).dev_nodes, ["/dev/loop1"], "a raw OSD keeps its node");
+    }
+
     #[test]
     fn error_words_are_kept() {
         assert_eq!(
