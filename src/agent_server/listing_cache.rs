@@ -15,8 +15,10 @@ use std::time::{Duration, Instant};
 
 use crate::wire::agent::HostOsds;
 
-/// How old a kept listing may be when a caller takes it.
-pub const KEPT_FOR: Duration = Duration::from_secs(60);
+/// How old a kept listing may be when a caller takes it: longer than an
+/// activation takes on a slow host (2.5 minutes emulated), so that the
+/// look after it needs no new listing.
+pub const KEPT_FOR: Duration = Duration::from_secs(300);
 
 #[derive(Default)]
 pub struct ListingCache {
@@ -124,7 +126,7 @@ mod tests {
         let d = devs(&["/dev/sdb", "/dev/sdc"]);
         assert!(cache.get(&d, KEPT_FOR, t0).is_none(), "nothing kept yet");
         cache.put(cache.ticket(t0), d.clone(), listing(3));
-        assert_eq!(cache.get(&d, KEPT_FOR, t0 + Duration::from_secs(59)).unwrap().osds[0].osd_id, 3);
+        assert_eq!(cache.get(&d, KEPT_FOR, t0 + KEPT_FOR - Duration::from_secs(1)).unwrap().osds[0].osd_id, 3);
         assert!(cache.get(&d, KEPT_FOR, t0 + KEPT_FOR).is_none(), "too old at its limit");
         assert!(cache.get(&d, Duration::ZERO, t0).is_none(), "a caller that wants it fresh never gets it kept");
     }

@@ -16,7 +16,7 @@
 //!   commands and devices a request may name; `process` — running a tool
 //!   with a timeout.
 //! * `listing_cache` — the last OSD listing, until a command here changes
-//!   the disks or it is a minute old.
+//!   the disks or it is 5 minutes old.
 //! * OSD daemons: `proc_scan` — processes and their open files from
 //!   `/proc`; `osd_argv` — which OSD a ceph-osd command line serves;
 //!   `osd_status` — whether an OSD's daemon runs here; `osd_stop` —
