@@ -17,10 +17,10 @@ impl Removals {
                 self.agents.zap(&host, &req).await.map(|z| z.steps.join("; "))
             }
             Effect::ZapLvs { fsid } => {
-                let shared = if r.shared_devices.is_empty() {
-                    String::new()
-                } else {
-                    format!("; {} keep the other OSDs' LVs", r.shared_devices.join(", "))
+                let shared = match r.shared_devices.len() {
+                    0 => String::new(),
+                    1 => format!("; {} keeps the other OSDs' LVs", r.shared_devices[0]),
+                    _ => format!("; {} keep the other OSDs' LVs", r.shared_devices.join(", ")),
                 };
                 self.zap_event(r, format!("Zapping the LVs of osd.{id} (fsid {fsid}) on {}{shared}", r.host)).await;
                 let req = ZapOsdRequest {
