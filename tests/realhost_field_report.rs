@@ -324,14 +324,17 @@ fn the_field_report_on_real_hosts() {
         let hdd1 = &disks[*host]["HDD1"];
         let ssd = &disks[*host]["SSD1"];
         let lvs = cluster.sh_ok(host, "lvs --noheadings -o lv_name,vg_name,devices,lv_tags");
-        let db_lvs: Vec<&str> = lvs.lines().filter(|l| l.contains("osd-db")).collect();
+        // By the LV's name: the block LV's tags name its DB LV too (ceph.db_device=...).
+        let db_lvs: Vec<&str> = lvs.lines().filter(|l| l.trim_start().starts_with("osd-db-")).collect();
         assert_eq!(db_lvs.len(), 1, "one DB LV left on {host}'s SSD:\n{lvs}");
         assert!(
-            db_lvs[0].contains(&format!("ceph.osd_id={}", keepers[i])),
+            db_lvs[0].contains(&format!("ceph.osd_id={},", keepers[i])),
             "the DB LV left is osd.{}'s:\n{lvs}",
             keepers[i]
         );
-        assert!(lvs.lines().all(|l| !l.contains(hdd1.as_str())), "no LV on {hdd1}:\n{lvs}");
+        let on_hdd1 =
+            |l: &str| l.split_whitespace().nth(2).is_some_and(|devices| devices.starts_with(&format!("{hdd1}(")));
+        assert!(!lvs.lines().any(on_hdd1), "no LV on {hdd1}:\n{lvs}");
         let sig = cluster.sh(host, &format!("wipefs --no-act {hdd1}"));
         assert!(sig.stdout.trim().is_empty(), "{hdd1} on {host} carries no signature: {}", sig.stdout);
         let pvs = cluster.sh_ok(host, "pvs --noheadings -o pv_name");
