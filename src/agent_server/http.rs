@@ -313,13 +313,9 @@ async fn own_devices(s: &AgentState) -> Result<std::collections::BTreeSet<String
 }
 
 /// The OSDs ceph-volume lists on `devices`: the kept listing while no
-/// command here changed the disks and it is younger than `max_age`.
-async fn listing(
-    s: &AgentState,
-    devices: &std::collections::BTreeSet<String>,
-    max_age: std::time::Duration,
-) -> Result<HostOsds, ApiError> {
-    if let Some(kept) = s.listings.get(devices, max_age, Instant::now()) {
+/// command here changed the disks and it is younger than `KEPT_FOR`.
+async fn listing(s: &AgentState, devices: &std::collections::BTreeSet<String>) -> Result<HostOsds, ApiError> {
+    if let Some(kept) = s.listings.get(devices, KEPT_FOR, Instant::now()) {
         return Ok(kept);
     }
     let ticket = s.listings.ticket(Instant::now());
@@ -336,7 +332,7 @@ async fn osds(State(s): State<AgentState>) -> Result<Json<HostOsds>, ApiError> {
         return Err(ApiError::conflict(why));
     }
     let devices = own_devices(&s).await?;
-    Ok(Json(listing(&s, &devices, KEPT_FOR).await?))
+    Ok(Json(listing(&s, &devices).await?))
 }
 
 async fn osd_activate(
@@ -353,7 +349,7 @@ async fn osd_activate(
     // Only an OSD that is on this host's devices, with this id and fsid, is
     // activated (an activation changes no disk: a kept listing will do).
     let devices = own_devices(&s).await?;
-    let listed = listing(&s, &devices, KEPT_FOR).await?;
+    let listed = listing(&s, &devices).await?;
     // How a raw OSD's DB is found depends on it; asked again every few
     // minutes, as packages may be upgraded under a running agent.
     let release = s.release.get(&s.ceph_volume).await.map(|r| r.release);
@@ -385,7 +381,7 @@ async fn osd_start(
     }
     // Only an OSD ceph-volume made on this host's own devices is started.
     let devices = own_devices(&s).await?;
-    let listed = listing(&s, &devices, KEPT_FOR).await?;
+    let listed = listing(&s, &devices).await?;
     if !listed.osds.iter().any(|o| o.osd_id == id) {
         return Err(ApiError::conflict(format!("ceph-volume lists no osd.{id} on this host's devices")));
     }

@@ -29,11 +29,11 @@ pub struct ListingCache {
 struct Inner {
     /// Bumped each time a command that may change the listing ends.
     generation: u64,
+    /// A listing of this generation: `changed` drops it.
     kept: Option<Kept>,
 }
 
 struct Kept {
-    generation: u64,
     devices: BTreeSet<String>,
     taken: Instant,
     listing: HostOsds,
@@ -56,9 +56,7 @@ impl ListingCache {
     pub fn get(&self, devices: &BTreeSet<String>, max_age: Duration, now: Instant) -> Option<HostOsds> {
         let inner = self.lock();
         let kept = inner.kept.as_ref()?;
-        let fresh = kept.generation == inner.generation
-            && &kept.devices == devices
-            && now.saturating_duration_since(kept.taken) < max_age;
+        let fresh = &kept.devices == devices && now.saturating_duration_since(kept.taken) < max_age;
         fresh.then(|| kept.listing.clone())
     }
 
@@ -71,7 +69,7 @@ impl ListingCache {
     pub fn put(&self, ticket: Ticket, devices: BTreeSet<String>, listing: HostOsds) {
         let mut inner = self.lock();
         if ticket.generation == inner.generation {
-            inner.kept = Some(Kept { generation: ticket.generation, devices, taken: ticket.taken, listing });
+            inner.kept = Some(Kept { devices, taken: ticket.taken, listing });
         }
     }
 
