@@ -54,6 +54,12 @@ ssh_opts() {
 }
 port() { echo $(( PORT_BASE + 10 * IDX + $1 )); }
 vssh() { ssh_opts; ssh "${SSHOPT[@]}" -p "$(port 0)" root@127.0.0.1 "$@"; }
+# The loaded host's disks, as host.env records them (not through sed: printf %q escapes spaces
+# with backslashes, which a sed replacement would eat).
+set_disks() {
+  { grep -v '^DISKS=' "$D/host.env"; printf 'DISKS=%q\n' "$1"; } > "$D/host.env.new"
+  mv "$D/host.env.new" "$D/host.env"
+}
 in_ns() { ip netns exec "$NETNS" env CEPH_CONF="$CEPH/ceph.conf" "$@"; }
 
 wait_ssh() {  # wait_ssh HOST TIMEOUT [OLD_BOOT_ID]: until HOST answers (from a boot other than OLD)
@@ -265,7 +271,7 @@ plug)
   rh_qmp "$D/qmp.sock" \
     "{\"execute\":\"blockdev-add\",\"arguments\":{\"driver\":\"qcow2\",\"node-name\":\"d-$name\",\"discard\":\"unmap\",\"cache\":{\"direct\":false,\"no-flush\":true},\"file\":{\"driver\":\"file\",\"filename\":\"$D/disk-$name.qcow2\"}}}" \
     "{\"execute\":\"device_add\",\"arguments\":{\"driver\":\"scsi-hd\",\"id\":\"$name\",\"drive\":\"d-$name\",\"bus\":\"scsi0.0\",\"scsi-id\":$id,\"lun\":0,\"serial\":\"TB$IDX-${name^^}\",\"rotation_rate\":$rr}}" >/dev/null
-  sed -i "s/^DISKS=.*/DISKS=$(printf %q "$DISKS $name:$kind:$size:$id")/" "$D/host.env"
+  set_disks "$DISKS $name:$kind:$size:$id"
   ;;
 unplug)
   load_run; load_host "${1:?HOST}"; name=${2:?NAME}
@@ -275,10 +281,14 @@ unplug)
     rh_qmp "$D/qmp.sock" '{"execute":"query-block"}' | grep -q "\"qdev\": \"$name\"" || break
     sleep 0.2
   done
-  rh_qmp "$D/qmp.sock" "{\"execute\":\"blockdev-del\",\"arguments\":{\"node-name\":\"d-$name\"}}" >/dev/null
+  # A disk plugged in later has a block node of its own (blockdev-add), to be deleted; one there
+  # since boot (-drive) is deleted by qemu with its device.
+  if rh_qmp "$D/qmp.sock" '{"execute":"query-named-block-nodes"}' | grep -q "\"node-name\": \"d-$name\""; then
+    rh_qmp "$D/qmp.sock" "{\"execute\":\"blockdev-del\",\"arguments\":{\"node-name\":\"d-$name\"}}" >/dev/null
+  fi
   kept=()
   for disk in $DISKS; do [ "${disk%%:*}" = "$name" ] || kept+=("$disk"); done
-  sed -i "s/^DISKS=.*/DISKS=$(printf %q "${kept[*]}")/" "$D/host.env"
+  set_disks "${kept[*]}"
   ;;
 reboot)
   load_run; load_host "${1:?HOST}"; t0=$(rh_now)

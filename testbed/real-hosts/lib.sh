@@ -38,7 +38,8 @@ rh_need() {
 qemu-system-x86 qemu-utils vde2 debootstrap e2fsprogs bc openssh-client python3 (see testbed/real-hosts/README.md)"
 }
 
-# A QMP command on a running VM's socket; prints the answer (events skipped).
+# A QMP command on a running VM's socket; prints the answer (events skipped). An error answer
+# ends it with status 1 and the error on stderr.
 rh_qmp() {
   local sock=$1; shift
   python3 - "$sock" "$@" <<'EOF'
@@ -57,7 +58,7 @@ for c in sys.argv[2:]:
             continue
         print(json.dumps(r))
         if 'error' in r:
-            sys.exit(1)
+            sys.exit(f"qmp {c}: {r['error'].get('desc', r['error'])}")
         break
 EOF
 }
