@@ -280,16 +280,23 @@ fn the_field_report_on_real_hosts() {
     let before = bench(&op, "before");
     time.step("bench cluster \"before\"");
 
-    // 3. One HDD OSD per host out, zapped: the one on HDD1.
+    // 3. One HDD OSD per host out, zapped: the one on HDD1. The last
+    // host's is destroyed for a replacement (`--replace`): its id waits
+    // for the SSD that comes in its place.
     let victims: Vec<u64> = HOSTS.iter().map(|h| osd_on(&cluster, &tree, h, &disks[*h]["HDD1"])).collect();
     let keepers: Vec<u64> = HOSTS.iter().map(|h| osd_on(&cluster, &tree, h, &disks[*h]["HDD2"])).collect();
+    let replaced = HOSTS.len() - 1;
     let ids: Vec<String> = victims.iter().map(u64::to_string).collect();
     let mut rm: Vec<&str> = vec!["osd", "rm"];
-    rm.extend(ids.iter().map(String::as_str));
+    rm.extend(ids[..replaced].iter().map(String::as_str));
     rm.push("--zap");
-    let mut dry = rm.clone();
-    dry.push("--dry-run");
-    let preview = op.ok(&dry);
+    let rm_replace = ["osd", "rm", ids[replaced].as_str(), "--zap", "--replace"];
+    let mut preview = String::new();
+    for command in [&rm[..], &rm_replace[..]] {
+        let mut dry = command.to_vec();
+        dry.push("--dry-run");
+        preview.push_str(&op.ok(&dry));
+    }
     eprintln!("{preview}");
     for (i, host) in HOSTS.iter().enumerate() {
         let ssd = &disks[*host]["SSD1"];
@@ -306,6 +313,7 @@ fn the_field_report_on_real_hosts() {
         })
         .collect();
     op.ok(&rm);
+    op.ok(&rm_replace);
     wait_for_or(
         "the three removals to finish",
         Duration::from_secs(3600),
@@ -317,10 +325,25 @@ fn the_field_report_on_real_hosts() {
         let r = finished.as_array().unwrap().iter().find(|r| r["osd_id"].as_u64() == Some(*id)).unwrap();
         assert_eq!(r["state"], "done", "osd.{id}'s removal ended done: {r}");
     }
-    time.step("osd rm of one HDD OSD per host with --zap: drained, purged, zapped");
+    time.step("osd rm of one HDD OSD per host with --zap (one --replace): drained, purged or destroyed, zapped");
     let tree = cluster.admin_ceph(&["osd", "tree"]);
     for (i, host) in HOSTS.iter().enumerate() {
-        assert_eq!(osds_under(&tree, host), vec![keepers[i]], "only osd.{} is left under {host}: {tree}", keepers[i]);
+        if i == replaced {
+            let mut left = osds_under(&tree, host);
+            left.sort_unstable();
+            let mut want = vec![keepers[i], victims[i]];
+            want.sort_unstable();
+            assert_eq!(left, want, "osd.{} and the destroyed osd.{} under {host}: {tree}", keepers[i], victims[i]);
+            let node = tree["nodes"].as_array().unwrap().iter().find(|n| n["id"].as_u64() == Some(victims[i]));
+            assert_eq!(node.unwrap()["status"], "destroyed", "osd.{} is destroyed: {tree}", victims[i]);
+        } else {
+            assert_eq!(
+                osds_under(&tree, host),
+                vec![keepers[i]],
+                "only osd.{} is left under {host}: {tree}",
+                keepers[i]
+            );
+        }
         let hdd1 = &disks[*host]["HDD1"];
         let ssd = &disks[*host]["SSD1"];
         let lvs = cluster.sh_ok(host, "lvs --noheadings -o lv_name,vg_name,devices,lv_tags");
@@ -366,10 +389,13 @@ fn the_field_report_on_real_hosts() {
     op.ok(&["apply", "-i", spec.to_str().unwrap()]);
     let tree = wait_osds(&cluster, &op, 6, Duration::from_secs(1800));
     time.step("3 dm-crypt LVM OSDs on the new SSDs, up and in");
-    for host in HOSTS {
+    for (i, host) in HOSTS.iter().enumerate() {
         let under = osds_under(&tree, host);
         assert_eq!(under.len(), 2, "{host} has its HDD OSD and its new SSD OSD: {tree}");
-        let ssd2 = &disks[host]["SSD2"];
+        if i == replaced {
+            assert!(under.contains(&victims[i]), "the new SSD OSD on {host} took osd.{}'s id: {tree}", victims[i]);
+        }
+        let ssd2 = &disks[*host]["SSD2"];
         let lsblk = cluster.sh_ok(host, &format!("lsblk -nr -o TYPE,FSTYPE {ssd2}"));
         assert!(
             lsblk.contains("crypt") && lsblk.contains("crypto_LUKS"),

@@ -263,6 +263,10 @@ impl CephCluster for CephCli {
         Box::pin(async move { self.ok(&["osd", "purge", &id.to_string()]).await.map(|_| ()) })
     }
 
+    fn rm_device_class(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        Box::pin(async move { self.ok(&["osd", "crush", "rm-device-class", &format!("osd.{id}")]).await.map(|_| ()) })
+    }
+
     fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>> {
         let ids = ids.to_vec();
         Box::pin(async move { self.gather_preview_input(&ids).await })

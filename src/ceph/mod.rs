@@ -82,6 +82,9 @@ pub trait CephCluster: CephBench + Send + Sync {
     /// Keeps the id (replace). Never skips the monitors' own safety check.
     fn destroy(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>>;
     fn purge(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>>;
+    /// `ceph osd crush rm-device-class osd.N`: its next boot sets the class
+    /// of its own device (or the one ceph-volume was given).
+    fn rm_device_class(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>>;
     /// What the removal preview needs for draining `ids` together; changes nothing.
     fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>>;
     /// The PGs that still list the OSD in their acting set (`pg ls-by-osd`).

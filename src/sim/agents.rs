@@ -346,8 +346,9 @@ impl HostAgents for SimCluster {
 /// same function as the dry-run (so the demo carries out exactly the plan
 /// it showed, or fails where ceph-volume would) and makes each planned OSD,
 /// prepared but not activated or started, with its claimed (destroyed) id
-/// where it has one; the spec's class or the disk's. DB and WAL devices
-/// then show their new volumes in the inventory.
+/// where it has one; the spec's class or the disk's, unless the claimed id
+/// still has one bound (Ceph's OSD sets its class at boot only where none
+/// is). DB and WAL devices then show their new volumes in the inventory.
 fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<Vec<String>, Refusal> {
     let inv = inventory(s, host);
     let devices = serde_json::to_vec(&inv)
@@ -366,16 +367,21 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
     for osd in layout.osds {
         let path = osd.data.to_string();
         let device = devices.iter().find(|d| *d.path == *path).map(|d| d.report.clone()).unwrap_or_default();
-        let id = match osd.osd_id.and_then(|id| id.parse().ok()) {
+        let (id, bound) = match osd.osd_id.and_then(|id| id.parse().ok()) {
             Some(id) => {
+                let bound = s
+                    .osds
+                    .iter()
+                    .find(|o| o.id == id && o.destroyed && !o.device_class.is_empty())
+                    .map(|o| o.device_class.clone());
                 s.osds.retain(|o| !(o.id == id && o.destroyed));
                 s.osds_changed();
-                id
+                (id, bound)
             }
             None => {
                 let id = s.next_id;
                 s.next_id += 1;
-                id
+                (id, None)
             }
         };
         for fast in [&osd.db, &osd.wal].into_iter().flatten() {
@@ -398,7 +404,7 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
             pgs: 0.0,
             daemon_running: false,
             affinity: request.osdspec_affinity.clone().unwrap_or_default(),
-            device_class: class.clone().unwrap_or_else(|| super::class_of(&device)),
+            device_class: bound.unwrap_or_else(|| class.clone().unwrap_or_else(|| super::class_of(&device))),
             fsid: super::sim_fsid(host, &path, id),
             activated: false,
         });

@@ -27,7 +27,8 @@ pub struct SimOsd {
     pub pgs: f64,
     pub daemon_running: bool,
     pub affinity: String,
-    /// `hdd` or `ssd` from the disk, or the spec's `crush_device_class`.
+    /// `hdd` or `ssd` from the disk, or the spec's `crush_device_class`;
+    /// empty once removed (`osd crush rm-device-class`).
     pub device_class: String,
     /// Its fsid (`osd dump`'s uuid, the tag of its LVs).
     pub fsid: String,
@@ -212,7 +213,7 @@ impl CephCluster for SimCluster {
                     pgs: Some(o.pgs.ceil() as i64),
                     kb_used: Some((o.pgs.ceil() as u64) * 4096),
                     crush_host: Some(o.host.clone()),
-                    device_class: Some(o.device_class.clone()),
+                    device_class: Some(o.device_class.clone()).filter(|c| !c.is_empty()),
                     uuid: Some(o.fsid.clone()),
                 })
                 .collect(),
@@ -365,6 +366,11 @@ impl CephCluster for SimCluster {
             Self::map_changed(s);
             Ok(())
         });
+        Box::pin(async move { r })
+    }
+
+    fn rm_device_class(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
+        let r = self.with(|s| Self::find(s, id).map(|o| o.device_class.clear()));
         Box::pin(async move { r })
     }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::Deployments;
 use crate::agent_client::AgentError;
-use crate::ceph::ClusterState;
+use crate::ceph::{CephError, ClusterState};
 use crate::clock::now_ms;
 use crate::daemon::operations::{Executor, Flow, OperationKind};
 use crate::daemon::{DaemonError, Pace};
@@ -92,7 +92,9 @@ impl OperationKind for DeploymentKind {
         let d = &rec.state;
         match effect {
             DeployEffect::Prepare { step } => format!("ceph-volume {}", CommandLine(&d.steps[*step].command)),
-            DeployEffect::Activate { osd } | DeployEffect::Start { osd } => format!("osd.{osd}"),
+            DeployEffect::Activate { osd } | DeployEffect::Start { osd } | DeployEffect::ClearDeviceClass { osd } => {
+                format!("osd.{osd}")
+            }
             DeployEffect::HoldDisks => d.disks().collect::<Vec<_>>().join(", "),
         }
     }
@@ -214,18 +216,22 @@ impl DeploymentKind {
                 }
             }
         }
-        let cluster = d
-            .osds
-            .iter()
-            .filter_map(|o| {
-                state.osd(o.id).map(|s| {
+        let mut ids: Vec<u32> = d.osds.iter().map(|o| o.id).collect();
+        ids.extend(d.steps.iter().flat_map(|s| s.claimed_ids()));
+        ids.sort_unstable();
+        ids.dedup();
+        let cluster = ids
+            .into_iter()
+            .filter_map(|id| {
+                state.osd(id).map(|s| {
                     (
-                        o.id,
+                        id,
                         InCluster {
                             up: s.up,
                             is_in: s.is_in,
                             crush_host: s.crush_host.clone(),
                             device_class: s.device_class.clone(),
+                            destroyed: s.destroyed,
                         },
                     )
                 })
@@ -296,6 +302,25 @@ impl DeploymentKind {
                     Ok(s) if s.running => Outcome::Done(s.detail),
                     Ok(s) => Outcome::Failed(s.detail),
                     Err(e) => judged(e),
+                }
+            }
+            DeployEffect::ClearDeviceClass { osd } => {
+                match self.d.ceph.rm_device_class(*osd).await {
+                    Ok(()) => {
+                        let message = format!(
+                            "Removed the device class of destroyed osd.{osd}: the new disk on {} that takes its \
+                             id sets its own",
+                            d.host
+                        );
+                        self.d
+                            .events
+                            .record(Level::Info, EventKind::OsdCreate, Some(&d.host), Some(&d.service_name), message)
+                            .await;
+                        Outcome::Done(format!("osd.{osd}'s device class removed"))
+                    }
+                    // It may have gone through: the next look at the cluster says.
+                    Err(e @ CephError::Timeout { .. }) => Outcome::Unknown(e.to_string()),
+                    Err(e) => Outcome::Failed(e.to_string()),
                 }
             }
             DeployEffect::HoldDisks => self.hold_disks(d).await,

@@ -226,7 +226,11 @@ impl OperationKind for RemovalKind {
         }
         match self.d.ceph.state().await {
             Ok(now) => {
-                round.fresh = Some((after.id, Arc::new(now)));
+                // The daemon's view too: a spec planned right after a
+                // destroy must see the id it frees for claims.
+                let now = Arc::new(now);
+                self.d.cluster.seen(now.clone());
+                round.fresh = Some((after.id, now));
                 Flow::Continue
             }
             Err(e) => {

@@ -131,3 +131,41 @@ async fn replace_keeps_the_id_as_destroyed() {
     let osd = sim.osds().into_iter().find(|o| o.id == 11).expect("the id is kept");
     assert!(osd.destroyed);
 }
+
+/// `--replace` of an HDD OSD, then the field report's SSD spec on its
+/// host: the new SSD takes the destroyed id, and its class is the SSD's,
+/// not the HDD's the id had (Ceph keeps a bound class at boot).
+#[tokio::test]
+async fn a_replaced_hdd_s_id_taken_by_an_ssd_gets_the_ssd_s_class() {
+    use crate::domain::deploy::DeployPhase;
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    let old = sim.osds().into_iter().find(|o| o.id == 8).unwrap();
+    assert_eq!((old.host.as_str(), old.device_class.as_str()), ("f5-422-03", "hdd"));
+    d.removals
+        .schedule_removals(&removal::RemoveRequest { ids: vec![8], replace: true, zap: true, ..Default::default() })
+        .await
+        .unwrap();
+    rounds_until(&d, &sim, 8, |r| r.state.phase == crate::domain::removal::Phase::Done).await;
+    let spec = "service_type: osd\nservice_id: ssds\nplacement:\n  hosts: [f5-422-03]\nspec:\n  data_devices:\n    rotational: 0\n";
+    assert!(d.specs.apply(spec, &ApplyQuery::default()).await.is_ok(), "the spec is stored");
+    d.specs.reconcile_once().await.unwrap();
+    let mut rec = None;
+    for _ in 0..20 {
+        d.deployments.round().await.unwrap();
+        let all = d.store.ops::<crate::store::DeploymentCodec>().with_finished(10).await.unwrap();
+        rec = all.into_iter().find(|r| r.state.host == "f5-422-03");
+        if rec.as_ref().is_some_and(|r| r.state.phase.is_finished()) {
+            break;
+        }
+        sim.advance(std::time::Duration::from_millis(20));
+    }
+    let rec = rec.expect("a deployment on f5-422-03");
+    assert_eq!(rec.state.phase, DeployPhase::Done, "{rec:?}");
+    assert!(rec.state.steps[0].claimed_ids().contains(&8), "the command claims osd.8: {:?}", rec.state.steps);
+    let new = sim.osds().into_iter().find(|o| o.id == 8).expect("osd.8 again");
+    assert!(!new.destroyed && new.device != old.device, "{new:?}");
+    assert_eq!(new.device_class, "ssd", "{new:?}");
+    let actions = d.store.actions(rec.id).await.unwrap();
+    let order: Vec<&str> = actions.iter().map(|a| a.effect.as_str()).collect();
+    assert_eq!(&order[..2], ["clear-device-class", "prepare"], "{actions:?}");
+}

@@ -61,7 +61,10 @@ pub fn apply<T>(d: &Deployment, effect: &DeployEffect, outcome: &Outcome<T>, now
         (Outcome::Failed(why), DeployEffect::Prepare { step }) => next.steps[*step].failure = Some(why.clone()),
         (Outcome::Done(_), DeployEffect::Activate { osd }) => mark(&mut next, *osd, |o| o.activated = true),
         (Outcome::Done(_), DeployEffect::Start { osd }) => mark(&mut next, *osd, |o| o.started = true),
-        (Outcome::Failed(why), DeployEffect::Activate { osd } | DeployEffect::Start { osd }) => {
+        (
+            Outcome::Failed(why),
+            DeployEffect::Activate { osd } | DeployEffect::Start { osd } | DeployEffect::ClearDeviceClass { osd },
+        ) => {
             next = failed(next, format!("cannot {} osd.{osd}: {why}", effect.name()), now).next;
         }
         _ => {}
@@ -141,6 +144,17 @@ pub fn advance(d: &Deployment, obs: &DeployObservation) -> DeployStep {
                         missing.join(", ")
                     );
                     return failed(next, why, obs.now);
+                }
+                // A destroyed id keeps its CRUSH device class, which the new
+                // disk's OSD would not replace: it goes first, unless it is
+                // the class the spec gives anyway.
+                for id in step.claimed_ids() {
+                    let stale = obs.cluster.iter().find(|(c, _)| *c == id).is_some_and(|(_, c)| {
+                        c.destroyed && c.device_class.is_some() && c.device_class != d.crush_device_class
+                    });
+                    if stale {
+                        return act(next, DeployEffect::ClearDeviceClass { osd: id });
+                    }
                 }
                 // Not sent yet, or sent without an answer (the daemon
                 // stopped, or the agent could not be asked) and nothing on

@@ -109,6 +109,27 @@ pub struct PrepareStep {
     pub failure: Option<String>,
 }
 
+impl PrepareStep {
+    /// The ids of destroyed OSDs the command gives its new OSDs
+    /// (`lvm batch ... --osd-ids 3 4`, `raw prepare ... --osd-id 3`).
+    pub fn claimed_ids(&self) -> Vec<u32> {
+        let mut ids = Vec::new();
+        let mut in_list = false;
+        for arg in &self.command {
+            match arg.as_str() {
+                "--osd-ids" | "--osd-id" => in_list = true,
+                a if a.starts_with("--") => in_list = false,
+                a if in_list => match a.parse() {
+                    Ok(id) => ids.push(id),
+                    Err(_) => in_list = false,
+                },
+                _ => {}
+            }
+        }
+        ids
+    }
+}
+
 /// An OSD the deployment made (found in the host's listing).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewOsd {
@@ -199,6 +220,8 @@ pub struct InCluster {
     pub is_in: bool,
     pub crush_host: Option<String>,
     pub device_class: Option<String>,
+    /// Destroyed for a replacement: its id waits for a new disk.
+    pub destroyed: bool,
 }
 
 /// What the worker saw just now.
@@ -207,7 +230,8 @@ pub struct DeployObservation {
     /// The host's listing; None when the agent could not be asked.
     pub listed: Option<Vec<Listed>>,
     pub cluster_fsid: String,
-    /// The cluster's view of each OSD the deployment made (missing: not in the OSD map).
+    /// The cluster's view of each OSD the deployment made, and of each
+    /// destroyed id its commands claim (missing: not in the OSD map).
     pub cluster: Vec<(u32, InCluster)>,
     /// OSD ids whose daemon runs on the host, where the agent was asked.
     pub running: Vec<u32>,
@@ -229,6 +253,12 @@ pub enum DeployEffect {
     Start {
         osd: u32,
     },
+    /// `ceph osd crush rm-device-class osd.N` on a destroyed id about to be
+    /// reused: a booting OSD sets its class only where none is bound, so an
+    /// SSD taking an HDD's id would stay `hdd`.
+    ClearDeviceClass {
+        osd: u32,
+    },
     /// Hold the plan's disks with the failure as reason (after the last attempt).
     HoldDisks,
 }
@@ -240,6 +270,7 @@ impl DeployEffect {
             DeployEffect::Prepare { .. } => "prepare",
             DeployEffect::Activate { .. } => "activate",
             DeployEffect::Start { .. } => "start",
+            DeployEffect::ClearDeviceClass { .. } => "clear-device-class",
             DeployEffect::HoldDisks => "hold-disks",
         }
     }

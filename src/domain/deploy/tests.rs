@@ -1,4 +1,5 @@
 use super::*;
+use crate::domain::operation::Outcome;
 
 const FSID: &str = "cluster-1";
 
@@ -26,7 +27,16 @@ fn seen(listing: Vec<Listed>) -> DeployObservation {
 }
 
 fn healthy(id: u32) -> (u32, InCluster) {
-    (id, InCluster { up: true, is_in: true, crush_host: Some("f5-422-01".into()), device_class: Some("hdd".into()) })
+    (
+        id,
+        InCluster {
+            up: true,
+            is_in: true,
+            crush_host: Some("f5-422-01".into()),
+            device_class: Some("hdd".into()),
+            destroyed: false,
+        },
+    )
 }
 
 #[test]
@@ -105,7 +115,8 @@ fn verifying_waits_for_up_in_host_and_class_then_times_out() {
         verified: false,
     }];
     let mut obs = seen(vec![listed(6, "/dev/loop6")]);
-    obs.cluster = vec![(6, InCluster { up: false, is_in: true, crush_host: None, device_class: None })];
+    obs.cluster =
+        vec![(6, InCluster { up: false, is_in: true, crush_host: None, device_class: None, destroyed: false })];
     assert_eq!(advance(&d, &obs).waiting_on.as_deref(), Some("verify: osd.6 down"));
     obs.cluster = vec![healthy(6)];
     obs.cluster[0].1.crush_host = Some("f5-422-02".into());
@@ -115,7 +126,8 @@ fn verifying_waits_for_up_in_host_and_class_then_times_out() {
     obs.cluster[0].1.device_class = Some("ssd".into());
     assert_eq!(advance(&d, &obs).next.phase, DeployPhase::Done);
     // Still down after the timeout: this attempt fails, the next starts it again.
-    obs.cluster = vec![(6, InCluster { up: false, is_in: true, crush_host: None, device_class: None })];
+    obs.cluster =
+        vec![(6, InCluster { up: false, is_in: true, crush_host: None, device_class: None, destroyed: false })];
     obs.now = VERIFY_TIMEOUT_MS + 1;
     let s = advance(&d, &obs);
     assert_eq!(s.next.phase, DeployPhase::Failed);
@@ -167,4 +179,72 @@ fn phases_round_trip_by_name() {
     for p in DeployPhase::ALL {
         assert_eq!(DeployPhase::parse(p.as_str()), Some(p));
     }
+}
+
+fn claiming(ids: &str, class: Option<&str>) -> Deployment {
+    let mut command: Vec<String> =
+        "lvm batch --no-auto /dev/sdb --dmcrypt --yes --no-systemd".split(' ').map(String::from).collect();
+    command.push("--osd-ids".into());
+    command.extend(ids.split(' ').map(String::from));
+    let mut d = deployment(&[]);
+    d.crush_device_class = class.map(String::from);
+    d.steps =
+        vec![PrepareStep { command, disks: vec!["/dev/sdb".into()], sent: false, succeeded: false, failure: None }];
+    d
+}
+
+fn destroyed(id: u32, class: Option<&str>) -> (u32, InCluster) {
+    let (id, mut c) = healthy(id);
+    (c.up, c.is_in, c.destroyed, c.device_class) = (false, false, true, class.map(String::from));
+    (id, c)
+}
+
+#[test]
+fn claimed_ids_are_read_from_either_flag() {
+    assert_eq!(claiming("3 12", None).steps[0].claimed_ids(), [3, 12]);
+    let raw = PrepareStep {
+        command: "raw prepare --bluestore --data /dev/sdb --osd-id 7 --crush-device-class ssd"
+            .split(' ')
+            .map(String::from)
+            .collect(),
+        disks: vec!["/dev/sdb".into()],
+        sent: false,
+        succeeded: false,
+        failure: None,
+    };
+    assert_eq!(raw.claimed_ids(), [7]);
+    assert!(deployment(&["/dev/sdb"]).steps[0].claimed_ids().is_empty());
+}
+
+#[test]
+fn a_claimed_id_loses_its_old_class_before_the_prepare() {
+    // osd.3 was an HDD, destroyed for a replacement; the new disk is an SSD.
+    let d = claiming("3", None);
+    let mut obs = seen(vec![]);
+    obs.cluster = vec![destroyed(3, Some("hdd"))];
+    let s = advance(&d, &obs);
+    assert_eq!(s.effect, Some(DeployEffect::ClearDeviceClass { osd: 3 }));
+    assert!(!s.next.steps[0].sent, "the prepare is not sent yet");
+    // Gone: the prepare follows.
+    obs.cluster = vec![destroyed(3, None)];
+    assert_eq!(advance(&d, &obs).effect, Some(DeployEffect::Prepare { step: 0 }));
+    // The spec gives the class it has: nothing to remove.
+    obs.cluster = vec![destroyed(3, Some("ssd"))];
+    assert_eq!(advance(&claiming("3", Some("ssd")), &obs).effect, Some(DeployEffect::Prepare { step: 0 }));
+    // Another class than the spec's goes.
+    let s = advance(&claiming("3", Some("fast")), &obs);
+    assert_eq!(s.effect, Some(DeployEffect::ClearDeviceClass { osd: 3 }));
+    // An OSD that is not destroyed (the new one, booted with its class) keeps it.
+    obs.cluster = vec![healthy(3)];
+    assert_eq!(advance(&d, &obs).effect, Some(DeployEffect::Prepare { step: 0 }));
+}
+
+#[test]
+fn a_failed_class_removal_ends_the_attempt() {
+    let d = claiming("3", None);
+    let e = DeployEffect::ClearDeviceClass { osd: 3 };
+    let next = apply(&d, &e, &Outcome::<String>::Failed("EACCES".into()), 5_000);
+    assert_eq!(next.phase, DeployPhase::Failed);
+    assert_eq!(next.failure.as_deref(), Some("cannot clear-device-class osd.3: EACCES"));
+    assert_eq!(apply(&d, &e, &Outcome::<String>::Done("ok".into()), 5_000), d, "done: the next look decides");
 }

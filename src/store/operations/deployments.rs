@@ -80,6 +80,7 @@ enum EffectV1 {
     Prepare { step: usize },
     Activate { osd: u32 },
     Start { osd: u32 },
+    ClearDeviceClass { osd: u32 },
     HoldDisks,
 }
 
@@ -198,6 +199,7 @@ impl Codec for DeploymentCodec {
             DeployEffect::Prepare { step } => EffectV1::Prepare { step: *step },
             DeployEffect::Activate { osd } => EffectV1::Activate { osd: *osd },
             DeployEffect::Start { osd } => EffectV1::Start { osd: *osd },
+            DeployEffect::ClearDeviceClass { osd } => EffectV1::ClearDeviceClass { osd: *osd },
             DeployEffect::HoldDisks => EffectV1::HoldDisks,
         };
         serde_json::to_string(&v1).expect("an effect serializes")
@@ -209,6 +211,7 @@ impl Codec for DeploymentCodec {
             EffectV1::Prepare { step } => DeployEffect::Prepare { step },
             EffectV1::Activate { osd } => DeployEffect::Activate { osd },
             EffectV1::Start { osd } => DeployEffect::Start { osd },
+            EffectV1::ClearDeviceClass { osd } => DeployEffect::ClearDeviceClass { osd },
             EffectV1::HoldDisks => DeployEffect::HoldDisks,
         })
     }
@@ -222,6 +225,25 @@ impl Codec for DeploymentCodec {
 mod tests {
     use super::*;
     use crate::store::Codec;
+
+    #[test]
+    fn every_effect_reads_back_as_written() {
+        let all = [
+            DeployEffect::Prepare { step: 2 },
+            DeployEffect::Activate { osd: 3 },
+            DeployEffect::Start { osd: 4 },
+            DeployEffect::ClearDeviceClass { osd: 5 },
+            DeployEffect::HoldDisks,
+        ];
+        for e in all {
+            let json = DeploymentCodec::encode_effect(&e);
+            assert_eq!(DeploymentCodec::decode_effect(&json), Ok(e), "{json}");
+        }
+        assert_eq!(
+            DeploymentCodec::encode_effect(&DeployEffect::ClearDeviceClass { osd: 5 }),
+            r#"{"effect":"clear-device-class","osd":5}"#
+        );
+    }
 
     /// A deployment stored before commands were kept as their arguments:
     /// its command was one line, and reads as the words the worker split
