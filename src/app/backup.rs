@@ -11,10 +11,11 @@ use crate::ceph::cli::CephCli;
 use crate::ceph::xattrs::ObjectName;
 use crate::config::{CephFile, FileConfig};
 use crate::store::backup;
-use crate::store::location::{DbLocation, RadosDb, VFS_LOCK};
+use crate::store::location::{DbLocation, VFS_LOCK};
 use crate::wire::leader::LeaderRecord;
 
 pub use crate::store::backup::{known_schema_version, BackupFacts};
+pub use crate::store::location::RadosDb;
 
 /// The `db` value `--db` gives, else the config file's.
 fn given(db: Option<&Path>, config: Option<&Path>) -> Result<Option<PathBuf>, String> {

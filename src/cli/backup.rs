@@ -11,8 +11,7 @@ use std::process::ExitCode;
 
 use super::exit;
 use super::remote::Remote;
-use crate::app::backup::{self, BackupFacts};
-use crate::store::location::RadosDb;
+use crate::app::backup::{self, BackupFacts, RadosDb};
 use crate::wire::api::backup::BackupRequest;
 
 #[derive(clap::Args, Debug)]
@@ -22,7 +21,7 @@ pub struct DbArgs {
     /// The daemon's config file, for its `db:` [env OSDKEEPER_CONFIG].
     #[arg(long, env = "OSDKEEPER_CONFIG")]
     config: Option<PathBuf>,
-    /// The daemon's database [default: the config file's `db:`, else osdkeeper.db].
+    /// The daemon's database, a file or ceph:POOL/NAMESPACE/NAME [default: the config file's `db:`, else osdkeeper.db].
     #[arg(long)]
     db: Option<PathBuf>,
 }
