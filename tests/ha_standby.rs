@@ -7,7 +7,8 @@
 //! with the database's pool. Runs on the host's Ceph (16.2): the VFS is
 //! loaded into the daemon, so it is the host's library whatever the
 //! cluster runs. A backup taken through the leader is restored into its
-//! database once no daemon leads on it, the replaced one kept beside it.
+//! database once no daemon leads on it, the replaced one kept beside it;
+//! a restore killed before its commit leaves the old content.
 
 mod common;
 
@@ -369,8 +370,13 @@ const RESTORE_DB: &str = "ceph:osdkeeper/restore-test/osdkeeper.db";
 /// `osdkeeper restore` with the daemons' config, bounded: a restore that
 /// waits on a held lock must say so, not hang. (exit code, stdout, stderr).
 fn restore(dir: &Path, config: &Path, file: &Path, db: &str) -> (i32, String, String) {
+    restore_with(dir, config, file, db, &[])
+}
+
+fn restore_with(dir: &Path, config: &Path, file: &Path, db: &str, env: &[(&str, &str)]) -> (i32, String, String) {
     let (out, err) = (dir.join("restore.out"), dir.join("restore.err"));
     let mut child = Command::new(bin())
+        .envs(env.iter().copied())
         .arg("restore")
         .arg(file)
         .args(["--db", db, "--config"])
@@ -452,6 +458,15 @@ fn a_backup_is_restored_into_a_database_in_rados_once_no_daemon_leads_and_the_re
     assert!(refused.2.contains("garbage.db") && refused.2.contains("not a database"), "{}", said("restore", &refused));
 
     assert_eq!(a.proc.terminate(), Some(0), "a clean stop: {}", a.log());
+    // A restore that dies before its commit leaves the old content: the
+    // next opener, once the dead one's lock expired, rolls its journal back.
+    let crashed = restore_with(dir, &config, &copy, RESTORE_DB, &[("OSDKEEPER_CRASH_AFTER", "restore-statements")]);
+    assert!(crashed.2.contains("aborting before the restore's commit"), "{}", said("the crashed restore", &crashed));
+    let mut after_crash = serve(dir, "restore-after-crash", &config, RESTORE_DB, &[]);
+    leads(&after_crash, LOCK_TIMEOUT + Duration::from_secs(30), &[]);
+    assert_eq!(host_names(&after_crash), ["f5-422-01", "f5-422-02"], "the old content, whole:\n{}", after_crash.log());
+    assert_eq!(after_crash.proc.terminate(), Some(0), "{}", after_crash.log());
+
     let done = restore(dir, &config, &copy, RESTORE_DB);
     assert_eq!(done.0, 0, "{}", said("the restore with no daemon", &done));
     assert!(

@@ -154,8 +154,19 @@ async fn in_one_transaction(conn: &mut SqliteConnection, statements: &[String]) 
             return Err(e);
         }
     }
+    crash_point();
     sqlx::query("COMMIT").execute(&mut *conn).await?;
     Ok(())
+}
+
+/// The crash test's power cut (`OSDKEEPER_CRASH_AFTER=restore-statements`,
+/// as the daemon's operations name theirs): aborted after the replacing
+/// statements ran, before their commit, the lock left to expire.
+fn crash_point() {
+    if std::env::var("OSDKEEPER_CRASH_AFTER").is_ok_and(|v| v == "restore-statements") {
+        eprintln!("OSDKEEPER_CRASH_AFTER=restore-statements: aborting before the restore's commit, as a crash would");
+        std::process::abort();
+    }
 }
 
 /// The statements, run in one transaction on a connection with the backup
