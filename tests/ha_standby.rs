@@ -6,7 +6,9 @@
 //! it wakes. The daemons act as the cephx user `deploy/ceph-auth.sh` makes
 //! with the database's pool. Runs on the host's Ceph (16.2): the VFS is
 //! loaded into the daemon, so it is the host's library whatever the
-//! cluster runs.
+//! cluster runs. A backup taken through the leader is restored into its
+//! database once no daemon leads on it, the replaced one kept beside it;
+//! a restore killed before its commit leaves the old content.
 
 mod common;
 
@@ -149,16 +151,12 @@ fn exits(d: &mut Serving, within: Duration) -> Option<std::process::ExitStatus> 
     None
 }
 
-#[test]
-fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_finish_a_drain() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    let sb = Sandbox::start(&dir.join("ceph"), &["--loop"]);
-    // The daemons' user as an operator has it, then given the database's
-    // pool: the script run again gives an existing user the new caps.
+/// The daemons' user as an operator has it, then given the database's
+/// pool (made by the script): run again, it gives an existing user the new caps.
+fn daemons_user(sb: &Sandbox) {
     for args in [&[][..], &[POOL][..]] {
         let out = Command::new(repo().join("deploy/ceph-auth.sh"))
-            .arg(keyring(&sb))
+            .arg(keyring(sb))
             .args(args)
             .env("CEPH_CONF", sb.conf())
             .env("PATH", sb.path_env())
@@ -168,6 +166,14 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     }
     let caps = sb.json(&["auth", "get", "client.osdkeeper"]);
     assert!(caps.to_string().contains("allow rwx pool=osdkeeper"), "{caps}");
+}
+
+#[test]
+fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_finish_a_drain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let sb = Sandbox::start(&dir.join("ceph"), &["--loop"]);
+    daemons_user(&sb);
     // Every daemon runs Ceph through this wrapper, whose log (each command
     // with the pid that ran it) is the audit of what each one did.
     let (ceph_bin, ceph_log) = ceph_wrapper(dir, &sb);
@@ -356,4 +362,135 @@ fn wait_removal(d: &Serving, osd: u32, state: &str, timeout: Duration) -> Value 
             format!("the removal: {:?}\nits events:\n{events}\n--- the daemon's log:\n{}", removal(d, osd), d.log())
         },
     )
+}
+
+/// The database the restore test backs up and restores.
+const RESTORE_DB: &str = "ceph:osdkeeper/restore-test/osdkeeper.db";
+
+/// `osdkeeper restore` with the daemons' config, bounded: a restore that
+/// waits on a held lock must say so, not hang. (exit code, stdout, stderr).
+fn restore(dir: &Path, config: &Path, file: &Path, db: &str) -> (i32, String, String) {
+    restore_with(dir, config, file, db, &[])
+}
+
+fn restore_with(dir: &Path, config: &Path, file: &Path, db: &str, env: &[(&str, &str)]) -> (i32, String, String) {
+    let (out, err) = (dir.join("restore.out"), dir.join("restore.err"));
+    let mut child = Command::new(bin())
+        .envs(env.iter().copied())
+        .arg("restore")
+        .arg(file)
+        .args(["--db", db, "--config"])
+        .arg(config)
+        .env_remove("CEPH_ARGS")
+        .env_remove("CEPH_CONF")
+        .env_remove("OSDKEEPER_CONFIG")
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`osdkeeper restore {} --db {db}` still ran after 90 s\n--- stdout:\n{}\n--- stderr:\n{}",
+                file.display(),
+                std::fs::read_to_string(&out).unwrap_or_default(),
+                std::fs::read_to_string(&err).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    (status.code().unwrap_or(-1), read(&out), read(&err))
+}
+
+fn host_names(d: &Serving) -> Vec<String> {
+    let out = cli_ok(&d.url, None, &["host", "ls", "--format", "json"]);
+    let hosts: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    hosts.as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn a_backup_is_restored_into_a_database_in_rados_once_no_daemon_leads_and_the_replaced_one_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let sb = Sandbox::start(&dir.join("ceph"), &[]);
+    daemons_user(&sb);
+    let (ceph_bin, _) = ceph_wrapper(dir, &sb);
+    let config = config(dir, &sb, &ceph_bin);
+    let said = |what: &str, (code, out, err): &(i32, String, String)| {
+        format!("{what}: exit {code}\n--- stdout:\n{out}\n--- stderr:\n{err}")
+    };
+
+    let mut a = serve(dir, "restore-a", &config, RESTORE_DB, &[]);
+    leads(&a, Duration::from_secs(60), &[]);
+    cli_ok(&a.url, None, &["host", "add", "f5-422-01", "127.0.0.1:9", "--no-check"]);
+    let copy = dir.join("restore-backup.db");
+    let out = cli_ok(&a.url, None, &["backup", copy.to_str().unwrap(), "--db", RESTORE_DB]);
+    assert!(out.contains("1 hosts"), "{out}");
+    // Stored after the backup: gone after the restore, kept in the copy aside.
+    cli_ok(&a.url, None, &["host", "add", "f5-422-02", "127.0.0.1:9", "--no-check"]);
+
+    // Refused while a daemon leads, at once, naming it; nothing changes.
+    let started = Instant::now();
+    let refused = restore(dir, &config, &copy, RESTORE_DB);
+    let (code, _, err) = &refused;
+    assert_eq!(*code, 1, "{}", said("a restore while a daemon leads", &refused));
+    assert!(
+        err.contains("in use") && err.contains(&a.url) && err.contains("stop every daemon"),
+        "it names the leader and what to do: {}",
+        said("restore", &refused)
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(started.elapsed() < Duration::from_secs(30), "refused without waiting for the lock");
+    assert_eq!(host_names(&a), ["f5-422-01", "f5-422-02"], "a refused restore changes nothing");
+
+    // A file that is no good backup is refused, saying why.
+    let garbage = dir.join("garbage.db");
+    std::fs::write(&garbage, "not a database at all, but long enough to be read as one".repeat(100)).unwrap();
+    let refused = restore(dir, &config, &garbage, RESTORE_DB);
+    assert_eq!(refused.0, 1, "{}", said("a restore of garbage", &refused));
+    assert!(refused.2.contains("garbage.db") && refused.2.contains("not a database"), "{}", said("restore", &refused));
+
+    assert_eq!(a.proc.terminate(), Some(0), "a clean stop: {}", a.log());
+    // A restore that dies before its commit leaves the old content: the
+    // next opener, once the dead one's lock expired, rolls its journal back.
+    let crashed = restore_with(dir, &config, &copy, RESTORE_DB, &[("OSDKEEPER_CRASH_AFTER", "restore-statements")]);
+    assert!(crashed.2.contains("aborting before the restore's commit"), "{}", said("the crashed restore", &crashed));
+    let mut after_crash = serve(dir, "restore-after-crash", &config, RESTORE_DB, &[]);
+    leads(&after_crash, LOCK_TIMEOUT + Duration::from_secs(30), &[]);
+    assert_eq!(host_names(&after_crash), ["f5-422-01", "f5-422-02"], "the old content, whole:\n{}", after_crash.log());
+    assert_eq!(after_crash.proc.terminate(), Some(0), "{}", after_crash.log());
+
+    let done = restore(dir, &config, &copy, RESTORE_DB);
+    assert_eq!(done.0, 0, "{}", said("the restore with no daemon", &done));
+    assert!(
+        done.1.contains(&format!("restored {RESTORE_DB}")) && done.1.contains("1 hosts"),
+        "{}",
+        said("restore", &done)
+    );
+    let aside = done
+        .1
+        .lines()
+        .find_map(|l| l.strip_prefix("the database it replaced is kept as "))
+        .unwrap_or_else(|| panic!("it names the replaced database: {}", said("restore", &done)))
+        .to_string();
+    assert!(aside.starts_with(&format!("{RESTORE_DB}.before-restore-")), "{aside}");
+
+    // The next daemon leads on the backup's state, and the copy aside
+    // holds what was replaced.
+    let mut b = serve(dir, "restore-b", &config, RESTORE_DB, &[]);
+    leads(&b, Duration::from_secs(60), &[]);
+    assert_eq!(host_names(&b), ["f5-422-01"], "the daemon serves the backup:\n{}", b.log());
+    cli_ok(&b.url, None, &["host", "add", "f5-422-03", "127.0.0.1:9", "--no-check"]);
+    assert_eq!(b.proc.terminate(), Some(0), "{}", b.log());
+    let mut c = serve(dir, "restore-aside", &config, &aside, &[]);
+    leads(&c, Duration::from_secs(60), &[]);
+    assert_eq!(host_names(&c), ["f5-422-01", "f5-422-02"], "the replaced database is kept whole:\n{}", c.log());
+    assert_eq!(c.proc.terminate(), Some(0), "{}", c.log());
 }

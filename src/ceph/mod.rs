@@ -11,6 +11,7 @@ pub mod cli;
 mod cli_bench;
 mod drain;
 mod placement;
+pub mod rados_lock;
 mod rados_wire;
 mod reads;
 pub mod session;

@@ -2,13 +2,16 @@
 //! database, copied while it runs and put back while it is stopped. Both
 //! work on the database file itself (run them on the daemon's host, as its
 //! user), as `sqlite3 .backup` would, so they need no daemon and no token.
+//! A database kept in RADOS is backed up through its leading daemon (the
+//! lock admits no other connection) and restored with every daemon on it
+//! stopped, as the cephx user of the config's `ceph:`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::exit;
 use super::remote::Remote;
-use crate::app::backup::{self, BackupFacts};
+use crate::app::backup::{self, BackupFacts, RadosDb};
 use crate::wire::api::backup::BackupRequest;
 
 #[derive(clap::Args, Debug)]
@@ -18,7 +21,7 @@ pub struct DbArgs {
     /// The daemon's config file, for its `db:` [env OSDKEEPER_CONFIG].
     #[arg(long, env = "OSDKEEPER_CONFIG")]
     config: Option<PathBuf>,
-    /// The daemon's database [default: the config file's `db:`, else osdkeeper.db].
+    /// The daemon's database, a file or ceph:POOL/NAMESPACE/NAME [default: the config file's `db:`, else osdkeeper.db].
     #[arg(long)]
     db: Option<PathBuf>,
 }
@@ -62,6 +65,9 @@ pub fn run_backup(args: DbArgs, remote: &Remote) -> ExitCode {
 
 /// `restore FILE`: the backup in place of the database (daemon stopped).
 pub fn run_restore(args: DbArgs) -> ExitCode {
+    if let Some(db) = backup::in_rados(args.db.as_deref(), args.config.as_deref()) {
+        return restore_rados(&args, &db);
+    }
     let done = args.db().and_then(|db| {
         let r = runtime()?.block_on(backup::restore(&db, &args.file))?;
         Ok((db, r))
@@ -72,20 +78,46 @@ pub fn run_restore(args: DbArgs) -> ExitCode {
             if let Some(aside) = aside {
                 super::out::line(format!("the database it replaced is kept as {}", aside.display()));
             }
-            let known = backup::known_schema_version();
-            if facts.schema_version < known {
-                super::out::line(format!(
-                    "the next `osdkeeper serve` migrates it from schema {} to {known}",
-                    facts.schema_version
-                ));
-            }
+            migrates(&facts);
             ExitCode::SUCCESS
         }
         Err(e) => fail("restore", e),
     }
 }
 
-fn backup_through(remote: &Remote, db: &str, file: &std::path::Path) -> ExitCode {
+/// `restore FILE` into a database kept in RADOS, every daemon on it stopped.
+fn restore_rados(args: &DbArgs, db: &RadosDb) -> ExitCode {
+    let done = backup::ceph_settings(args.config.as_deref()).and_then(|ceph| {
+        // The cluster as the daemon finds it: CEPH_CONF wins over the config's.
+        let conf = std::env::var_os("CEPH_CONF").map(PathBuf::from).or(ceph.conf.clone());
+        // Before the runtime's threads: the VFS reads them from the environment.
+        super::serve::vfs_environment(conf.as_deref(), ceph.name.as_deref(), ceph.keyring.as_deref())?;
+        runtime()?.block_on(backup::restore_rados(db, &ceph, conf, &args.file))
+    });
+    match done {
+        Ok((facts, aside)) => {
+            super::out::line(format!("restored {db} from {} ({})", args.file.display(), holds(&facts)));
+            if let Some(aside) = aside {
+                super::out::line(format!("the database it replaced is kept as {aside}"));
+            }
+            migrates(&facts);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail("restore", e),
+    }
+}
+
+fn migrates(facts: &BackupFacts) {
+    let known = backup::known_schema_version();
+    if facts.schema_version < known {
+        super::out::line(format!(
+            "the next `osdkeeper serve` migrates it from schema {} to {known}",
+            facts.schema_version
+        ));
+    }
+}
+
+fn backup_through(remote: &Remote, db: &RadosDb, file: &std::path::Path) -> ExitCode {
     let Some(path) = file.to_str().map(str::to_string) else {
         return fail("backup", format!("{}: the path is not UTF-8", file.display()));
     };

@@ -72,7 +72,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
     };
     crate::telemetry::init(config.log_format);
     if config.db.file().is_none() {
-        if let Err(e) = vfs_environment(&config) {
+        let (name, keyring) = (config.ceph_name.as_deref(), config.ceph_keyring.as_deref());
+        if let Err(e) = vfs_environment(config.ceph_conf.as_deref(), name, keyring) {
             return fail(e);
         }
     }
@@ -91,13 +92,17 @@ pub fn run(args: ServeArgs) -> ExitCode {
 /// before any thread starts (the environment is not safe to change later).
 /// `CEPH_ARGS` is split at whitespace, without quoting: a name or keyring
 /// path with a space in it is refused rather than misread.
-fn vfs_environment(config: &Config) -> Result<(), String> {
-    if let Some(conf) = &config.ceph_conf {
+pub(super) fn vfs_environment(
+    conf: Option<&std::path::Path>,
+    name: Option<&str>,
+    keyring: Option<&std::path::Path>,
+) -> Result<(), String> {
+    if let Some(conf) = conf {
         std::env::set_var("CEPH_CONF", conf);
     }
     let mut args = std::env::var("CEPH_ARGS").unwrap_or_default();
-    let keyring = config.ceph_keyring.as_ref().map(|k| k.display().to_string());
-    for (flag, value) in [("--name", config.ceph_name.clone()), ("--keyring", keyring)] {
+    let keyring = keyring.map(|k| k.display().to_string());
+    for (flag, value) in [("--name", name.map(str::to_string)), ("--keyring", keyring)] {
         let Some(value) = value else { continue };
         if value.chars().any(char::is_whitespace) {
             return Err(format!(

@@ -1,12 +1,14 @@
 //! Backing the database up while the daemon runs, and putting a backup back:
 //! what `osdkeeper backup` and `restore` see. The copy itself is the
 //! backend's (`sqlite/backup.rs`: a consistent copy of the live file). A
-//! restore never deletes: the database it replaces is moved aside, and the
-//! daemon must be stopped (its lock).
+//! restore never deletes: the database it replaces is moved aside (a file)
+//! or copied aside (a database in RADOS), and no daemon may hold it (the
+//! file's lock, the RADOS lock).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
+use super::location::RadosDb;
 use super::{sqlite, DbError};
 
 /// What a backup holds, read back from the file itself.
@@ -29,6 +31,9 @@ pub enum BackupError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: {source}")]
     Db { path: PathBuf, source: DbError },
+    /// Refused or failed on a database kept in RADOS (`ceph:...`).
+    #[error("{db}: {message}")]
+    InRados { db: String, message: String },
 }
 
 /// The lock `serve` holds on its database while it runs; a restore takes
@@ -84,10 +89,7 @@ impl super::Store {
         if !dest.is_absolute() {
             return Err(refused("must be an absolute path on the daemon's machine"));
         }
-        let text = dest.to_str().ok_or_else(|| refused("the path is not UTF-8"))?;
-        if text.contains(['?', '#', '%']) {
-            return Err(refused("holds '?', '#' or '%', which a database URI would read as structure"));
-        }
+        uri_path(dest)?;
         if dest.exists() {
             return Err(refused("exists already; a backup never overwrites a file (remove it or pick another name)"));
         }
@@ -117,6 +119,15 @@ pub fn known_schema_version() -> i64 {
 /// next `serve` migrates an older backup forward.
 pub async fn restore(db: &Path, backup: &Path, now_s: i64) -> Result<(BackupFacts, Option<PathBuf>), BackupError> {
     let _lock = DbLock::take(db)?;
+    let facts = restorable(backup).await?;
+    let aside = sqlite::backup::put_in_place(db, backup, now_s).await?;
+    Ok((facts, aside))
+}
+
+/// Checks that `backup` may be restored by this build: an osdkeeper
+/// database that passes its integrity check, of a schema this build knows
+/// (the next `serve` migrates an older one forward). What it holds.
+pub async fn restorable(backup: &Path) -> Result<BackupFacts, BackupError> {
     let facts = inspect(backup).await?;
     let known = known_schema_version();
     if facts.schema_version > known {
@@ -128,6 +139,34 @@ pub async fn restore(db: &Path, backup: &Path, now_s: i64) -> Result<(BackupFact
             ),
         });
     }
-    let aside = sqlite::backup::put_in_place(db, backup, now_s).await?;
-    Ok((facts, aside))
+    Ok(facts)
+}
+
+/// How long a restore into RADOS waits for the database's lock, which
+/// `rados lock info` found free just before: longer, a daemon took it
+/// meanwhile (the VFS would wait as long as that daemon leads).
+pub const RADOS_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Puts the backup `backup` (checked with `restorable`) in place of the
+/// content of the database `db` kept in RADOS, in one transaction under
+/// the database's own lock, after a copy of what it held to `aside`; the
+/// copy's name when there was anything to keep (`sqlite/rados_restore.rs`).
+/// The caller found no daemon holding the lock.
+pub async fn restore_rados(db: &RadosDb, backup: &Path, aside: &RadosDb) -> Result<Option<RadosDb>, BackupError> {
+    sqlite::rados_restore::restore(db, backup, aside, RADOS_LOCK_WAIT).await
+}
+
+/// `path` as the path of a `file:` URI (SQLite's way to name a local file
+/// with its VFS from a connection to another): absolute, UTF-8, and
+/// nothing a URI reads as structure.
+pub(super) fn uri_path(path: &Path) -> Result<&str, BackupError> {
+    let refused = |message: &str| BackupError::Refused { path: path.into(), message: message.into() };
+    if !path.is_absolute() {
+        return Err(refused("must be an absolute path"));
+    }
+    let text = path.to_str().ok_or_else(|| refused("the path is not UTF-8"))?;
+    if text.contains(['?', '#', '%']) {
+        return Err(refused("holds '?', '#' or '%', which a database URI would read as structure"));
+    }
+    Ok(text)
 }

@@ -22,6 +22,10 @@ pub struct RadosDb {
     pub name: String,
 }
 
+/// The name of the lock Ceph's VFS (its `SimpleRADOSStriper`) takes on a
+/// database's first object, as `rados lock info` shows it.
+pub const VFS_LOCK: &str = "striper.lock";
+
 /// What a `db:` value that starts with `ceph:` must look like.
 pub const RADOS_FORM: &str = "ceph:POOL/NAMESPACE/NAME (or ceph:POOL/NAME for the pool's default namespace)";
 
@@ -81,6 +85,19 @@ impl RadosDb {
         format!("/{}:{}/{}", self.pool, self.namespace, self.name)
     }
 
+    /// The object whose RADOS lock is the database's: Ceph's VFS stripes
+    /// `NAME` over objects `NAME.<16 hex digits>` and locks the first one
+    /// (`VFS_LOCK`) for as long as a connection holds the database.
+    pub fn first_object(&self) -> String {
+        format!("{}.{:016x}", self.name, 0)
+    }
+
+    /// The same pool and namespace, another name: where a restore keeps
+    /// the database it replaces.
+    pub fn beside(&self, suffix: &str) -> RadosDb {
+        RadosDb { name: format!("{}{suffix}", self.name), ..self.clone() }
+    }
+
     /// The object beside the database where the leader says where it is
     /// (a standby cannot read the database: the leader holds its lock).
     pub fn leader_object(&self) -> String {
@@ -122,6 +139,11 @@ mod tests {
         let DbLocation::Rados(r) = &default_ns else { panic!() };
         assert_eq!(r.vfs_path(), "/osdkeeper:/osdkeeper.db");
         assert_eq!(default_ns.to_string(), "ceph:osdkeeper/osdkeeper.db");
+        // As `rados ls` lists a database the VFS made (Ceph 16.2).
+        assert_eq!(r.first_object(), "osdkeeper.db.0000000000000000");
+        let aside = r.beside(".before-restore-1764460800");
+        assert_eq!(aside.to_string(), "ceph:osdkeeper/osdkeeper.db.before-restore-1764460800");
+        assert_eq!(aside.vfs_path(), "/osdkeeper:/osdkeeper.db.before-restore-1764460800");
         assert_eq!(
             DbLocation::parse("/var/lib/osdkeeper/osdkeeper.db").unwrap().file(),
             Some(Path::new("/var/lib/osdkeeper/osdkeeper.db"))

@@ -78,7 +78,10 @@ pub(in crate::store) async fn inspect(file: &Path) -> Result<BackupFacts, Backup
     facts.map_err(|message| BackupError::Refused { path: file.into(), message })
 }
 
-async fn read_facts(conn: &mut SqliteConnection, bytes: u64) -> Result<Result<BackupFacts, String>, sqlx::Error> {
+pub(super) async fn read_facts(
+    conn: &mut SqliteConnection,
+    bytes: u64,
+) -> Result<Result<BackupFacts, String>, sqlx::Error> {
     let check: String = sqlx::query_scalar("PRAGMA integrity_check").fetch_one(&mut *conn).await?;
     if check != "ok" {
         return Ok(Err(format!("fails SQLite's integrity check: {check}")));

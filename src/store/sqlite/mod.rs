@@ -33,6 +33,7 @@ mod inventories;
 mod operations;
 mod osd_benches;
 pub(super) mod rados;
+pub(super) mod rados_restore;
 mod runs;
 mod samples;
 mod specs;

@@ -76,20 +76,10 @@ pub(in crate::store) async fn register_vfs() -> Result<()> {
         .map(|_| ())
 }
 
-/// Opens the database in RADOS, waiting as long as another daemon holds
-/// it. The caller has checked that the cluster answers and the pool
-/// exists: the VFS aborts the process when it cannot reach the cluster.
-pub(super) async fn open(db: &RadosDb, fence: Fence) -> Result<SqliteBackend> {
-    register_vfs().await?;
-    // A second open in one process would wait on the first forever; a
-    // try again after a failed one keeps the fence of the first.
-    if LEADING.load(Ordering::SeqCst) {
-        return Err(StoreError::Unavailable(format!("{db} is open in this process already")));
-    }
-    if FENCE.set(fence).is_err() {
-        tracing::debug!(%db, "opening again; the fence of the first try stays");
-    }
-    let options = SqliteConnectOptions::new()
+/// The connection every opener of a database in RADOS makes (the daemon,
+/// a restore): the pragmas above.
+pub(super) fn options(db: &RadosDb) -> SqliteConnectOptions {
+    SqliteConnectOptions::new()
         .filename(db.vfs_path())
         .vfs("ceph")
         .create_if_missing(true)
@@ -103,7 +93,23 @@ pub(super) async fn open(db: &RadosDb, fence: Fence) -> Result<SqliteBackend> {
         // Its first statement waits for the lock as long as another daemon
         // leads; sqlx would call that a slow statement (`app/leader.rs`
         // logs the wait).
-        .disable_statement_logging();
+        .disable_statement_logging()
+}
+
+/// Opens the database in RADOS, waiting as long as another daemon holds
+/// it. The caller has checked that the cluster answers and the pool
+/// exists: the VFS aborts the process when it cannot reach the cluster.
+pub(super) async fn open(db: &RadosDb, fence: Fence) -> Result<SqliteBackend> {
+    register_vfs().await?;
+    // A second open in one process would wait on the first forever; a
+    // try again after a failed one keeps the fence of the first.
+    if LEADING.load(Ordering::SeqCst) {
+        return Err(StoreError::Unavailable(format!("{db} is open in this process already")));
+    }
+    if FENCE.set(fence).is_err() {
+        tracing::debug!(%db, "opening again; the fence of the first try stays");
+    }
+    let options = options(db);
     // The connection's first pragma reads the database, so it waits for
     // the lock: as long as another daemon leads, which has no bound.
     let forever = Duration::from_secs(100 * 365 * 24 * 3600);
