@@ -292,8 +292,13 @@ impl Drop for Sandbox {
 /// (32768-60999 here), where an outgoing connection of any process may hold
 /// a port for a minute (measured: a mon failed to bind 47800 that way after
 /// the previous sandbox test), and every port of the block free right now.
+/// Each call of one test process starts its search at a block of its own:
+/// two tests of a file start their sandboxes side by side, and both found
+/// the same block free before either bound it.
 pub fn free_port_base() -> u16 {
-    let first = 20000 + (std::process::id() % 60) as u16 * 200;
+    static CALLS: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let first = 20000 + ((std::process::id() % 60) as u16 + call) % 60 * 200;
     (0..60u16)
         .map(|i| 20000 + (first - 20000 + i * 200) % 12000)
         .find(|base| (*base..base + 200).all(|p| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok()))
