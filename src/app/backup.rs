@@ -4,14 +4,13 @@
 //! database: the VFS would wait for its lock as long as that daemon leads.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::ceph::bench::CephBench;
 use crate::ceph::cli::CephCli;
 use crate::ceph::xattrs::ObjectName;
-use crate::config::{CephFile, FileConfig};
+use crate::config::{CephFile, Config, FileConfig, Overrides};
 use crate::store::backup;
-use crate::store::location::{DbLocation, VFS_LOCK};
+use crate::store::location::{DbLocation, VFS_LOCK, VFS_LOCK_TIMEOUT};
 use crate::wire::leader::LeaderRecord;
 
 pub use crate::store::backup::{known_schema_version, BackupFacts};
@@ -78,7 +77,7 @@ pub async fn restore_rados(
     file: &Path,
 ) -> Result<(BackupFacts, Option<RadosDb>), String> {
     let facts = backup::restorable(file).await.map_err(|e| e.to_string())?;
-    let cli = rados_cli(ceph, conf);
+    let cli = rados_cli(ceph, conf)?;
     // The VFS aborts the process when it cannot reach the cluster.
     match cli.pool(&db.pool).await {
         Ok(Some(_)) => {}
@@ -132,21 +131,12 @@ async fn holder(db: &RadosDb, cli: &CephCli) -> Result<Option<String>, String> {
     )))
 }
 
-/// `cephsqlite_lock_renewal_timeout`: how long a lock outlives its holder.
-const VFS_LOCK_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// The `ceph` and `rados` command lines the config's `ceph:` names, for
-/// the reads a restore makes (the daemon's own is `app::ceph_cli`).
-fn rados_cli(ceph: &CephFile, conf: Option<PathBuf>) -> CephCli {
-    CephCli {
-        bin: ceph.bin.clone().unwrap_or_else(|| "ceph".into()),
-        rados_bin: ceph.rados_bin.clone().unwrap_or_else(|| "rados".into()),
-        conf,
-        timeout: Duration::from_secs(ceph.timeout_s.unwrap_or(30)),
-        bench_slack: None,
-        name: ceph.name.clone(),
-        keyring: ceph.keyring.clone(),
-        osdmaptool: "osdmaptool".into(),
-        session: None,
-    }
+/// the reads a restore makes, resolved as the daemon resolves them. Only
+/// that section: the rest of the config (tokens, TLS) is for serving.
+fn rados_cli(ceph: &CephFile, conf: Option<PathBuf>) -> Result<CephCli, String> {
+    let file = FileConfig { ceph: ceph.clone(), ..FileConfig::default() };
+    let config =
+        Config::resolve(file, Overrides { ceph_conf: conf, ..Overrides::default() }).map_err(|e| e.to_string())?;
+    Ok(super::ceph_cli(&config, None))
 }

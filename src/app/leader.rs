@@ -110,7 +110,7 @@ fn lost(db: &str, why: &str) -> ! {
 /// its next step must not run. Past this bound without a commit, or
 /// without running at all, the process ends: the timeout less two
 /// renewals and a margin; later, the lock may already have passed.
-pub const FROZEN_AFTER: Duration = Duration::from_secs(30 - 2 * 2 - 4);
+pub const FROZEN_AFTER: Duration = Duration::from_secs(crate::store::location::VFS_LOCK_TIMEOUT.as_secs() - 2 * 2 - 4);
 /// How often the leader proves that a commit still goes through.
 const TOUCH_EVERY: Duration = Duration::from_secs(2);
 

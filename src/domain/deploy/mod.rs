@@ -21,6 +21,7 @@ mod advance;
 #[cfg(test)]
 mod tests;
 
+use crate::domain::ceph_release::Release;
 use crate::domain::command::Argv;
 
 pub use advance::{advance, apply, changed, failed, ATTEMPTS, VERIFY_TIMEOUT_MS};
@@ -111,22 +112,19 @@ pub struct PrepareStep {
 
 impl PrepareStep {
     /// The ids of destroyed OSDs the command gives its new OSDs
-    /// (`lvm batch ... --osd-ids 3 4`, `raw prepare ... --osd-id 3`).
+    /// (`lvm batch ... --osd-ids 3 4`, `raw prepare ... --osd-id 3`), as
+    /// ceph-volume's argparse reads them. The deployment does not keep the
+    /// release it was planned for; any grammar that reads the command
+    /// reads its ids alike.
     pub fn claimed_ids(&self) -> Vec<u32> {
-        let mut ids = Vec::new();
-        let mut in_list = false;
-        for arg in &self.command {
-            match arg.as_str() {
-                "--osd-ids" | "--osd-id" => in_list = true,
-                a if a.starts_with("--") => in_list = false,
-                a if in_list => match a.parse() {
-                    Ok(id) => ids.push(id),
-                    Err(_) => in_list = false,
-                },
-                _ => {}
-            }
-        }
-        ids
+        use crate::domain::osd_layout::args::{parse, Invocation};
+        let read = Release::ALL.into_iter().find_map(|r| parse(&self.command, None, r).ok());
+        let ids = match read {
+            Some(Invocation::Batch(b)) => b.osd_ids,
+            Some(Invocation::Raw(r)) => r.osd_id.into_iter().collect(),
+            None => Vec::new(),
+        };
+        ids.iter().filter_map(|id| id.parse().ok()).collect()
     }
 }
 
