@@ -25,6 +25,15 @@
 #                                       raising, then putting back, osd_max_backfills,
 #                                       osd_recovery_max_active, osd_mclock_profile for
 #                                       the osd section, and nothing else
+#   mon 'allow command "osd crush rm-device-class"'   a deployment that gives a
+#                                       destroyed id to a disk of another class
+#   mon 'allow command "osd pg-upmap-items|rm-pg-upmap-items|setcrushmap|add-noout|rm-noout"'
+#                                       swaps: the hand-over, the final weights in
+#                                       one CRUSH change, noout on the OSD swapped
+#                                       in place
+#   mon 'allow command "config set|rm" with name=osd_crush_initial_weight'
+#                                       swaps: a new OSD joins at the hand-over weight
+#   mgr 'allow command "balancer on|off"'      swaps pause the balancer
 #   mgr 'allow r'                       osd df, pg stat, ok-to-stop, safe-to-destroy,
 #                                       pg ls-by-osd (drain progress), config show
 #   mgr 'allow command "osd destroy|purge"'    the manager checks safe-to-destroy
@@ -57,7 +66,7 @@ for option in osd_max_backfills osd_recovery_max_active osd_mclock_profile; do
 done
 
 db_mon=
-set -- mgr 'allow r, allow command "osd destroy", allow command "osd purge"'
+set -- mgr 'allow r, allow command "osd destroy", allow command "osd purge", allow command "balancer on", allow command "balancer off"'
 if [ -n "$db_pool" ]; then
     if ! ceph osd pool ls | grep -qx -- "$db_pool"; then
         ceph osd pool create "$db_pool" 8
@@ -70,7 +79,15 @@ osd_caps=
 [ -n "$bench_pool" ] && osd_caps="${osd_caps:+$osd_caps, }allow rw pool=$bench_pool"
 [ -n "$osd_caps" ] && set -- "$@" osd "$osd_caps"
 
-mon="allow r, allow command \"osd crush reweight\", allow command \"osd out\", allow command \"osd down\", allow command \"osd in\"$boost$db_mon"
+swap=
+for command in "osd crush rm-device-class" "osd pg-upmap-items" "osd rm-pg-upmap-items" "osd setcrushmap" \
+    "osd add-noout" "osd rm-noout"; do
+    swap="$swap, allow command \"$command\""
+done
+for command in "config set" "config rm"; do
+    swap="$swap, allow command \"$command\" with name=osd_crush_initial_weight"
+done
+mon="allow r, allow command \"osd crush reweight\", allow command \"osd out\", allow command \"osd down\", allow command \"osd in\"$boost$swap$db_mon"
 # An existing user gets these caps (get-or-create refuses other caps).
 if ceph auth get "$name" >/dev/null 2>&1; then
     ceph auth caps "$name" mon "$mon" "$@"

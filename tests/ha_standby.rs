@@ -155,14 +155,7 @@ fn exits(d: &mut Serving, within: Duration) -> Option<std::process::ExitStatus> 
 /// pool (made by the script): run again, it gives an existing user the new caps.
 fn daemons_user(sb: &Sandbox) {
     for args in [&[][..], &[POOL][..]] {
-        let out = Command::new(repo().join("deploy/ceph-auth.sh"))
-            .arg(keyring(sb))
-            .args(args)
-            .env("CEPH_CONF", sb.conf())
-            .env("PATH", sb.path_env())
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "ceph-auth.sh {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        sb.ceph_auth(&keyring(sb), args);
     }
     let caps = sb.json(&["auth", "get", "client.osdkeeper"]);
     assert!(caps.to_string().contains("allow rwx pool=osdkeeper"), "{caps}");

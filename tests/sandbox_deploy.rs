@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use common::client::Api;
 use common::mounts::tmpfs_layers;
-use common::sandbox::{full_path, sandbox_scripts, Sandbox};
+use common::sandbox::{deploying_agent, full_path, Sandbox};
 use common::*;
 use serde_json::Value;
 
@@ -42,25 +42,12 @@ const STRICT: u64 = 100_000_000;
 
 /// Each host's loop devices: its OSDs' (from `ceph osd metadata`) and its spare.
 fn devices_by_host(sb: &Sandbox) -> Vec<(String, Vec<String>, String)> {
-    let meta = sb.json(&["osd", "metadata"]);
-    let spares = std::fs::read_to_string(sb.dir.join("run/spares")).unwrap();
-    HOSTS
-        .iter()
-        .map(|host| {
-            let mut devices: Vec<String> = meta
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|m| m["hostname"] == *host)
-                .filter_map(|m| m["bluestore_bdev_dev_node"].as_str().map(str::to_string))
-                .collect();
-            let spare = spares
-                .lines()
-                .find_map(|l| l.strip_prefix(&format!("{host} ")).and_then(|r| r.split_whitespace().next()))
-                .unwrap_or_else(|| panic!("no spare for {host} in {spares}"))
-                .to_string();
+    sb.host_disks(&HOSTS)
+        .into_iter()
+        .map(|(host, mut devices, spares)| {
+            let spare = spares.first().cloned().unwrap_or_else(|| panic!("no spare for {host}"));
             devices.push(spare.clone());
-            (host.to_string(), devices, spare)
+            (host, devices, spare)
         })
         .collect()
 }
@@ -82,24 +69,6 @@ fn ceph_volume_wrapper(dir: &Path, sb: &Sandbox, flag: &Path) -> PathBuf {
     .unwrap();
     Command::new("chmod").arg("+x").arg(&bin).status().unwrap();
     bin
-}
-
-fn start_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String], ceph_volume: &Path) -> (Proc, String) {
-    let mut cmd = Command::new(bin());
-    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--devices", &devices.join(",")]);
-    let scripts = sandbox_scripts();
-    cmd.arg("--osd-stop-command").arg(format!("{} {} osd.{{id}}", scripts.join("stop.sh").display(), sb.dir.display()));
-    cmd.arg("--osd-start-command").arg(format!(
-        "{} {} {{id}} {host}",
-        scripts.join("osd-start.sh").display(),
-        sb.dir.display()
-    ));
-    cmd.arg("--ceph-volume").arg(ceph_volume);
-    cmd.arg("--osd-cluster-conf").arg(sb.conf());
-    cmd.env("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)
-        .env("CEPH_CONF", sb.conf())
-        .env("CEPH_VOLUME_LOG_PATH", sb.dir.join("log"));
-    spawn_listening(cmd, &format!("agent {host}"), &dir.join(format!("agent-{host}.log")))
 }
 
 fn daemon_config(sb: &Sandbox) -> String {
@@ -185,7 +154,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     let hosts = devices_by_host(&sb);
     let mut agents = Vec::new();
     for (host, devices, _) in &hosts {
-        agents.push((host.clone(), start_agent(work.path(), &sb, host, devices, &ceph_volume)));
+        agents.push((host.clone(), deploying_agent(work.path(), &sb, host, devices, &ceph_volume, AGENT_TOKEN)));
     }
     let config = daemon_config(&sb);
     let mut daemon = start_daemon(work.path(), &config, &env(None));

@@ -17,7 +17,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use common::client::Api;
@@ -48,13 +47,7 @@ fn keyring(sb: &Sandbox) -> std::path::PathBuf {
 /// The daemon's own cephx user, made by the script an operator runs; it
 /// may not do what an admin may.
 fn make_daemon_user(sb: &Sandbox) {
-    let out = Command::new(repo().join("deploy/ceph-auth.sh"))
-        .arg(keyring(sb))
-        .env("CEPH_CONF", sb.conf())
-        .env("PATH", sb.path_env())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "ceph-auth.sh: {}", String::from_utf8_lossy(&out.stderr));
+    sb.ceph_auth(&keyring(sb), &[]);
     let k = keyring(sb);
     let as_daemon = ["--name", "client.osdkeeper", "--keyring", k.to_str().unwrap()];
     let (code, _, err) = sb.ceph(&[&as_daemon[..], &["osd", "pool", "create", "not-allowed", "8"]].concat());

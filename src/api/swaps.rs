@@ -22,6 +22,8 @@ fn request(b: SwapBody) -> SwapRequest {
         devices: b.devices,
         way: b.way,
         accept: Accept { single_copy: b.accept_single_copy, inactive: b.accept_inactive },
+        method: b.method,
+        encrypted: b.encrypted,
     }
 }
 

@@ -1,5 +1,6 @@
 //! `osdkeeper osd replace ID... --with HOST:DEV[,DEV...] [--in-place]
-//! [--accept-single-copy] [--accept-inactive] [--dry-run]`, and `swap ls`,
+//! [--accept-single-copy] [--accept-inactive] [--method raw|lvm] [--encrypted]
+//! [--dry-run]`, and `swap ls`,
 //! `swap status N`, `swap stop N` (docs/cli.md, docs/design/swap.md).
 
 use std::process::ExitCode;
@@ -7,6 +8,7 @@ use std::process::ExitCode;
 use super::out;
 use super::remote::{parse_ids, Remote};
 use crate::client::ClientError;
+use crate::domain::spec::Method;
 use crate::domain::swap::Way;
 use crate::render::swaps::{preview_text, swap_table};
 use crate::wire::api::swaps::{SwapBody, SwapQuery};
@@ -31,6 +33,12 @@ pub struct ReplaceArgs {
     /// In place: accept PGs below their pool's min_size (client I/O to them stops) meanwhile.
     #[arg(long)]
     pub accept_inactive: bool,
+    /// How the new OSDs are made, `raw` or `lvm`: as the old OSDs were when not given.
+    #[arg(long, value_name = "raw|lvm")]
+    pub method: Option<String>,
+    /// Encrypt the new OSDs (dm-crypt), as a spec's `encrypted: true`.
+    #[arg(long)]
+    pub encrypted: bool,
     /// Show what each way costs (bytes, receivers, time, degraded PGs) and change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -71,6 +79,10 @@ pub async fn replace(r: &Remote, a: ReplaceArgs) -> Result<ExitCode, ClientError
         None if a.in_place => (None, Vec::new()),
         None => return Err(ClientError::Usage("osd replace needs --with HOST:DEV (or --in-place)".into())),
     };
+    let method = match a.method.as_deref() {
+        None => None,
+        Some(m) => Some(Method::parse(m).ok_or_else(|| ClientError::Usage(format!("--method {m}: give raw or lvm")))?),
+    };
     let body = SwapBody {
         osds: parse_ids(&a.ids)?,
         host,
@@ -78,6 +90,8 @@ pub async fn replace(r: &Remote, a: ReplaceArgs) -> Result<ExitCode, ClientError
         way: if a.in_place { Way::InPlace } else { Way::FreeBay },
         accept_single_copy: a.accept_single_copy,
         accept_inactive: a.accept_inactive,
+        method,
+        encrypted: a.encrypted,
     };
     if a.dry_run {
         out::answer(r.format, &c.preview_swap(&body).await?, preview_text);

@@ -154,6 +154,7 @@ impl Daemon {
         let swaps = Arc::new(swap::Swaps::new(
             store.clone(),
             ceph.clone(),
+            cluster.clone(),
             agents.clone(),
             events.clone(),
             inventory.clone(),

@@ -378,11 +378,7 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
                 s.osds_changed();
                 (id, bound)
             }
-            None => {
-                let id = s.next_id;
-                s.next_id += 1;
-                (id, None)
-            }
+            None => (s.free_ids(1)[0], None),
         };
         for fast in [&osd.db, &osd.wal].into_iter().flatten() {
             match s.db_disks.iter_mut().find(|(h, p, _)| h == host && **p == **fast) {
@@ -391,7 +387,7 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
             }
         }
         let crush_weight =
-            super::answers::initial_weight(s, host, super::crush_weight_of(device.size_bytes.unwrap_or(1e12)));
+            super::answers::initial_weight(s, id, super::crush_weight_of(device.size_bytes.unwrap_or(1e12)));
         s.osds.push(SimOsd {
             id,
             host: host.to_string(),

@@ -66,12 +66,14 @@ pub(super) fn recovery(s: &SimState, probe: u32) -> RecoveryNow {
     RecoveryNow { probe, running, database: database(s) }
 }
 
-/// The CRUSH weight a new OSD on `host` joins with: `osd_crush_initial_weight`
-/// from the config database (the host's mask before the `osd` section), else
-/// its size's.
-pub(super) fn initial_weight(s: &SimState, host: &str, size_weight: f64) -> f64 {
-    let mask = format!("osd/host:{host}");
-    [mask.as_str(), "osd"]
+/// The CRUSH weight a new OSD joins with: `osd_crush_initial_weight` from
+/// the config database (its own section before the `osd` one), else its
+/// size's. A `host:` mask does not reach it, as on a real cluster: the
+/// monitors match it against the OSD's place in CRUSH, which a new OSD has
+/// not got yet.
+pub(super) fn initial_weight(s: &SimState, id: u32, size_weight: f64) -> f64 {
+    let own = format!("osd.{id}");
+    [own.as_str(), "osd"]
         .iter()
         .find_map(|section| {
             s.config

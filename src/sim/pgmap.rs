@@ -243,16 +243,16 @@ pub(super) fn swap_input(s: &SimState, weights: &[(u32, f64)]) -> Result<SwapInp
 /// ceph-volume will give them, so the final map is the one the swap meets.
 pub(super) fn placements(s: &SimState, olds: &[u32], host: &str, new_weights: &[f64]) -> SwapPlacements {
     let mut osds: Vec<SimOsd> = s.osds.clone();
-    for (i, w) in new_weights.iter().enumerate() {
+    let new_ids = s.free_ids(new_weights.len());
+    for (w, id) in new_weights.iter().zip(&new_ids) {
         let mut new = osds.iter().find(|o| o.host == host).cloned().unwrap_or_else(|| s.osds[0].clone());
-        new.id = s.next_id + i as u32;
+        new.id = *id;
         new.crush_weight = *w;
         new.is_in = true;
         new.destroyed = false;
         osds.push(new);
     }
     let refs: Vec<&SimOsd> = osds.iter().collect();
-    let new_ids: Vec<u32> = (0..new_weights.len() as u32).map(|i| s.next_id + i).collect();
     let old_or_new = |o: &SimOsd| olds.contains(&o.id) || new_ids.contains(&o.id);
     let now = weighted(&refs, |o| if new_ids.contains(&o.id) { 0.0 } else { weight_now(o) });
     let drained = weighted(&refs, |o| if old_or_new(o) { 0.0 } else { weight_now(o) });

@@ -41,7 +41,6 @@ pub(super) struct SimState {
     /// PGs per second one draining OSD sheds at pace 1.
     pub drain_rate: f64,
     pub pace: f64,
-    pub next_id: u32,
     pub unreachable: Vec<String>,
     /// Hosts whose next zap fails as if the connection dropped.
     pub zaps_lost: Vec<String>,
@@ -62,20 +61,25 @@ pub(super) struct SimState {
 }
 
 impl SimState {
+    /// The `n` lowest ids no OSD has, as Ceph gives a new OSD the lowest
+    /// free id.
+    pub(super) fn free_ids(&self, n: usize) -> Vec<u32> {
+        let taken: Vec<u32> = self.osds.iter().map(|o| o.id).collect();
+        crate::domain::swap::lowest_free_ids(&taken, n)
+    }
+
     pub(super) fn new(
         osds: Vec<SimOsd>,
         devices: Vec<(String, Vec<serde_json::Value>)>,
         drain_rate: f64,
         pace: f64,
     ) -> SimState {
-        let next_id = osds.iter().map(|o| o.id + 1).max().unwrap_or(0);
         SimState {
             osds,
             devices: devices.into_iter().collect(),
             clock: SimClock::Real { last_tick: Instant::now() },
             drain_rate,
             pace,
-            next_id,
             unreachable: Vec::new(),
             zaps_lost: Vec::new(),
             dirty: Vec::new(),

@@ -199,6 +199,44 @@ impl Sandbox {
             .unwrap()
     }
 
+    /// Each host's OSD devices (from `ceph osd metadata`) and its spares
+    /// (`--spare-disks`, from the sandbox's record), host by host.
+    pub fn host_disks(&self, hosts: &[&str]) -> Vec<(String, Vec<String>, Vec<String>)> {
+        let meta = self.json(&["osd", "metadata"]);
+        let spares = std::fs::read_to_string(self.dir.join("run/spares")).unwrap_or_default();
+        hosts
+            .iter()
+            .map(|host| {
+                let osds: Vec<String> = meta
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|m| m["hostname"] == *host)
+                    .filter_map(|m| m["bluestore_bdev_dev_node"].as_str().map(str::to_string))
+                    .collect();
+                let mine: Vec<String> = spares
+                    .lines()
+                    .filter_map(|l| l.strip_prefix(&format!("{host} ")))
+                    .filter_map(|r| r.split_whitespace().next().map(str::to_string))
+                    .collect();
+                (host.to_string(), osds, mine)
+            })
+            .collect()
+    }
+
+    /// `deploy/ceph-auth.sh KEYRING ARGS...` against this cluster, as an
+    /// operator makes the daemon's cephx user.
+    pub fn ceph_auth(&self, keyring: &Path, args: &[&str]) {
+        let out = Command::new(repo().join("deploy/ceph-auth.sh"))
+            .arg(keyring)
+            .args(args)
+            .env("CEPH_CONF", self.conf())
+            .env("PATH", self.path_env())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "ceph-auth.sh {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
     /// Waits for HEALTH_OK; on a loaded machine transient checks (slow
     /// pings, slow ops) can take a while to clear, and a timeout says which.
     pub fn wait_health_ok(&self) {
@@ -346,5 +384,31 @@ pub fn sandbox_agent(dir: &Path, sb: &Sandbox, host: &str, devices: &[String], t
         sb.dir.display()
     ));
     cmd.env("OSDKEEPER_AGENT_TOKEN", token);
+    spawn_listening(cmd, &format!("agent {host}"), &dir.join(format!("agent-{host}.log")))
+}
+
+/// A real agent that also makes OSDs: `ceph_volume` (the sandbox's, or a
+/// wrapper around it) prepares and activates them, and the sandbox's
+/// `osd-start.sh DIR ID HOST` starts them under `host`.
+pub fn deploying_agent(
+    dir: &Path,
+    sb: &Sandbox,
+    host: &str,
+    devices: &[String],
+    ceph_volume: &Path,
+    token: &str,
+) -> (Proc, String) {
+    let mut cmd = Command::new(bin());
+    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", host, "--devices", &devices.join(",")]);
+    let scripts = sandbox_scripts();
+    cmd.arg("--osd-stop-command").arg(format!("{} {} osd.{{id}}", scripts.join("stop.sh").display(), sb.dir.display()));
+    cmd.arg("--osd-start-command").arg(format!(
+        "{} {} {{id}} {host}",
+        scripts.join("osd-start.sh").display(),
+        sb.dir.display()
+    ));
+    cmd.arg("--ceph-volume").arg(ceph_volume);
+    cmd.arg("--osd-cluster-conf").arg(sb.conf());
+    cmd.env("OSDKEEPER_AGENT_TOKEN", token).env("CEPH_CONF", sb.conf()).env("CEPH_VOLUME_LOG_PATH", sb.dir.join("log"));
     spawn_listening(cmd, &format!("agent {host}"), &dir.join(format!("agent-{host}.log")))
 }

@@ -8,12 +8,14 @@ use super::{deployment_service, deployment_subject, Swaps};
 use crate::clock::now_ms;
 use crate::daemon::removal::RemoveRequest;
 use crate::daemon::DaemonError;
+use crate::domain::ceph_release::Release;
 use crate::domain::cluster::format_weight;
-use crate::domain::command::CommandLine;
+use crate::domain::command::{Argv, CommandLine};
 use crate::domain::deploy::Deployment;
 use crate::domain::operation::{NewOperation, Outcome};
 use crate::domain::swap::{
-    deploy_command, initial_weight_section, Effect, SwapRecord, UpmapItem, Way, HANDOVER_WEIGHT,
+    deploy_commands, initial_weight_sections, legacy_initial_weight_section, Effect, SwapRecord, UpmapItem, Way,
+    HANDOVER_WEIGHT,
 };
 use crate::store::{DeploymentCodec, StoreError};
 use crate::wire::agent::ZapRequest;
@@ -26,24 +28,46 @@ fn upmap_line(i: &UpmapItem) -> String {
     format!("ceph osd pg-upmap-items {} {}", i.pgid, pairs.join(" "))
 }
 
-/// What the deployment of the new disks runs.
-fn command(rec: &SwapRecord) -> Vec<String> {
+/// Where the option is taken off: the swap's sections and the host's mask
+/// an older osdkeeper set.
+pub(super) fn clear_sections(rec: &SwapRecord) -> Vec<String> {
+    let mut sections = initial_weight_sections(&rec.state);
+    sections.push(legacy_initial_weight_section(&rec.state.host));
+    sections
+}
+
+/// What the deployment of the new disks runs, each command with its disks.
+fn commands(rec: &SwapRecord, release: Release) -> Vec<(Argv, Vec<String>)> {
     let s = &rec.state;
     let disks: Vec<String> = s.news.iter().map(|n| n.path.clone()).collect();
-    let ids = if s.way == Way::InPlace { s.old_ids() } else { Vec::new() };
-    deploy_command(&disks, &ids)
+    let ids = match s.way {
+        Way::InPlace => s.old_ids(),
+        Way::FreeBay => s.news.iter().filter_map(|n| n.planned_id).collect(),
+    };
+    deploy_commands(s.recipe, release, &disks, &ids)
 }
 
 impl Swaps {
     pub(super) fn detail(&self, rec: &SwapRecord, effect: &Effect) -> String {
         let s = &rec.state;
-        let section = initial_weight_section(&s.host);
+        let each = |sections: Vec<String>, line: &dyn Fn(&str) -> String| {
+            sections.iter().map(|sec| line(sec)).collect::<Vec<_>>().join("; ")
+        };
         match effect {
             Effect::PauseBalancer => "ceph balancer off".into(),
             Effect::ResumeBalancer => "ceph balancer on".into(),
-            Effect::SetInitialWeight => format!("ceph config set {section} osd_crush_initial_weight {HANDOVER_WEIGHT}"),
-            Effect::ClearInitialWeight => format!("ceph config rm {section} osd_crush_initial_weight"),
-            Effect::Deploy => format!("deployment on {}: ceph-volume {}", s.host, CommandLine(&command(rec))),
+            Effect::SetInitialWeight => each(initial_weight_sections(s), &|sec| {
+                format!("ceph config set {sec} osd_crush_initial_weight {HANDOVER_WEIGHT}")
+            }),
+            Effect::ClearInitialWeight => {
+                each(clear_sections(rec), &|sec| format!("ceph config rm {sec} osd_crush_initial_weight"))
+            }
+            Effect::Deploy => {
+                let release = self.cluster.planning_release();
+                let shown: Vec<String> =
+                    commands(rec, release).iter().map(|(c, _)| format!("ceph-volume {}", CommandLine(c))).collect();
+                format!("deployment on {}: {}", s.host, shown.join("; "))
+            }
             Effect::Reweight { osd, weight } => format!("ceph osd crush reweight osd.{osd} {}", format_weight(*weight)),
             Effect::Upmap { items } => items.iter().map(upmap_line).collect::<Vec<_>>().join("; "),
             Effect::SetWeights { weights } => {
@@ -73,17 +97,26 @@ impl Swaps {
             Ok(()) => Outcome::Done(what),
             Err(e) => Outcome::Failed(e.to_string()),
         };
-        let section = initial_weight_section(&s.host);
         match effect {
             Effect::PauseBalancer => done(ceph.set_balancer(false).await, "balancer off".into()),
             Effect::ResumeBalancer => done(ceph.set_balancer(true).await, "balancer on".into()),
             Effect::SetInitialWeight => {
                 let w = HANDOVER_WEIGHT.to_string();
-                let r = ceph.config_set(&section, "osd_crush_initial_weight", &w).await;
-                done(r, format!("new OSDs on {} join at CRUSH weight {w}", s.host))
+                let sections = initial_weight_sections(s);
+                for section in &sections {
+                    if let Err(e) = ceph.config_set(section, "osd_crush_initial_weight", &w).await {
+                        return Outcome::Failed(format!("{section}: {e}"));
+                    }
+                }
+                Outcome::Done(format!("{} join at CRUSH weight {w}", sections.join(", ")))
             }
             Effect::ClearInitialWeight => {
-                done(ceph.config_rm(&section, "osd_crush_initial_weight").await, "option removed".into())
+                for section in clear_sections(rec) {
+                    if let Err(e) = ceph.config_rm(&section, "osd_crush_initial_weight").await {
+                        return Outcome::Failed(format!("{section}: {e}"));
+                    }
+                }
+                Outcome::Done("option removed".into())
             }
             Effect::Deploy => self.deploy(rec).await,
             Effect::Reweight { osd, weight } => {
@@ -127,10 +160,10 @@ impl Swaps {
 
     async fn deploy(&self, rec: &SwapRecord) -> Outcome<String> {
         let s = &rec.state;
-        let disks: Vec<String> = s.news.iter().map(|n| n.path.clone()).collect();
         let service = deployment_service(rec.number);
         let run_key = format!("swap-{}", rec.number);
-        let d = Deployment::new(s.host.clone(), service, None, 0, run_key, None, vec![(command(rec), disks)]);
+        let planned = commands(rec, self.cluster.planning_release());
+        let d = Deployment::new(s.host.clone(), service, None, 0, run_key, None, planned);
         let subject = deployment_subject(&s.host, rec.number);
         let new =
             NewOperation { subject: subject.clone(), host: Some(s.host.clone()), state: d, actor: rec.actor.clone() };

@@ -16,6 +16,7 @@ pub use schedule::SwapRequest;
 
 use std::sync::Arc;
 
+use super::cluster::Cluster;
 use super::events::Events;
 use super::inventory::Inventory;
 use super::operations::Backoff;
@@ -28,6 +29,8 @@ use crate::store::Store;
 pub struct Swaps {
     store: Store,
     ceph: Arc<dyn CephCluster>,
+    /// The release the new OSDs' commands are written for.
+    cluster: Arc<Cluster>,
     agents: Arc<dyn HostAgents>,
     events: Arc<Events>,
     inventory: Arc<Inventory>,
@@ -46,6 +49,7 @@ impl Swaps {
     pub fn new(
         store: Store,
         ceph: Arc<dyn CephCluster>,
+        cluster: Arc<Cluster>,
         agents: Arc<dyn HostAgents>,
         events: Arc<Events>,
         inventory: Arc<Inventory>,
@@ -54,7 +58,7 @@ impl Swaps {
         deployer: Arc<Worker>,
         backoff: Backoff,
     ) -> Swaps {
-        Swaps { store, ceph, agents, events, inventory, removals, worker, deployer, backoff }
+        Swaps { store, ceph, cluster, agents, events, inventory, removals, worker, deployer, backoff }
     }
 }
 

@@ -5,13 +5,14 @@
 //! database; the deployment and removals it stored; for the in-place way
 //! `ok-to-stop`, the OSD's daemon on its host and the host's blank disks.
 
+use super::effects::clear_sections;
 use super::{deployment_subject, Swaps};
 use crate::agent_client::AgentError;
 use crate::ceph::ClusterState;
 use crate::domain::deploy::DeployPhase;
 use crate::domain::removal::{unhealthy, Phase as RemovalPhase};
 use crate::domain::swap::{
-    initial_weight_section, DeploymentSeen, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord, Way,
+    initial_weight_sections, DeploymentSeen, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord, Way,
 };
 use crate::store::{DeploymentCodec, RemovalCodec};
 
@@ -82,11 +83,15 @@ impl Swaps {
         if ask.input {
             self.observe_input(rec, state, &mut obs).await;
         }
+        obs.taken_ids = state.osds.iter().map(|o| o.id).collect();
         if ask.config {
             obs.initial_weight_set = match self.ceph.config_dump().await {
                 Ok(db) => {
-                    let section = initial_weight_section(&s.host);
-                    Some(db.iter().any(|e| e.section == section && e.name == "osd_crush_initial_weight"))
+                    let set =
+                        |section: &str| db.iter().any(|e| e.section == section && e.name == "osd_crush_initial_weight");
+                    let planned = initial_weight_sections(s);
+                    obs.initial_weight_complete = !planned.is_empty() && planned.iter().all(|sec| set(sec));
+                    Some(clear_sections(rec).iter().any(|sec| set(sec)))
                 }
                 Err(e) => {
                     tracing::warn!("cannot read the config database: {e}");

@@ -11,8 +11,9 @@ use crate::domain::event::{EventKind, Level};
 use crate::domain::inventory::Device;
 use crate::domain::operation::NewOperation;
 use crate::domain::removal::identify;
+use crate::domain::spec::Method;
 use crate::domain::swap::cost::{costs, in_place_refusals, risk, Accept, CostInput, Costs};
-use crate::domain::swap::{NewDisk, OldOsd, Swap, SwapRecord, Way};
+use crate::domain::swap::{method_of, NewDisk, OldOsd, Recipe, Swap, SwapRecord, Way};
 use crate::store::{RemovalCodec, SwapCodec};
 
 /// What `osd replace` asks for.
@@ -26,6 +27,9 @@ pub struct SwapRequest {
     pub devices: Vec<String>,
     pub way: Way,
     pub accept: Accept,
+    /// How the new OSDs are made: the old OSDs' method when not given.
+    pub method: Option<Method>,
+    pub encrypted: bool,
 }
 
 /// A request that passed every check, with what it costs.
@@ -191,10 +195,28 @@ impl Swaps {
                 let slot = req.devices.first().cloned().or_else(|| olds[0].devices.first().cloned());
                 let slot =
                     slot.ok_or_else(|| invalid("devices", "none", "osd.N's disk is not known: name its slot"))?;
-                vec![NewDisk { path: slot, device_id: String::new(), weight: olds[0].weight, osd: None }]
+                vec![NewDisk {
+                    path: slot,
+                    device_id: String::new(),
+                    weight: olds[0].weight,
+                    osd: None,
+                    planned_id: None,
+                }]
             }
         };
-        let swap = Swap::new(host.clone(), req.way, olds, news);
+        // Made as the old ones were unless told: a raw OSD's disk swapped
+        // for one that ceph-volume makes an LVM OSD of would change how
+        // the host's OSDs are activated and zapped.
+        let old_method = |o: &OldOsd| method_of(o.id, &o.devices, &inventory);
+        let method = req.method.unwrap_or_else(|| {
+            if olds.iter().all(|o| old_method(o) == Method::Raw) {
+                Method::Raw
+            } else {
+                Method::Lvm
+            }
+        });
+        let mut swap = Swap::new(host.clone(), req.way, olds, news);
+        swap.recipe = Recipe { method, encrypted: req.encrypted };
         let weights: Vec<f64> = swap.news.iter().map(|n| n.weight).collect();
         let placements = self
             .ceph
@@ -255,6 +277,7 @@ impl Swaps {
                 device_id: d.device_id.to_string(),
                 weight: weight_of(d),
                 osd: None,
+                planned_id: None,
             });
         }
         Ok(out)

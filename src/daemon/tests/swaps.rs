@@ -17,6 +17,8 @@ fn replace_8() -> swap::SwapRequest {
         devices: vec!["/dev/sdb".into()],
         way: Way::FreeBay,
         accept: Accept::default(),
+        method: None,
+        encrypted: false,
     }
 }
 
@@ -83,7 +85,9 @@ async fn a_free_bay_swap_moves_less_than_drain_then_add_and_leaves_nothing_pinne
     d2.removals.schedule_removals(&req).await.unwrap();
     rounds_until(&d2, &sim2, 8, |r| r.state.phase == crate::domain::removal::Phase::Done).await;
     let host = d2.store.host("f5-422-03").await.unwrap();
-    let command = crate::domain::swap::deploy_command(&["/dev/sdb".into()], &[]);
+    let recipe = crate::domain::swap::Recipe::default();
+    let pacific = crate::domain::ceph_release::Release::Pacific;
+    let (command, _) = crate::domain::swap::deploy_commands(recipe, pacific, &["/dev/sdb".into()], &[]).remove(0);
     let request = CephVolumeRequest { args: command, osdspec_affinity: None };
     assert_eq!(sim2.ceph_volume(&host, &request).await.unwrap().exit_code, 0);
     let added = sim2.osds().into_iter().find(|o| o.host == "f5-422-03" && o.device == "/dev/sdb").unwrap().id;

@@ -36,6 +36,22 @@ pub enum Method {
     Raw,
 }
 
+impl Method {
+    pub const ALL: [Method; 2] = [Method::Lvm, Method::Raw];
+
+    /// Its name in a spec (`method: raw`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Lvm => "lvm",
+            Method::Raw => "raw",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+}
+
 /// One of the four device roles of a spec, in cephadm's assignment order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {

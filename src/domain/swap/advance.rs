@@ -2,7 +2,7 @@
 //! Pure; the table tests in `tests.rs` pin every phase.
 
 use super::handover::{cleanup, plan};
-use super::{in_place, Effect, Observation, Phase, Step, Swap, Way, HANDOVER_WEIGHT};
+use super::{in_place, lowest_free_ids, Effect, Observation, Phase, Step, Swap, Way, HANDOVER_WEIGHT};
 use crate::domain::operation::Outcome;
 
 /// What an effect's outcome changes: a wiped device is recorded; every
@@ -96,13 +96,22 @@ fn preparing(mut next: Swap, obs: &Observation) -> Step {
         }
         Some(false) => {}
     }
+    if next.news.iter().any(|n| n.planned_id.is_none()) {
+        // Planned once, written before the option is set for them.
+        let mut taken = obs.taken_ids.clone();
+        taken.extend(obs.osds.iter().map(|o| o.id));
+        let free = lowest_free_ids(&taken, next.news.len());
+        for (disk, id) in next.news.iter_mut().zip(free) {
+            disk.planned_id = Some(id);
+        }
+    }
     match obs.initial_weight_set {
         None => Step::wait(next, "config dump: not read yet"),
-        Some(false) => {
+        Some(_) if !obs.initial_weight_complete => {
             next.initial_weight_set = true;
             Step::act(next, Effect::SetInitialWeight)
         }
-        Some(true) => {
+        Some(_) => {
             next.phase = Phase::Deploying;
             deploying(next, obs)
         }

@@ -22,6 +22,7 @@ pub mod cost;
 pub mod handover;
 mod in_place;
 mod observation;
+mod recipe;
 #[cfg(test)]
 mod tests;
 pub mod upmap;
@@ -29,6 +30,7 @@ pub mod upmap;
 pub use advance::{advance, apply, interrupted};
 pub use handover::{Handed, PgNow, UpmapItem};
 pub use observation::{DeploymentSeen, Observation, OsdSeen, RemovalSeen, SwapInput};
+pub use recipe::{deploy_commands, method_of, Recipe};
 
 /// The weight a new OSD holds while PGs are handed to it: above 0, since
 /// the monitors cancel an upmap entry naming an OSD at CRUSH weight 0, and
@@ -168,6 +170,10 @@ pub struct NewDisk {
     pub weight: f64,
     /// The OSD made on it, once the deployment shows it.
     pub osd: Option<u32>,
+    /// The id planned for it before it is made (free bay): the one its
+    /// `osd_crush_initial_weight` is set for, and that ceph-volume is told
+    /// to take (`--osd-id`/`--osd-ids` take an id that does not exist yet).
+    pub planned_id: Option<u32>,
 }
 
 /// What the in-place way risks, as computed when it was asked for (`cost.rs`).
@@ -192,6 +198,8 @@ pub struct Swap {
     pub way: Way,
     pub olds: Vec<OldOsd>,
     pub news: Vec<NewDisk>,
+    /// How the new OSDs are made.
+    pub recipe: Recipe,
     pub phase: Phase,
     pub stop_requested: bool,
     /// Whether the balancer was on when the swap began (put back at the end).
@@ -234,6 +242,7 @@ impl Swap {
             way,
             olds,
             news,
+            recipe: Recipe::default(),
             phase: Phase::Queued,
             stop_requested: false,
             balancer_was_on: None,
@@ -265,23 +274,34 @@ impl Swap {
     }
 }
 
-/// The ceph-volume command that makes the new OSDs on `disks`; with
-/// `osd_ids` (in place) the destroyed ids they take.
-pub fn deploy_command(disks: &[String], osd_ids: &[u32]) -> Vec<String> {
-    let mut argv: Vec<String> = ["lvm", "batch", "--no-auto"].iter().map(|w| w.to_string()).collect();
-    argv.extend(disks.iter().cloned());
-    if !osd_ids.is_empty() {
-        argv.push("--osd-ids".into());
-        argv.extend(osd_ids.iter().map(u32::to_string));
-    }
-    argv.extend(["--yes".to_string(), "--no-systemd".to_string()]);
-    argv
+/// The sections of the config database a swap sets `osd_crush_initial_weight`
+/// in: each new OSD's own (`osd.N`, by its planned id). A mask on the host
+/// would not do: the monitors match a `host:` mask against the OSD's place
+/// in CRUSH, which a new OSD has not got at its first boot, when it reads
+/// the option (seen on 16.2: it joined at its full weight).
+pub fn initial_weight_sections(s: &Swap) -> Vec<String> {
+    s.news.iter().filter_map(|n| n.planned_id).map(|id| format!("osd.{id}")).collect()
 }
 
-/// The section of the config database a swap sets `osd_crush_initial_weight`
-/// in: the host's OSDs only.
-pub fn initial_weight_section(host: &str) -> String {
+/// Where an osdkeeper before planned ids set the option: cleared too, so
+/// that a swap it began leaves nothing behind.
+pub fn legacy_initial_weight_section(host: &str) -> String {
     format!("osd/host:{host}")
+}
+
+/// The `n` lowest ids no OSD has: the ids Ceph would give new OSDs.
+pub fn lowest_free_ids(taken: &[u32], n: usize) -> Vec<u32> {
+    let mut taken = taken.to_vec();
+    taken.sort_unstable();
+    taken.dedup();
+    let mut next = taken.iter().peekable();
+    (0u32..)
+        .filter(|id| {
+            while next.next_if(|t| **t < *id).is_some() {}
+            next.peek() != Some(&id)
+        })
+        .take(n)
+        .collect()
 }
 
 /// One action on the cluster, a host or the store. Each is safe to repeat.
@@ -291,9 +311,9 @@ pub enum Effect {
     PauseBalancer,
     /// `ceph balancer on`.
     ResumeBalancer,
-    /// `ceph config set osd/host:HOST osd_crush_initial_weight W`.
+    /// `ceph config set osd.N osd_crush_initial_weight W` for each planned id.
     SetInitialWeight,
-    /// `ceph config rm osd/host:HOST osd_crush_initial_weight`.
+    /// `ceph config rm SECTION osd_crush_initial_weight` for each section.
     ClearInitialWeight,
     /// Store the deployment of the new disks (the deployment kind makes them).
     Deploy,

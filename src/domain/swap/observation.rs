@@ -59,8 +59,14 @@ pub struct Observation {
     /// and why not.
     pub healthy: Option<String>,
     pub balancer_on: Option<bool>,
-    /// `osd_crush_initial_weight` is set for the host in the config database.
+    /// `osd_crush_initial_weight` is set in some section the swap sets it
+    /// in (or, for a swap stored by an older osdkeeper, the host's mask).
     pub initial_weight_set: Option<bool>,
+    /// It is set for every new OSD's planned id.
+    pub initial_weight_complete: bool,
+    /// Every id in the OSD map (destroyed ones too): a new OSD's planned
+    /// id is one that none has.
+    pub taken_ids: Vec<u32>,
     pub deployment: Option<DeploymentSeen>,
     /// The PG map with the final map beside it (handing over, settling).
     pub pgs: Option<Vec<PgNow>>,

@@ -7,7 +7,8 @@ use crate::domain::cluster::Verdict;
 /// osd.8 (0.9 of CRUSH weight) out, /dev/sdb (1.7) in, on f5-422-03.
 fn swap(phase: Phase) -> Swap {
     let olds = vec![OldOsd { id: 8, weight: 0.9, devices: vec!["/dev/sdd".into()], device_ids: vec!["HDD-8".into()] }];
-    let news = vec![NewDisk { path: "/dev/sdb".into(), device_id: "SSD-B".into(), weight: 1.7, osd: None }];
+    let news =
+        vec![NewDisk { path: "/dev/sdb".into(), device_id: "SSD-B".into(), weight: 1.7, osd: None, planned_id: None }];
     Swap { phase, ..Swap::new("f5-422-03".into(), Way::FreeBay, olds, news) }
 }
 
@@ -60,9 +61,17 @@ fn queued_waits_for_a_healthy_cluster_then_pauses_the_balancer_it_remembers() {
 fn preparing_sets_the_initial_weight_once_then_stores_the_deployment() {
     let mut o = calm();
     o.balancer_on = Some(false);
+    o.taken_ids = vec![0, 1, 2, 4];
     let s = run(&swap(Phase::Preparing), &o);
     assert_eq!(s.effect, Some(Effect::SetInitialWeight));
+    assert_eq!(s.next.news[0].planned_id, Some(3), "the lowest id no OSD has, planned before the option is set");
+    assert_eq!(initial_weight_sections(&s.next), vec!["osd.3".to_string()]);
     o.initial_weight_set = Some(true);
+    o.taken_ids.push(3);
+    let again = run(&s.next, &o);
+    assert_eq!(again.effect, Some(Effect::SetInitialWeight), "set for every planned id, not for some");
+    assert_eq!(again.next.news[0].planned_id, Some(3), "planned once");
+    o.initial_weight_complete = true;
     let s = run(&s.next, &o);
     assert_eq!((s.next.phase, s.effect), (Phase::Deploying, Some(Effect::Deploy)));
 }
@@ -214,7 +223,8 @@ fn a_restart_observes_again() {
 fn in_place(phase: Phase) -> Swap {
     let mut s = swap(phase);
     s.way = Way::InPlace;
-    s.news = vec![NewDisk { path: "/dev/sdd".into(), device_id: String::new(), weight: 0.9, osd: None }];
+    s.news =
+        vec![NewDisk { path: "/dev/sdd".into(), device_id: String::new(), weight: 0.9, osd: None, planned_id: None }];
     s
 }
 
@@ -278,4 +288,11 @@ fn in_place_stop_before_the_daemon_stops_clears_noout() {
     let st = run(&st.next, &o);
     assert_eq!(st.next.phase, Phase::Stopped);
     assert!(!Phase::Stopping.can_stop(), "after the stop the way back is forward");
+}
+
+#[test]
+fn the_lowest_free_ids_skip_every_taken_one_in_any_order() {
+    assert_eq!(lowest_free_ids(&[3, 0, 1, 1], 3), vec![2, 4, 5]);
+    assert_eq!(lowest_free_ids(&[], 2), vec![0, 1]);
+    assert_eq!(lowest_free_ids(&[5], 0), Vec::<u32>::new());
 }

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{version_of, Codec};
 use crate::domain::operation::Kind;
-use crate::domain::swap::{Effect, NewDisk, OldOsd, Phase, Risk, Swap, UpmapItem, Way};
+use crate::domain::spec::Method;
+use crate::domain::swap::{Effect, NewDisk, OldOsd, Phase, Recipe, Risk, Swap, UpmapItem, Way};
 use crate::store::Topic;
 
 /// The swap kind's codec: `store.ops::<SwapCodec>()`.
@@ -18,6 +19,12 @@ struct SwapV1 {
     way: String,
     olds: Vec<OldV1>,
     news: Vec<NewV1>,
+    /// How the new OSDs are made: "raw" or "lvm"; absent in swaps stored
+    /// before it was recorded, which all made LVM OSDs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    method: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    encrypted: bool,
     phase: String,
     stop_requested: bool,
     balancer_was_on: Option<bool>,
@@ -55,6 +62,8 @@ struct NewV1 {
     device_id: String,
     weight: f64,
     osd: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    planned_id: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -126,8 +135,16 @@ impl Codec for SwapCodec {
             news: s
                 .news
                 .iter()
-                .map(|n| NewV1 { path: n.path.clone(), device_id: n.device_id.clone(), weight: n.weight, osd: n.osd })
+                .map(|n| NewV1 {
+                    path: n.path.clone(),
+                    device_id: n.device_id.clone(),
+                    weight: n.weight,
+                    osd: n.osd,
+                    planned_id: n.planned_id,
+                })
                 .collect(),
+            method: Some(s.recipe.method.as_str().into()),
+            encrypted: s.recipe.encrypted,
             phase: s.phase.as_str().into(),
             stop_requested: s.stop_requested,
             balancer_was_on: s.balancer_was_on,
@@ -173,8 +190,21 @@ impl Codec for SwapCodec {
             news: v1
                 .news
                 .into_iter()
-                .map(|n| NewDisk { path: n.path, device_id: n.device_id, weight: n.weight, osd: n.osd })
+                .map(|n| NewDisk {
+                    path: n.path,
+                    device_id: n.device_id,
+                    weight: n.weight,
+                    osd: n.osd,
+                    planned_id: n.planned_id,
+                })
                 .collect(),
+            recipe: Recipe {
+                method: match v1.method.as_deref() {
+                    None => Method::Lvm,
+                    Some(m) => Method::parse(m).ok_or_else(|| format!("method {m:?}"))?,
+                },
+                encrypted: v1.encrypted,
+            },
             phase: Phase::parse(&v1.phase).ok_or_else(|| format!("phase {:?}", v1.phase))?,
             stop_requested: v1.stop_requested,
             balancer_was_on: v1.balancer_was_on,
@@ -263,9 +293,16 @@ mod tests {
             "f5-422-03".into(),
             Way::FreeBay,
             vec![OldOsd { id: 8, weight: 0.9, devices: vec!["/dev/sdd".into()], device_ids: vec!["X".into()] }],
-            vec![NewDisk { path: "/dev/sdb".into(), device_id: "Y".into(), weight: 1.7, osd: Some(20) }],
+            vec![NewDisk {
+                path: "/dev/sdb".into(),
+                device_id: "Y".into(),
+                weight: 1.7,
+                osd: Some(20),
+                planned_id: Some(20),
+            }],
         );
         s.phase = Phase::HandingOver;
+        s.recipe = Recipe { method: Method::Raw, encrypted: true };
         s.handed = vec![UpmapItem { pgid: "1.a".into(), pairs: vec![(8, 20)] }];
         s.risk =
             Some(Risk { pgs_degraded: 3, bytes: 9, accepted: vec!["x".into()], window_s: None, accept_inactive: true });
@@ -276,5 +313,15 @@ mod tests {
         assert_eq!(SwapCodec::decode_effect(&json).unwrap(), upmap);
         let newer = SwapCodec::encode_state(&s).replace(r#""v":1"#, r#""v":2"#);
         assert_eq!(SwapCodec::decode_state(&newer).unwrap_err(), "version 2 is newer than this osdkeeper reads");
+    }
+
+    #[test]
+    fn a_swap_stored_before_recipes_makes_lvm_osds() {
+        let mut s = Swap::new("h".into(), Way::FreeBay, Vec::new(), Vec::new());
+        s.recipe = Recipe { method: Method::Raw, encrypted: true };
+        let json = SwapCodec::encode_state(&s);
+        assert!(json.contains(r#""method":"raw","encrypted":true"#), "{json}");
+        let before = json.replace(r#""method":"raw","encrypted":true,"#, "");
+        assert_eq!(SwapCodec::decode_state(&before).unwrap().recipe, Recipe { method: Method::Lvm, encrypted: false });
     }
 }

@@ -60,6 +60,7 @@ by_name! {
     crate::domain::bench::cluster::ClusterPhase => "benchmark phase",
     crate::domain::swap::Phase => "swap phase",
     crate::domain::swap::Way => "swap way",
+    crate::domain::spec::Method => "OSD method",
 }
 // fio's job name is the name in the API.
 by_name!(@one crate::domain::probe::ProbeJob, name, "probe job");

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::operation::Action;
+use crate::domain::spec::Method;
 use crate::domain::swap::cost::{Costs, PoolRisk, WayCost};
 use crate::domain::swap::{Phase, Swap, SwapRecord, Way};
 
@@ -32,6 +33,12 @@ pub struct SwapBody {
     /// In place: PGs may go inactive (client I/O stops) for the window.
     #[serde(default)]
     pub accept_inactive: bool,
+    /// How the new OSDs are made (`raw` or `lvm`): the old OSDs' method when absent.
+    #[serde(default)]
+    pub method: Option<Method>,
+    /// The new OSDs are encrypted (dm-crypt).
+    #[serde(default)]
+    pub encrypted: bool,
 }
 
 /// A new disk and the OSD made on it.
@@ -61,6 +68,9 @@ pub struct SwapStatus {
     pub state: Phase,
     pub osds: Vec<u32>,
     pub disks: Vec<SwapDisk>,
+    /// How the new OSDs are made.
+    pub method: Method,
+    pub encrypted: bool,
     /// PGs and bytes the hand-over still has to move, at the last look.
     pub pgs_left: Option<usize>,
     pub bytes_left: Option<u64>,
@@ -92,6 +102,8 @@ impl From<&SwapRecord> for SwapStatus {
             state: s.phase,
             osds: s.old_ids(),
             disks: s.news.iter().map(|n| SwapDisk { path: n.path.clone(), weight: n.weight, osd: n.osd }).collect(),
+            method: s.recipe.method,
+            encrypted: s.recipe.encrypted,
             pgs_left: s.pgs_left,
             bytes_left: s.bytes_left,
             handed: s.handed.len(),
