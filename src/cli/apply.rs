@@ -69,6 +69,9 @@ pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
     for f in &answer.refresh_failures {
         out::line(format!("note: could not refresh {}: {}", f.host, f.error));
     }
+    for p in &answer.swap_proposals {
+        out::line(format!("swap instead: {}", p.text));
+    }
     for st in answer.stored.iter().flatten() {
         out::line(format!("Scheduled {} update... (version {})", st.service_name, st.version));
     }

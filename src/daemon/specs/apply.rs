@@ -10,10 +10,13 @@ use crate::daemon::DaemonError;
 use crate::domain::ceph_release::Release;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::plan::preview;
+use crate::domain::removal::Phase as RemovalPhase;
 use crate::domain::spec::{check_placement, parse_spec_file_as, HostRef, SpecDocument, SpecError};
+use crate::domain::swap::propose::propose;
+use crate::store::RemovalCodec;
 use crate::store::{AppliedSpec, InventoryHead, StoredSpec};
 use crate::wire::api::preview::{PreviewDoc, SpecNote};
-use crate::wire::api::specs::{ApplyQuery, ApplyResponse, HostFacts, RefreshFailure, SpecRecord};
+use crate::wire::api::specs::{ApplyQuery, ApplyResponse, HostFacts, RefreshFailure, SpecRecord, SwapProposal};
 use crate::wire::preview_json::PreviewReport;
 
 impl Specs {
@@ -95,11 +98,39 @@ impl Specs {
                 .collect(),
             empty_placements,
             stored: None,
+            swap_proposals: Vec::new(),
         };
+        answer.swap_proposals = self.swap_proposals(&answer.preview).await?;
         if !dry_run {
             answer.stored = Some(self.store_specs(to_store, now).await?);
         }
         Ok(answer)
+    }
+
+    /// For each host where the rows make OSDs while OSDs there are being
+    /// removed: the swap that moves their data once.
+    async fn swap_proposals(&self, doc: &PreviewDoc) -> Result<Vec<SwapProposal>, DaemonError> {
+        let removals = self.store.ops::<RemovalCodec>().active().await?;
+        let mut hosts: Vec<&str> = doc.preview.iter().map(|r| r.host.as_str()).collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        let mut out = Vec::new();
+        for host in hosts {
+            let devices: Vec<String> =
+                doc.preview.iter().filter(|r| r.host == host).flat_map(|r| r.data.iter().cloned()).collect();
+            let removing: Vec<(u32, RemovalPhase)> =
+                removals.iter().filter(|r| r.state.host == host).map(|r| (r.state.osd_id, r.state.phase)).collect();
+            if let Some(p) = propose(host, &devices, &removing) {
+                out.push(SwapProposal {
+                    host: p.host.clone(),
+                    osds: p.osds.clone(),
+                    devices: p.devices.clone(),
+                    command: p.command(),
+                    text: p.text(),
+                });
+            }
+        }
+        Ok(out)
     }
 
     async fn store_specs(&self, to_store: Vec<StoredSpec>, now: i64) -> Result<Vec<SpecRecord>, DaemonError> {

@@ -253,3 +253,22 @@ async fn a_swap_is_refused_with_the_field_the_value_and_why() {
     other.devices = vec!["/dev/sdc".into()];
     assert!(matches!(d.swaps().schedule(&other).await, Err(DaemonError::Conflict(_))), "one swap at a time");
 }
+
+#[tokio::test]
+async fn a_dry_run_making_osds_where_osds_are_being_removed_proposes_the_swap() {
+    let (_dir, d, _sim) = pg_map_daemon().await;
+    let spec = "service_type: osd\nservice_id: ssds\nplacement:\n  hosts: [f5-422-03]\nspec:\n  data_devices:\n    paths: [/dev/sdb]\n";
+    let q = crate::wire::api::specs::ApplyQuery { dry_run: true, ..Default::default() };
+    let dry = d.specs.apply(spec, &q).await.unwrap();
+    assert!(dry.swap_proposals.is_empty(), "no removal yet: {:?}", dry.swap_proposals);
+    let req = removal::RemoveRequest { ids: vec![8], zap: true, ..Default::default() };
+    d.removals.schedule_removals(&req).await.unwrap();
+    let dry = d.specs.apply(spec, &q).await.unwrap();
+    assert_eq!(dry.swap_proposals.len(), 1, "{:?}", dry.swap_proposals);
+    let p = &dry.swap_proposals[0];
+    assert_eq!(
+        (p.host.as_str(), p.osds.as_slice(), p.devices.as_slice()),
+        ("f5-422-03", &[8][..], &["/dev/sdb".to_string()][..])
+    );
+    assert_eq!(p.command, "osdkeeper osd rm stop 8 && osdkeeper osd replace 8 --with f5-422-03:/dev/sdb");
+}

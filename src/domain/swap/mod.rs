@@ -22,6 +22,7 @@ pub mod cost;
 pub mod handover;
 mod in_place;
 mod observation;
+pub mod propose;
 mod recipe;
 #[cfg(test)]
 mod tests;

@@ -94,6 +94,24 @@ pub struct ApplyResponse {
     /// The specs stored, when applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored: Option<Vec<SpecRecord>>,
+    /// Hosts where the specs would make OSDs while OSDs there are being
+    /// removed: a swap moves their data once (`osd replace`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub swap_proposals: Vec<SwapProposal>,
+}
+
+/// A swap the dry-run proposes instead of drain-then-add.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SwapProposal {
+    pub host: String,
+    /// The OSDs being removed there.
+    pub osds: Vec<u32>,
+    /// The disks the specs would make OSDs on.
+    pub devices: Vec<String>,
+    /// The commands that swap instead.
+    pub command: String,
+    /// The proposal in words.
+    pub text: String,
 }
 
 /// A stored spec as `spec ls` lists it, with the columns of cephadm's
