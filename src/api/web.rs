@@ -13,6 +13,7 @@ use crate::domain::bench::cluster::{ClusterPhase, Pass};
 use crate::domain::deploy::DeployPhase;
 use crate::domain::event::EventKind;
 use crate::domain::removal::Phase;
+use crate::domain::swap::Phase as SwapPhase;
 
 const INDEX: &str = include_str!("../web/index.html");
 
@@ -43,6 +44,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("bench-compare.js", JS, include_str!("../web/bench-compare.js")),
     ("events.js", JS, include_str!("../web/events.js")),
     ("deployments.js", JS, include_str!("../web/deployments.js")),
+    ("swaps.js", JS, include_str!("../web/swaps.js")),
     ("health.js", JS, include_str!("../web/health.js")),
     ("held.js", JS, include_str!("../web/held.js")),
     ("hosts.js", JS, include_str!("../web/hosts.js")),
@@ -80,6 +82,7 @@ fn kinds_module() -> &'static str {
         let kinds: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
         let phases: Vec<&str> = Phase::ALL.iter().map(|p| p.as_str()).collect();
         let deploy_phases: Vec<&str> = DeployPhase::ALL.iter().map(|p| p.as_str()).collect();
+        let swap_phases: Vec<&str> = SwapPhase::ALL.iter().map(|p| p.as_str()).collect();
         let roles: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
         let bench_phases: Vec<&str> = ClusterPhase::ALL.iter().map(|p| p.as_str()).collect();
         let passes: Vec<&str> = Pass::ALL.iter().map(|p| p.as_str()).collect();
@@ -89,6 +92,7 @@ fn kinds_module() -> &'static str {
             object("StreamMessage", "The `event:` names of /api/v1/stream messages.", &super::stream::MESSAGES),
             object("Phase", "A removal's `state`.", &phases),
             object("DeployPhase", "A deployment's `state`.", &deploy_phases),
+            object("SwapPhase", "A swap's `state` (/api/v1/swaps).", &swap_phases),
             object("Role", "An API token's `role` (/api/v1/whoami).", &roles),
             object("BenchPhase", "A cluster benchmark's `phase` (/api/v1/benchmarks/cluster).", &bench_phases),
             object("BenchPass", "A cluster benchmark pass (`results[].pass`), in the order they run.", &passes),

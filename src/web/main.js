@@ -21,6 +21,7 @@ import { namedInMessage, startLive } from './live.js';
 import { initOsds, refreshOsdPicker } from './osds.js';
 import { refreshAll, refreshers } from './refresh.js';
 import './deployments.js';
+import './swaps.js';
 import './removals.js';
 import { initSpecEditor } from './spec-editor.js';
 import { initSummary } from './summary.js';
@@ -80,6 +81,10 @@ function onEventKind(ev) {
     refreshers.benchmarks.request();
   }
   if (ev.kind === EventKind.BENCH_FINISHED || ev.kind === EventKind.BENCH_OUTLIER) refreshOsdPicker(null);
+  if ([EventKind.SWAP_SCHEDULED, EventKind.SWAP_PHASE, EventKind.SWAP_STOP, EventKind.SWAP_ACTION_FAILED,
+    EventKind.SWAP_ENDED].includes(ev.kind)) {
+    refreshers.swaps.request();
+  }
 }
 
 initSpecEditor();

@@ -70,6 +70,7 @@ class Refresher {
 export const refreshers = Object.seal({
   removals: null,
   deployments: null,
+  swaps: null,
   osds: null,
   hosts: null,
   summary: null,

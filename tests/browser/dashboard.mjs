@@ -268,6 +268,21 @@ async function fieldReport(page) {
     await until('"Removal of osd.15 stopped" in the event log', async () => (await eventTexts(page)).some((t) => t.includes('Removal of osd.15 stopped')));
   });
 
+  await step('a swap asked through the API shows in the swaps panel with its way, disks and state', async () => {
+    const r = await page.request.post(`${baseUrl}/api/v1/swaps`, { data: { osds: [15], devices: ['/dev/sdb'] } });
+    check(r.status() === 201, `POST /api/v1/swaps answered ${r.status()}: ${await r.text()}`);
+    const row = page.locator('[data-testid="swap"][data-host="f5-422-03"]');
+    await until('a swap row for f5-422-03', async () => (await row.count()) === 1);
+    const text = await row.innerText();
+    check(/osd\.15/.test(text) && /\/dev\/sdb/.test(text) && /free-bay/.test(text), `the row should show the OSD out, the disk in and the way: ${text}`);
+    await until('"Scheduled swap 1 on f5-422-03" in the event log', async () => (await eventTexts(page)).some((t) => t.includes('Scheduled swap 1 on f5-422-03')));
+    // This demo keeps no PG map (no --pg-map): the swap cannot begin; stopped, it ends at once.
+    const stop = await page.request.post(`${baseUrl}/api/v1/swaps/1/stop`, { data: {} });
+    check(stop.status() === 200, `POST /api/v1/swaps/1/stop answered ${stop.status()}: ${await stop.text()}`);
+    await until('the row to show stopped (refreshed by the swap events, no reload)', async () => (await row.getAttribute('data-state')) === 'stopped');
+    check(/nothing was handed over/.test(await row.innerText()), `a swap stopped before it began says so: ${await row.innerText()}`);
+  });
+
   await step('an invalid spec shows its validation errors and cannot be applied', async () => {
     const prefilled = await page.inputValue('#spec-editor');
     check(prefilled.includes('service_id: osd_spec_F5-422_SSDs') && prefilled.includes('rotational: 0'), `the editor should hold the field report's spec: ${prefilled}`);
