@@ -133,7 +133,10 @@ impl Swaps {
                 }
                 obs.pgs = Some(input.pgs);
             }
-            Err(e) => tracing::warn!("cannot read the PG map for swap {}: {e}", rec.number),
+            Err(e) => {
+                tracing::warn!("cannot read the PG map for swap {}: {e}", rec.number);
+                obs.input_error = Some(e.to_string());
+            }
         }
     }
 

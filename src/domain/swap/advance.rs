@@ -25,6 +25,15 @@ pub fn interrupted(s: &Swap) -> Swap {
     s.clone()
 }
 
+/// What a swap waits on when part of the cluster's answer is missing:
+/// the reason it could not be read, when there is one.
+fn unread(obs: &Observation, what: &str) -> String {
+    match &obs.input_error {
+        Some(e) => format!("{what}: cannot be read: {e}"),
+        None => format!("{what}: not read yet"),
+    }
+}
+
 /// Decides the next step. Pure.
 pub fn advance(s: &Swap, obs: &Observation) -> Step {
     match s.way {
@@ -81,7 +90,7 @@ fn queued(mut next: Swap, obs: &Observation) -> Step {
     if let Some(why) = &obs.healthy {
         return Step::wait(next, format!("waiting: {why}"));
     }
-    let Some(on) = obs.balancer_on else { return Step::wait(next, "balancer status: not read yet") };
+    let Some(on) = obs.balancer_on else { return Step::wait(next, unread(obs, "balancer status")) };
     next.balancer_was_on = Some(on);
     next.phase = Phase::Preparing;
     preparing(next, obs)
@@ -89,7 +98,7 @@ fn queued(mut next: Swap, obs: &Observation) -> Step {
 
 fn preparing(mut next: Swap, obs: &Observation) -> Step {
     match obs.balancer_on {
-        None => return Step::wait(next, "balancer status: not read yet"),
+        None => return Step::wait(next, unread(obs, "balancer status")),
         Some(true) => {
             next.balancer_paused = true;
             return Step::act(next, Effect::PauseBalancer);
@@ -158,7 +167,7 @@ fn deploying(mut next: Swap, obs: &Observation) -> Step {
 }
 
 fn handing_over(mut next: Swap, obs: &Observation) -> Step {
-    let Some(pgs) = &obs.pgs else { return Step::wait(next, "handing over: the PG map is not read yet") };
+    let Some(pgs) = &obs.pgs else { return Step::wait(next, unread(obs, "handing over: the PG map")) };
     let p = plan(pgs, &next.old_ids(), obs.healthy.as_deref(), obs.max_backfills);
     next.pgs_left = Some(p.pgs_left);
     next.bytes_left = Some(p.bytes_left);
@@ -180,7 +189,7 @@ fn handing_over(mut next: Swap, obs: &Observation) -> Step {
 }
 
 fn settling(mut next: Swap, obs: &Observation) -> Step {
-    let Some(pgs) = &obs.pgs else { return Step::wait(next, "settling: the PG map is not read yet") };
+    let Some(pgs) = &obs.pgs else { return Step::wait(next, unread(obs, "settling: the PG map")) };
     let olds_out = next.olds.iter().all(|o| obs.osd(o.id).is_none_or(|s| weighs(s.crush_weight, 0.0)));
     let news_in =
         next.news.iter().all(|n| n.osd.and_then(|id| obs.osd(id)).is_some_and(|s| weighs(s.crush_weight, n.weight)));
@@ -240,7 +249,7 @@ fn finishing(mut next: Swap, obs: &Observation) -> Step {
         return step;
     }
     if next.balancer_paused && obs.balancer_on.is_none() {
-        return Step::wait(next, "balancer status: not read yet");
+        return Step::wait(next, unread(obs, "balancer status"));
     }
     next.balancer_paused = false;
     next.phase = Phase::Done;
@@ -275,7 +284,7 @@ fn unwind(mut next: Swap, obs: &Observation) -> Step {
             return step;
         }
         if next.balancer_paused && next.balancer_was_on == Some(true) && obs.balancer_on.is_none() {
-            return Step::wait(next, "balancer status: not read yet");
+            return Step::wait(next, unread(obs, "balancer status"));
         }
         next.balancer_paused = false;
     }

@@ -70,6 +70,9 @@ pub struct Observation {
     pub deployment: Option<DeploymentSeen>,
     /// The PG map with the final map beside it (handing over, settling).
     pub pgs: Option<Vec<PgNow>>,
+    /// Why the PG map, the balancer and the flags could not be read, when
+    /// they could not: what the swap then waits on, in its words.
+    pub input_error: Option<String>,
     /// `osd_max_backfills` as an OSD runs with it.
     pub max_backfills: u32,
     pub removals: Vec<RemovalSeen>,

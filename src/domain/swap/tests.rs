@@ -296,3 +296,14 @@ fn the_lowest_free_ids_skip_every_taken_one_in_any_order() {
     assert_eq!(lowest_free_ids(&[], 2), vec![0, 1]);
     assert_eq!(lowest_free_ids(&[5], 0), Vec::<u32>::new());
 }
+
+#[test]
+fn a_swap_that_cannot_read_the_pg_map_says_why_it_waits() {
+    let mut o = calm();
+    o.balancer_on = None;
+    o.input_error = Some("the simulator keeps no PG map".into());
+    let s = run(&swap(Phase::Queued), &o);
+    assert_eq!(s.waiting_on.as_deref(), Some("balancer status: cannot be read: the simulator keeps no PG map"));
+    o.input_error = None;
+    assert_eq!(run(&swap(Phase::Queued), &o).waiting_on.as_deref(), Some("balancer status: not read yet"));
+}
