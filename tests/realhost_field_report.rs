@@ -437,9 +437,14 @@ fn the_field_report_on_real_hosts() {
             (up.count() == on_it.len()).then_some(())
         },
         || {
+            // What a stuck activation needs to be understood: the LVs and
+            // whether LVM activated them at boot, and ceph-volume's words.
+            let lvm = "lvs -o lv_name,vg_name,lv_attr,devices; journalctl -b --no-pager | grep -E 'lvm\\[|pvscan' | tail -30; \
+                       tail -20 /var/log/ceph/ceph-volume-systemd.log";
             format!(
-                "{}\n{}",
+                "{}\n{}\n{}",
                 cluster.sh(rebooted, "systemctl list-units 'ceph-*' --no-pager").stdout,
+                cluster.sh(rebooted, lvm).stdout,
                 cluster.console(rebooted)
             )
         },

@@ -11,4 +11,4 @@ RH_HOSTS=(f5-422-01 f5-422-02 f5-422-03)
 RH_DISKS=(hdd1:hdd:20G:1 hdd2:hdd:20G:2 ssd1:ssd:20G:3)
 # Guest memory (MiB) and virtual CPUs of each host.
 RH_MEM=2048
-RH_SMP=1
+RH_SMP=2
