@@ -124,18 +124,6 @@ fn removal_done(url: &str, osd: u64) -> Value {
     })
 }
 
-/// The OSD the cluster has on `device` of `host`, up and in under that host.
-fn running_osd_on(sb: &Sandbox, host: &str, device: &str) -> Option<u64> {
-    let meta = sb.json(&["osd", "metadata"]);
-    let id = meta.as_array()?.iter().find(|m| m["hostname"] == host && m["bluestore_bdev_dev_node"] == device)?["id"]
-        .as_u64()?;
-    let osd = sb.osd(id as u32)?;
-    let tree = sb.json(&["osd", "tree"]);
-    let under =
-        tree["nodes"].as_array()?.iter().find(|n| n["name"] == host)?["children"].as_array()?.contains(&id.into());
-    (osd["up"] == 1 && osd["in"] == 1 && under).then_some(id)
-}
-
 fn event_messages(url: &str) -> Vec<String> {
     let (_, out, _) = cli(url, Some(TOKEN), &["events", "--format", "json", "--limit", "1000"]);
     let events: Vec<Value> = serde_json::from_str(&out).unwrap_or_default();
@@ -186,7 +174,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     for (host, _, spare) in &hosts {
         let d = wait_deployment(&daemon.url, host, 0, "done", Duration::from_secs(300));
         assert_eq!(prepares(&api, &d["deployment_id"]), 1, "exactly one prepare on {spare}: {d}");
-        let id = running_osd_on(&sb, host, spare).unwrap_or_else(|| panic!("no OSD up and in on {host}:{spare}"));
+        let id = sb.running_osd_on(host, spare).unwrap_or_else(|| panic!("no OSD up and in on {host}:{spare}"));
         let meta = sb.json(&["osd", "metadata", &id.to_string()]);
         assert_eq!(meta["osdspec_affinity"], "spares", "{meta}");
         new_osds.push(id);
@@ -217,7 +205,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     daemon = start_daemon(work.path(), &config, &env(None));
     let again = wait_deployment(&daemon.url, host1, last, "done", Duration::from_secs(300));
     assert_eq!(prepares(&api_for(&daemon), &again["deployment_id"]), 1, "{again}");
-    let reborn = running_osd_on(&sb, host1, spare1).expect("a new OSD up on the released disk");
+    let reborn = sb.running_osd_on(host1, spare1).expect("a new OSD up on the released disk");
 
     // (c) Replace: the new OSD on the disk takes the destroyed id. The daemon
     //     is killed right after the prepare, and restarted.
@@ -239,7 +227,7 @@ fn spec_osds_come_up_on_real_disks_survive_crashes_and_replace_keeps_the_id() {
     daemon = start_daemon(work.path(), &config, &env(None));
     let after_crash = wait_deployment(&daemon.url, host2, last, "done", Duration::from_secs(300));
     assert_eq!(prepares(&api_for(&daemon), &after_crash["deployment_id"]), 1, "no second prepare: {after_crash}");
-    assert_eq!(running_osd_on(&sb, host2, spare2), Some(replaced), "the replacement took osd.{replaced}'s id");
+    assert_eq!(sb.running_osd_on(host2, spare2), Some(replaced), "the replacement took osd.{replaced}'s id");
     let data_dir = PathBuf::from(format!("/var/lib/ceph/osd/ceph-{replaced}"));
     assert_eq!(
         tmpfs_layers(&data_dir),

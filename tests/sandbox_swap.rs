@@ -38,15 +38,6 @@ const TOKEN: &str = "swap-api-token";
 const AGENT_TOKEN: &str = "swap-agent-token";
 const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
 
-/// The OSDs of `host` in CRUSH, lowest id first.
-fn osds_under(sb: &Sandbox, host: &str) -> Vec<u64> {
-    let tree = sb.json(&["osd", "tree"]);
-    let node = tree["nodes"].as_array().unwrap().iter().find(|n| n["name"] == host).cloned().unwrap();
-    let mut ids: Vec<u64> = node["children"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
-    ids.sort();
-    ids
-}
-
 /// Every OSD's `recovery_bytes` counter now.
 fn recovery_bytes(sb: &Sandbox) -> BTreeMap<u64, u64> {
     let ids: Vec<u64> = sb.json(&["osd", "ls"]).as_array().unwrap().iter().filter_map(Value::as_u64).collect();
@@ -141,15 +132,6 @@ fn upmap_entries(sb: &Sandbox) -> Vec<Value> {
     sb.json(&["osd", "dump"])["pg_upmap_items"].as_array().cloned().unwrap_or_default()
 }
 
-/// The OSD up and in under `host` whose block is `device`.
-fn osd_on(sb: &Sandbox, host: &str, device: &str) -> Option<u64> {
-    let meta = sb.json(&["osd", "metadata"]);
-    let id = meta.as_array()?.iter().find(|m| m["hostname"] == host && m["bluestore_bdev_dev_node"] == device)?["id"]
-        .as_u64()?;
-    let osd = sb.osd(id as u32)?;
-    (osd["up"] == 1 && osd["in"] == 1 && osds_under(sb, host).contains(&id)).then_some(id)
-}
-
 #[test]
 fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
     let work = tempfile::Builder::new().prefix("osdkeeper-swap").tempdir().unwrap();
@@ -188,8 +170,8 @@ fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
 
     // 1. The swap of the first host's first OSD for its first spare.
     let (host1, old_disks1, spares1) = &disks[0];
-    let a = osds_under(&sb, host1)[0];
-    let old_disk = old_disks1.iter().find(|d| osd_on(&sb, host1, d) == Some(a)).cloned().unwrap();
+    let a = sb.osds_under(host1)[0];
+    let old_disk = old_disks1.iter().find(|d| sb.running_osd_on(host1, d) == Some(a)).cloned().unwrap();
     let with = format!("{host1}:{}", spares1[0]);
     let preview = cli_ok(&daemon.url, Some(TOKEN), &["osd", "replace", &a.to_string(), "--with", &with, "--dry-run"]);
     assert!(preview.contains("swap") && preview.contains("drain-then-add"), "{preview}");
@@ -225,7 +207,7 @@ fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
     let swap_bytes = received_since(&sb, &before);
 
     let new = done["disks"][0]["osd"].as_u64().expect("the new OSD");
-    assert_eq!(osd_on(&sb, host1, &spares1[0]), Some(new), "osd.{new} up and in on {}", spares1[0]);
+    assert_eq!(sb.running_osd_on(host1, &spares1[0]), Some(new), "osd.{new} up and in on {}", spares1[0]);
     assert!(sb.osd(a as u32).is_none(), "osd.{a} purged");
     // Nothing pinned by the swap; the entries the balancer had made
     // elsewhere before it was turned off are left as they were.
@@ -254,7 +236,7 @@ fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
     // 2. The cephadm way for the second host's first OSD: drained with
     //    plain ceph commands, purged, then a spec takes its spare.
     let (host2, _, spares2) = &disks[1];
-    let b = osds_under(&sb, host2)[0];
+    let b = sb.osds_under(host2)[0];
     let before = recovery_bytes(&sb);
     assert_eq!(sb.ceph(&["osd", "crush", "reweight", &format!("osd.{b}"), "0"]).0, 0);
     wait_for_or(
@@ -276,7 +258,7 @@ fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
     wait_for_or(
         "the new OSD on the second host",
         Duration::from_secs(600),
-        || osd_on(&sb, host2, &spares2[1]),
+        || sb.running_osd_on(host2, &spares2[1]),
         || cli(&daemon.url, Some(TOKEN), &["osd", "deploy", "status"]).1,
     );
     sb.wait_clean();

@@ -224,6 +224,31 @@ impl Sandbox {
             .collect()
     }
 
+    /// The OSDs under `host` in CRUSH, lowest id first.
+    pub fn osds_under(&self, host: &str) -> Vec<u64> {
+        let tree = self.json(&["osd", "tree"]);
+        let node = tree["nodes"].as_array().and_then(|n| n.iter().find(|n| n["name"] == host).cloned());
+        let mut ids: Vec<u64> = node
+            .and_then(|n| n["children"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// The OSD whose block is `device` on `host`, when it is up and in
+    /// under that host in CRUSH.
+    pub fn running_osd_on(&self, host: &str, device: &str) -> Option<u64> {
+        let meta = self.json(&["osd", "metadata"]);
+        let id = meta.as_array()?.iter().find(|m| m["hostname"] == host && m["bluestore_bdev_dev_node"] == device)?
+            ["id"]
+            .as_u64()?;
+        let osd = self.osd(id as u32)?;
+        (osd["up"] == 1 && osd["in"] == 1 && self.osds_under(host).contains(&id)).then_some(id)
+    }
+
     /// `deploy/ceph-auth.sh KEYRING ARGS...` against this cluster, as an
     /// operator makes the daemon's cephx user.
     pub fn ceph_auth(&self, keyring: &Path, args: &[&str]) {

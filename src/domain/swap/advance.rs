@@ -107,9 +107,7 @@ fn preparing(mut next: Swap, obs: &Observation) -> Step {
     }
     if next.news.iter().any(|n| n.planned_id.is_none()) {
         // Planned once, written before the option is set for them.
-        let mut taken = obs.taken_ids.clone();
-        taken.extend(obs.osds.iter().map(|o| o.id));
-        let free = lowest_free_ids(&taken, next.news.len());
+        let free = lowest_free_ids(&obs.taken_ids, next.news.len());
         for (disk, id) in next.news.iter_mut().zip(free) {
             disk.planned_id = Some(id);
         }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::domain::ceph_release::Release;
 use crate::domain::command::{ceph_volume_commands, Argv};
 use crate::domain::inventory::Device;
+use crate::domain::removal::zap_plan;
 use crate::domain::selection::Selection;
 use crate::domain::spec::{DeviceFilter, DriveSpec, FilterLogic, Method, Placement};
 
@@ -27,19 +28,15 @@ impl Default for Recipe {
     }
 }
 
-/// The method the old OSD was made with, read from its host's inventory:
-/// raw only where every one of its devices is known there and none holds
-/// an LV of it (a device the inventory does not know says nothing).
+/// The method the old OSD was made with, read from its host's inventory
+/// as the removal's zap reads it (`zap_plan`): raw only where every one of
+/// its devices is known there and none holds an LV of it (a device the
+/// inventory does not know says nothing).
 pub fn method_of(osd: u32, devices: &[String], inventory: &[Device]) -> Method {
-    let id = osd.to_string();
-    let mut all_known = !devices.is_empty();
-    for path in devices {
-        match inventory.iter().find(|d| &*d.path == path) {
-            Some(d) if d.lvs.iter().any(|lv| lv.osd_id.as_deref() == Some(id.as_str())) => return Method::Lvm,
-            Some(_) => {}
-            None => all_known = false,
-        }
+    if zap_plan::plan(osd, devices, inventory).iter().any(|d| !d.own.is_empty()) {
+        return Method::Lvm;
     }
+    let all_known = !devices.is_empty() && devices.iter().all(|p| inventory.iter().any(|d| &*d.path == p));
     if all_known {
         Method::Raw
     } else {
