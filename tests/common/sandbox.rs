@@ -269,8 +269,26 @@ impl Sandbox {
             "HEALTH_OK",
             Duration::from_secs(180),
             || (self.json(&["health"])["status"] == "HEALTH_OK").then_some(()),
-            || format!("ceph health detail: {}", self.ceph(&["health", "detail"]).1),
+            || format!("ceph health detail: {}\n{}", self.ceph(&["health", "detail"]).1, self.disk_state()),
         )
+    }
+
+    /// The test machine's disk as the sandbox sees it: a mon warns of low
+    /// space (MON_DISK_LOW) when the disk its store is on fills, whoever
+    /// filled it, so a health timeout says how full it is and how much of
+    /// it the sandbox itself holds.
+    pub fn disk_state(&self) -> String {
+        let run = |cmd: &str, args: &[&str]| match Command::new(cmd).args(args).output() {
+            Ok(out) => format!(
+                "$ {cmd} {}\n{}{}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+            Err(e) => format!("$ {cmd}: {e}\n"),
+        };
+        let dir = self.dir.display().to_string();
+        format!("{}{}", run("df", &["-h", &dir]), run("du", &["-sh", &dir]))
     }
 
     /// Waits (generously: recovery crawls on a loaded machine) for every PG
