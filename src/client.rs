@@ -15,7 +15,9 @@ use crate::wire::api::bench::{
     OsdBenchQuery,
 };
 use crate::wire::api::deployments::{DeploymentQuery, DeploymentStatus};
-use crate::wire::api::devices::{DeviceQuery, DeviceRef, Hold, HostDevices, ZapBody};
+use crate::wire::api::devices::{
+    DeviceQuery, DeviceRef, Hold, HostDevices, ReplaceBody, Replacement, ReplacementCleared, ZapBody,
+};
 use crate::wire::api::encode;
 use crate::wire::api::error::{ErrorBody, Health};
 use crate::wire::api::events::{Event, EventQuery};
@@ -259,6 +261,14 @@ impl Client {
 
     pub async fn zap(&self, body: &ZapBody) -> Result<Vec<String>, ClientError> {
         self.post("/api/v1/devices/zap", body).await
+    }
+
+    pub async fn replace_device(&self, body: &ReplaceBody) -> Result<Replacement, ClientError> {
+        self.post("/api/v1/devices/replace", body).await
+    }
+
+    pub async fn clear_replacement(&self, body: &DeviceRef) -> Result<ReplacementCleared, ClientError> {
+        self.post("/api/v1/devices/replace/clear", body).await
     }
 
     pub async fn probe(&self, body: &ProbeBody) -> Result<DiskProbe, ClientError> {

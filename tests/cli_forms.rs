@@ -134,6 +134,15 @@ fn cephadm_forms_and_formats() {
     let (code, out, err) = run(&["--url", url, "device", "ls", "f5-422-09"]);
     assert_eq!(code, 1, "an unknown host is an error: {out}");
     golden("device_ls_unknown_host", &err);
+    // `device replace`: a device the host does not have, in ceph's words;
+    // a dry run that would also clear is a usage error; a clear of a slot
+    // nothing replaces changes nothing.
+    let (code, _, err) = run(&["--url", url, "device", "replace", "f5-422-02", "/dev/sdz", "--dry-run"]);
+    assert_eq!((code, err.trim()), (1, "Error ENOENT: device path '/dev/sdz' not found on host 'f5-422-02'"));
+    let (code, _, err) = run(&["--url", url, "device", "replace", "f5-422-02", "/dev/sdc", "--dry-run", "--clear"]);
+    assert!(code == 2 && err.contains("cannot be used with"), "{code}: {err}");
+    let (code, _, err) = run(&["--url", url, "device", "replace", "f5-422-02", "/dev/sdc", "--clear"]);
+    assert_eq!((code, err.trim()), (1, "Error ENOENT: /dev/sdc on f5-422-02 is not being replaced"));
 
     let (code, out, err) = run(&["--url", url, "osd", "rm", "status"]);
     assert_eq!(code, 0, "{err}");

@@ -10,7 +10,9 @@ use super::error::ApiError;
 use super::json_body::{JsonBody, PathParam, QueryParams};
 use super::{paged, Paged};
 use crate::daemon::Daemon;
-use crate::wire::api::devices::{DeviceQuery, DeviceRef, Hold, HostDevices, ZapBody};
+use crate::wire::api::devices::{
+    DeviceQuery, DeviceRef, Hold, HostDevices, ReplaceBody, Replacement, ReplacementCleared, ZapBody,
+};
 use crate::wire::api::error::ErrorBody;
 use crate::wire::api::probes::{DiskProbe, ProbeBody, ProbeQuery};
 
@@ -41,6 +43,29 @@ pub async fn release(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<DeviceR
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn zap(State(d): State<Arc<Daemon>>, JsonBody(b): JsonBody<ZapBody>) -> Result<Json<Vec<String>>, ApiError> {
     Ok(Json(d.inventory.zap_device(&b.host, &b.path, b.force).await?))
+}
+
+/// Every OSD with a volume on the disk removed with `--replace --zap`, the
+/// slot (and the OSDs' disks no other OSD uses) held until a new disk is in
+/// it; refused without `yes_i_really_mean_it` unless `dry_run`.
+#[utoipa::path(post, path = "/api/v1/devices/replace", tag = "devices", request_body = ReplaceBody,
+    responses((status = 200, body = Replacement), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn replace(
+    State(d): State<Arc<Daemon>>,
+    JsonBody(b): JsonBody<ReplaceBody>,
+) -> Result<Json<Replacement>, ApiError> {
+    Ok(Json(d.removals.replace_device(&b).await?))
+}
+
+/// Undoes `replace`: its removals stopped where they can be, its holds lifted.
+#[utoipa::path(post, path = "/api/v1/devices/replace/clear", tag = "devices", request_body = DeviceRef,
+    responses((status = 200, body = ReplacementCleared), (status = 404, body = ErrorBody)))]
+pub async fn replace_clear(
+    State(d): State<Arc<Daemon>>,
+    JsonBody(b): JsonBody<DeviceRef>,
+) -> Result<Json<ReplacementCleared>, ApiError> {
+    Ok(Json(d.removals.clear_device_replacement(&b.host, &b.path).await?))
 }
 
 /// Queues fio on a blank disk; refused without `yes_i_really_mean_it`, for

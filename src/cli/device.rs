@@ -1,4 +1,4 @@
-//! `osdkeeper device ls|release|zap|held|probe|probes`.
+//! `osdkeeper device ls|release|zap|held|replace|probe|probes`.
 
 use std::process::ExitCode;
 
@@ -7,7 +7,8 @@ use super::remote::Remote;
 use crate::client::ClientError;
 use crate::render::devices::{device_table, held_table};
 use crate::render::probes::{probe_text, probes_table};
-use crate::wire::api::devices::{DeviceQuery, DeviceRef, ZapBody};
+use crate::render::removal_preview::preview_text;
+use crate::wire::api::devices::{DeviceQuery, DeviceRef, ReplaceBody, ZapBody};
 use crate::wire::api::probes::{ProbeBody, ProbeMode, ProbeQuery, ProbeState};
 
 #[derive(clap::Subcommand, Debug)]
@@ -34,6 +35,29 @@ pub enum DeviceCmd {
     },
     /// List held devices.
     Held,
+    /// A failed or failing disk: every OSD with a volume on it (its data, or
+    /// its DB/WAL on a shared SSD) drained and destroyed keeping its id, only
+    /// their volumes zapped, the slot held until a new disk is in it; the
+    /// specs then redeploy the ids on the new disk.
+    Replace {
+        host: String,
+        path: String,
+        /// Say what it would do; change nothing.
+        #[arg(long, conflicts_with_all = ["yes_i_really_mean_it", "clear"])]
+        dry_run: bool,
+        /// Required: the OSDs on the disk are destroyed and their volumes zapped.
+        #[arg(long)]
+        yes_i_really_mean_it: bool,
+        /// Undo: stop the removals that can still stop, lift the slot's holds.
+        #[arg(long, conflicts_with_all = ["fast", "ignore_preview_blockers"])]
+        clear: bool,
+        /// Drain with recovery raised (as `osd rm --fast`).
+        #[arg(long)]
+        fast: bool,
+        /// Queue the removals even where their preview finds blockers.
+        #[arg(long)]
+        ignore_preview_blockers: bool,
+    },
     /// Run fio on a blank disk before it becomes an OSD: sequential writes and reads, 4k random reads, 4k sync writes.
     Probe {
         host: String,
@@ -96,6 +120,51 @@ pub async fn run(r: &Remote, cmd: DeviceCmd) -> Result<ExitCode, ClientError> {
             ));
         }
         DeviceCmd::Held => out::answer(r.format, &c.held().await?, |h| held_table(h)),
+        DeviceCmd::Replace { host, path, clear: true, .. } => {
+            let cleared = c.clear_replacement(&DeviceRef { host, path }).await?;
+            out::answer(r.format, &cleared, |c| {
+                let mut lines = vec![format!("Cleared the replacement of {} on {}", c.path, c.host)];
+                if !c.released.is_empty() {
+                    lines.push(format!("released: {}", c.released.join(", ")));
+                }
+                if !c.stopped.is_empty() {
+                    let osds: Vec<String> = c.stopped.iter().map(|i| format!("osd.{i}")).collect();
+                    lines.push(format!("stopped the removal of: {}", osds.join(", ")));
+                }
+                if !c.not_stopped.is_empty() {
+                    lines.push(format!(
+                        "past the point of no return: {} (the specs redeploy them on the disk in the slot)",
+                        c.not_stopped.join(", ")
+                    ));
+                }
+                lines.join("\n")
+            });
+        }
+        DeviceCmd::Replace {
+            host,
+            path,
+            dry_run,
+            yes_i_really_mean_it,
+            clear: false,
+            fast,
+            ignore_preview_blockers,
+        } => {
+            let body = ReplaceBody { host, path, dry_run, yes_i_really_mean_it, fast, ignore_preview_blockers };
+            let answer = c.replace_device(&body).await?;
+            out::answer(r.format, &answer, |a| {
+                let mut lines = a.text.clone();
+                if let Some(p) = &a.preview {
+                    lines.push(String::new());
+                    lines.push(preview_text(p));
+                } else {
+                    lines.push(format!(
+                        "Follow with `osdkeeper osd rm status`; `osdkeeper device replace {} {} --clear` undoes it",
+                        a.host, a.path
+                    ));
+                }
+                lines.join("\n")
+            });
+        }
         DeviceCmd::Probe { host, path, quick: _, full, yes_i_really_mean_it, no_wait } => {
             let mode = Some(if full { ProbeMode::Full } else { ProbeMode::Quick });
             let mut p = c.probe(&ProbeBody { host, path, mode, yes_i_really_mean_it }).await?;

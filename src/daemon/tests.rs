@@ -17,6 +17,7 @@ use crate::wire::agent::{
 use crate::wire::api::specs::ApplyQuery;
 
 mod boost;
+mod device_replace;
 mod host_drain;
 mod metrics;
 mod polling;

@@ -110,6 +110,9 @@ pub const RULES: &[Rule] = &[
     // A swap moves data and retires OSDs as a removal does; its in-place
     // way needs its risks accepted by name in the request.
     rule("POST", "/api/v1/swaps", OPERATE),
+    // `osd rm --replace --zap` of a disk's OSDs; the clear lifts only its own holds.
+    rule("POST", "/api/v1/devices/replace", OPERATE),
+    rule("POST", "/api/v1/devices/replace/clear", OPERATE),
     rule("POST", "/api/v1/swaps/preview", OPERATE),
     rule("POST", "/api/v1/swaps/{swap_id}/stop", OPERATE),
     // A drain marks its host _no_schedule itself: part of the removal, not a label edit.

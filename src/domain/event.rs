@@ -65,6 +65,12 @@ event_kinds! {
     HostCephRelease = "host-ceph-release",
     /// A device held back from specs was released.
     DeviceReleased = "device-released",
+    /// `device replace`: a disk's OSDs are being removed to take a new disk, its slot held.
+    DeviceReplace = "device-replace",
+    /// `device replace --clear`: the slot's holds lifted, its removals stopped where they could be.
+    DeviceReplaceCleared = "device-replace-cleared",
+    /// A new disk is in a replaced disk's slot: its holds are lifted, specs redeploy the ids.
+    DeviceSlotFilled = "device-slot-filled",
     SpecApplied = "spec-applied",
     SpecRemoved = "spec-removed",
     /// ceph-volume is about to run for a spec on a host.

@@ -11,6 +11,7 @@ pub mod cluster_health;
 pub mod command;
 pub mod deploy;
 pub mod device_id;
+pub mod device_replace;
 pub mod drain_preview;
 pub mod event;
 pub mod fnmatch;

@@ -305,8 +305,18 @@ impl HostAgents for SimCluster {
                 s.dirty.retain(|(h, p)| !(h == &host.name && *p == device));
                 devices.push(device);
             }
+            // A destroyed OSD (`--replace`) keeps its id, not its volumes.
+            let destroyed = s
+                .osds
+                .iter_mut()
+                .find(|o| o.host == host.name && o.id == id && o.fsid == fsid && o.destroyed && !o.device.is_empty());
+            let destroyed = destroyed.map(|o| std::mem::take(&mut o.device));
+            if let Some(device) = &destroyed {
+                devices.push(device.clone());
+            }
+            let zapped = purged.is_some() || destroyed.is_some();
             for (_, path, ids) in s.db_disks.iter_mut().filter(|(h, _, _)| h == &host.name) {
-                if purged.is_some() && ids.contains(&id) {
+                if zapped && ids.contains(&id) {
                     ids.retain(|i| *i != id);
                     devices.push(path.clone());
                 }

@@ -135,7 +135,15 @@ pub trait SpecRows {
 #[async_trait]
 pub trait HoldRows {
     /// Holding a held device again keeps the first hold.
-    async fn hold(&self, host: &str, path: &str, device_id: Option<&str>, reason: &str, now: i64) -> Result<()>;
+    async fn hold(
+        &self,
+        host: &str,
+        path: &str,
+        device_id: Option<&str>,
+        reason: &str,
+        waits_for_slot: Option<&str>,
+        now: i64,
+    ) -> Result<()>;
     async fn release(&self, host: &str, path: &str) -> Result<Option<HeldDevice>>;
     /// By host, then path.
     async fn holds(&self) -> Result<Vec<HeldDevice>>;

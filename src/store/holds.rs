@@ -12,6 +12,9 @@ pub struct HeldDevice {
     pub since: i64,
     /// The held disk's id (serial/WWN), when known; another disk at the same path is not held.
     pub device_id: Option<String>,
+    /// Held until a new disk is at this other path of the host (`device
+    /// replace` of a disk these OSDs also used).
+    pub waits_for_slot: Option<String>,
 }
 
 impl HeldDevice {
@@ -35,7 +38,22 @@ impl HeldDevice {
 impl Store {
     /// Holds a device; holding it again keeps the first reason and time.
     pub async fn hold(&self, host: &str, path: &str, device_id: Option<&str>, reason: &str, now: i64) -> Result<()> {
-        self.backend.hold(host, path, device_id.filter(|d| !d.is_empty()), reason, now).await?;
+        self.backend.hold(host, path, device_id.filter(|d| !d.is_empty()), reason, None, now).await?;
+        self.changed(Topic::Holds);
+        Ok(())
+    }
+
+    /// Holds a device until a new disk is at `slot` on the same host.
+    pub async fn hold_until_slot(
+        &self,
+        host: &str,
+        path: &str,
+        device_id: Option<&str>,
+        reason: &str,
+        slot: &str,
+        now: i64,
+    ) -> Result<()> {
+        self.backend.hold(host, path, device_id.filter(|d| !d.is_empty()), reason, Some(slot), now).await?;
         self.changed(Topic::Holds);
         Ok(())
     }
@@ -66,6 +84,7 @@ mod tests {
             reason: "zapped by an operator".into(),
             since: 0,
             device_id: device_id.map(String::from),
+            waits_for_slot: None,
         }
     }
 

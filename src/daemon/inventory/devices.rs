@@ -139,6 +139,16 @@ impl Inventory {
                 format!("Released {path} on {host}: specs may use it again"),
             )
             .await;
+        // The slot of a `device replace` released by hand: the disks
+        // waiting on it go too.
+        match self.store.inventory(host).await {
+            Ok(Some(inv)) => match self.cache.devices(&inv) {
+                Ok(devices) => self.release_filled_slots(host, &devices).await,
+                Err(e) => tracing::warn!(host, "cannot read the inventory for the slots waiting on {path}: {e}"),
+            },
+            Ok(None) => {}
+            Err(e) => tracing::warn!(host, "cannot read the inventory for the slots waiting on {path}: {e}"),
+        }
         self.workers.reconciler.wake();
         Ok(hold.into())
     }

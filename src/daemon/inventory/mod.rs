@@ -2,14 +2,16 @@
 //! (`hosts.rs`), keeping every host's inventory fresh (`poller.rs`), the
 //! parsed inventories planning reads (`view.rs`, the cache), wiping a
 //! device and the holds that keep freed devices from specs (`devices.rs`),
-//! the device listing (`listing.rs`), and each host's ceph-volume release
-//! against the cluster's (`releases.rs`).
+//! the device listing (`listing.rs`), each host's ceph-volume release
+//! against the cluster's (`releases.rs`), and the slots `device replace`
+//! holds until a new disk is in them (`slots.rs`).
 
 mod devices;
 mod hosts;
 mod listing;
 mod poller;
 mod releases;
+mod slots;
 pub mod view;
 
 pub use hosts::{check_addr, check_host_name, check_label};

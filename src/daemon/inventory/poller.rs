@@ -125,6 +125,7 @@ impl Inventory {
         self.note_inventory_change(host, previous, before, &parsed).await;
         self.note_release_change(host, release_before.as_ref().map(Option::as_deref), inv.ceph_release.as_deref())
             .await;
+        self.release_filled_slots(&host.name, &parsed).await;
         let back = self.store.record_poll_success(&host.name, next_poll).await;
         self.poll_succeeded(host, back).await;
         Ok(Polled::Recorded)

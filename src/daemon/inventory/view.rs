@@ -197,6 +197,7 @@ mod tests {
             reason: "zapped".into(),
             since: 0,
             device_id: None,
+            waits_for_slot: None,
         };
         let snap = build(hosts, &[hold], &HashMap::new());
         let (a, b) = (&snap.view.hosts[0], &snap.view.hosts[1]);

@@ -7,6 +7,7 @@
 //! devices, when a disk counts as wiped) are in `domain::removal`.
 
 mod boost;
+mod device_replace;
 mod events;
 mod host_drain;
 mod host_effects;

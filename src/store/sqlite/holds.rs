@@ -14,20 +14,31 @@ fn hold_from(r: &sqlx::sqlite::SqliteRow) -> Result<HeldDevice> {
         reason: r.try_get(2)?,
         since: r.try_get(3)?,
         device_id: r.try_get(4)?,
+        waits_for_slot: r.try_get(5)?,
     })
 }
 
 #[async_trait]
 impl HoldRows for SqliteBackend {
-    async fn hold(&self, host: &str, path: &str, device_id: Option<&str>, reason: &str, now: i64) -> Result<()> {
+    async fn hold(
+        &self,
+        host: &str,
+        path: &str,
+        device_id: Option<&str>,
+        reason: &str,
+        waits_for_slot: Option<&str>,
+        now: i64,
+    ) -> Result<()> {
         sqlx::query(
-            "INSERT INTO held_devices (host, path, reason, since, device_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            "INSERT INTO held_devices (host, path, reason, since, device_id, waits_for_slot) VALUES (?, ?, ?, ?, ?, ?) \
+             ON CONFLICT DO NOTHING",
         )
         .bind(host)
         .bind(path)
         .bind(reason)
         .bind(now)
         .bind(device_id)
+        .bind(waits_for_slot)
         .execute(&self.writes)
         .await?;
         Ok(())
@@ -35,7 +46,7 @@ impl HoldRows for SqliteBackend {
 
     async fn release(&self, host: &str, path: &str) -> Result<Option<HeldDevice>> {
         let row = sqlx::query(
-            "DELETE FROM held_devices WHERE host = ? AND path = ? RETURNING host, path, reason, since, device_id",
+            "DELETE FROM held_devices WHERE host = ? AND path = ? RETURNING host, path, reason, since, device_id, waits_for_slot",
         )
         .bind(host)
         .bind(path)
@@ -45,9 +56,11 @@ impl HoldRows for SqliteBackend {
     }
 
     async fn holds(&self) -> Result<Vec<HeldDevice>> {
-        let rows = sqlx::query("SELECT host, path, reason, since, device_id FROM held_devices ORDER BY host, path")
-            .fetch_all(&self.reads)
-            .await?;
+        let rows = sqlx::query(
+            "SELECT host, path, reason, since, device_id, waits_for_slot FROM held_devices ORDER BY host, path",
+        )
+        .fetch_all(&self.reads)
+        .await?;
         rows.iter().map(hold_from).collect()
     }
 }

@@ -107,11 +107,21 @@ pub struct Hold {
     pub since: i64,
     /// The held disk's id (serial/WWN), when known; another disk at the same path is not held.
     pub device_id: Option<String>,
+    /// Held until a new disk is at this path of the host (`device replace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waits_for_slot: Option<String>,
 }
 
 impl From<HeldDevice> for Hold {
     fn from(h: HeldDevice) -> Hold {
-        Hold { host: h.host, path: h.path, reason: h.reason, since: h.since, device_id: h.device_id }
+        Hold {
+            host: h.host,
+            path: h.path,
+            reason: h.reason,
+            since: h.since,
+            device_id: h.device_id,
+            waits_for_slot: h.waits_for_slot,
+        }
     }
 }
 
@@ -130,4 +140,66 @@ pub struct ZapBody {
     /// Required.
     #[serde(default)]
     pub force: bool,
+}
+
+/// `POST /api/v1/devices/replace`: take a failed or failing disk's OSDs
+/// down for a new disk in its slot.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplaceBody {
+    pub host: String,
+    pub path: String,
+    /// Say what it would do; change nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// Required to act: the disk's OSDs are drained, destroyed (their ids
+    /// kept) and their volumes zapped.
+    #[serde(default)]
+    pub yes_i_really_mean_it: bool,
+    /// Drain with recovery raised (`osd rm --fast`).
+    #[serde(default)]
+    pub fast: bool,
+    /// Queue the removals even where their preview finds blockers.
+    #[serde(default)]
+    pub ignore_preview_blockers: bool,
+}
+
+/// An OSD with volumes on the disk, and which (`block`, `db`, `wal`, or
+/// `data` for a raw OSD).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct OsdOnDisk {
+    pub osd: u32,
+    pub kinds: Vec<String>,
+}
+
+/// What `device replace` does (or, with `dry_run`, would do).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Replacement {
+    pub host: String,
+    pub path: String,
+    /// The disk's serial/WWN: a disk with another one in the slot is the new disk.
+    pub device_id: Option<String>,
+    pub osds: Vec<OsdOnDisk>,
+    /// The OSDs' other disks, which no other OSD uses: held with the slot
+    /// until the new disk is in it.
+    pub waiting: Vec<String>,
+    pub dry_run: bool,
+    /// The removal preview of the OSDs (a dry run only).
+    pub preview: Option<crate::wire::api::removal_preview::RemovalPreview>,
+    /// What happens, step by step, in words.
+    pub text: Vec<String>,
+}
+
+/// What `device replace --clear` undid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ReplacementCleared {
+    pub host: String,
+    pub path: String,
+    /// Devices whose holds were lifted.
+    pub released: Vec<String>,
+    /// Removals stopped (their OSDs stay).
+    pub stopped: Vec<u32>,
+    /// Removals past the point of no return: their ids stay destroyed, and
+    /// a spec redeploys them on whatever disk is in the slot.
+    pub not_stopped: Vec<String>,
 }

@@ -1,0 +1,82 @@
+//! The slots `device replace` holds: when a host's inventory shows a new
+//! disk in one (`domain::device_replace::slot_filled`) and none of the
+//! slot's OSDs is still being removed, every hold waiting on it is lifted
+//! and the specs redeploy the destroyed ids.
+
+use std::collections::BTreeSet;
+
+use super::Inventory;
+use crate::domain::device_replace::slot_filled;
+use crate::domain::event::{EventKind, Level};
+use crate::domain::inventory::Device;
+use crate::store::RemovalCodec;
+
+impl Inventory {
+    /// Wakes the planner (a hold lifted, a replacement cleared).
+    pub fn wake_reconciler(&self) {
+        self.workers.reconciler.wake();
+    }
+
+    /// Lifts the holds of the host's replaced slots that hold a new disk,
+    /// or whose own hold an operator released. A slot whose OSDs are still
+    /// being removed waits: the removal would hold their freed disks again
+    /// when it ends. Errors are logged: the next inventory tries again.
+    pub(super) async fn release_filled_slots(&self, host: &str, devices: &[Device]) {
+        if let Err(e) = self.try_release_filled_slots(host, devices).await {
+            tracing::error!(host, "cannot look at the host's replaced slots: {e}");
+        }
+    }
+
+    async fn try_release_filled_slots(&self, host: &str, devices: &[Device]) -> Result<(), crate::store::StoreError> {
+        let holds: Vec<_> = self.store.holds().await?.into_iter().filter(|h| h.host == host).collect();
+        let slots: BTreeSet<&str> = holds.iter().filter_map(|h| h.waits_for_slot.as_deref()).collect();
+        if slots.is_empty() {
+            return Ok(());
+        }
+        let removing: Vec<String> = self
+            .store
+            .ops::<RemovalCodec>()
+            .active()
+            .await?
+            .into_iter()
+            .filter(|r| r.state.host == host)
+            .flat_map(|r| r.state.devices)
+            .collect();
+        for slot in slots {
+            let waiting: Vec<_> = holds.iter().filter(|h| h.waits_for_slot.as_deref() == Some(slot)).collect();
+            if waiting.iter().any(|h| removing.contains(&h.path)) {
+                continue;
+            }
+            let own = holds.iter().find(|h| h.path == slot);
+            let now_at_slot = devices.iter().find(|d| &*d.path == slot);
+            let filled = match own {
+                None => true,
+                Some(h) => slot_filled(h.device_id.as_deref(), now_at_slot),
+            };
+            if !filled {
+                continue;
+            }
+            let mut lifted = Vec::new();
+            for h in &waiting {
+                self.store.release(host, &h.path).await?;
+                lifted.push(h.path.clone());
+            }
+            let new = now_at_slot.map(|d| format!(" ({})", d.device_id)).unwrap_or_default();
+            self.events
+                .record(
+                    Level::Info,
+                    EventKind::DeviceSlotFilled,
+                    Some(host),
+                    Some(slot),
+                    format!(
+                        "A new disk{new} is in {slot}'s slot on {host}: released {}; the specs redeploy the \
+                         destroyed ids",
+                        lifted.join(", ")
+                    ),
+                )
+                .await;
+            self.wake_reconciler();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,223 @@
+//! `device replace HOST DEV [--clear]`: every OSD with a volume on the
+//! disk is removed with `--replace --zap` (drained, destroyed keeping its
+//! id, its volumes zapped and no other OSD's), and the slot is held until a
+//! new disk is in it (`domain::device_replace`; the inventory lifts the
+//! holds when it sees one, `inventory/slots.rs`).
+
+use super::{Removals, RemoveRequest};
+use crate::clock::now_ms;
+use crate::daemon::DaemonError;
+use crate::domain::device_replace::{self, OsdDevice};
+use crate::domain::event::{EventKind, Level};
+use crate::store::RemovalCodec;
+use crate::wire::api::devices::{OsdOnDisk, ReplaceBody, Replacement, ReplacementCleared};
+
+impl Removals {
+    /// The disk's OSDs, their other disks and what happens to each; with
+    /// `dry_run`, nothing more. Otherwise the holds are written first (the
+    /// intent), then the removals queued all or none; a refusal lifts the
+    /// holds it added.
+    pub async fn replace_device(&self, req: &ReplaceBody) -> Result<Replacement, DaemonError> {
+        // A fresh look at the disk before anything is decided from it.
+        let host = self.store.host(&req.host).await?;
+        if let Err(e) = self.inventory.poll_host(&host).await {
+            tracing::warn!(host = %req.host, "device replace: the inventory could not be refreshed: {e}");
+        }
+        let (host, disk) = self.inventory.known_device(&req.host, &req.path).await?;
+        let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
+        let raw: Vec<u32> = match self.ceph.all_osd_devices().await {
+            Ok(all) => all
+                .into_iter()
+                .filter(|(_, m)| m.is_on(&host.name) && m.dev_nodes.iter().any(|n| n == &req.path))
+                .map(|(id, _)| id)
+                .collect(),
+            Err(e) => {
+                tracing::warn!("device replace: no OSD metadata (raw OSDs on {} stay unknown): {e}", req.path);
+                Vec::new()
+            }
+        };
+        let mut on = device_replace::osds_on(&disk, &raw);
+        on.retain(|o| state.osd(o.osd).is_some_and(|s| !s.destroyed));
+        if on.is_empty() {
+            return Err(DaemonError::Conflict(format!(
+                "no OSD of the cluster has a volume on {} on {}: nothing to replace (`osdkeeper device zap` wipes a \
+                 disk no OSD uses)",
+                req.path, host.name
+            )));
+        }
+        let ids: Vec<u32> = on.iter().map(|o| o.osd).collect();
+        let hosts = self.store.hosts().await?;
+        let mut devices = Vec::new();
+        for &id in &ids {
+            let osd = state.osd(id).expect("kept above");
+            let located = self.locate(id, osd, &hosts, true).await?;
+            for (i, zap) in located.zaps.iter().enumerate() {
+                let mut users = vec![id];
+                users.extend(zap.others.iter().filter_map(|(o, _)| o.parse::<u32>().ok()));
+                devices.push(OsdDevice {
+                    path: zap.path.clone(),
+                    device_id: located.found.device_ids.get(i).cloned().filter(|d| !d.is_empty()),
+                    users,
+                });
+            }
+        }
+        let waiting = device_replace::companions(&req.path, &ids, &devices);
+        let named = device_replace::describe(&on);
+        let device_id = Some(disk.device_id.to_string()).filter(|d| !d.trim().is_empty());
+        let mut text = vec![format!(
+            "{} on {}: {named}, drained, destroyed (their ids kept), their volumes zapped",
+            req.path, host.name
+        )];
+        match (&device_id, waiting.is_empty()) {
+            (Some(id), true) => text.push(format!(
+                "{} ({id}) stays held; a new disk in its slot is redeployed by the specs with {}",
+                req.path,
+                osd_list(&ids)
+            )),
+            (Some(id), false) => text.push(format!(
+                "{} ({id}) and {} stay held until a new disk is in {}'s slot; then the specs redeploy {}",
+                req.path,
+                paths(&waiting),
+                req.path,
+                osd_list(&ids)
+            )),
+            (None, _) => text.push(format!(
+                "{} reports no serial or WWN, so a new disk in its slot cannot be told from it: once it is in, \
+                 `osdkeeper device release {} {}` lets the specs redeploy {}",
+                req.path,
+                host.name,
+                req.path,
+                osd_list(&ids)
+            )),
+        }
+        let mut answer = Replacement {
+            host: host.name.clone(),
+            path: req.path.clone(),
+            device_id: device_id.clone(),
+            osds: on.iter().map(|o| OsdOnDisk { osd: o.osd, kinds: o.kinds.clone() }).collect(),
+            waiting: waiting.iter().map(|d| d.path.clone()).collect(),
+            dry_run: req.dry_run,
+            preview: None,
+            text,
+        };
+        if req.dry_run {
+            answer.preview = Some(self.preview_removal(&ids, true).await?);
+            return Ok(answer);
+        }
+        if !req.yes_i_really_mean_it {
+            return Err(DaemonError::Invalid(format!(
+                "device replace drains and destroys {named} and zaps their volumes: pass --yes-i-really-mean-it \
+                 (--dry-run shows what it does)"
+            )));
+        }
+        let held_before: Vec<String> =
+            self.store.holds().await?.into_iter().filter(|h| h.host == host.name).map(|h| h.path).collect();
+        let now = now_ms();
+        let slot_reason =
+            format!("being replaced (device replace): {named}; a new disk in its slot takes {}", osd_list(&ids));
+        self.store.hold_until_slot(&host.name, &req.path, device_id.as_deref(), &slot_reason, &req.path, now).await?;
+        for d in &waiting {
+            let reason = format!("waits for a new disk in {}'s slot (device replace of {named})", req.path);
+            self.store.hold_until_slot(&host.name, &d.path, d.device_id.as_deref(), &reason, &req.path, now).await?;
+        }
+        let removal = RemoveRequest {
+            ids: ids.clone(),
+            replace: true,
+            force: false,
+            zap: true,
+            fast: req.fast,
+            ignore_preview_blockers: req.ignore_preview_blockers,
+        };
+        if let Err(e) = self.schedule_removals(&removal).await {
+            let added = std::iter::once(&req.path).chain(waiting.iter().map(|d| &d.path));
+            for path in added.filter(|p| !held_before.contains(p)) {
+                if let Err(release) = self.store.release(&host.name, path).await {
+                    tracing::error!("cannot lift the hold on {path} after a refused device replace: {release}");
+                }
+            }
+            return Err(e);
+        }
+        self.events
+            .record(
+                Level::Info,
+                EventKind::DeviceReplace,
+                Some(&host.name),
+                Some(&req.path),
+                format!("Replacing {} on {}: {}", req.path, host.name, answer.text.join("; ")),
+            )
+            .await;
+        Ok(answer)
+    }
+
+    /// `device replace HOST DEV --clear`: the removals that can still stop
+    /// are stopped, and every hold of the replacement is lifted.
+    pub async fn clear_device_replacement(&self, host: &str, path: &str) -> Result<ReplacementCleared, DaemonError> {
+        let holds: Vec<_> = self
+            .store
+            .holds()
+            .await?
+            .into_iter()
+            .filter(|h| h.host == host && h.waits_for_slot.as_deref() == Some(path))
+            .collect();
+        // Its removals: those of the OSDs on the slot, or on a disk that
+        // waits with it (Ceph's metadata may name only an OSD's data disk).
+        let mut paths: Vec<&str> = holds.iter().map(|h| h.path.as_str()).collect();
+        paths.push(path);
+        let removals: Vec<_> = self
+            .store
+            .ops::<RemovalCodec>()
+            .active()
+            .await?
+            .into_iter()
+            .filter(|r| {
+                r.state.host == host && r.state.replace && r.state.devices.iter().any(|d| paths.contains(&d.as_str()))
+            })
+            .collect();
+        if holds.is_empty() && removals.is_empty() {
+            return Err(DaemonError::NotFound(format!("{path} on {host} is not being replaced")));
+        }
+        let (can, cannot): (Vec<_>, Vec<_>) = removals.iter().partition(|r| r.state.phase.can_stop());
+        let stop: Vec<u32> = can.iter().map(|r| r.state.osd_id).collect();
+        if !stop.is_empty() {
+            self.stop_removals(&stop).await?;
+        }
+        let mut released = Vec::new();
+        for h in &holds {
+            match self.store.release(host, &h.path).await {
+                Ok(_) => released.push(h.path.clone()),
+                Err(e) => tracing::warn!("device replace --clear: {} on {host}: {e}", h.path),
+            }
+        }
+        let not_stopped: Vec<String> =
+            cannot.iter().map(|r| format!("osd.{} ({})", r.state.osd_id, r.state.phase.as_str())).collect();
+        let mut said = format!("Cleared the replacement of {path} on {host}: released {}", paths_of(&released));
+        if !stop.is_empty() {
+            said.push_str(&format!("; stopped the removal of {}", osd_list(&stop)));
+        }
+        if !not_stopped.is_empty() {
+            said.push_str(&format!(
+                "; past the point of no return: {} (the specs redeploy them on the disk in the slot)",
+                not_stopped.join(", ")
+            ));
+        }
+        self.events.record(Level::Info, EventKind::DeviceReplaceCleared, Some(host), Some(path), said).await;
+        self.inventory.wake_reconciler();
+        Ok(ReplacementCleared { host: host.into(), path: path.into(), released, stopped: stop, not_stopped })
+    }
+}
+
+fn osd_list(ids: &[u32]) -> String {
+    ids.iter().map(|i| format!("osd.{i}")).collect::<Vec<_>>().join(", ")
+}
+
+fn paths(devices: &[OsdDevice]) -> String {
+    devices.iter().map(|d| d.path.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn paths_of(released: &[String]) -> String {
+    if released.is_empty() {
+        "no hold".into()
+    } else {
+        released.join(", ")
+    }
+}

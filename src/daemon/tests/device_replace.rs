@@ -1,0 +1,109 @@
+//! `device replace` on the simulated field-report cluster: a shared DB
+//! SSD takes both its OSDs down and holds their HDDs until a new SSD is in
+//! its slot; an HDD leaves the DB SSD it shares to the specs; `--clear`.
+
+use super::*;
+use crate::domain::removal::Phase;
+use crate::wire::api::devices::ReplaceBody;
+
+fn body(host: &str, path: &str) -> ReplaceBody {
+    ReplaceBody { host: host.into(), path: path.into(), ..ReplaceBody::default() }
+}
+
+async fn held_on(d: &Arc<Daemon>, host: &str) -> Vec<(String, Option<String>)> {
+    let holds = d.store.holds().await.unwrap();
+    holds.into_iter().filter(|h| h.host == host).map(|h| (h.path, h.waits_for_slot)).collect()
+}
+
+async fn removals(d: &Arc<Daemon>) -> Vec<crate::domain::removal::RemovalRecord> {
+    d.store.ops::<crate::store::RemovalCodec>().with_finished(50).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_shared_db_ssd_takes_its_osds_down_and_their_hdds_wait_for_the_new_ssd() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    // f5-422-02's /dev/sdc holds the DBs of osd.3 (/dev/sdb) and osd.11 (/dev/sdf).
+    let dry = d.removals.replace_device(&ReplaceBody { dry_run: true, ..body("f5-422-02", "/dev/sdc") }).await.unwrap();
+    let osds: Vec<(u32, Vec<String>)> = dry.osds.iter().map(|o| (o.osd, o.kinds.clone())).collect();
+    assert_eq!(osds, [(3, vec!["db".to_string()]), (11, vec!["db".to_string()])], "{dry:?}");
+    assert_eq!(dry.waiting, ["/dev/sdb", "/dev/sdf"]);
+    assert_eq!(dry.preview.as_ref().map(|p| p.osds.clone()), Some(vec![3, 11]));
+    assert!(dry.text[1].contains("/dev/sdb, /dev/sdf stay held until a new disk is in /dev/sdc's slot"), "{dry:?}");
+    assert!(removals(&d).await.is_empty() && held_on(&d, "f5-422-02").await.is_empty(), "a dry run stores nothing");
+
+    let refused = d.removals.replace_device(&body("f5-422-02", "/dev/sdc")).await;
+    assert!(matches!(&refused, Err(DaemonError::Invalid(m)) if m.contains("--yes-i-really-mean-it")), "{refused:?}");
+    assert!(removals(&d).await.is_empty() && held_on(&d, "f5-422-02").await.is_empty(), "a refusal stores nothing");
+
+    let go = ReplaceBody { yes_i_really_mean_it: true, ..body("f5-422-02", "/dev/sdc") };
+    d.removals.replace_device(&go).await.unwrap();
+    let slot = Some("/dev/sdc".to_string());
+    let held = held_on(&d, "f5-422-02").await;
+    assert_eq!(
+        held,
+        [("/dev/sdb".into(), slot.clone()), ("/dev/sdc".into(), slot.clone()), ("/dev/sdf".into(), slot.clone())],
+        "the intent is written with the removals"
+    );
+    let recs = removals(&d).await;
+    assert!(recs.iter().all(|r| r.state.replace && r.state.zap), "{recs:?}");
+    let mut ids: Vec<u32> = recs.iter().map(|r| r.state.osd_id).collect();
+    ids.sort();
+    assert_eq!(ids, [3, 11]);
+    for id in [3, 11] {
+        rounds_until(&d, &sim, id, |r| r.state.phase == Phase::Done).await;
+    }
+    assert!(sim.osds().iter().filter(|o| o.id == 3 || o.id == 11).all(|o| o.destroyed), "ids kept, destroyed");
+
+    // The zapped SSD is still the old disk: everything stays held, and a
+    // spec for those very disks makes nothing.
+    let host = d.store.host("f5-422-02").await.unwrap();
+    d.inventory.poll_host(&host).await.unwrap();
+    assert_eq!(held_on(&d, "f5-422-02").await.len(), 3);
+    let spec =
+        "service_type: osd\nservice_id: hdd_with_db\nplacement:\n  hosts: [f5-422-02]\nspec:\n  data_devices:\n    \
+                paths: [/dev/sdb, /dev/sdf]\n  db_devices:\n    paths: [/dev/sdc]\n";
+    d.specs.apply(spec, &ApplyQuery::default()).await.unwrap();
+    d.specs.reconcile_once().await.unwrap();
+    let deployments = || async { d.store.ops::<crate::store::DeploymentCodec>().with_finished(10).await.unwrap() };
+    assert!(deployments().await.is_empty(), "held disks are not deployed: {:?}", deployments().await);
+
+    // A new SSD in the slot: every hold of the replacement is lifted.
+    sim.swap_disk("f5-422-02", "/dev/sdc", "Samsung_SSD_870_S9001");
+    d.inventory.poll_host(&host).await.unwrap();
+    assert!(held_on(&d, "f5-422-02").await.is_empty(), "{:?}", held_on(&d, "f5-422-02").await);
+    let events = d.store.events(None, 300).await.unwrap();
+    let filled = events.iter().find(|e| e.kind == EventKind::DeviceSlotFilled).expect("the slot's event");
+    assert!(filled.message.contains("released /dev/sdb, /dev/sdc, /dev/sdf"), "{}", filled.message);
+    // The spec now takes the HDDs, their DBs on the new SSD, with the ids kept.
+    d.specs.reconcile_once().await.unwrap();
+    let recs = deployments().await;
+    let claimed: Vec<u32> = recs.iter().flat_map(|r| r.state.steps.iter().flat_map(|s| s.claimed_ids())).collect();
+    assert_eq!(claimed, [3, 11], "{recs:?}");
+}
+
+#[tokio::test]
+async fn an_hdd_leaves_its_shared_db_ssd_to_the_specs_and_clear_undoes_it() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    // osd.8's DB is on /dev/sdf with osd.15's: only the HDD waits.
+    let go = ReplaceBody { yes_i_really_mean_it: true, ..body("f5-422-03", "/dev/sdd") };
+    let answer = d.removals.replace_device(&go).await.unwrap();
+    assert_eq!((answer.osds.len(), answer.osds[0].osd), (1, 8));
+    assert!(answer.waiting.is_empty(), "{answer:?}");
+    assert_eq!(held_on(&d, "f5-422-03").await, [("/dev/sdd".to_string(), Some("/dev/sdd".to_string()))]);
+
+    let cleared = d.removals.clear_device_replacement("f5-422-03", "/dev/sdd").await.unwrap();
+    assert_eq!((cleared.stopped.clone(), cleared.released.clone()), (vec![8], vec!["/dev/sdd".to_string()]));
+    assert!(cleared.not_stopped.is_empty());
+    rounds_until(&d, &sim, 8, |r| r.state.phase.is_finished()).await;
+    let osd = sim.osds().into_iter().find(|o| o.id == 8).expect("osd.8 stays");
+    assert!(!osd.destroyed && osd.is_in, "{osd:?}");
+    assert!(held_on(&d, "f5-422-03").await.is_empty());
+    let again = d.removals.clear_device_replacement("f5-422-03", "/dev/sdd").await;
+    assert!(matches!(again, Err(DaemonError::NotFound(_))), "{again:?}");
+
+    // A disk no OSD uses has nothing to replace, and nothing is stored.
+    let blank =
+        d.removals.replace_device(&ReplaceBody { yes_i_really_mean_it: true, ..body("f5-422-03", "/dev/sdc") }).await;
+    assert!(matches!(&blank, Err(DaemonError::Conflict(m)) if m.contains("nothing to replace")), "{blank:?}");
+    assert!(held_on(&d, "f5-422-03").await.is_empty());
+}
