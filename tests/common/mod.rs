@@ -5,6 +5,7 @@
 
 pub mod browser;
 pub mod client;
+pub mod field;
 pub mod mounts;
 pub mod real_hosts;
 pub mod sandbox;
