@@ -144,6 +144,18 @@ pub trait HoldRows {
         waits_for_slot: Option<&str>,
         now: i64,
     ) -> Result<()>;
+    /// Holds a device for a `device replace` slot in place of any hold at
+    /// its path (one naming an older disk would not cover this one); the
+    /// hold it replaced.
+    async fn hold_for_slot(
+        &self,
+        host: &str,
+        path: &str,
+        device_id: Option<&str>,
+        reason: &str,
+        slot: &str,
+        now: i64,
+    ) -> Result<Option<HeldDevice>>;
     async fn release(&self, host: &str, path: &str) -> Result<Option<HeldDevice>>;
     /// By host, then path.
     async fn holds(&self) -> Result<Vec<HeldDevice>>;

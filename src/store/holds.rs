@@ -43,7 +43,8 @@ impl Store {
         Ok(())
     }
 
-    /// Holds a device until a new disk is at `slot` on the same host.
+    /// Holds a device until a new disk is at `slot` on the same host, in
+    /// place of any hold at its path; the hold it replaced.
     pub async fn hold_until_slot(
         &self,
         host: &str,
@@ -52,8 +53,18 @@ impl Store {
         reason: &str,
         slot: &str,
         now: i64,
-    ) -> Result<()> {
-        self.backend.hold(host, path, device_id.filter(|d| !d.is_empty()), reason, Some(slot), now).await?;
+    ) -> Result<Option<HeldDevice>> {
+        let before =
+            self.backend.hold_for_slot(host, path, device_id.filter(|d| !d.is_empty()), reason, slot, now).await?;
+        self.changed(Topic::Holds);
+        Ok(before)
+    }
+
+    /// Puts back a hold `hold_until_slot` replaced (a refused replacement).
+    pub async fn restore_hold(&self, h: &HeldDevice) -> Result<()> {
+        let _ = self.backend.release(&h.host, &h.path).await?;
+        let id = h.device_id.as_deref();
+        self.backend.hold(&h.host, &h.path, id, &h.reason, h.waits_for_slot.as_deref(), h.since).await?;
         self.changed(Topic::Holds);
         Ok(())
     }

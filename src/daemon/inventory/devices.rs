@@ -141,14 +141,7 @@ impl Inventory {
             .await;
         // The slot of a `device replace` released by hand: the disks
         // waiting on it go too.
-        match self.store.inventory(host).await {
-            Ok(Some(inv)) => match self.cache.devices(&inv) {
-                Ok(devices) => self.release_filled_slots(host, &devices).await,
-                Err(e) => tracing::warn!(host, "cannot read the inventory for the slots waiting on {path}: {e}"),
-            },
-            Ok(None) => {}
-            Err(e) => tracing::warn!(host, "cannot read the inventory for the slots waiting on {path}: {e}"),
-        }
+        self.recheck_slots(host).await;
         self.workers.reconciler.wake();
         Ok(hold.into())
     }

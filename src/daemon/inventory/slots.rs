@@ -17,6 +17,18 @@ impl Inventory {
         self.workers.reconciler.wake();
     }
 
+    /// `release_filled_slots` with the host's stored inventory.
+    pub async fn recheck_slots(&self, host: &str) {
+        match self.store.inventory(host).await {
+            Ok(Some(inv)) => match self.cache.devices(&inv) {
+                Ok(devices) => self.release_filled_slots(host, &devices).await,
+                Err(e) => tracing::warn!(host, "cannot read the inventory to look at its replaced slots: {e}"),
+            },
+            Ok(None) => {}
+            Err(e) => tracing::warn!(host, "cannot read the inventory to look at its replaced slots: {e}"),
+        }
+    }
+
     /// Lifts the holds of the host's replaced slots that hold a new disk,
     /// or whose own hold an operator released. A slot whose OSDs are still
     /// being removed waits: the removal would hold their freed disks again
@@ -58,8 +70,12 @@ impl Inventory {
             }
             let mut lifted = Vec::new();
             for h in &waiting {
-                self.store.release(host, &h.path).await?;
-                lifted.push(h.path.clone());
+                match self.store.release(host, &h.path).await {
+                    Ok(_) => lifted.push(h.path.clone()),
+                    // Released meanwhile (`--clear`, `device release`): gone all the same.
+                    Err(crate::store::StoreError::NotFound(_)) => {}
+                    Err(e) => return Err(e),
+                }
             }
             let new = now_at_slot.map(|d| format!(" ({})", d.device_id)).unwrap_or_default();
             self.events

@@ -18,12 +18,21 @@ impl Removals {
     /// intent), then the removals queued all or none; a refusal lifts the
     /// holds it added.
     pub async fn replace_device(&self, req: &ReplaceBody) -> Result<Replacement, DaemonError> {
+        let _one = self.replacing.lock().await;
         // A fresh look at the disk before anything is decided from it.
         let host = self.store.host(&req.host).await?;
         if let Err(e) = self.inventory.poll_host(&host).await {
             tracing::warn!(host = %req.host, "device replace: the inventory could not be refreshed: {e}");
         }
-        let (host, disk) = self.inventory.known_device(&req.host, &req.path).await?;
+        let (host, disk) = match self.inventory.known_device(&req.host, &req.path).await {
+            Err(DaemonError::NotFound(m)) => {
+                return Err(DaemonError::NotFound(format!(
+                    "{m} (a disk that died may have left the inventory: `osdkeeper osd rm ID... --replace` removes \
+                     its OSDs without zapping it)"
+                )))
+            }
+            other => other?,
+        };
         let state = self.ceph.state().await.map_err(DaemonError::cluster_unreadable)?;
         let raw: Vec<u32> = match self.ceph.all_osd_devices().await {
             Ok(all) => all
@@ -37,11 +46,20 @@ impl Removals {
             }
         };
         let mut on = device_replace::osds_on(&disk, &raw);
+        let gone: Vec<String> = on
+            .iter()
+            .filter(|o| !state.osd(o.osd).is_some_and(|s| !s.destroyed))
+            .map(|o| match state.osd(o.osd) {
+                Some(_) => format!("osd.{} (destroyed)", o.osd),
+                None => format!("osd.{} (not in the OSD map)", o.osd),
+            })
+            .collect();
         on.retain(|o| state.osd(o.osd).is_some_and(|s| !s.destroyed));
         if on.is_empty() {
+            let left = if gone.is_empty() { String::new() } else { format!(" (its volumes name {})", gone.join(", ")) };
             return Err(DaemonError::Conflict(format!(
-                "no OSD of the cluster has a volume on {} on {}: nothing to replace (`osdkeeper device zap` wipes a \
-                 disk no OSD uses)",
+                "no OSD of the cluster has a volume on {} on {}{left}: nothing to replace (`osdkeeper device zap` \
+                 wipes a disk no OSD uses)",
                 req.path, host.name
             )));
         }
@@ -90,6 +108,13 @@ impl Removals {
                 osd_list(&ids)
             )),
         }
+        if device_id.is_some() {
+            text.push(format!(
+                "swap the disk once `osdkeeper osd rm status` shows the removals done; a new disk the kernel names \
+                 other than {} is not seen as the slot's: `osdkeeper device release {} {}` then says it is in",
+                req.path, host.name, req.path
+            ));
+        }
         let mut answer = Replacement {
             host: host.name.clone(),
             path: req.path.clone(),
@@ -110,15 +135,27 @@ impl Removals {
                  (--dry-run shows what it does)"
             )));
         }
-        let held_before: Vec<String> =
-            self.store.holds().await?.into_iter().filter(|h| h.host == host.name).map(|h| h.path).collect();
+        // Intent first: the holds (each in place of any older hold at its
+        // path), then the removals; a refused removal puts the holds back
+        // as they were.
         let now = now_ms();
         let slot_reason =
             format!("being replaced (device replace): {named}; a new disk in its slot takes {}", osd_list(&ids));
-        self.store.hold_until_slot(&host.name, &req.path, device_id.as_deref(), &slot_reason, &req.path, now).await?;
+        let mut replaced = Vec::new();
+        let mut written = vec![req.path.clone()];
+        let before = self
+            .store
+            .hold_until_slot(&host.name, &req.path, device_id.as_deref(), &slot_reason, &req.path, now)
+            .await?;
+        replaced.extend(before);
         for d in &waiting {
             let reason = format!("waits for a new disk in {}'s slot (device replace of {named})", req.path);
-            self.store.hold_until_slot(&host.name, &d.path, d.device_id.as_deref(), &reason, &req.path, now).await?;
+            let before = self
+                .store
+                .hold_until_slot(&host.name, &d.path, d.device_id.as_deref(), &reason, &req.path, now)
+                .await?;
+            replaced.extend(before);
+            written.push(d.path.clone());
         }
         let removal = RemoveRequest {
             ids: ids.clone(),
@@ -127,12 +164,16 @@ impl Removals {
             zap: true,
             fast: req.fast,
             ignore_preview_blockers: req.ignore_preview_blockers,
+            slot: Some(req.path.clone()),
         };
         if let Err(e) = self.schedule_removals(&removal).await {
-            let added = std::iter::once(&req.path).chain(waiting.iter().map(|d| &d.path));
-            for path in added.filter(|p| !held_before.contains(p)) {
-                if let Err(release) = self.store.release(&host.name, path).await {
-                    tracing::error!("cannot lift the hold on {path} after a refused device replace: {release}");
+            for path in &written {
+                let put_back = match replaced.iter().find(|h| &h.path == path) {
+                    Some(h) => self.store.restore_hold(h).await,
+                    None => self.store.release(&host.name, path).await.map(|_| ()),
+                };
+                if let Err(undo) = put_back {
+                    tracing::error!("cannot put back the hold on {path} after a refused device replace: {undo}");
                 }
             }
             return Err(e);
@@ -150,8 +191,12 @@ impl Removals {
     }
 
     /// `device replace HOST DEV --clear`: the removals that can still stop
-    /// are stopped, and every hold of the replacement is lifted.
+    /// are stopped; the slot's hold is lifted, and so are the holds of the
+    /// disks whose removals stopped. The disks of removals past the point
+    /// of no return stay held until those end (`inventory/slots.rs` then
+    /// finds the slot's own hold gone): a disk being zapped is no spec's.
     pub async fn clear_device_replacement(&self, host: &str, path: &str) -> Result<ReplacementCleared, DaemonError> {
+        let _one = self.replacing.lock().await;
         let holds: Vec<_> = self
             .store
             .holds()
@@ -159,19 +204,13 @@ impl Removals {
             .into_iter()
             .filter(|h| h.host == host && h.waits_for_slot.as_deref() == Some(path))
             .collect();
-        // Its removals: those of the OSDs on the slot, or on a disk that
-        // waits with it (Ceph's metadata may name only an OSD's data disk).
-        let mut paths: Vec<&str> = holds.iter().map(|h| h.path.as_str()).collect();
-        paths.push(path);
         let removals: Vec<_> = self
             .store
             .ops::<RemovalCodec>()
             .active()
             .await?
             .into_iter()
-            .filter(|r| {
-                r.state.host == host && r.state.replace && r.state.devices.iter().any(|d| paths.contains(&d.as_str()))
-            })
+            .filter(|r| r.state.host == host && r.state.slot.as_deref() == Some(path))
             .collect();
         if holds.is_empty() && removals.is_empty() {
             return Err(DaemonError::NotFound(format!("{path} on {host} is not being replaced")));
@@ -181,8 +220,9 @@ impl Removals {
         if !stop.is_empty() {
             self.stop_removals(&stop).await?;
         }
+        let still_removed: Vec<&String> = cannot.iter().flat_map(|r| r.state.devices.iter()).collect();
         let mut released = Vec::new();
-        for h in &holds {
+        for h in holds.iter().filter(|h| h.path == path || !still_removed.contains(&&h.path)) {
             match self.store.release(host, &h.path).await {
                 Ok(_) => released.push(h.path.clone()),
                 Err(e) => tracing::warn!("device replace --clear: {} on {host}: {e}", h.path),
@@ -196,7 +236,8 @@ impl Removals {
         }
         if !not_stopped.is_empty() {
             said.push_str(&format!(
-                "; past the point of no return: {} (the specs redeploy them on the disk in the slot)",
+                "; past the point of no return: {} (their disks are let go when they end; the specs then redeploy \
+                 their ids on the disks in their slots)",
                 not_stopped.join(", ")
             ));
         }

@@ -62,6 +62,11 @@ impl Removals {
         if matches!(rec.state.phase, Phase::Zapping | Phase::Done) {
             self.inventory.hold_freed_devices(&rec.state).await;
         }
+        // A `device replace` slot whose new disk came in while this removal
+        // ran waited for it to end.
+        if rec.state.slot.is_some() && rec.state.phase.is_finished() {
+            self.inventory.recheck_slots(&rec.state.host).await;
+        }
         if let Some((kind, message)) = announcement(rec, before) {
             let subject = format!("osd.{}", rec.state.osd_id);
             self.events.record(Level::Info, kind, Some(&rec.state.host), Some(&subject), message).await;

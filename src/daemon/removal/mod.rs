@@ -43,6 +43,9 @@ pub struct Removals {
     max_draining: usize,
     /// How long an operation whose effects keep failing waits.
     backoff: Backoff,
+    /// One `device replace` (or its `--clear`) at a time: each reads the
+    /// holds, writes its own, and may put back what it replaced.
+    replacing: tokio::sync::Mutex<()>,
 }
 
 impl Removals {
@@ -59,6 +62,18 @@ impl Removals {
         max_draining: usize,
         backoff: Backoff,
     ) -> Removals {
-        Removals { store, ceph, agents, events, cluster, inventory, read_model, worker, max_draining, backoff }
+        Removals {
+            store,
+            ceph,
+            agents,
+            events,
+            cluster,
+            inventory,
+            read_model,
+            worker,
+            max_draining,
+            backoff,
+            replacing: tokio::sync::Mutex::new(()),
+        }
     }
 }

@@ -31,6 +31,8 @@ pub struct RemoveRequest {
     pub fast: bool,
     /// Queue it even when the preview finds blockers (or cannot be computed).
     pub ignore_preview_blockers: bool,
+    /// `device replace` of the disk at this path: its holds keep the disks.
+    pub slot: Option<String>,
 }
 
 impl Removals {
@@ -71,6 +73,7 @@ impl Removals {
                 r.shared_devices = zaps.iter().filter(|d| d.is_shared()).map(|d| d.path.clone()).collect();
             }
             r.fast = req.fast;
+            r.slot = req.slot.clone();
             removals.push(r);
         }
         let ignored = self.preview_check(req).await?;

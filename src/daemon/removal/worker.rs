@@ -24,8 +24,8 @@ use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{Outcome, Recorded};
 use crate::domain::removal::{
     advance, after_step, apply, began_drain, bytes_to_move, cadence, clean_devices, held_back, may_start_drain,
-    observe_cluster, questions, sample_due, undone_outside, Drain, Effect, Observation, PacingFacts, Phase, Removal,
-    RemovalRecord, Step, Verdict,
+    observe_cluster, questions, replaced_devices, sample_due, undone_outside, Drain, Effect, Observation, PacingFacts,
+    Phase, Removal, RemovalRecord, Step, Verdict,
 };
 use crate::store::{DrainSampleRow, RemovalCodec};
 
@@ -330,7 +330,10 @@ impl RemovalKind {
             }
             match self.d.store.inventory(&r.host).await {
                 Ok(Some(inv)) => match self.d.inventory.parsed(&inv) {
-                    Ok(devices) => obs.clean_devices = clean_devices(r, &devices),
+                    Ok(devices) => {
+                        obs.clean_devices = clean_devices(r, &devices);
+                        obs.replaced_devices = replaced_devices(r, &devices);
+                    }
                     Err(e) => tracing::error!("{e}"),
                 },
                 Ok(None) => {}

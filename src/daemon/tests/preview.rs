@@ -17,6 +17,7 @@ async fn a_removal_that_cannot_finish_is_refused_unless_told_to_ignore_the_block
         zap: false,
         fast: false,
         ignore_preview_blockers: ignore,
+        slot: None,
     };
     let preview = d.removals.preview_removal(&ids, false).await.unwrap();
     assert!(preview.blockers.iter().any(|b| b.starts_with("pool 'rbd' (size 2)")), "{:?}", preview.blockers);

@@ -164,7 +164,7 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 return Step::act(next, Effect::ZapLvs { fsid: fsid.clone() });
             }
             for path in &r.devices {
-                if r.zapped.contains(path) || r.shared_devices.contains(path) {
+                if r.zapped.contains(path) || r.shared_devices.contains(path) || obs.replaced_devices.contains(path) {
                     continue;
                 }
                 if obs.clean_devices.contains(path) {

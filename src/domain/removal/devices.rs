@@ -96,6 +96,24 @@ pub fn clean_devices(r: &Removal, inventory: &[Device]) -> Vec<String> {
         .collect()
 }
 
+/// The removal's devices whose path the host's inventory now shows with
+/// another disk: both the recorded id and the one there now are known and
+/// name different disks.
+pub fn replaced_devices(r: &Removal, inventory: &[Device]) -> Vec<String> {
+    r.devices
+        .iter()
+        .enumerate()
+        .filter(|(i, path)| {
+            let want_id = r.device_ids.get(*i).map(String::as_str).unwrap_or("");
+            !want_id.is_empty()
+                && inventory.iter().any(|d| {
+                    &*d.path == path.as_str() && !d.device_id.trim().is_empty() && !same_disk(&d.device_id, want_id)
+                })
+        })
+        .map(|(_, p)| p.clone())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

@@ -35,7 +35,7 @@ pub mod zap_plan;
 
 pub use super::cluster::Verdict;
 pub use advance::{advance, apply};
-pub use devices::{clean_devices, identify, Identified, IdentifyError};
+pub use devices::{clean_devices, identify, replaced_devices, Identified, IdentifyError};
 pub use ending::Ending;
 pub use pacing::{may_start_drain, unhealthy, Drain, PacingFacts};
 pub use record::{
@@ -147,6 +147,9 @@ pub struct Removal {
     /// The preview's blockers that `osd rm --ignore-preview-blockers` was
     /// told to skip, as the preview worded them when it was scheduled.
     pub ignored_blockers: Vec<String>,
+    /// Part of `device replace` of the disk at this path of its host: the
+    /// replacement's holds keep its disks, not the removal's own.
+    pub slot: Option<String>,
     /// How it ended, when not plainly.
     pub ending: Option<Ending>,
     /// How it ended, as text, in records written before `ending` existed:
@@ -179,6 +182,7 @@ impl Removal {
             kb_used_now: None,
             drain_started_at: None,
             ignored_blockers: Vec::new(),
+            slot: None,
             ending: None,
             legacy_note: None,
         }
@@ -194,9 +198,10 @@ impl Removal {
 
     /// Whether its devices are free now and should be held back from specs.
     /// Not when the OSD vanished before osdkeeper drained it: whoever
-    /// removed it decides about its disks.
+    /// removed it decides about its disks; nor for a `device replace`,
+    /// whose slot holds them (or let them go: the new disk is in).
     pub fn frees_devices(&self) -> bool {
-        !(self.ending == Some(Ending::RemovedOutside) && self.pgs_at_start.is_none())
+        self.slot.is_none() && !(self.ending == Some(Ending::RemovedOutside) && self.pgs_at_start.is_none())
     }
 }
 
@@ -223,6 +228,9 @@ pub struct Observation {
     pub daemon_running: Option<bool>,
     /// Recorded devices that the host's inventory shows without any signature.
     pub clean_devices: Vec<String>,
+    /// Recorded devices whose path now holds another disk (another serial):
+    /// the old one was pulled, and the new one is not this removal's to wipe.
+    pub replaced_devices: Vec<String>,
 }
 
 /// One action on the cluster or a host. All are safe to repeat.

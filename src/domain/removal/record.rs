@@ -25,6 +25,7 @@ pub fn observe_cluster(r: &Removal, cluster: &ClusterState, may_start_drain: Ver
         host_reachable: true,
         daemon_running: None,
         clean_devices: Vec::new(),
+        replaced_devices: Vec::new(),
     }
 }
 

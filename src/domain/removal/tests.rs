@@ -21,6 +21,7 @@ fn healthy() -> Observation {
         host_reachable: true,
         daemon_running: Some(true),
         clean_devices: vec![],
+        replaced_devices: vec![],
     }
 }
 
@@ -155,6 +156,37 @@ fn zap_each_device_once_then_done() {
     r.zap = false;
     r.zapped.clear();
     assert_eq!(run(&r, &healthy()).next.phase, Phase::Done);
+}
+
+/// A new disk already in the slot (the old one pulled) is not the
+/// removal's to wipe: it ends without it.
+#[test]
+fn a_new_disk_in_the_slot_is_never_wiped() {
+    let mut r = removal(Phase::Zapping);
+    r.devices = vec!["/dev/a".into(), "/dev/b".into()];
+    r.device_ids = vec!["OLD-A".into(), "OLD-B".into()];
+    let mut o = healthy();
+    o.exists = false;
+    o.replaced_devices = crate::domain::removal::replaced_devices(
+        &r,
+        &[
+            crate::domain::inventory::Device::from(crate::domain::inventory::DeviceReport {
+                path: "/dev/a".into(),
+                device_id: "NEW-A".into(),
+                ..Default::default()
+            }),
+            crate::domain::inventory::Device::from(crate::domain::inventory::DeviceReport {
+                path: "/dev/b".into(),
+                device_id: "OLD-B".into(),
+                ..Default::default()
+            }),
+        ],
+    );
+    assert_eq!(o.replaced_devices, ["/dev/a"], "another serial at /dev/a; the old disk still at /dev/b");
+    assert_eq!(run(&r, &o).effect, Some(Effect::Zap { path: "/dev/b".into() }));
+    r.zapped = vec!["/dev/b".into()];
+    let s = run(&r, &o);
+    assert_eq!((s.next.phase, s.effect), (Phase::Done, None));
 }
 
 /// An LVM OSD whose DB shares a device with another OSD's: its LVs go first,

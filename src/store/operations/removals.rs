@@ -58,6 +58,9 @@ struct RemovalV1 {
     drain_started_at: Option<i64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     ignored_blockers: Vec<String>,
+    /// The `device replace` slot it serves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    slot: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ending: Option<EndingV1>,
     /// How it ended, as text, in records written before `ending` existed.
@@ -152,6 +155,7 @@ impl Codec for RemovalCodec {
             kb_used_now: r.kb_used_now,
             drain_started_at: r.drain_started_at,
             ignored_blockers: r.ignored_blockers.clone(),
+            slot: r.slot.clone(),
             ending: r.ending.as_ref().map(EndingV1::from),
             note: r.legacy_note.clone(),
         };
@@ -182,6 +186,7 @@ impl Codec for RemovalCodec {
         r.kb_used_now = s.kb_used_now;
         r.drain_started_at = s.drain_started_at;
         r.ignored_blockers = s.ignored_blockers;
+        r.slot = s.slot;
         r.ending = s.ending.map(Ending::from);
         r.legacy_note = s.note;
         Ok(r)

@@ -44,6 +44,39 @@ impl HoldRows for SqliteBackend {
         Ok(())
     }
 
+    async fn hold_for_slot(
+        &self,
+        host: &str,
+        path: &str,
+        device_id: Option<&str>,
+        reason: &str,
+        slot: &str,
+        now: i64,
+    ) -> Result<Option<HeldDevice>> {
+        let mut tx = self.write().await?;
+        let before = sqlx::query(
+            "DELETE FROM held_devices WHERE host = ? AND path = ? \
+             RETURNING host, path, reason, since, device_id, waits_for_slot",
+        )
+        .bind(host)
+        .bind(path)
+        .fetch_optional(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO held_devices (host, path, reason, since, device_id, waits_for_slot) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(host)
+        .bind(path)
+        .bind(reason)
+        .bind(now)
+        .bind(device_id)
+        .bind(slot)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        before.as_ref().map(hold_from).transpose()
+    }
+
     async fn release(&self, host: &str, path: &str) -> Result<Option<HeldDevice>> {
         let row = sqlx::query(
             "DELETE FROM held_devices WHERE host = ? AND path = ? RETURNING host, path, reason, since, device_id, waits_for_slot",
