@@ -94,6 +94,33 @@ pub fn slot_filled(old_id: Option<&str>, now_at_slot: Option<&Device>) -> bool {
     !now.device_id.trim().is_empty() && !same_disk(old, &now.device_id)
 }
 
+/// A removal of the replacement, as `--clear` sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotRemoval {
+    pub osd: u32,
+    /// It can still be stopped (its OSD stays).
+    pub can_stop: bool,
+    pub devices: Vec<String>,
+}
+
+/// What `--clear` does: stop the removals that can stop; lift the slot's
+/// own hold and the holds of disks no unstoppable removal still works on
+/// (a disk being zapped is no spec's until its removal ends, and then the
+/// slot, its own hold gone, lets it go).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClearPlan {
+    pub stop: Vec<u32>,
+    pub release: Vec<String>,
+    pub keep: Vec<String>,
+}
+
+pub fn clear_plan(slot: &str, held: &[String], removals: &[SlotRemoval]) -> ClearPlan {
+    let stop = removals.iter().filter(|r| r.can_stop).map(|r| r.osd).collect();
+    let busy: Vec<&String> = removals.iter().filter(|r| !r.can_stop).flat_map(|r| r.devices.iter()).collect();
+    let (release, keep) = held.iter().cloned().partition(|p| p == slot || !busy.contains(&p));
+    ClearPlan { stop, release, keep }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +185,20 @@ mod tests {
         assert!(slot_filled(Some(old), Some(&disk("/dev/sdc", "Samsung_SSD_870_S2001", &[]))));
         assert!(!slot_filled(Some(old), Some(&disk("/dev/sdc", "", &[]))), "no id: cannot tell");
         assert!(!slot_filled(None, Some(&disk("/dev/sdc", "Samsung_SSD_870_S2001", &[]))), "the old one had none");
+    }
+
+    #[test]
+    fn clear_lets_go_of_a_disk_being_zapped_only_when_its_removal_ends() {
+        let held: Vec<String> = ["/dev/sdb", "/dev/sdc", "/dev/sdf"].map(String::from).to_vec();
+        let removals = [
+            SlotRemoval { osd: 3, can_stop: false, devices: vec!["/dev/sdb".into(), "/dev/sdc".into()] },
+            SlotRemoval { osd: 11, can_stop: true, devices: vec!["/dev/sdf".into(), "/dev/sdc".into()] },
+        ];
+        let plan = clear_plan("/dev/sdc", &held, &removals);
+        assert_eq!(plan.stop, [11]);
+        assert_eq!(plan.release, ["/dev/sdc", "/dev/sdf"], "the slot always; osd.11's HDD, its removal stopped");
+        assert_eq!(plan.keep, ["/dev/sdb"], "osd.3's HDD is still being zapped");
+        let all_stop: Vec<SlotRemoval> = removals.iter().map(|r| SlotRemoval { can_stop: true, ..r.clone() }).collect();
+        assert!(clear_plan("/dev/sdc", &held, &all_stop).keep.is_empty());
     }
 }

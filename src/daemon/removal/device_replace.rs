@@ -7,7 +7,7 @@
 use super::{Removals, RemoveRequest};
 use crate::clock::now_ms;
 use crate::daemon::DaemonError;
-use crate::domain::device_replace::{self, OsdDevice};
+use crate::domain::device_replace::{self, OsdDevice, SlotRemoval};
 use crate::domain::event::{EventKind, Level};
 use crate::store::RemovalCodec;
 use crate::wire::api::devices::{OsdOnDisk, ReplaceBody, Replacement, ReplacementCleared};
@@ -48,7 +48,7 @@ impl Removals {
         let mut on = device_replace::osds_on(&disk, &raw);
         let gone: Vec<String> = on
             .iter()
-            .filter(|o| !state.osd(o.osd).is_some_and(|s| !s.destroyed))
+            .filter(|o| state.osd(o.osd).is_none_or(|s| s.destroyed))
             .map(|o| match state.osd(o.osd) {
                 Some(_) => format!("osd.{} (destroyed)", o.osd),
                 None => format!("osd.{} (not in the OSD map)", o.osd),
@@ -215,21 +215,32 @@ impl Removals {
         if holds.is_empty() && removals.is_empty() {
             return Err(DaemonError::NotFound(format!("{path} on {host} is not being replaced")));
         }
-        let (can, cannot): (Vec<_>, Vec<_>) = removals.iter().partition(|r| r.state.phase.can_stop());
-        let stop: Vec<u32> = can.iter().map(|r| r.state.osd_id).collect();
+        let seen: Vec<SlotRemoval> = removals
+            .iter()
+            .map(|r| SlotRemoval {
+                osd: r.state.osd_id,
+                can_stop: r.state.phase.can_stop(),
+                devices: r.state.devices.clone(),
+            })
+            .collect();
+        let held: Vec<String> = holds.iter().map(|h| h.path.clone()).collect();
+        let plan = device_replace::clear_plan(path, &held, &seen);
+        let stop = plan.stop;
         if !stop.is_empty() {
             self.stop_removals(&stop).await?;
         }
-        let still_removed: Vec<&String> = cannot.iter().flat_map(|r| r.state.devices.iter()).collect();
         let mut released = Vec::new();
-        for h in holds.iter().filter(|h| h.path == path || !still_removed.contains(&&h.path)) {
-            match self.store.release(host, &h.path).await {
-                Ok(_) => released.push(h.path.clone()),
-                Err(e) => tracing::warn!("device replace --clear: {} on {host}: {e}", h.path),
+        for p in &plan.release {
+            match self.store.release(host, p).await {
+                Ok(_) => released.push(p.clone()),
+                Err(e) => tracing::warn!("device replace --clear: {p} on {host}: {e}"),
             }
         }
-        let not_stopped: Vec<String> =
-            cannot.iter().map(|r| format!("osd.{} ({})", r.state.osd_id, r.state.phase.as_str())).collect();
+        let not_stopped: Vec<String> = removals
+            .iter()
+            .filter(|r| !r.state.phase.can_stop())
+            .map(|r| format!("osd.{} ({})", r.state.osd_id, r.state.phase.as_str()))
+            .collect();
         let mut said = format!("Cleared the replacement of {path} on {host}: released {}", paths_of(&released));
         if !stop.is_empty() {
             said.push_str(&format!("; stopped the removal of {}", osd_list(&stop)));

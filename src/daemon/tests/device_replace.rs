@@ -107,3 +107,38 @@ async fn an_hdd_leaves_its_shared_db_ssd_to_the_specs_and_clear_undoes_it() {
     assert!(matches!(&blank, Err(DaemonError::Conflict(m)) if m.contains("nothing to replace")), "{blank:?}");
     assert!(held_on(&d, "f5-422-03").await.is_empty());
 }
+
+/// A hold left at the slot by an older disk (another serial) would let the
+/// slot look filled at once: the replacement's own hold takes its place, and
+/// a refused replacement puts the old one back as it was.
+#[tokio::test]
+async fn an_older_hold_at_the_slot_gives_way_and_comes_back_when_refused() {
+    let (_dir, d, _sim) = sim_daemon(50.0).await;
+    d.store.hold("f5-422-02", "/dev/sdc", Some("OLDER_DISK_S0001"), "zapped by an operator", 7).await.unwrap();
+    let go = ReplaceBody { yes_i_really_mean_it: true, ..body("f5-422-02", "/dev/sdc") };
+    d.removals.replace_device(&go).await.unwrap();
+    let holds = d.store.holds().await.unwrap();
+    let slot = holds.iter().find(|h| h.path == "/dev/sdc").unwrap();
+    assert_eq!(
+        (slot.device_id.as_deref(), slot.waits_for_slot.as_deref()),
+        (Some("Samsung_SSD_860_S1009"), Some("/dev/sdc")),
+        "{slot:?}"
+    );
+    let host = d.store.host("f5-422-02").await.unwrap();
+    d.inventory.poll_host(&host).await.unwrap();
+    assert_eq!(held_on(&d, "f5-422-02").await.len(), 3, "the disk in the slot is the one replaced");
+
+    // osd.8 is being removed already: the replacement of its disk is
+    // refused, and the hold found there is put back as it was.
+    let (_dir, d, _sim) = sim_daemon(50.0).await;
+    d.store.hold("f5-422-03", "/dev/sdd", Some("OLDER_DISK_S0002"), "zapped by an operator", 7).await.unwrap();
+    let rm = removal::RemoveRequest { ids: vec![8], ..Default::default() };
+    d.removals.schedule_removals(&rm).await.unwrap();
+    let go = ReplaceBody { yes_i_really_mean_it: true, ..body("f5-422-03", "/dev/sdd") };
+    let refused = d.removals.replace_device(&go).await;
+    assert!(matches!(&refused, Err(DaemonError::Conflict(m)) if m.contains("already being removed")), "{refused:?}");
+    let holds = d.store.holds().await.unwrap();
+    let back: Vec<_> =
+        holds.iter().map(|h| (h.path.as_str(), h.device_id.as_deref(), h.since, h.waits_for_slot.clone())).collect();
+    assert_eq!(back, [("/dev/sdd", Some("OLDER_DISK_S0002"), 7, None)]);
+}
