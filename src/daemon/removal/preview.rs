@@ -41,7 +41,7 @@ impl Removals {
                 preview.zaps.push(match self.locate(id, osd, &hosts, true).await {
                     Ok(l) => OsdZap {
                         osd: id,
-                        text: zap_plan::describe(id, &l.zaps),
+                        text: zap_plan::describe(id, &l.zaps, ids),
                         host: l.host.name,
                         devices: l.zaps.iter().map(Into::into).collect(),
                     },

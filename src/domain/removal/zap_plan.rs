@@ -59,7 +59,9 @@ fn push_unique(v: &mut Vec<String>, s: String) {
 
 /// What the zap does, one clause per device:
 /// `wipes /dev/sdb (its block); zaps osd.3's DB LV on /dev/sdd; osd.4's DB stays`.
-pub fn describe(osd: u32, plan: &[DeviceZap]) -> String {
+/// An OSD in `together` (removed in the same request) is not said to stay:
+/// its own zap takes its LVs (`osd.4's DB goes with its own removal`).
+pub fn describe(osd: u32, plan: &[DeviceZap], together: &[u32]) -> String {
     plan.iter()
         .map(|d| {
             let own = if d.own.is_empty() { String::new() } else { format!(" (its {})", upper(&d.own)) };
@@ -67,8 +69,15 @@ pub fn describe(osd: u32, plan: &[DeviceZap]) -> String {
                 return format!("wipes {}{own}", d.path);
             }
             let lvs = if d.own.is_empty() { "LVs".to_string() } else { format!("{} LV", upper(&d.own)) };
-            let stay: Vec<String> =
-                d.others.iter().map(|(o, kinds)| format!("osd.{o}'s {} stays", upper(kinds))).collect();
+            let goes = |o: &String| o.parse::<u32>().is_ok_and(|o| together.contains(&o));
+            let stay: Vec<String> = d
+                .others
+                .iter()
+                .map(|(o, kinds)| match goes(o) {
+                    true => format!("osd.{o}'s {} goes with its own removal", upper(kinds)),
+                    false => format!("osd.{o}'s {} stays", upper(kinds)),
+                })
+                .collect();
             format!("zaps osd.{osd}'s {lvs} on {}; {}", d.path, stay.join("; "))
         })
         .collect::<Vec<_>>()
@@ -115,7 +124,15 @@ mod tests {
         let p = plan(3, &["/dev/sdb".into(), "/dev/sdd".into()], &inventory);
         assert!(!p[0].is_shared());
         assert!(p[1].is_shared());
-        assert_eq!(describe(3, &p), "wipes /dev/sdb (its block); zaps osd.3's DB LV on /dev/sdd; osd.4's DB stays");
+        assert_eq!(
+            describe(3, &p, &[3]),
+            "wipes /dev/sdb (its block); zaps osd.3's DB LV on /dev/sdd; osd.4's DB stays"
+        );
+        assert_eq!(
+            describe(3, &p, &[3, 4]),
+            "wipes /dev/sdb (its block); zaps osd.3's DB LV on /dev/sdd; osd.4's DB goes with its own removal",
+            "removed together (device replace of the DB SSD)"
+        );
     }
 
     #[test]
@@ -123,19 +140,22 @@ mod tests {
         let inventory = vec![device("/dev/sdb", vec![lv("3", "block")]), device("/dev/sdd", vec![lv("3", "db")])];
         let p = plan(3, &["/dev/sdb".into(), "/dev/sdd".into()], &inventory);
         assert!(p.iter().all(|d| !d.is_shared()));
-        assert_eq!(describe(3, &p), "wipes /dev/sdb (its block); wipes /dev/sdd (its DB)");
+        assert_eq!(describe(3, &p, &[3]), "wipes /dev/sdb (its block); wipes /dev/sdd (its DB)");
     }
 
     #[test]
     fn a_raw_osd_device_has_no_lvs_and_is_wiped() {
         let p = plan(1, &["/dev/loop3".into()], &[device("/dev/loop3", vec![])]);
-        assert_eq!(describe(1, &p), "wipes /dev/loop3");
+        assert_eq!(describe(1, &p, &[1]), "wipes /dev/loop3");
     }
 
     #[test]
     fn several_others_are_each_named() {
         let inventory = vec![device("/dev/sdd", vec![lv("9", "db"), lv("3", "db"), lv("11", "wal"), lv("11", "db")])];
         let p = plan(3, &["/dev/sdd".into()], &inventory);
-        assert_eq!(describe(3, &p), "zaps osd.3's DB LV on /dev/sdd; osd.9's DB stays; osd.11's WAL and DB stays");
+        assert_eq!(
+            describe(3, &p, &[3]),
+            "zaps osd.3's DB LV on /dev/sdd; osd.9's DB stays; osd.11's WAL and DB stays"
+        );
     }
 }
