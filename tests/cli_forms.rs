@@ -138,7 +138,14 @@ fn cephadm_forms_and_formats() {
     // a dry run that would also clear is a usage error; a clear of a slot
     // nothing replaces changes nothing.
     let (code, _, err) = run(&["--url", url, "device", "replace", "f5-422-02", "/dev/sdz", "--dry-run"]);
-    assert_eq!((code, err.trim()), (1, "Error ENOENT: device path '/dev/sdz' not found on host 'f5-422-02'"));
+    assert_eq!(
+        (code, err.trim()),
+        (
+            1,
+            "Error ENOENT: device path '/dev/sdz' not found on host 'f5-422-02' (a disk that died may have left the \
+             inventory: `osdkeeper osd rm ID... --replace` removes its OSDs without zapping it)"
+        )
+    );
     let (code, _, err) = run(&["--url", url, "device", "replace", "f5-422-02", "/dev/sdc", "--dry-run", "--clear"]);
     assert!(code == 2 && err.contains("cannot be used with"), "{code}: {err}");
     let (code, _, err) = run(&["--url", url, "device", "replace", "f5-422-02", "/dev/sdc", "--clear"]);
