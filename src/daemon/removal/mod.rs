@@ -39,13 +39,18 @@ pub struct Removals {
     read_model: Arc<ReadModel>,
     /// Woken by a new removal or a stop request.
     worker: Arc<Worker>,
+    limits: Limits,
+    /// One `device replace` (or its `--clear`) at a time: each reads the
+    /// holds, writes its own, and may put back what it replaced.
+    replacing: tokio::sync::Mutex<()>,
+}
+
+/// How far removals go at once, and how long a failing one waits.
+struct Limits {
     /// At most this many drains at once (`removal.max_draining`).
     max_draining: usize,
     /// How long an operation whose effects keep failing waits.
     backoff: Backoff,
-    /// One `device replace` (or its `--clear`) at a time: each reads the
-    /// holds, writes its own, and may put back what it replaced.
-    replacing: tokio::sync::Mutex<()>,
 }
 
 impl Removals {
@@ -71,8 +76,7 @@ impl Removals {
             inventory,
             read_model,
             worker,
-            max_draining,
-            backoff,
+            limits: Limits { max_draining, backoff },
             replacing: tokio::sync::Mutex::new(()),
         }
     }

@@ -65,7 +65,7 @@ impl Removals {
     #[tracing::instrument(skip_all)]
     pub async fn round(self: &Arc<Self>) -> Result<Pace, DaemonError> {
         let kind = RemovalKind { d: self.clone() };
-        Executor::new(kind, self.store.clone(), self.backoff).round().await
+        Executor::new(kind, self.store.clone(), self.limits.backoff).round().await
     }
 }
 
@@ -106,7 +106,7 @@ impl OperationKind for RemovalKind {
             (Ok(facts), Phase::Queued) => {
                 let me = Drain { osd: r.osd_id, host: r.host.clone() };
                 let state = round.state_for(rec.id);
-                may_start_drain(&me, &round.queued, &round.draining, self.d.max_draining, state, facts)
+                may_start_drain(&me, &round.queued, &round.draining, self.d.limits.max_draining, state, facts)
             }
             // Only a queued removal asks.
             _ => Verdict::yes(),
