@@ -51,14 +51,7 @@ fn a_shared_db_ssd_is_replaced_and_its_osds_come_back_with_their_ids() {
     let pki = install_agents(&cluster);
     let _daemon = start_daemon(&cluster, &run, &pki);
     let op = Operator { cluster: &cluster };
-    std::thread::scope(|s| {
-        for (i, host) in HOSTS.iter().enumerate() {
-            let op = &op;
-            s.spawn(move || {
-                op.ok(&["host", "add", host, &format!("https://10.88.0.{}:8741", i + 1), "--labels", "osd"]);
-            });
-        }
-    });
+    add_hosts(&op);
     let disks = wait_disks(&op, &["HDD1", "HDD2", "SSD1"]);
     time.step("3 hosts up, agents installed, daemon up, inventories in");
 

@@ -37,15 +37,7 @@ fn the_field_report_on_real_hosts() {
     let op = Operator { cluster: &cluster };
     time.step("agents installed by deploy/install.sh and started by their units; the daemon up");
 
-    // Side by side: the agent's check of each takes an emulated inventory.
-    std::thread::scope(|s| {
-        for (i, host) in HOSTS.iter().enumerate() {
-            let op = &op;
-            s.spawn(move || {
-                op.ok(&["host", "add", host, &format!("https://10.88.0.{}:8741", i + 1), "--labels", "osd"]);
-            });
-        }
-    });
+    add_hosts(&op);
     let disks = wait_disks(&op, &["HDD1", "HDD2", "SSD1"]);
     eprintln!("{}", op.ok(&["device", "ls"]));
     time.step("3 hosts added, their inventories in");

@@ -132,6 +132,19 @@ pub fn install_agents(cluster: &RealCluster) -> PathBuf {
     pki
 }
 
+/// Every host added with its agent's address on the private L2 and the
+/// `osd` label, side by side: the agent's check of each takes an emulated
+/// inventory.
+pub fn add_hosts(op: &Operator) {
+    std::thread::scope(|s| {
+        for (i, host) in HOSTS.iter().enumerate() {
+            s.spawn(move || {
+                op.ok(&["host", "add", host, &format!("https://10.88.0.{}:8741", i + 1), "--labels", "osd"]);
+            });
+        }
+    });
+}
+
 /// The daemon, on this machine in the run's network namespace (an admin
 /// host on the storage hosts' network), as its own cephx user made by
 /// deploy/ceph-auth.sh.

@@ -30,9 +30,10 @@ impl Inventory {
     }
 
     /// Lifts the holds of the host's replaced slots that hold a new disk,
-    /// or whose own hold an operator released. A slot whose OSDs are still
-    /// being removed waits: the removal would hold their freed disks again
-    /// when it ends. Errors are logged: the next inventory tries again.
+    /// or whose own hold an operator released. A slot whose disks are still
+    /// being removed waits (a disk being zapped is no spec's); the end of
+    /// each such removal looks again (`recheck_slots`). Errors are logged:
+    /// the next look tries again.
     pub(super) async fn release_filled_slots(&self, host: &str, devices: &[Device]) {
         if let Err(e) = self.try_release_filled_slots(host, devices).await {
             tracing::error!(host, "cannot look at the host's replaced slots: {e}");

@@ -4,6 +4,7 @@
 //! new disk is in it (`domain::device_replace`; the inventory lifts the
 //! holds when it sees one, `inventory/slots.rs`).
 
+use super::schedule::osd_names;
 use super::{Removals, RemoveRequest};
 use crate::clock::now_ms;
 use crate::daemon::DaemonError;
@@ -90,14 +91,14 @@ impl Removals {
             (Some(id), true) => text.push(format!(
                 "{} ({id}) stays held; a new disk in its slot is redeployed by the specs with {}",
                 req.path,
-                osd_list(&ids)
+                osd_names(&ids)
             )),
             (Some(id), false) => text.push(format!(
                 "{} ({id}) and {} stay held until a new disk is in {}'s slot; then the specs redeploy {}",
                 req.path,
                 paths(&waiting),
                 req.path,
-                osd_list(&ids)
+                osd_names(&ids)
             )),
             (None, _) => text.push(format!(
                 "{} reports no serial or WWN, so a new disk in its slot cannot be told from it: once it is in, \
@@ -105,7 +106,7 @@ impl Removals {
                 req.path,
                 host.name,
                 req.path,
-                osd_list(&ids)
+                osd_names(&ids)
             )),
         }
         if device_id.is_some() {
@@ -140,7 +141,7 @@ impl Removals {
         // as they were.
         let now = now_ms();
         let slot_reason =
-            format!("being replaced (device replace): {named}; a new disk in its slot takes {}", osd_list(&ids));
+            format!("being replaced (device replace): {named}; a new disk in its slot takes {}", osd_names(&ids));
         let mut replaced = Vec::new();
         let mut written = vec![req.path.clone()];
         let before = self
@@ -243,7 +244,7 @@ impl Removals {
             .collect();
         let mut said = format!("Cleared the replacement of {path} on {host}: released {}", paths_of(&released));
         if !stop.is_empty() {
-            said.push_str(&format!("; stopped the removal of {}", osd_list(&stop)));
+            said.push_str(&format!("; stopped the removal of {}", osd_names(&stop)));
         }
         if !not_stopped.is_empty() {
             said.push_str(&format!(
@@ -256,10 +257,6 @@ impl Removals {
         self.inventory.wake_reconciler();
         Ok(ReplacementCleared { host: host.into(), path: path.into(), released, stopped: stop, not_stopped })
     }
-}
-
-fn osd_list(ids: &[u32]) -> String {
-    ids.iter().map(|i| format!("osd.{i}")).collect::<Vec<_>>().join(", ")
 }
 
 fn paths(devices: &[OsdDevice]) -> String {

@@ -215,6 +215,6 @@ impl Removals {
     }
 }
 
-fn osd_names(ids: &[u32]) -> String {
+pub(super) fn osd_names(ids: &[u32]) -> String {
     ids.iter().map(|i| format!("osd.{i}")).collect::<Vec<_>>().join(", ")
 }
