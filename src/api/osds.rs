@@ -51,6 +51,7 @@ pub async fn remove(
         fast: b.fast,
         ignore_preview_blockers: b.ignore_preview_blockers,
         slot: None,
+        in_place: None,
     };
     let recs = d.removals.schedule_removals(&req).await?;
     Ok((StatusCode::ACCEPTED, Json(d.read_model.removal_statuses(&recs).await?)))

@@ -180,6 +180,7 @@ impl CephCluster for CephCli {
                         up: o.up == 1,
                         is_in: o.is_in == 1,
                         destroyed: o.state.iter().any(|s| s == "destroyed"),
+                        noout: o.state.iter().any(|s| s == "noout"),
                         crush_weight: node.and_then(|n| n.crush_weight).or(usage.map(|u| u.crush_weight)),
                         pgs: usage.map(|u| u.pgs),
                         kb_used: usage.map(|u| u.kb_used),

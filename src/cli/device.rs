@@ -8,6 +8,7 @@ use crate::client::ClientError;
 use crate::render::devices::{device_table, held_table};
 use crate::render::probes::{probe_text, probes_table};
 use crate::render::removal_preview::preview_text;
+use crate::render::swaps::replace_ways_text;
 use crate::wire::api::devices::{DeviceQuery, DeviceRef, ReplaceBody, ZapBody};
 use crate::wire::api::probes::{ProbeBody, ProbeMode, ProbeQuery, ProbeState};
 
@@ -36,9 +37,10 @@ pub enum DeviceCmd {
     /// List held devices.
     Held,
     /// A failed or failing disk: every OSD with a volume on it (its data, or
-    /// its DB/WAL on a shared SSD) drained and destroyed keeping its id, only
-    /// their volumes zapped, the slot held until a new disk is in it; the
-    /// specs then redeploy the ids on the new disk.
+    /// its DB/WAL on a shared SSD) drained (or, `--in-place`, stopped under
+    /// noout) and destroyed keeping its id, only their volumes zapped, the
+    /// slot held until a new disk is in it; the specs then redeploy the ids
+    /// on the new disk.
     Replace {
         host: String,
         path: String,
@@ -55,8 +57,18 @@ pub enum DeviceCmd {
         #[arg(long)]
         fast: bool,
         /// Queue the removals even where their preview finds blockers.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "in_place")]
         ignore_preview_blockers: bool,
+        /// No drain: noout, stop, destroy; the new disk's OSDs rebuild the
+        /// copies once (PGs a copy short until then; --dry-run shows both ways).
+        #[arg(long, conflicts_with_all = ["fast", "clear"])]
+        in_place: bool,
+        /// In place: accept PGs left with one copy.
+        #[arg(long, requires = "in_place")]
+        accept_single_copy: bool,
+        /// In place: accept PGs below their pool's min_size (client I/O to them stops).
+        #[arg(long, requires = "in_place")]
+        accept_inactive: bool,
     },
     /// Run fio on a blank disk before it becomes an OSD: sequential writes and reads, 4k random reads, 4k sync writes.
     Probe {
@@ -148,12 +160,29 @@ pub async fn run(r: &Remote, cmd: DeviceCmd) -> Result<ExitCode, ClientError> {
             clear: false,
             fast,
             ignore_preview_blockers,
+            in_place,
+            accept_single_copy,
+            accept_inactive,
         } => {
-            let body = ReplaceBody { host, path, dry_run, yes_i_really_mean_it, fast, ignore_preview_blockers };
+            let body = ReplaceBody {
+                host,
+                path,
+                dry_run,
+                yes_i_really_mean_it,
+                fast,
+                ignore_preview_blockers,
+                in_place,
+                accept_single_copy,
+                accept_inactive,
+            };
             let answer = c.replace_device(&body).await?;
             out::answer(r.format, &answer, |a| {
                 let mut lines = a.text.clone();
                 if let Some(p) = &a.preview {
+                    if let Some(w) = &a.ways {
+                        lines.push(String::new());
+                        lines.push(replace_ways_text(w));
+                    }
                     lines.push(String::new());
                     lines.push(preview_text(p));
                 } else {

@@ -9,6 +9,8 @@ pub struct OsdState {
     pub up: bool,
     pub is_in: bool,
     pub destroyed: bool,
+    /// `ceph osd add-noout osd.N`: the monitors do not mark it out while it is down.
+    pub noout: bool,
     /// CRUSH weight (`osd tree`).
     pub crush_weight: Option<f64>,
     /// From `osd df`; None when not listed.
@@ -148,6 +150,7 @@ mod tests {
             up,
             is_in,
             destroyed,
+            noout: false,
             crush_weight: None,
             pgs: None,
             kb_used: None,

@@ -96,6 +96,8 @@ event_kinds! {
     RemovalPurged = "removal-purged",
     RemovalDone = "removal-done",
     RemovalRestoring = "removal-restoring",
+    /// In place: destroyed and zapped, waiting under `noout` for its new disk.
+    RemovalRejoining = "removal-rejoining",
     RemovalCancelled = "removal-cancelled",
     /// A step of a removal failed; it is tried again.
     RemovalActionFailed = "removal-action-failed",

@@ -4,7 +4,8 @@
 use super::table::{Align, Table};
 use super::units::format_bytes;
 use crate::domain::progress::format_duration;
-use crate::wire::api::swaps::{SwapPreview, SwapStatus};
+use crate::wire::api::devices::ReplaceWays;
+use crate::wire::api::swaps::{PoolRiskRow, SwapPreview, SwapStatus, WayRow};
 
 fn bytes(n: u64) -> String {
     format_bytes(n as f64, 5).trim().to_string()
@@ -16,13 +17,48 @@ fn osds(ids: &[u32]) -> String {
 
 pub fn preview_text(p: &SwapPreview) -> String {
     let disks: Vec<&str> = p.disks.iter().map(|d| d.path.as_str()).collect();
-    let mut out =
+    let head =
         format!("Swapping {} out, {} in on {} (dry run, nothing changed)\n\n", osds(&p.osds), disks.join(", "), p.host);
+    let ways = Ways {
+        ways: &p.ways,
+        bytes_per_s: p.bytes_per_s,
+        eta_basis: &p.eta_basis,
+        single_copy: &p.single_copy,
+        inactive: &p.inactive,
+        refusals: &p.refusals,
+    };
+    head + &ways_text(&ways)
+}
+
+/// `device replace --dry-run`'s two ways.
+pub fn replace_ways_text(w: &ReplaceWays) -> String {
+    ways_text(&Ways {
+        ways: &w.ways,
+        bytes_per_s: w.bytes_per_s,
+        eta_basis: &w.eta_basis,
+        single_copy: &w.single_copy,
+        inactive: &w.inactive,
+        refusals: &w.refusals,
+    })
+}
+
+/// Ways side by side, the in-place way's risks, and the refusals.
+struct Ways<'a> {
+    ways: &'a [WayRow],
+    bytes_per_s: Option<f64>,
+    eta_basis: &'a str,
+    single_copy: &'a [PoolRiskRow],
+    inactive: &'a [PoolRiskRow],
+    refusals: &'a [String],
+}
+
+fn ways_text(p: &Ways) -> String {
+    let mut out = String::new();
     let mut t = Table::new(["WAY", "BYTES MOVED", "OFF THE OLD OSDS", "PGS", "DEGRADED PGS", "TIME"]);
     for c in 1..6 {
         t = t.align(c, Align::Right);
     }
-    for w in &p.ways {
+    for w in p.ways {
         let unknown = || "once the new OSDs exist".to_string();
         t.row([
             w.way.clone(),
@@ -42,7 +78,7 @@ pub fn preview_text(p: &SwapPreview) -> String {
         Some(rate) => format!("\nTimes at {}/s: {}.\n", bytes(rate as u64), p.eta_basis),
         None => format!("\nNo times: {}.\n", p.eta_basis),
     });
-    let risks = [(&p.single_copy, "left with one copy"), (&p.inactive, "inactive (client I/O stops)")];
+    let risks = [(p.single_copy, "left with one copy"), (p.inactive, "inactive (client I/O stops)")];
     for (list, what) in risks {
         for r in list {
             out.push_str(&format!(
@@ -57,7 +93,7 @@ pub fn preview_text(p: &SwapPreview) -> String {
     }
     if !p.refusals.is_empty() {
         out.push_str("\nRefused as asked:\n");
-        for r in &p.refusals {
+        for r in p.refusals {
             out.push_str(&format!("  {r}\n"));
         }
     }

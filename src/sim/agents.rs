@@ -406,6 +406,7 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
             up: false,
             is_in: true,
             destroyed: false,
+            noout: false,
             crush_weight,
             pgs: 0.0,
             daemon_running: false,

@@ -1,7 +1,7 @@
 //! What the simulated cluster answers from its state besides its maps:
 //! ok-to-stop and safe-to-destroy verdicts, the monitors' config database
 //! and what the OSDs run with, `ceph versions`, and the settings kept
-//! with the PG map (the balancer, `noout`).
+//! with the PG map (the balancer).
 
 use super::cluster::SimState;
 use super::pgmap::PgMap;

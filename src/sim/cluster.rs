@@ -22,6 +22,8 @@ pub struct SimOsd {
     pub up: bool,
     pub is_in: bool,
     pub destroyed: bool,
+    /// `ceph osd add-noout`: not marked out while down.
+    pub noout: bool,
     pub crush_weight: f64,
     /// Fractional so that slow paces still move.
     pub pgs: f64,
@@ -209,6 +211,7 @@ impl CephCluster for SimCluster {
                     up: o.up,
                     is_in: o.is_in,
                     destroyed: o.destroyed,
+                    noout: o.noout,
                     crush_weight: Some(o.crush_weight),
                     pgs: Some(o.pgs.ceil() as i64),
                     kb_used: Some((o.pgs.ceil() as u64) * 4096),
@@ -409,7 +412,10 @@ impl CephCluster for SimCluster {
     }
 
     fn set_noout(&self, id: u32, on: bool) -> BoxFuture<'_, Result<(), CephError>> {
-        let r = self.with(|s| super::answers::with_map(s, |m| m.set_noout(id, on)));
+        let r = self.with(|s| {
+            Self::find(s, id)?.noout = on;
+            Ok(())
+        });
         Box::pin(async move { r })
     }
 

@@ -24,7 +24,6 @@ pub(crate) struct PgMap {
     /// Copies written by backfills so far.
     moved: u64,
     balancer_on: bool,
-    noout: Vec<u32>,
 }
 
 struct SimPg {
@@ -68,7 +67,7 @@ impl PgMap {
         let live: Vec<&SimOsd> = s.osds.iter().filter(|o| !o.destroyed).collect();
         let w = weighted(&live, weight_now);
         let pgs = (0..pg_num(&live)).map(|ps| SimPg { acting: place(&w, ps), progress: 0.0 }).collect();
-        PgMap { pgs, upmaps: BTreeMap::new(), moved: 0, balancer_on: true, noout: Vec::new() }
+        PgMap { pgs, upmaps: BTreeMap::new(), moved: 0, balancer_on: true }
     }
 
     fn up(&self, w: &Weighted, ps: u32) -> (Vec<u32>, Vec<u32>) {
@@ -164,13 +163,6 @@ impl PgMap {
         }
     }
 
-    pub(super) fn set_noout(&mut self, id: u32, on: bool) {
-        self.noout.retain(|o| *o != id);
-        if on {
-            self.noout.push(id);
-        }
-    }
-
     pub(super) fn set_balancer(&mut self, on: bool) {
         self.balancer_on = on;
     }
@@ -236,7 +228,12 @@ pub(super) fn swap_input(s: &SimState, weights: &[(u32, f64)]) -> Result<SwapInp
             }
         })
         .collect();
-    Ok(SwapInput { pgs, max_backfills: 1, balancer_on: map.balancer_on, noout: map.noout.clone() })
+    Ok(SwapInput {
+        pgs,
+        max_backfills: 1,
+        balancer_on: map.balancer_on,
+        noout: s.osds.iter().filter(|o| o.noout).map(|o| o.id).collect(),
+    })
 }
 
 /// The preview's three maps. The new OSDs get the ids the simulated

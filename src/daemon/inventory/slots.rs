@@ -9,6 +9,7 @@ use super::Inventory;
 use crate::domain::device_replace::slot_filled;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::inventory::Device;
+use crate::domain::removal::Phase;
 use crate::store::RemovalCodec;
 
 impl Inventory {
@@ -52,7 +53,8 @@ impl Inventory {
             .active()
             .await?
             .into_iter()
-            .filter(|r| r.state.host == host)
+            // In place, a removal waits for the new disk itself, its own zapped.
+            .filter(|r| r.state.host == host && r.state.phase != Phase::Rejoining)
             .flat_map(|r| r.state.devices)
             .collect();
         for slot in slots {

@@ -9,9 +9,13 @@ use super::{Removals, RemoveRequest};
 use crate::clock::now_ms;
 use crate::daemon::DaemonError;
 use crate::domain::device_replace::{self, OsdDevice, SlotRemoval};
+use crate::domain::drain_preview::observed;
 use crate::domain::event::{EventKind, Level};
+use crate::domain::removal::InPlace;
+use crate::domain::swap::cost::{costs, in_place_refusals, Accept, CostInput, Costs};
 use crate::store::RemovalCodec;
-use crate::wire::api::devices::{OsdOnDisk, ReplaceBody, Replacement, ReplacementCleared};
+use crate::wire::api::devices::{OsdOnDisk, ReplaceBody, ReplaceWays, Replacement, ReplacementCleared};
+use crate::wire::api::swaps::{in_place_row, row};
 
 impl Removals {
     /// The disk's OSDs, their other disks and what happens to each; with
@@ -83,10 +87,33 @@ impl Removals {
         let waiting = device_replace::companions(&req.path, &ids, &devices);
         let named = device_replace::describe(&on);
         let device_id = Some(disk.device_id.to_string()).filter(|d| !d.trim().is_empty());
-        let mut text = vec![format!(
-            "{} on {}: {named}, drained, destroyed (their ids kept), their volumes zapped",
-            req.path, host.name
-        )];
+        let costs = self.replace_costs(&ids, &host.name).await;
+        let refusals = match (&costs, req.in_place) {
+            (_, false) => Vec::new(),
+            (Ok(c), true) => in_place_refusals(
+                &c.in_place,
+                Accept { single_copy: req.accept_single_copy, inactive: req.accept_inactive },
+            ),
+            (Err(e), true) => vec![format!(
+                "in_place: which PGs would be left short cannot be computed ({e}); drain instead (without \
+                 --in-place)"
+            )],
+        };
+        let mut text = vec![match (&costs, req.in_place) {
+            (Ok(c), true) => format!(
+                "{} on {}: {named}, not drained: noout set, stopped, destroyed (their ids kept), their volumes \
+                 zapped; {} PGs keep a copy fewer until the OSDs on the new disk have rebuilt their copies once",
+                req.path, host.name, c.in_place.pgs_degraded
+            ),
+            _ if req.in_place => format!(
+                "{} on {}: {named}, not drained: noout set, stopped, destroyed (their ids kept), their volumes zapped",
+                req.path, host.name
+            ),
+            _ => format!(
+                "{} on {}: {named}, drained, destroyed (their ids kept), their volumes zapped",
+                req.path, host.name
+            ),
+        }];
         match (&device_id, waiting.is_empty()) {
             (Some(id), true) => text.push(format!(
                 "{} ({id}) stays held; a new disk in its slot is redeployed by the specs with {}",
@@ -123,16 +150,29 @@ impl Removals {
             osds: on.iter().map(|o| OsdOnDisk { osd: o.osd, kinds: o.kinds.clone() }).collect(),
             waiting: waiting.iter().map(|d| d.path.clone()).collect(),
             dry_run: req.dry_run,
+            in_place: req.in_place,
             preview: None,
+            ways: costs.as_ref().ok().map(|c| ways(c, refusals.clone())),
             text,
         };
+        if let Err(e) = &costs {
+            tracing::warn!(host = %host.name, "device replace of {}: no cost of either way: {e}", req.path);
+        }
         if req.dry_run {
             answer.preview = Some(self.preview_removal(&ids, true).await?);
             return Ok(answer);
         }
+        if !refusals.is_empty() {
+            return Err(DaemonError::RefusedUnsafe(format!(
+                "not replacing {} in place: {}; nothing was changed (--dry-run shows both ways)",
+                req.path,
+                refusals.join("; ")
+            )));
+        }
         if !req.yes_i_really_mean_it {
+            let how = if req.in_place { "stops and destroys" } else { "drains and destroys" };
             return Err(DaemonError::Invalid(format!(
-                "device replace drains and destroys {named} and zaps their volumes: pass --yes-i-really-mean-it \
+                "device replace {how} {named} and zaps their volumes: pass --yes-i-really-mean-it \
                  (--dry-run shows what it does)"
             )));
         }
@@ -166,6 +206,7 @@ impl Removals {
             fast: req.fast,
             ignore_preview_blockers: req.ignore_preview_blockers,
             slot: Some(req.path.clone()),
+            in_place: req.in_place.then_some(InPlace { accept_inactive: req.accept_inactive }),
         };
         if let Err(e) = self.schedule_removals(&removal).await {
             for path in &written {
@@ -189,6 +230,22 @@ impl Removals {
             )
             .await;
         Ok(answer)
+    }
+
+    /// What draining first and replacing in place each cost: every PG now
+    /// and with the OSDs at weight 0 (the new disk's OSDs take the same
+    /// ids and weights, so the final map is today's).
+    async fn replace_costs(&self, ids: &[u32], host: &str) -> Result<Costs, String> {
+        let placements = self.ceph.swap_placements(ids, host, &[]).await.map_err(|e| e.to_string())?;
+        let recent = self.recent_drains().await.map_err(|e| e.to_string())?;
+        Ok(costs(&CostInput {
+            olds: ids.to_vec(),
+            throughput: observed(placements.recovery_now, &recent),
+            final_known: placements.final_known,
+            pgs: placements.pgs,
+            pools: placements.pools,
+            down: placements.down,
+        }))
     }
 
     /// `device replace HOST DEV --clear`: the removals that can still stop
@@ -268,5 +325,17 @@ fn paths_of(released: &[String]) -> String {
         "no hold".into()
     } else {
         released.join(", ")
+    }
+}
+
+/// Both ways side by side for the answer.
+fn ways(c: &Costs, refusals: Vec<String>) -> ReplaceWays {
+    ReplaceWays {
+        ways: vec![row("drain-first", Some(&c.drain_first)), in_place_row(&c.in_place)],
+        single_copy: c.in_place.single_copy.iter().map(Into::into).collect(),
+        inactive: c.in_place.inactive.iter().map(Into::into).collect(),
+        bytes_per_s: c.bytes_per_s,
+        eta_basis: c.basis.clone(),
+        refusals,
     }
 }

@@ -26,6 +26,10 @@ pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, St
                 if r.force && rec.state.pgs_now != Some(0) { " (forced)" } else { "" }
             ),
         ),
+        Phase::Stopping if r.in_place.is_some() => (
+            EventKind::RemovalStopping,
+            format!("Setting noout on osd.{id} and removing its daemon from {host}: replaced in place, not drained"),
+        ),
         Phase::Stopping => (EventKind::RemovalStopping, format!("Removing daemon osd.{id} from {host}")),
         Phase::Destroying => (
             EventKind::RemovalDestroying,
@@ -47,6 +51,12 @@ pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, St
             },
         ),
         Phase::Restoring => (EventKind::RemovalRestoring, format!("Restoring osd.{id} on {host}")),
+        Phase::Rejoining => (
+            EventKind::RemovalRejoining,
+            format!(
+                "osd.{id} on {host} is destroyed and zapped; noout keeps its PGs in place until a new disk takes its id"
+            ),
+        ),
         Phase::Cancelled => {
             (EventKind::RemovalCancelled, format!("Removal of osd.{id} stopped: {}", r.note().unwrap_or_default()))
         }
@@ -63,8 +73,8 @@ impl Removals {
             self.inventory.hold_freed_devices(&rec.state).await;
         }
         // A `device replace` slot whose new disk came in while this removal
-        // ran waited for it to end.
-        if rec.state.slot.is_some() && rec.state.phase.is_finished() {
+        // ran waited for it to end (in place: for its disks to be zapped).
+        if rec.state.slot.is_some() && (rec.state.phase.is_finished() || rec.state.phase == Phase::Rejoining) {
             self.inventory.recheck_slots(&rec.state.host).await;
         }
         if let Some((kind, message)) = announcement(rec, before) {

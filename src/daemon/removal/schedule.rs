@@ -9,7 +9,7 @@ use crate::domain::cluster::same_host;
 use crate::domain::cluster::OsdState;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::NewOperation;
-use crate::domain::removal::{identify, zap_plan, Identified, Removal, RemovalRecord};
+use crate::domain::removal::{identify, zap_plan, Identified, InPlace, Removal, RemovalRecord};
 use crate::store::ManagedHost;
 use crate::store::{removal_subject, RemovalCodec};
 
@@ -33,6 +33,8 @@ pub struct RemoveRequest {
     pub ignore_preview_blockers: bool,
     /// `device replace` of the disk at this path: its holds keep the disks.
     pub slot: Option<String>,
+    /// No drain (`device replace --in-place`), its risk checked and accepted by the caller.
+    pub in_place: Option<InPlace>,
 }
 
 impl Removals {
@@ -74,9 +76,11 @@ impl Removals {
             }
             r.fast = req.fast;
             r.slot = req.slot.clone();
+            r.in_place = req.in_place;
             removals.push(r);
         }
-        let ignored = self.preview_check(req).await?;
+        // The preview's blockers are a drain's; in place nothing drains.
+        let ignored = if req.in_place.is_some() { Vec::new() } else { self.preview_check(req).await? };
         for r in &mut removals {
             r.ignored_blockers = ignored.clone();
         }
@@ -92,11 +96,17 @@ impl Removals {
         let busy = |s: &str| format!("{s} is already being removed");
         let records = self.store.ops::<RemovalCodec>().add(&new, now_ms(), busy, |_, _| {}).await?;
         let names: Vec<String> = req.ids.iter().map(|i| format!("osd.{i}")).collect();
-        let flags: Vec<&str> = [(req.replace, "replace"), (req.force, "force"), (req.zap, "zap"), (req.fast, "fast")]
-            .iter()
-            .filter(|(on, _)| *on)
-            .map(|(_, n)| *n)
-            .collect();
+        let flags: Vec<&str> = [
+            (req.replace, "replace"),
+            (req.force, "force"),
+            (req.zap, "zap"),
+            (req.fast, "fast"),
+            (req.in_place.is_some(), "in place"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect();
         let flags = if flags.is_empty() { String::new() } else { format!(" ({})", flags.join(", ")) };
         let (level, overridden) = if ignored.is_empty() {
             (Level::Info, String::new())

@@ -163,7 +163,10 @@ impl OperationKind for RemovalKind {
             Effect::MarkOut => format!("ceph osd out {id}"),
             Effect::MarkIn => format!("ceph osd in {id}"),
             Effect::MarkDown => format!("ceph osd down {id}"),
+            Effect::Destroy if r.in_place.is_some() => format!("ceph osd destroy {id} --yes-i-really-mean-it"),
             Effect::Destroy => format!("ceph osd destroy {id}"),
+            Effect::Noout { on: true } => format!("ceph osd add-noout osd.{id}"),
+            Effect::Noout { on: false } => format!("ceph osd rm-noout osd.{id}"),
             Effect::Purge => format!("ceph osd purge {id}"),
             Effect::StopDaemon => format!("stop osd.{id} on {}", r.host),
             Effect::Zap { path } => format!("zap {path} on {}", r.host),
@@ -410,7 +413,16 @@ impl RemovalKind {
             Effect::MarkOut => ceph.mark_out(id).await.map(|_| format!("marked osd.{id} out")),
             Effect::MarkIn => ceph.mark_in(id).await.map(|_| format!("marked osd.{id} in")),
             Effect::MarkDown => ceph.mark_down(id).await.map(|_| format!("marked osd.{id} down")),
+            // In place, past the mgr's safe-to-destroy check (which would
+            // refuse: the OSD's PGs were never drained).
+            Effect::Destroy if r.in_place.is_some() => {
+                ceph.destroy_unchecked(id).await.map(|_| format!("destroyed osd.{id} (in place)"))
+            }
             Effect::Destroy => ceph.destroy(id).await.map(|_| format!("destroyed osd.{id}")),
+            Effect::Noout { on } => ceph
+                .set_noout(id, *on)
+                .await
+                .map(|_| format!("{} osd.{id}", if *on { "set noout on" } else { "lifted noout from" })),
             Effect::Purge => ceph.purge(id).await.map(|_| format!("purged osd.{id}")),
             Effect::StopDaemon | Effect::Zap { .. } | Effect::ZapLvs { .. } => {
                 return self.d.carry_out_on_host(r, effect).await

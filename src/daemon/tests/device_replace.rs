@@ -142,3 +142,71 @@ async fn an_older_hold_at_the_slot_gives_way_and_comes_back_when_refused() {
         holds.iter().map(|h| (h.path.as_str(), h.device_id.as_deref(), h.since, h.waits_for_slot.clone())).collect();
     assert_eq!(back, [("/dev/sdd", Some("OLDER_DISK_S0002"), 7, None)]);
 }
+
+/// `--in-place`: nothing drains; both OSDs of the failed DB SSD are stopped
+/// under noout and destroyed, wait for the new SSD, take their ids back on
+/// it, and only then is noout lifted. Refused until its risk is accepted,
+/// where it has one.
+#[tokio::test]
+async fn in_place_keeps_the_pgs_under_noout_until_the_ids_are_back() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    let in_place = || ReplaceBody { in_place: true, ..body("f5-422-02", "/dev/sdc") };
+    let dry = d.removals.replace_device(&ReplaceBody { dry_run: true, ..in_place() }).await.unwrap();
+    let ways = dry.ways.as_ref().expect("both ways' costs");
+    let names: Vec<&str> = ways.ways.iter().map(|w| w.way.as_str()).collect();
+    assert_eq!(names, ["drain-first", "in-place"]);
+    let (drain, place) = (&ways.ways[0], &ways.ways[1]);
+    assert!(drain.bytes.unwrap() > place.bytes.unwrap(), "drained first, the bytes move twice: {ways:?}");
+    assert!(place.pgs_degraded > 0 && drain.pgs_degraded == 0, "{ways:?}");
+    assert!(dry.text[0].contains("not drained: noout set"), "{:?}", dry.text);
+    assert!(removals(&d).await.is_empty() && held_on(&d, "f5-422-02").await.is_empty(), "a dry run stores nothing");
+
+    let accept = ReplaceBody { yes_i_really_mean_it: true, ..in_place() };
+    let risky = !ways.refusals.is_empty();
+    if risky {
+        let refused = d.removals.replace_device(&accept).await;
+        assert!(matches!(&refused, Err(DaemonError::RefusedUnsafe(m)) if m.contains("--accept-")), "{refused:?}");
+        assert!(removals(&d).await.is_empty() && held_on(&d, "f5-422-02").await.is_empty(), "refused: nothing stored");
+    }
+    let weights = |sim: &crate::sim::SimCluster| -> Vec<f64> {
+        sim.osds().iter().filter(|o| o.id == 3 || o.id == 11).map(|o| o.crush_weight).collect()
+    };
+    let before = weights(&sim);
+    let go = ReplaceBody { accept_single_copy: risky, accept_inactive: risky, ..accept };
+    d.removals.replace_device(&go).await.unwrap();
+    for id in [3, 11] {
+        let rec = rounds_until(&d, &sim, id, |r| r.state.phase == Phase::Rejoining).await;
+        assert!(rec.state.in_place.is_some() && rec.state.drain_started_at.is_none(), "{rec:?}");
+    }
+    let osds = sim.osds();
+    let gone: Vec<_> = osds.iter().filter(|o| o.id == 3 || o.id == 11).collect();
+    assert!(gone.iter().all(|o| o.destroyed && o.noout && !o.up), "destroyed under noout: {gone:?}");
+    assert_eq!(weights(&sim), before, "never reweighted: nothing drained");
+
+    // The new SSD: the holds are lifted although the removals still wait,
+    // and the specs give the ids back.
+    sim.swap_disk("f5-422-02", "/dev/sdc", "Samsung_SSD_870_S9001");
+    let host = d.store.host("f5-422-02").await.unwrap();
+    d.inventory.poll_host(&host).await.unwrap();
+    assert!(held_on(&d, "f5-422-02").await.is_empty(), "{:?}", held_on(&d, "f5-422-02").await);
+    let spec =
+        "service_type: osd\nservice_id: hdd_with_db\nplacement:\n  hosts: [f5-422-02]\nspec:\n  data_devices:\n    \
+                paths: [/dev/sdb, /dev/sdf]\n  db_devices:\n    paths: [/dev/sdc]\n";
+    d.specs.apply(spec, &ApplyQuery::default()).await.unwrap();
+    d.specs.reconcile_once().await.unwrap();
+    for _ in 0..200 {
+        d.deployments.round().await.unwrap();
+        let up = sim.osds().iter().filter(|o| (o.id == 3 || o.id == 11) && o.up && !o.destroyed).count();
+        if up == 2 {
+            break;
+        }
+        sim.advance(std::time::Duration::from_millis(20));
+    }
+    for id in [3, 11] {
+        let rec = rounds_until(&d, &sim, id, |r| r.state.phase == Phase::Done).await;
+        assert_eq!(rec.state.ending, Some(crate::domain::removal::Ending::Rejoined), "{rec:?}");
+    }
+    let osds = sim.osds();
+    let back: Vec<_> = osds.iter().filter(|o| o.id == 3 || o.id == 11).collect();
+    assert!(back.iter().all(|o| o.up && !o.destroyed && !o.noout), "back, noout lifted: {back:?}");
+}

@@ -12,12 +12,8 @@ async fn a_removal_that_cannot_finish_is_refused_unless_told_to_ignore_the_block
     let weights: Vec<f64> = osds.iter().map(|o| o.crush_weight).collect();
     let req = |ignore| removal::RemoveRequest {
         ids: ids.clone(),
-        replace: false,
-        force: false,
-        zap: false,
-        fast: false,
         ignore_preview_blockers: ignore,
-        slot: None,
+        ..removal::RemoveRequest::default()
     };
     let preview = d.removals.preview_removal(&ids, false).await.unwrap();
     assert!(preview.blockers.iter().any(|b| b.starts_with("pool 'rbd' (size 2)")), "{:?}", preview.blockers);

@@ -16,6 +16,12 @@ pub fn apply<T>(r: &Removal, effect: &Effect, outcome: &Outcome<T>) -> Removal {
     next
 }
 
+/// The end of the zap: done, or in place, waiting for the new OSD.
+fn zapped(mut next: Removal) -> Step {
+    next.phase = if next.in_place.is_some() { Phase::Rejoining } else { Phase::Done };
+    Step::go(next)
+}
+
 /// Decides the next step. Pure: the same removal and observation always
 /// give the same step.
 pub fn advance(r: &Removal, obs: &Observation) -> Step {
@@ -37,9 +43,19 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
             if !obs.may_start_drain.ok {
                 return Step::wait(next, format!("waiting: {}", obs.may_start_drain.message));
             }
+            let accepts_inactive = r.in_place.is_some_and(|i| i.accept_inactive);
             match &obs.ok_to_stop {
                 None => Step::wait(next, "ok-to-stop: not asked yet"),
-                Some(v) if !v.ok => Step::wait(next, format!("ok-to-stop: {}", v.message)),
+                Some(v) if !v.ok && !accepts_inactive => Step::wait(next, format!("ok-to-stop: {}", v.message)),
+                // In place: nothing drains; `noout` keeps the PGs mapped to
+                // the OSD while it is down, so that its copies are rebuilt
+                // once, on the OSD that takes its id.
+                Some(_) if r.in_place.is_some() => {
+                    next.phase = Phase::Stopping;
+                    next.was_in = Some(obs.is_in);
+                    next.pgs_at_start = pgs_left(obs);
+                    Step::act(next, Effect::Noout { on: true })
+                }
                 Some(_) => {
                     next.phase = Phase::Draining;
                     next.original_weight = obs.crush_weight;
@@ -96,6 +112,10 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 next.phase = Phase::Zapping;
                 return advance(&next, obs);
             }
+            // Set again if it did not take (a crash) or someone lifted it.
+            if r.in_place.is_some() && !obs.noout && !obs.destroyed {
+                return Step::act(next, Effect::Noout { on: true });
+            }
             if !obs.up {
                 next.phase = Phase::Destroying;
                 return advance(&next, obs);
@@ -131,6 +151,11 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 next.stop_sent = false;
                 return advance(&next, obs);
             }
+            // In place, the OSD's copies are expected to go missing: the PGs
+            // left with a copy fewer were accepted when it was scheduled.
+            if r.in_place.is_some() {
+                return Step::act(next, Effect::Destroy);
+            }
             // Ceph 16.2's `--yes-i-really-mean-it` skips the safety check, so
             // the check is made here, immediately before.
             match &obs.safe_to_destroy {
@@ -142,8 +167,7 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
         }
         Phase::Zapping => {
             if !r.zap {
-                next.phase = Phase::Done;
-                return Step::go(next);
+                return zapped(next);
             }
             let unreachable = |next: Removal| {
                 if r.force {
@@ -176,7 +200,29 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 }
                 return Step::act(next, Effect::Zap { path: path.clone() });
             }
+            zapped(next)
+        }
+        Phase::Rejoining => {
+            if !obs.exists {
+                next.phase = Phase::Done;
+                next.ending = Some(Ending::RemovedOutside);
+                return Step::go(next);
+            }
+            let back = !obs.destroyed && obs.up;
+            if !back && !r.stop_requested {
+                return Step::wait(
+                    next,
+                    format!(
+                        "rejoining: osd.{id} waits for its new disk and a deployment to take its id; noout keeps \
+                         its PGs from moving meanwhile"
+                    ),
+                );
+            }
+            if obs.noout {
+                return Step::act(next, Effect::Noout { on: false });
+            }
             next.phase = Phase::Done;
+            next.ending = Some(if back { Ending::Rejoined } else { Ending::NooutLifted });
             Step::go(next)
         }
         Phase::Restoring => {

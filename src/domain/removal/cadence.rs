@@ -36,7 +36,8 @@ pub fn next_look(rec: &RemovalRecord, acted: bool) -> Option<Duration> {
     match rec.state.phase {
         Phase::WaitingSafe | Phase::Stopping | Phase::Destroying | Phase::Zapping | Phase::Restoring => Some(WATCH),
         Phase::Draining if rec.state.pgs_now.is_some_and(|n| n <= NEAR_END_PGS) => Some(WATCH),
-        Phase::Queued | Phase::Draining | Phase::Done | Phase::Cancelled => None,
+        // A new disk and a deployment take minutes.
+        Phase::Queued | Phase::Draining | Phase::Rejoining | Phase::Done | Phase::Cancelled => None,
     }
 }
 

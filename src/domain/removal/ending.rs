@@ -18,6 +18,10 @@ pub enum Ending {
     MarkedInAgain,
     /// `rm stop`: the CRUSH weight it had before the drain is back.
     WeightRestored { weight: Option<f64> },
+    /// In place: the OSD is back up on its new disk, `noout` lifted.
+    Rejoined,
+    /// In place, stopped while it waited for its new OSD: `noout` lifted.
+    NooutLifted,
 }
 
 impl Ending {
@@ -36,6 +40,11 @@ impl Ending {
             Ending::WeightRestored { weight } => format!(
                 "stopped; CRUSH weight restored to {}",
                 weight.map(crate::domain::cluster::format_weight).unwrap_or_else(|| "its value".into())
+            ),
+            Ending::Rejoined => format!("osd.{id} is back on its new disk; noout lifted"),
+            Ending::NooutLifted => format!(
+                "stopped while osd.{id} waited for its new disk: noout lifted, so Ceph rebuilds its copies on the \
+                 other OSDs; osd.{id} stays destroyed"
             ),
         }
     }

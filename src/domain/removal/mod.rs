@@ -8,6 +8,14 @@
 //!   └───────────┴─────────────┴─(rm stop)─► restoring ─► cancelled
 //! ```
 //!
+//! In place (`device replace --in-place`), nothing drains: the OSD keeps
+//! its PGs under `noout` while its disk is swapped, and its copies are
+//! rebuilt once, on the new OSD that takes its id:
+//!
+//! ```text
+//! queued ─► stopping (noout first) ─► destroying ─► zapping ─► rejoining ─► done
+//! ```
+//!
 //! The worker persists the returned state *before* it performs the returned
 //! effect, then observes the cluster again. Every effect is safe to repeat,
 //! and `advance` asks for an effect again only when the observation shows it
@@ -54,10 +62,12 @@ pub enum Phase {
     Done,
     Restoring,
     Cancelled,
+    /// In place: destroyed and zapped, `noout` kept until its id is back up.
+    Rejoining,
 }
 
 impl Phase {
-    pub const ALL: [Phase; 9] = [
+    pub const ALL: [Phase; 10] = [
         Phase::Queued,
         Phase::Draining,
         Phase::WaitingSafe,
@@ -67,6 +77,7 @@ impl Phase {
         Phase::Done,
         Phase::Restoring,
         Phase::Cancelled,
+        Phase::Rejoining,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -80,6 +91,7 @@ impl Phase {
             Phase::Done => "done",
             Phase::Restoring => "restoring",
             Phase::Cancelled => "cancelled",
+            Phase::Rejoining => "rejoining",
         }
     }
 
@@ -91,9 +103,10 @@ impl Phase {
         matches!(self, Phase::Done | Phase::Cancelled)
     }
 
-    /// `rm stop` is possible until the daemon is stopped.
+    /// `rm stop` is possible until the daemon is stopped, and again once an
+    /// in-place removal waits for its new OSD (stopping then lifts `noout`).
     pub fn can_stop(self) -> bool {
-        matches!(self, Phase::Queued | Phase::Draining | Phase::WaitingSafe)
+        matches!(self, Phase::Queued | Phase::Draining | Phase::WaitingSafe | Phase::Rejoining)
     }
 
     /// Counts toward the limit of concurrent drains.
@@ -150,6 +163,9 @@ pub struct Removal {
     /// Part of `device replace` of the disk at this path of its host: the
     /// replacement's holds keep its disks, not the removal's own.
     pub slot: Option<String>,
+    /// No drain: the OSD is destroyed under `noout` and its copies rebuilt
+    /// on the OSD that takes its id (`device replace --in-place`).
+    pub in_place: Option<InPlace>,
     /// How it ended, when not plainly.
     pub ending: Option<Ending>,
     /// How it ended, as text, in records written before `ending` existed:
@@ -183,6 +199,7 @@ impl Removal {
             drain_started_at: None,
             ignored_blockers: Vec::new(),
             slot: None,
+            in_place: None,
             ending: None,
             legacy_note: None,
         }
@@ -205,6 +222,14 @@ impl Removal {
     }
 }
 
+/// What an in-place removal was told to accept, beyond the PGs it leaves
+/// with a copy fewer (accepted when it was scheduled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InPlace {
+    /// Stop the OSD even when `ok-to-stop` says PGs would go inactive.
+    pub accept_inactive: bool,
+}
+
 /// What the worker saw just now.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observation {
@@ -214,6 +239,8 @@ pub struct Observation {
     pub destroyed: bool,
     pub up: bool,
     pub is_in: bool,
+    /// `noout` is set on the OSD.
+    pub noout: bool,
     pub crush_weight: Option<f64>,
     /// Placement groups on the OSD (`osd df`); None when Ceph does not list it.
     pub pgs: Option<i64>,
@@ -259,6 +286,10 @@ pub enum Effect {
     ZapLvs {
         fsid: String,
     },
+    /// `ceph osd add-noout osd.N` (on) or `rm-noout` (off).
+    Noout {
+        on: bool,
+    },
 }
 
 impl Effect {
@@ -274,6 +305,8 @@ impl Effect {
             Effect::Purge => "purge",
             Effect::Zap { .. } => "zap",
             Effect::ZapLvs { .. } => "zap-lvs",
+            Effect::Noout { on: true } => "noout",
+            Effect::Noout { on: false } => "rm-noout",
         }
     }
 

@@ -181,6 +181,7 @@ mod tests {
                 up: true,
                 is_in: true,
                 destroyed: false,
+                noout: false,
                 crush_weight: Some(1.0),
                 pgs: Some(22),
                 kb_used: None,

@@ -17,6 +17,7 @@ pub fn observe_cluster(r: &Removal, cluster: &ClusterState, may_start_drain: Ver
         destroyed: osd.is_some_and(|o| o.destroyed),
         up: osd.is_some_and(|o| o.up),
         is_in: osd.is_some_and(|o| o.is_in),
+        noout: osd.is_some_and(|o| o.noout),
         crush_weight: osd.and_then(|o| o.crush_weight),
         pgs: osd.and_then(|o| o.pgs),
         ok_to_stop: None,
@@ -51,7 +52,8 @@ pub fn questions(r: &Removal, obs: &Observation) -> Questions {
         Phase::WaitingSafe => true,
         Phase::Draining => r.force || pgs_left(obs) == Some(0),
         // Their gate is the OSD marked down: until then the answer goes unused.
-        Phase::Stopping | Phase::Destroying => !obs.up,
+        // In place, nothing is asked: the risk was accepted up front.
+        Phase::Stopping | Phase::Destroying => !obs.up && r.in_place.is_none(),
         _ => false,
     };
     let on_host = matches!(r.phase, Phase::Stopping | Phase::Destroying | Phase::Zapping);
@@ -159,6 +161,7 @@ mod tests {
                 up,
                 is_in: true,
                 destroyed: false,
+                noout: false,
                 crush_weight: Some(0.0),
                 pgs: Some(pgs),
                 kb_used: Some(2048),

@@ -13,6 +13,7 @@ fn healthy() -> Observation {
         destroyed: false,
         up: true,
         is_in: true,
+        noout: false,
         crush_weight: Some(0.0098),
         pgs: Some(22),
         ok_to_stop: Some(Verdict { ok: true, message: "ok".into() }),
@@ -281,4 +282,96 @@ fn stop_is_refused_past_the_point_of_no_return() {
     assert!(Phase::Draining.can_stop());
     assert!(!Phase::Stopping.can_stop());
     assert!(!Phase::Destroying.can_stop());
+}
+
+fn in_place(phase: Phase) -> Removal {
+    let mut r = removal(phase);
+    r.replace = true;
+    r.in_place = Some(InPlace::default());
+    r
+}
+
+#[test]
+fn in_place_sets_noout_and_stops_without_draining() {
+    let s = run(&in_place(Phase::Queued), &healthy());
+    assert_eq!((s.next.phase, s.effect), (Phase::Stopping, Some(Effect::Noout { on: true })));
+    assert_eq!(s.next.original_weight, None, "no reweight: nothing drains");
+    assert_eq!(s.next.pgs_at_start, Some(22));
+    let mut o = healthy();
+    o.noout = true;
+    let s = run(&s.next, &o);
+    assert_eq!(s.effect, Some(Effect::StopDaemon), "its 22 PGs stay on it: stopped at once");
+    // A crash lost the flag, or someone lifted it: set again before the stop.
+    let mut r = in_place(Phase::Stopping);
+    r.stop_sent = true;
+    assert_eq!(run(&r, &healthy()).effect, Some(Effect::Noout { on: true }));
+}
+
+#[test]
+fn in_place_waits_for_ok_to_stop_unless_inactive_pgs_were_accepted() {
+    let mut o = healthy();
+    o.ok_to_stop = Some(Verdict { ok: false, message: "4 PGs would become inactive".into() });
+    let s = run(&in_place(Phase::Queued), &o);
+    assert_eq!((s.next.phase, s.effect), (Phase::Queued, None));
+    assert!(s.waiting_on.unwrap().contains("4 PGs would become inactive"));
+    let mut r = in_place(Phase::Queued);
+    r.in_place = Some(InPlace { accept_inactive: true });
+    assert_eq!(run(&r, &o).effect, Some(Effect::Noout { on: true }));
+    // The health and pacing gate holds all the same: no copy is taken from a degraded cluster.
+    let mut o = healthy();
+    o.may_start_drain = Verdict { ok: false, message: "3 PGs degraded".into() };
+    assert_eq!(run(&r, &o).effect, None);
+}
+
+#[test]
+fn in_place_destroys_a_down_osd_without_safe_to_destroy() {
+    let mut o = healthy();
+    o.up = false;
+    o.noout = true;
+    o.safe_to_destroy = Some(Verdict { ok: false, message: "OSD(s) 4 have 22 pgs".into() });
+    let s = run(&in_place(Phase::Destroying), &o);
+    assert_eq!(s.effect, Some(Effect::Destroy));
+    assert!(!questions(&in_place(Phase::Destroying), &o).safe_to_destroy, "not even asked");
+    let mut r = removal(Phase::Destroying);
+    r.replace = true;
+    assert_eq!(run(&r, &o).effect, None, "a drained removal still waits for safe-to-destroy");
+}
+
+#[test]
+fn in_place_waits_under_noout_after_the_zap_until_its_id_is_back() {
+    let mut o = healthy();
+    (o.up, o.destroyed, o.noout) = (false, true, true);
+    let mut r = in_place(Phase::Zapping);
+    r.zapped = vec!["/dev/loop4".into()];
+    let s = run(&r, &o);
+    assert_eq!(s.next.phase, Phase::Rejoining);
+    assert!(s.waiting_on.unwrap().contains("noout keeps its PGs"), "it waits; the flag stays");
+    assert_eq!(s.effect, None);
+    // The spec redeployed the id on the new disk: the flag goes, then the removal ends.
+    let rejoining = s.next;
+    let mut back = o.clone();
+    (back.up, back.destroyed) = (true, false);
+    let s = run(&rejoining, &back);
+    assert_eq!(s.effect, Some(Effect::Noout { on: false }));
+    back.noout = false;
+    let s = run(&rejoining, &back);
+    assert_eq!((s.next.phase, s.next.ending.clone()), (Phase::Done, Some(Ending::Rejoined)));
+}
+
+#[test]
+fn a_stopped_in_place_removal_lifts_noout_and_leaves_the_id_destroyed() {
+    let mut r = in_place(Phase::Rejoining);
+    assert!(r.phase.can_stop());
+    r.stop_requested = true;
+    let mut o = healthy();
+    (o.up, o.destroyed, o.noout) = (false, true, true);
+    assert_eq!(run(&r, &o).effect, Some(Effect::Noout { on: false }));
+    o.noout = false;
+    let s = run(&r, &o);
+    assert_eq!((s.next.phase, s.next.ending.clone()), (Phase::Done, Some(Ending::NooutLifted)));
+    assert!(s.next.note().unwrap().contains("osd.4 stays destroyed"));
+    // Stopping, destroying and zapping cannot be stopped: the daemon is going.
+    for phase in [Phase::Stopping, Phase::Destroying, Phase::Zapping] {
+        assert!(!phase.can_stop(), "{phase:?}");
+    }
 }

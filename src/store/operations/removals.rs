@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{version_of, Codec, Ops};
 use crate::domain::operation::Kind;
-use crate::domain::removal::{Effect, Ending, Phase, Removal};
+use crate::domain::removal::{Effect, Ending, InPlace, Phase, Removal};
 use crate::store::{Result, Store, Topic};
 
 /// The removal kind's codec: `store.ops::<RemovalCodec>()`.
@@ -61,6 +61,9 @@ struct RemovalV1 {
     /// The `device replace` slot it serves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     slot: Option<String>,
+    /// Version 3: no drain, the OSD destroyed under `noout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    in_place: Option<InPlaceV1>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ending: Option<EndingV1>,
     /// How it ended, as text, in records written before `ending` existed.
@@ -73,6 +76,12 @@ fn one() -> u64 {
 }
 
 #[derive(Serialize, Deserialize)]
+struct InPlaceV1 {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    accept_inactive: bool,
+}
+
+#[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 enum EndingV1 {
     RemovedOutside,
@@ -81,6 +90,8 @@ enum EndingV1 {
     GoneWhileRestoring,
     MarkedInAgain,
     WeightRestored { weight: Option<f64> },
+    Rejoined,
+    NooutLifted,
 }
 
 impl From<&Ending> for EndingV1 {
@@ -92,6 +103,8 @@ impl From<&Ending> for EndingV1 {
             Ending::GoneWhileRestoring => EndingV1::GoneWhileRestoring,
             Ending::MarkedInAgain => EndingV1::MarkedInAgain,
             Ending::WeightRestored { weight } => EndingV1::WeightRestored { weight: *weight },
+            Ending::Rejoined => EndingV1::Rejoined,
+            Ending::NooutLifted => EndingV1::NooutLifted,
         }
     }
 }
@@ -105,6 +118,8 @@ impl From<EndingV1> for Ending {
             EndingV1::GoneWhileRestoring => Ending::GoneWhileRestoring,
             EndingV1::MarkedInAgain => Ending::MarkedInAgain,
             EndingV1::WeightRestored { weight } => Ending::WeightRestored { weight },
+            EndingV1::Rejoined => Ending::Rejoined,
+            EndingV1::NooutLifted => Ending::NooutLifted,
         }
     }
 }
@@ -121,6 +136,7 @@ enum EffectV1 {
     Purge,
     Zap { path: String },
     ZapLvs { fsid: String },
+    Noout { on: bool },
 }
 
 impl Codec for RemovalCodec {
@@ -132,7 +148,14 @@ impl Codec for RemovalCodec {
         let v1 = RemovalV1 {
             // Version 2 says what version 1 readers would misread: the
             // devices they would wipe by path include a shared DB device.
-            v: if r.lvm_fsid.is_some() { 2 } else { 1 },
+            // Version 3, what earlier readers would drain: an in-place one.
+            v: if r.in_place.is_some() {
+                3
+            } else if r.lvm_fsid.is_some() {
+                2
+            } else {
+                1
+            },
             osd_id: r.osd_id,
             host: r.host.clone(),
             replace: r.replace,
@@ -156,6 +179,7 @@ impl Codec for RemovalCodec {
             drain_started_at: r.drain_started_at,
             ignored_blockers: r.ignored_blockers.clone(),
             slot: r.slot.clone(),
+            in_place: r.in_place.map(|i| InPlaceV1 { accept_inactive: i.accept_inactive }),
             ending: r.ending.as_ref().map(EndingV1::from),
             note: r.legacy_note.clone(),
         };
@@ -164,7 +188,7 @@ impl Codec for RemovalCodec {
 
     fn decode_state(json: &str) -> std::result::Result<Removal, String> {
         match version_of(json)? {
-            1 | 2 => {}
+            1..=3 => {}
             v => return Err(format!("version {v} is newer than this osdkeeper reads")),
         }
         let s: RemovalV1 = serde_json::from_str(json).map_err(|e| e.to_string())?;
@@ -187,6 +211,7 @@ impl Codec for RemovalCodec {
         r.drain_started_at = s.drain_started_at;
         r.ignored_blockers = s.ignored_blockers;
         r.slot = s.slot;
+        r.in_place = s.in_place.map(|i| InPlace { accept_inactive: i.accept_inactive });
         r.ending = s.ending.map(Ending::from);
         r.legacy_note = s.note;
         Ok(r)
@@ -203,6 +228,7 @@ impl Codec for RemovalCodec {
             Effect::Purge => EffectV1::Purge,
             Effect::Zap { path } => EffectV1::Zap { path: path.clone() },
             Effect::ZapLvs { fsid } => EffectV1::ZapLvs { fsid: fsid.clone() },
+            Effect::Noout { on } => EffectV1::Noout { on: *on },
         };
         serde_json::to_string(&v1).expect("an effect serializes")
     }
@@ -219,6 +245,7 @@ impl Codec for RemovalCodec {
             EffectV1::Purge => Effect::Purge,
             EffectV1::Zap { path } => Effect::Zap { path },
             EffectV1::ZapLvs { fsid } => Effect::ZapLvs { fsid },
+            EffectV1::Noout { on } => Effect::Noout { on },
         })
     }
 

@@ -119,8 +119,8 @@ async fn recent_samples_are_the_window_before_the_newest() {
 
 #[test]
 fn a_state_of_a_newer_release_is_refused_not_misread() {
-    let newer = r#"{"v": 3, "osd_id": 8}"#;
-    assert_eq!(RemovalCodec::decode_state(newer).unwrap_err(), "version 3 is newer than this osdkeeper reads");
+    let newer = r#"{"v": 4, "osd_id": 8}"#;
+    assert_eq!(RemovalCodec::decode_state(newer).unwrap_err(), "version 4 is newer than this osdkeeper reads");
     assert_eq!(version_of(r#"{"osd_id": 8}"#), Ok(1), "rows from before versions are version 1");
 }
 
@@ -144,4 +144,21 @@ fn an_lvm_removal_is_written_as_version_2_and_read_back_whole() {
     assert_eq!(RemovalCodec::decode_state(&json).unwrap(), r);
     let plain = crate::domain::removal::Removal::new(4, "f5-422-01".into(), false, false, true, vec![]);
     assert_eq!(version_of(&RemovalCodec::encode_state(&plain)), Ok(1), "a raw OSD's removal stays version 1");
+}
+
+/// Version 3 is an in-place removal, which an earlier reader would drain.
+#[test]
+fn an_in_place_removal_is_written_as_version_3_and_read_back_whole() {
+    use crate::domain::removal::{Effect, Ending, InPlace, Phase, Removal};
+    let mut r = Removal::new(3, "f5-422-02".into(), true, false, true, vec!["/dev/sdb".into()]);
+    r.lvm_fsid = Some("fe8c3e3d-8d2b-4a45-9804-a4c06db4b76e".into());
+    r.in_place = Some(InPlace { accept_inactive: true });
+    r.phase = Phase::Rejoining;
+    r.ending = Some(Ending::NooutLifted);
+    let json = RemovalCodec::encode_state(&r);
+    assert_eq!(version_of(&json), Ok(3), "{json}");
+    assert_eq!(RemovalCodec::decode_state(&json).unwrap(), r);
+    for e in [Effect::Noout { on: true }, Effect::Noout { on: false }] {
+        assert_eq!(RemovalCodec::decode_effect(&RemovalCodec::encode_effect(&e)).unwrap(), e);
+    }
 }

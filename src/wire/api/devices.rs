@@ -162,6 +162,17 @@ pub struct ReplaceBody {
     /// Queue the removals even where their preview finds blockers.
     #[serde(default)]
     pub ignore_preview_blockers: bool,
+    /// No drain: `noout`, stop, destroy; the new disk's OSDs rebuild the
+    /// copies once, leaving PGs a copy short until they have.
+    #[serde(default)]
+    pub in_place: bool,
+    /// In place: PGs left with one copy are accepted.
+    #[serde(default)]
+    pub accept_single_copy: bool,
+    /// In place: PGs below their pool's `min_size` (client I/O to them
+    /// stops) are accepted.
+    #[serde(default)]
+    pub accept_inactive: bool,
 }
 
 /// An OSD with volumes on the disk, and which (`block`, `db`, `wal`, or
@@ -184,10 +195,30 @@ pub struct Replacement {
     /// until the new disk is in it.
     pub waiting: Vec<String>,
     pub dry_run: bool,
+    /// Not drained: replaced in place.
+    #[serde(default)]
+    pub in_place: bool,
     /// The removal preview of the OSDs (a dry run only).
     pub preview: Option<crate::wire::api::removal_preview::RemovalPreview>,
+    /// Both ways side by side (`drain-first`, `in-place`), when the cluster's
+    /// maps could be read; the in-place way's risks; why it would be refused.
+    #[serde(default)]
+    pub ways: Option<ReplaceWays>,
     /// What happens, step by step, in words.
     pub text: Vec<String>,
+}
+
+/// What each way of replacing the disk costs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ReplaceWays {
+    pub ways: Vec<crate::wire::api::swaps::WayRow>,
+    /// The in-place way's PGs left with one copy, and those below min_size, by pool.
+    pub single_copy: Vec<crate::wire::api::swaps::PoolRiskRow>,
+    pub inactive: Vec<crate::wire::api::swaps::PoolRiskRow>,
+    pub bytes_per_s: Option<f64>,
+    pub eta_basis: String,
+    /// Why the in-place way would be refused as asked.
+    pub refusals: Vec<String>,
 }
 
 /// What `device replace --clear` undid.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::operation::Action;
 use crate::domain::spec::Method;
-use crate::domain::swap::cost::{Costs, PoolRisk, WayCost};
+use crate::domain::swap::cost::{Costs, InPlaceCost, PoolRisk, WayCost};
 use crate::domain::swap::{Phase, Swap, SwapRecord, Way};
 
 fn free_bay() -> Way {
@@ -216,7 +216,8 @@ pub struct SwapPreview {
     pub refusals: Vec<String>,
 }
 
-fn row(way: &str, cost: Option<&WayCost>) -> WayRow {
+/// A way's row (none: its cost cannot be known yet).
+pub fn row(way: &str, cost: Option<&WayCost>) -> WayRow {
     WayRow {
         way: way.into(),
         bytes: cost.map(|c| c.bytes),
@@ -230,17 +231,23 @@ fn row(way: &str, cost: Option<&WayCost>) -> WayRow {
     }
 }
 
+/// The in-place way's row: its copies rebuilt once, with PGs a copy short
+/// meanwhile.
+pub fn in_place_row(c: &InPlaceCost) -> WayRow {
+    WayRow {
+        way: "in-place".into(),
+        bytes: Some(c.bytes),
+        pgs: Some(c.pgs_degraded),
+        off_old_bytes: Some(c.bytes),
+        receivers: Vec::new(),
+        eta_s: c.window_s,
+        pgs_degraded: c.pgs_degraded,
+    }
+}
+
 impl SwapPreview {
     pub fn of(swap: &Swap, c: &Costs, refusals: Vec<String>) -> SwapPreview {
-        let in_place = WayRow {
-            way: "in-place".into(),
-            bytes: Some(c.in_place.bytes),
-            pgs: Some(c.in_place.pgs_degraded),
-            off_old_bytes: Some(c.in_place.bytes),
-            receivers: Vec::new(),
-            eta_s: c.in_place.window_s,
-            pgs_degraded: c.in_place.pgs_degraded,
-        };
+        let in_place = in_place_row(&c.in_place);
         SwapPreview {
             host: swap.host.clone(),
             way: swap.way,
