@@ -431,7 +431,13 @@ fn stopped_midway(sb: &Sandbox, url: &str, (host, _, spares): &(String, Vec<Stri
     );
     cli_ok(url, Some(TOKEN), &["swap", "stop", &id.to_string()]);
     let stopped = wait_ended(sb, url, id);
-    let why = || format!("{stopped:#}\nosd dump: {}\nPGs: {}", sb.ceph(&["osd", "dump"]).1, sb.ceph(&["pg", "dump", "pgs_brief"]).1);
+    let why = || {
+        format!(
+            "{stopped:#}\nosd dump: {}\nPGs: {}",
+            sb.ceph(&["osd", "dump"]).1,
+            sb.ceph(&["pg", "dump", "pgs_brief"]).1
+        )
+    };
     assert_eq!(stopped["state"], "stopped", "{}", why());
     let ending = stopped["ending"].as_str().unwrap_or_default();
     assert!(ending.contains("handed over to their final place are kept there"), "{}", why());
@@ -461,7 +467,12 @@ fn stopped_midway(sb: &Sandbox, url: &str, (host, _, spares): &(String, Vec<Stri
     for (pgid, pairs) in &issued {
         let entry = entries.iter().find(|e| e["pgid"] == pgid.as_str());
         let kept: Option<Vec<(u64, u64)>> = entry.map(|e| {
-            e["mappings"].as_array().unwrap().iter().map(|m| (m["from"].as_u64().unwrap(), m["to"].as_u64().unwrap())).collect()
+            e["mappings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| (m["from"].as_u64().unwrap(), m["to"].as_u64().unwrap()))
+                .collect()
         });
         assert_eq!(kept.as_ref(), Some(pairs), "{pgid}'s entry: {entries:?}");
         let pg = pgs.iter().find(|p| p["pgid"] == pgid.as_str()).unwrap_or_else(|| panic!("{pgid}: {pgs:?}"));
@@ -470,7 +481,8 @@ fn stopped_midway(sb: &Sandbox, url: &str, (host, _, spares): &(String, Vec<Stri
         assert_eq!(pg["state"], "active+clean", "{pgid}: {pg}");
     }
     let swaps = |e: &Value| e["mappings"].as_array().unwrap().iter().any(|m| m["from"] == d || m["to"] == new);
-    let others: Vec<&Value> = entries.iter().filter(|e| swaps(e) && !issued.contains_key(e["pgid"].as_str().unwrap())).collect();
+    let others: Vec<&Value> =
+        entries.iter().filter(|e| swaps(e) && !issued.contains_key(e["pgid"].as_str().unwrap())).collect();
     assert!(others.is_empty(), "entries of the swap's OSDs it did not issue: {others:?}");
     assert!(entries_before.iter().all(|e| entries.contains(e)), "before: {entries_before:?}\nafter: {entries:?}");
     // The old OSD in at its weight, the new one at the hand-over weight.
