@@ -1,7 +1,7 @@
 //! A disk swap on a real Ceph cluster (testbed/ceph-sandbox with
 //! `--ceph-volume --spare-disks 2`: two OSDs and two blank loop devices per
 //! host, every OSD made by the real ceph-volume), against the cephadm way
-//! on the same cluster, in one run:
+//! on the same cluster, and the in-place way and `swap stop`, in one run:
 //!
 //! 1. `osd replace A --with HOST:SPARE`: the new OSD is made first (raw,
 //!    as A was), A's placement groups are handed over with
@@ -14,13 +14,32 @@
 //!    `ceph` commands (CRUSH weight 0, wait, purge) and a spec for the new
 //!    disk.
 //!
+//! 3. `osd replace C --in-place --with HOST:SPARE` for an OSD C of the
+//!    third host: refused on the size-2 pool (Ceph's own words for the
+//!    risk checked), then accepted with `--accept-single-copy`: C stopped
+//!    under `noout`, destroyed keeping its id, its disk wiped, and a new
+//!    OSD with C's id on the spare backfills from the other copies; at the
+//!    end HEALTH_OK, `noout` off, no upmap entry naming C. The degraded
+//!    window (PGs below size, seen from outside every second) is printed
+//!    beside the window the swap's record estimated.
+//! 4. A free-bay swap on the second host stopped during its hand-over
+//!    (backfill paused with `nobackfill` so that the entries are still in
+//!    flight): it ends `stopped`, and the cluster, read with the ceph CLI,
+//!    keeps each entry the swap issued with the old OSD in at its weight,
+//!    the new one at the hand-over weight, no `osd_crush_initial_weight`
+//!    left, the balancer off (docs/design/swap.md, "Stop"), and once
+//!    backfill goes on every PG active+clean on its entry's targets and
+//!    HEALTH_OK.
+//!
 //! The daemon acts as the cephx user `deploy/ceph-auth.sh` makes, so the
 //! caps it gives are the ones a swap needs.
 //!
 //! The bytes each way made Ceph recover are the sum, over the OSDs, of
 //! their `recovery_bytes` perf counter (counted by the OSD that receives a
-//! copy; none of the receivers restarts meanwhile): the swap must move
-//! less than drain-then-add. Both numbers are printed (BENCHMARKS.md).
+//! copy; none of the receivers restarts meanwhile, the in-place OSD's new
+//! daemon counting from 0): the swap must move less than drain-then-add,
+//! the in-place way at most 0.55 of it. The numbers are printed
+//! (BENCHMARKS.md). One sandbox serves every step: it takes 50 s to start.
 
 mod common;
 
@@ -28,7 +47,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::sandbox::{deploying_agent, Sandbox};
 use common::*;
@@ -50,25 +69,52 @@ fn recovery_bytes(sb: &Sandbox) -> BTreeMap<u64, u64> {
         .collect()
 }
 
-/// What the OSDs received since `before` (an OSD new since then from 0).
+/// What the OSDs received since `before` (an OSD new since then from 0;
+/// an OSD whose daemon was made again, the in-place way's, is left out of
+/// `before`: its new daemon counts from 0).
 fn received_since(sb: &Sandbox, before: &BTreeMap<u64, u64>) -> u64 {
-    recovery_bytes(sb).iter().map(|(id, n)| n - before.get(id).copied().unwrap_or(0)).sum()
+    recovery_bytes(sb)
+        .iter()
+        .map(|(id, n)| {
+            let then = before.get(id).copied().unwrap_or(0);
+            n.checked_sub(then).unwrap_or_else(|| panic!("osd.{id}'s recovery_bytes fell from {then} to {n}"))
+        })
+        .sum()
 }
 
-/// Samples the PG states every second until stopped; the most PGs seen
-/// degraded or undersized at once, and the states then.
+/// What a `DegradedWatch` saw.
+#[derive(Clone, Default)]
+struct Watched {
+    /// The most PGs seen degraded or undersized at once, and the states then.
+    worst: u64,
+    states: String,
+    /// The first and the last sample with any PG degraded or undersized.
+    first: Option<Instant>,
+    last: Option<Instant>,
+}
+
+impl Watched {
+    /// From the first sample with a PG below size to the first without
+    /// after the last one (to within the second between samples).
+    fn window(&self) -> Option<Duration> {
+        Some(self.last? - self.first? + Duration::from_secs(1))
+    }
+}
+
+/// Samples the PG states every second until stopped: the most PGs seen
+/// degraded or undersized at once, the states then, and when.
 struct DegradedWatch {
     stop: Arc<AtomicBool>,
-    worst: Arc<Mutex<(u64, String)>>,
+    seen: Arc<Mutex<Watched>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl DegradedWatch {
     fn start(sb: &Sandbox) -> DegradedWatch {
         let stop = Arc::new(AtomicBool::new(false));
-        let worst = Arc::new(Mutex::new((0, String::new())));
+        let seen = Arc::new(Mutex::new(Watched::default()));
         let (tool, conf) = (sb.tool("ceph"), sb.conf());
-        let (s, w) = (stop.clone(), worst.clone());
+        let (s, w) = (stop.clone(), seen.clone());
         let thread = std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
                 let out = std::process::Command::new(&tool)
@@ -88,20 +134,24 @@ impl DegradedWatch {
                         .map(|st| st["num"].as_u64().unwrap_or(0))
                         .sum();
                     let mut w = w.lock().unwrap();
-                    if short > w.0 {
-                        *w = (short, Value::Array(states).to_string());
+                    if short > 0 {
+                        w.first.get_or_insert_with(Instant::now);
+                        w.last = Some(Instant::now());
+                    }
+                    if short > w.worst {
+                        (w.worst, w.states) = (short, Value::Array(states).to_string());
                     }
                 }
                 std::thread::sleep(Duration::from_secs(1));
             }
         });
-        DegradedWatch { stop, worst, thread: Some(thread) }
+        DegradedWatch { stop, seen, thread: Some(thread) }
     }
 
-    fn finish(mut self) -> (u64, String) {
+    fn finish(mut self) -> Watched {
         self.stop.store(true, Ordering::Relaxed);
         self.thread.take().unwrap().join().unwrap();
-        self.worst.lock().unwrap().clone()
+        self.seen.lock().unwrap().clone()
     }
 }
 
@@ -132,8 +182,29 @@ fn upmap_entries(sb: &Sandbox) -> Vec<Value> {
     sb.json(&["osd", "dump"])["pg_upmap_items"].as_array().cloned().unwrap_or_default()
 }
 
+/// Waits for swap `id` to end, and returns its detail.
+fn wait_ended(sb: &Sandbox, url: &str, id: i64) -> Value {
+    wait_for_or(
+        "the swap to end",
+        Duration::from_secs(900),
+        || {
+            let d = swap_detail(url, id);
+            ["done", "failed", "stopped"].contains(&d["state"].as_str()?).then_some(d)
+        },
+        || format!("{:#}\nPGs: {}", swap_detail(url, id), sb.ceph(&["pg", "stat"]).1),
+    )
+}
+
+/// When the swap's action `effect` was first issued (ms since the epoch).
+fn issued_at(detail: &Value, effect: &str) -> i64 {
+    let actions = detail["actions"].as_array().unwrap();
+    let found = actions.iter().find(|a| a["effect"] == effect);
+    found.and_then(|a| a["issued_at"].as_i64()).unwrap_or_else(|| panic!("no {effect} action: {detail:#}"))
+}
+
 #[test]
 fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
+    let started = Instant::now();
     let work = tempfile::Builder::new().prefix("osdkeeper-swap").tempdir().unwrap();
     // More data than the default (300 objects of 128 KiB): the bytes moved
     // are compared, and every OSD holds some.
@@ -190,20 +261,12 @@ fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
         || std::fs::read_to_string(&daemon.log).unwrap_or_default(),
     );
     daemon = start_daemon(work.path(), &config, &env(None));
-    let done = wait_for_or(
-        "the swap to end",
-        Duration::from_secs(900),
-        || {
-            let d = swap_detail(&daemon.url, id);
-            ["done", "failed", "stopped"].contains(&d["state"].as_str()?).then_some(d)
-        },
-        || format!("{:#}\nPGs: {}", swap_detail(&daemon.url, id), sb.ceph(&["pg", "stat"]).1),
-    );
+    let done = wait_ended(&sb, &daemon.url, id);
     assert_eq!(done["state"], "done", "{done:#}");
     sb.wait_clean();
     sb.wait_health_ok();
-    let (worst, states) = watch.finish();
-    assert_eq!(worst, 0, "PGs degraded or undersized during the swap: {states}");
+    let seen = watch.finish();
+    assert_eq!(seen.worst, 0, "PGs degraded or undersized during the swap: {}", seen.states);
     let swap_bytes = received_since(&sb, &before);
 
     let new = done["disks"][0]["osd"].as_u64().expect("the new OSD");
@@ -270,5 +333,173 @@ fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
     );
     assert!(swap_bytes > 0, "the swap moved nothing");
     assert!(swap_bytes < then_add_bytes, "swap {swap_bytes} bytes, drain-then-add {then_add_bytes}");
+
+    in_place(&sb, &daemon.url, &disks[2], then_add_bytes);
+    stopped_midway(&sb, &daemon.url, &disks[1]);
+    println!("measured: the whole test {:.0} s", started.elapsed().as_secs_f64());
     drop(agents);
+}
+
+/// 3. The in-place way for the host's first OSD, into the host's first
+///    spare: refused on the size-2 pool, then accepted.
+fn in_place(sb: &Sandbox, url: &str, (host, old_disks, spares): &(String, Vec<String>, Vec<String>), then_add: u64) {
+    let c = sb.osds_under(host)[0];
+    let old_disk = old_disks.iter().find(|d| sb.running_osd_on(host, d) == Some(c)).cloned().unwrap();
+    let (id, with) = (c.to_string(), format!("{host}:{}", spares[0]));
+    let replace = |more: &[&str]| {
+        let mut args = vec!["osd", "replace", id.as_str(), "--in-place", "--with", with.as_str()];
+        args.extend_from_slice(more);
+        cli(url, Some(TOKEN), &args)
+    };
+    // Every PG with a copy on C keeps one copy meanwhile: Ceph's own count.
+    let on_c = sb.json(&["pg", "ls-by-osd", &id])["pg_stats"].as_array().map_or(0, Vec::len);
+    let refusal = format!(
+        "way: in-place would leave {on_c} PGs of pool 'sandbox' (size 2, min_size 1) with one copy until the new OSD \
+         has backfilled them; --accept-single-copy takes that risk"
+    );
+    let (code, out, err) = replace(&["--dry-run", "--format", "json"]);
+    assert_eq!(code, 0, "the preview: {out}{err}");
+    let preview: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(preview["refusals"], serde_json::json!([refusal]), "{preview:#}");
+    let row = preview["ways"].as_array().unwrap().iter().find(|w| w["way"] == "in-place").cloned().unwrap();
+    assert_eq!(row["pgs_degraded"], on_c, "{preview:#}");
+    let swaps_before = cli_ok(url, Some(TOKEN), &["swap", "ls", "--format", "json"]);
+    let (code, out, err) = replace(&[]);
+    assert_ne!(code, 0, "scheduled without --accept-single-copy: {out}");
+    assert!(err.contains(&refusal) && err.contains("nothing was scheduled"), "stderr: {err}\nexpected: {refusal}");
+    assert_eq!(cli_ok(url, Some(TOKEN), &["swap", "ls", "--format", "json"]), swaps_before, "nothing stored");
+
+    let before: BTreeMap<u64, u64> = recovery_bytes(sb).into_iter().filter(|(osd, _)| *osd != c).collect();
+    let (watch, began) = (DegradedWatch::start(sb), Instant::now());
+    let (code, out, err) = replace(&["--accept-single-copy", "--format", "json"]);
+    assert_eq!(code, 0, "with --accept-single-copy: {out}{err}");
+    let swap: Value = serde_json::from_str(&out).unwrap();
+    let swap_id = swap["swap_id"].as_i64().unwrap();
+    assert!(swap["risk"]["accepted"][0].as_str().unwrap().contains("with one copy"), "the risk recorded: {swap:#}");
+    let done = wait_ended(sb, url, swap_id);
+    assert_eq!(done["state"], "done", "{done:#}");
+    let wall = began.elapsed();
+    sb.wait_clean();
+    sb.wait_health_ok();
+    let seen = watch.finish();
+    let bytes = received_since(sb, &before);
+
+    assert_eq!(done["disks"][0]["osd"], c, "the old id: {done:#}");
+    assert_eq!(sb.running_osd_on(host, &spares[0]), Some(c), "osd.{c} up and in on {}", spares[0]);
+    assert_eq!(blkid_type(&old_disk), None, "osd.{c}'s old disk {old_disk} wiped");
+    let o = sb.osd(c as u32).unwrap();
+    assert!(!o["state"].as_array().unwrap().iter().any(|f| f == "noout" || f == "destroyed"), "osd.{c}: {o}");
+    let names_c = |e: &Value| e["mappings"].as_array().unwrap().iter().any(|m| m["from"] == c || m["to"] == c);
+    let upmaps = upmap_entries(sb);
+    assert!(!upmaps.iter().any(names_c), "an upmap entry names osd.{c}: {upmaps:?}");
+    assert!(seen.worst > 0, "osd.{c}'s PGs were never seen below size: the watch missed the window");
+    // osdkeeper's own view of the window: from the stop to `noout` taken
+    // off once it saw no PG degraded.
+    let kept = (issued_at(&done, "clear-noout") - issued_at(&done, "stop-daemon")) as f64 / 1000.0;
+    let window = seen.window().unwrap().as_secs_f64();
+    let estimated = &done["risk"]["window_s"];
+    println!(
+        "measured: in-place {bytes} bytes, drain-then-add {then_add} bytes, ratio {:.2}; degraded window {window:.0} s \
+         (up to {} PGs below size; osdkeeper: {kept:.0} s from the stop to noout off; the record's estimate: \
+         {estimated}); the swap {:.0} s",
+        bytes as f64 / then_add as f64,
+        seen.worst,
+        wall.as_secs_f64()
+    );
+    assert!(bytes > 0, "the in-place way moved nothing");
+    assert!(bytes as f64 <= 0.55 * then_add as f64, "in-place {bytes} bytes, drain-then-add {then_add}");
+}
+
+/// 4. A free-bay swap of the host's first OSD for its first spare, stopped
+///    while its hand-over is in flight (backfill paused).
+fn stopped_midway(sb: &Sandbox, url: &str, (host, _, spares): &(String, Vec<String>, Vec<String>)) {
+    let d = sb.osds_under(host)[0];
+    let weight = sb.crush_weight(d as u32);
+    let entries_before = upmap_entries(sb);
+    assert_eq!(sb.ceph(&["osd", "set", "nobackfill"]).0, 0);
+    let with = format!("{host}:{}", spares[0]);
+    let out = cli_ok(url, Some(TOKEN), &["osd", "replace", &d.to_string(), "--with", &with, "--format", "json"]);
+    let id = serde_json::from_str::<Value>(&out).unwrap()["swap_id"].as_i64().unwrap();
+    wait_for_or(
+        "the hand-over's first entries",
+        Duration::from_secs(600),
+        || {
+            let s = swap_detail(url, id);
+            (s["state"] == "handing-over" && s["handed"].as_u64() > Some(0)).then_some(())
+        },
+        || format!("{:#}\nPGs: {}", swap_detail(url, id), sb.ceph(&["pg", "stat"]).1),
+    );
+    cli_ok(url, Some(TOKEN), &["swap", "stop", &id.to_string()]);
+    let stopped = wait_ended(sb, url, id);
+    let why = || {
+        format!(
+            "{stopped:#}\nosd dump: {}\nPGs: {}",
+            sb.ceph(&["osd", "dump"]).1,
+            sb.ceph(&["pg", "dump", "pgs_brief"]).1
+        )
+    };
+    assert_eq!(stopped["state"], "stopped", "{}", why());
+    let ending = stopped["ending"].as_str().unwrap_or_default();
+    assert!(ending.contains("handed over to their final place are kept there"), "{}", why());
+    let (code, _, err) = cli(url, Some(TOKEN), &["swap", "stop", &id.to_string()]);
+    assert!(code != 0 && err.contains("has ended"), "a second stop: {err}");
+    let new = stopped["disks"][0]["osd"].as_u64().expect("the new OSD made before the stop");
+
+    // The entries the swap issued, as its actions logged them.
+    let mut issued: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
+    for a in stopped["actions"].as_array().unwrap().iter().filter(|a| a["effect"] == "upmap") {
+        for command in a["detail"].as_str().unwrap().split("; ") {
+            let words: Vec<&str> = command.split(' ').collect();
+            let pairs: Vec<u64> = words[4..].iter().map(|w| w.parse().unwrap()).collect();
+            issued.insert(words[3].to_string(), pairs.chunks(2).map(|p| (p[0], p[1])).collect());
+        }
+    }
+    assert_eq!(issued.len() as u64, stopped["handed"].as_u64().unwrap(), "{}", why());
+    assert_eq!(sb.ceph(&["osd", "unset", "nobackfill"]).0, 0);
+    sb.wait_clean();
+    sb.wait_health_ok();
+
+    // From outside: each entry kept as issued, its PG clean on the targets
+    // and off the sources; nothing else of the swap's pinned.
+    let entries = upmap_entries(sb);
+    let pgs = sb.json(&["pg", "dump", "pgs_brief"]);
+    let pgs = pgs["pg_stats"].as_array().cloned().unwrap_or_else(|| pgs.as_array().cloned().unwrap_or_default());
+    for (pgid, pairs) in &issued {
+        let entry = entries.iter().find(|e| e["pgid"] == pgid.as_str());
+        let kept: Option<Vec<(u64, u64)>> = entry.map(|e| {
+            e["mappings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| (m["from"].as_u64().unwrap(), m["to"].as_u64().unwrap()))
+                .collect()
+        });
+        // An entry issued empty (`rm-pg-upmap-items`) is one the swap took off.
+        assert_eq!(kept.as_ref(), (!pairs.is_empty()).then_some(pairs), "{pgid}'s entry: {entries:?}");
+        let pg = pgs.iter().find(|p| p["pgid"] == pgid.as_str()).unwrap_or_else(|| panic!("{pgid}: {pgs:?}"));
+        let acting: Vec<u64> = pg["acting"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+        assert!(pairs.iter().all(|(from, to)| acting.contains(to) && !acting.contains(from)), "{pgid}: {pg}");
+        assert_eq!(pg["state"], "active+clean", "{pgid}: {pg}");
+    }
+    let swaps = |e: &Value| {
+        let names = e["mappings"].as_array().unwrap().iter().any(|m| m["from"] == d || m["to"] == new);
+        names && !entries_before.contains(e) && !issued.contains_key(e["pgid"].as_str().unwrap())
+    };
+    let others: Vec<&Value> = entries.iter().filter(|e| swaps(e)).collect();
+    assert!(others.is_empty(), "entries of the swap's OSDs it did not issue: {others:?}");
+    assert!(entries_before.iter().all(|e| entries.contains(e)), "before: {entries_before:?}\nafter: {entries:?}");
+    // The old OSD in at its weight, the new one at the hand-over weight.
+    let old = sb.osd(d as u32).unwrap();
+    assert!(old["up"] == 1 && old["in"] == 1, "osd.{d}: {old}");
+    assert!((sb.crush_weight(d as u32) - weight).abs() < 1e-4, "osd.{d} at {weight}: {}", sb.crush_weight(d as u32));
+    let n = sb.osd(new as u32).unwrap();
+    assert!(n["up"] == 1 && n["in"] == 1, "osd.{new}: {n}");
+    assert!((sb.crush_weight(new as u32) - 0.0001).abs() < 1e-4, "osd.{new} at W0: {}", sb.crush_weight(new as u32));
+    // What was set is put back, but the balancer stays off: it would undo the hand-over.
+    let config = sb.json(&["config", "dump"]);
+    let left: Vec<&Value> =
+        config.as_array().unwrap().iter().filter(|e| e["name"] == "osd_crush_initial_weight").collect();
+    assert!(left.is_empty(), "osd_crush_initial_weight left: {left:?}");
+    assert_eq!(sb.json(&["balancer", "status"])["active"], false, "the balancer stays off");
+    println!("measured: swap stopped with {} entries kept, HEALTH_OK", issued.len());
 }

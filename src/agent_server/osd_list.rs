@@ -169,7 +169,11 @@ pub fn check_activation(
     listed: &HostOsds,
     release: Option<Release>,
 ) -> Result<ListedOsd, String> {
-    let Some(osd) = listed.osds.iter().find(|o| o.osd_id == osd_id) else {
+    // A purged OSD's disk that was not wiped keeps its label, id and all:
+    // once the id is given to a new OSD, the host lists it twice, and the
+    // request's fsid says which one is meant.
+    let with_id = || listed.osds.iter().filter(|o| o.osd_id == osd_id);
+    let Some(osd) = with_id().find(|o| o.osd_fsid == req.osd_fsid).or_else(|| with_id().next()) else {
         return Err(format!("ceph-volume lists no osd.{osd_id} on this host's devices"));
     };
     if osd.osd_fsid != req.osd_fsid || osd.kind != req.kind || (req.kind == OsdKind::Raw && osd.device != req.device) {
@@ -261,6 +265,20 @@ mod tests {
         let e = check_activation(&req("other", "/dev/loop6"), 6, &listed, None).unwrap_err();
         assert_eq!(e, "osd.6 on this host is raw uuid-6 on /dev/loop6, not raw other on /dev/loop6");
         assert!(check_activation(&req("uuid-6", "/dev/loop7"), 6, &listed, None).is_err());
+    }
+
+    /// Seen on the sandbox: osd.2 purged without a wipe, its id planned for
+    /// a swap's new OSD; the agent refused the new one, naming the old.
+    #[test]
+    fn an_id_listed_twice_after_a_purge_without_wipe_is_activated_by_its_fsid() {
+        let mut stale = osd(2, OsdKind::Raw, "/dev/loop2");
+        stale.osd_fsid = "uuid-purged".into();
+        let listed = HostOsds { osds: vec![stale, osd(2, OsdKind::Raw, "/dev/loop8")], notes: vec![] };
+        let req = ActivateRequest { osd_fsid: "uuid-2".into(), kind: OsdKind::Raw, device: "/dev/loop8".into() };
+        assert_eq!(check_activation(&req, 2, &listed, None).unwrap().device, "/dev/loop8");
+        let other = ActivateRequest { osd_fsid: "uuid-9".into(), ..req };
+        let e = check_activation(&other, 2, &listed, None).unwrap_err();
+        assert_eq!(e, "osd.2 on this host is raw uuid-purged on /dev/loop2, not raw uuid-9 on /dev/loop8");
     }
 
     /// The release's code: 16.2, 17.2.9 and 18.2.7 `raw/activate.py` add

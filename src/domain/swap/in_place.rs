@@ -6,7 +6,7 @@
 //! was stored (`cost.rs`); `ok-to-stop` is asked again before the stop.
 
 use super::advance::fail;
-use super::{Effect, Observation, Phase, Step, Swap};
+use super::{Effect, Observation, OldOsd, Phase, Step, Swap};
 
 pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
     let mut next = s.clone();
@@ -103,8 +103,7 @@ pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
             let Some(slot) = next.news.first().map(|n| n.path.clone()) else {
                 return fail(next, "no slot to wait for".into(), obs);
             };
-            let old_ids = &old.device_ids;
-            match obs.blank_disks.iter().find(|(p, d)| *p == slot && !d.is_empty() && !old_ids.contains(d)) {
+            match obs.blank_disks.iter().find(|(p, d)| *p == slot && is_new_disk(old, &slot, d)) {
                 Some((_, disk_id)) => {
                     next.news[0].device_id = disk_id.clone();
                     next.phase = Phase::Deploying;
@@ -162,6 +161,19 @@ pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
             ..next
         }),
     }
+}
+
+/// Whether the blank disk with id `disk_id` at `slot` is a new one, not
+/// the old OSD's disk wiped. A disk with an id is new when it is none of
+/// the old disk's ids. A disk without one (no serial: loop devices, some
+/// RAID controllers) cannot be told from the old disk at the old disk's
+/// own path; at another path it is another disk, since the old one was
+/// wiped where it is (the slot the operator named with `--with`).
+fn is_new_disk(old: &OldOsd, slot: &str, disk_id: &str) -> bool {
+    if old.device_ids.iter().any(|d| d == disk_id && !d.is_empty()) {
+        return false;
+    }
+    !disk_id.is_empty() || !old.devices.iter().any(|p| p == slot)
 }
 
 /// Before the OSD was stopped: `noout` off again, nothing else changed.

@@ -266,6 +266,27 @@ fn in_place_stops_under_noout_destroys_keeping_the_id_and_waits_for_a_new_disk()
 }
 
 #[test]
+fn in_place_without_serials_takes_a_blank_disk_only_at_a_slot_other_than_the_old_disk() {
+    // Loop devices (the real sandbox) and some controllers give no serial:
+    // the wiped old disk and a new one look alike at the old disk's path.
+    let mut s = in_place(Phase::AwaitingDisk);
+    s.olds[0].device_ids = vec![String::new()];
+    let mut o = calm();
+    o.osds[0] = OsdSeen { up: false, destroyed: true, ..o.osds[0].clone() };
+    o.blank_disks = vec![("/dev/sdd".into(), String::new()), ("/dev/sdg".into(), String::new())];
+    let st = run(&s, &o);
+    assert!(st.waiting_on.unwrap().starts_with("waiting for a new disk in /dev/sdd"), "the old disk, wiped");
+    // The slot named with `--with`: what is there is not the old disk, wiped where it is.
+    s.news[0].path = "/dev/sdg".into();
+    let st = run(&s, &o);
+    assert_eq!((st.next.phase, st.effect), (Phase::Deploying, Some(Effect::Deploy)));
+    // Unless it carries the old disk's id (moved there).
+    s.olds[0].device_ids = vec!["HDD-8".into()];
+    o.blank_disks = vec![("/dev/sdg".into(), "HDD-8".into())];
+    assert_eq!(run(&s, &o).next.phase, Phase::AwaitingDisk);
+}
+
+#[test]
 fn in_place_waits_on_ok_to_stop_unless_inactive_pgs_were_accepted() {
     let mut o = calm();
     o.ok_to_stop = Some(Verdict::no("unsafe to stop osd(s) at this time (20 PGs are or would become offline)"));
