@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Extension;
 
 use crate::daemon::Daemon;
+use crate::domain::removal::Phase;
 use crate::text::put;
 
 const BUCKETS: [f64; 11] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
@@ -78,7 +79,8 @@ async fn render(d: &Daemon, http: &HttpMetrics) -> Result<String, String> {
     for r in &view.removals {
         *by_state.entry(r.state.as_str()).or_default() += 1;
     }
-    for state in ["queued", "draining", "waiting-safe", "stopping", "destroying", "zapping", "restoring"] {
+    for phase in Phase::ALL.iter().filter(|p| !p.is_finished()) {
+        let state = phase.as_str();
         put!(out, "osdkeeper_removals{{state=\"{state}\"}} {}\n", by_state.get(state).copied().unwrap_or(0));
     }
     let mut pgs = String::new();

@@ -98,8 +98,12 @@ pub fn slot_filled(old_id: Option<&str>, now_at_slot: Option<&Device>) -> bool {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlotRemoval {
     pub osd: u32,
-    /// It can still be stopped (its OSD stays).
+    /// A stop is taken (a drain's OSD stays; in place, `noout` is lifted
+    /// once it waits for the new disk).
     pub can_stop: bool,
+    /// Its disks are being worked on (the daemon stopped, destroyed,
+    /// zapped): no spec's until that is over.
+    pub busy: bool,
     pub devices: Vec<String>,
 }
 
@@ -116,7 +120,7 @@ pub struct ClearPlan {
 
 pub fn clear_plan(slot: &str, held: &[String], removals: &[SlotRemoval]) -> ClearPlan {
     let stop = removals.iter().filter(|r| r.can_stop).map(|r| r.osd).collect();
-    let busy: Vec<&String> = removals.iter().filter(|r| !r.can_stop).flat_map(|r| r.devices.iter()).collect();
+    let busy: Vec<&String> = removals.iter().filter(|r| r.busy).flat_map(|r| r.devices.iter()).collect();
     let (release, keep) = held.iter().cloned().partition(|p| p == slot || !busy.contains(&p));
     ClearPlan { stop, release, keep }
 }
@@ -191,14 +195,20 @@ mod tests {
     fn clear_lets_go_of_a_disk_being_zapped_only_when_its_removal_ends() {
         let held: Vec<String> = ["/dev/sdb", "/dev/sdc", "/dev/sdf"].map(String::from).to_vec();
         let removals = [
-            SlotRemoval { osd: 3, can_stop: false, devices: vec!["/dev/sdb".into(), "/dev/sdc".into()] },
-            SlotRemoval { osd: 11, can_stop: true, devices: vec!["/dev/sdf".into(), "/dev/sdc".into()] },
+            SlotRemoval { osd: 3, can_stop: false, busy: true, devices: vec!["/dev/sdb".into(), "/dev/sdc".into()] },
+            SlotRemoval { osd: 11, can_stop: true, busy: false, devices: vec!["/dev/sdf".into(), "/dev/sdc".into()] },
         ];
         let plan = clear_plan("/dev/sdc", &held, &removals);
         assert_eq!(plan.stop, [11]);
         assert_eq!(plan.release, ["/dev/sdc", "/dev/sdf"], "the slot always; osd.11's HDD, its removal stopped");
         assert_eq!(plan.keep, ["/dev/sdb"], "osd.3's HDD is still being zapped");
-        let all_stop: Vec<SlotRemoval> = removals.iter().map(|r| SlotRemoval { can_stop: true, ..r.clone() }).collect();
+        let all_stop: Vec<SlotRemoval> =
+            removals.iter().map(|r| SlotRemoval { can_stop: true, busy: false, ..r.clone() }).collect();
         assert!(clear_plan("/dev/sdc", &held, &all_stop).keep.is_empty());
+        // In place, a removal being zapped takes the stop (it lifts noout
+        // once it waits for the new disk) and still keeps its disks.
+        let in_place = [SlotRemoval { can_stop: true, ..removals[0].clone() }, removals[1].clone()];
+        let plan = clear_plan("/dev/sdc", &held, &in_place);
+        assert_eq!((plan.stop, plan.keep), (vec![3, 11], vec!["/dev/sdb".to_string()]));
     }
 }

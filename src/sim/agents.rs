@@ -377,18 +377,17 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
     for osd in layout.osds {
         let path = osd.data.to_string();
         let device = devices.iter().find(|d| *d.path == *path).map(|d| d.report.clone()).unwrap_or_default();
-        let (id, bound) = match osd.osd_id.and_then(|id| id.parse().ok()) {
+        let (id, bound, noout) = match osd.osd_id.and_then(|id| id.parse().ok()) {
             Some(id) => {
-                let bound = s
-                    .osds
-                    .iter()
-                    .find(|o| o.id == id && o.destroyed && !o.device_class.is_empty())
-                    .map(|o| o.device_class.clone());
+                let old = s.osds.iter().find(|o| o.id == id && o.destroyed);
+                let bound = old.filter(|o| !o.device_class.is_empty()).map(|o| o.device_class.clone());
+                // `osd new` on a destroyed id keeps its other state bits: noout stays.
+                let noout = old.is_some_and(|o| o.noout);
                 s.osds.retain(|o| !(o.id == id && o.destroyed));
                 s.osds_changed();
-                (id, bound)
+                (id, bound, noout)
             }
-            None => (s.free_ids(1)[0], None),
+            None => (s.free_ids(1)[0], None, false),
         };
         for fast in [&osd.db, &osd.wal].into_iter().flatten() {
             match s.db_disks.iter_mut().find(|(h, p, _)| h == host && **p == **fast) {
@@ -406,7 +405,7 @@ fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<
             up: false,
             is_in: true,
             destroyed: false,
-            noout: false,
+            noout,
             crush_weight,
             pgs: 0.0,
             daemon_running: false,

@@ -3,8 +3,9 @@
 import { Phase } from './kinds.js';
 
 export const TERMINAL = new Set([Phase.DONE, Phase.CANCELLED]);
-/** Until the daemon is stopped, a removal can still be undone. */
-export const STOPPABLE = new Set([Phase.QUEUED, Phase.DRAINING, Phase.WAITING_SAFE]);
+/** Until the daemon is stopped, a removal can still be undone; in place,
+ * stopping one that waits for its new disk lifts noout. */
+export const STOPPABLE = new Set([Phase.QUEUED, Phase.DRAINING, Phase.WAITING_SAFE, Phase.REJOINING]);
 
 /** The badge style for a phase. */
 export function stateKind(state) {

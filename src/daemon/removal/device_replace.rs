@@ -11,7 +11,7 @@ use crate::daemon::DaemonError;
 use crate::domain::device_replace::{self, OsdDevice, SlotRemoval};
 use crate::domain::drain_preview::observed;
 use crate::domain::event::{EventKind, Level};
-use crate::domain::removal::InPlace;
+use crate::domain::removal::{InPlace, Phase};
 use crate::domain::swap::cost::{costs, in_place_refusals, Accept, CostInput, Costs};
 use crate::store::RemovalCodec;
 use crate::wire::api::devices::{OsdOnDisk, ReplaceBody, ReplaceWays, Replacement, ReplacementCleared};
@@ -277,7 +277,8 @@ impl Removals {
             .iter()
             .map(|r| SlotRemoval {
                 osd: r.state.osd_id,
-                can_stop: r.state.phase.can_stop(),
+                can_stop: r.state.accepts_stop(),
+                busy: matches!(r.state.phase, Phase::Stopping | Phase::Destroying | Phase::Zapping),
                 devices: r.state.devices.clone(),
             })
             .collect();
@@ -296,7 +297,7 @@ impl Removals {
         }
         let not_stopped: Vec<String> = removals
             .iter()
-            .filter(|r| !r.state.phase.can_stop())
+            .filter(|r| !r.state.accepts_stop())
             .map(|r| format!("osd.{} ({})", r.state.osd_id, r.state.phase.as_str()))
             .collect();
         let mut said = format!("Cleared the replacement of {path} on {host}: released {}", paths_of(&released));

@@ -9,7 +9,7 @@ use crate::domain::cluster::same_host;
 use crate::domain::cluster::OsdState;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::NewOperation;
-use crate::domain::removal::{identify, zap_plan, Identified, InPlace, Removal, RemovalRecord};
+use crate::domain::removal::{identify, zap_plan, Identified, InPlace, Phase, Removal, RemovalRecord};
 use crate::store::ManagedHost;
 use crate::store::{removal_subject, RemovalCodec};
 
@@ -199,7 +199,7 @@ impl Removals {
         for &id in ids {
             match self.store.ops::<RemovalCodec>().active_on(&removal_subject(id)).await? {
                 None => return Err(DaemonError::NotFound(format!("osd.{id} is not being removed"))),
-                Some(r) if !r.state.phase.can_stop() => {
+                Some(r) if !r.state.accepts_stop() => {
                     return Err(DaemonError::Conflict(format!(
                         "osd.{id} is past the point of no return ({}); it can no longer be stopped",
                         r.state.phase.as_str()
@@ -209,14 +209,22 @@ impl Removals {
             }
         }
         let out = self.store.ops::<RemovalCodec>().request_stop(ids, now_ms()).await?;
-        for &id in ids {
+        for rec in &out {
+            let id = rec.state.osd_id;
+            let then = if rec.state.in_place.is_none() {
+                "its weight will be restored"
+            } else if rec.state.phase == Phase::Queued {
+                "nothing was changed yet"
+            } else {
+                "once it is destroyed and zapped, noout is lifted and Ceph rebuilds its copies on the other OSDs"
+            };
             self.events
                 .record(
                     Level::Info,
                     EventKind::RemovalStop,
                     None,
                     Some(&format!("osd.{id}")),
-                    format!("Stopping the removal of osd.{id}; its weight will be restored"),
+                    format!("Stopping the removal of osd.{id}; {then}"),
                 )
                 .await;
         }

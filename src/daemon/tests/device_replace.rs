@@ -205,6 +205,11 @@ async fn in_place_keeps_the_pgs_under_noout_until_the_ids_are_back() {
     for id in [3, 11] {
         let rec = rounds_until(&d, &sim, id, |r| r.state.phase == Phase::Done).await;
         assert_eq!(rec.state.ending, Some(crate::domain::removal::Ending::Rejoined), "{rec:?}");
+        // The re-created id kept its noout (as `osd new` keeps it): lifted once.
+        let actions = d.store.actions(rec.id).await.unwrap();
+        let count = |e: &str| actions.iter().filter(|a| a.effect == e).count();
+        assert_eq!((count("noout"), count("destroy"), count("rm-noout")), (1, 1, 1), "{actions:?}");
+        assert_eq!(count("reweight") + count("mark-out"), 0, "nothing drained: {actions:?}");
     }
     let osds = sim.osds();
     let back: Vec<_> = osds.iter().filter(|o| o.id == 3 || o.id == 11).collect();

@@ -16,6 +16,13 @@ pub fn apply<T>(r: &Removal, effect: &Effect, outcome: &Outcome<T>) -> Removal {
     next
 }
 
+/// In place, `noout` is missing (a crash before it took, or someone lifted
+/// it): set again, or the monitors mark the OSD out and its copies are
+/// rebuilt elsewhere.
+fn needs_noout(r: &Removal, obs: &Observation) -> bool {
+    r.in_place.is_some() && obs.exists && !obs.noout
+}
+
 /// The end of the zap: done, or in place, waiting for the new OSD.
 fn zapped(mut next: Removal) -> Step {
     next.phase = if next.in_place.is_some() { Phase::Rejoining } else { Phase::Done };
@@ -40,7 +47,11 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 next.ending = Some(Ending::RemovedOutside);
                 return Step::go(next);
             }
-            if !obs.may_start_drain.ok {
+            // In place, the pacing and health gate of drains is not asked:
+            // the disk's OSDs are often down already (their PGs degraded),
+            // and nothing moves until the new OSDs backfill. `ok-to-stop`
+            // and the risk accepted when it was scheduled are its gates.
+            if r.in_place.is_none() && !obs.may_start_drain.ok {
                 return Step::wait(next, format!("waiting: {}", obs.may_start_drain.message));
             }
             let accepts_inactive = r.in_place.is_some_and(|i| i.accept_inactive);
@@ -112,8 +123,7 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 next.phase = Phase::Zapping;
                 return advance(&next, obs);
             }
-            // Set again if it did not take (a crash) or someone lifted it.
-            if r.in_place.is_some() && !obs.noout && !obs.destroyed {
+            if needs_noout(r, obs) {
                 return Step::act(next, Effect::Noout { on: true });
             }
             if !obs.up {
@@ -153,6 +163,9 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
             }
             // In place, the OSD's copies are expected to go missing: the PGs
             // left with a copy fewer were accepted when it was scheduled.
+            if needs_noout(r, obs) {
+                return Step::act(next, Effect::Noout { on: true });
+            }
             if r.in_place.is_some() {
                 return Step::act(next, Effect::Destroy);
             }
@@ -166,11 +179,15 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
             }
         }
         Phase::Zapping => {
+            if needs_noout(r, obs) {
+                return Step::act(next, Effect::Noout { on: true });
+            }
             if !r.zap {
                 return zapped(next);
             }
             let unreachable = |next: Removal| {
-                if r.force {
+                // In place, the removal ends only once its id is back.
+                if r.force && r.in_place.is_none() {
                     let mut next = next;
                     next.phase = Phase::Done;
                     let left = r.devices.iter().filter(|p| !next.zapped.contains(p) && !r.shared_devices.contains(p));
@@ -208,8 +225,18 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 next.ending = Some(Ending::RemovedOutside);
                 return Step::go(next);
             }
-            let back = !obs.destroyed && obs.up;
+            // A re-created id starts out; the monitors mark it in when it
+            // boots unless `mon_osd_auto_mark_new_in` is off. Lifting noout
+            // while it is out would rebuild its copies elsewhere.
+            let up = !obs.destroyed && obs.up;
+            if up && !obs.is_in && r.was_in == Some(true) && !r.stop_requested {
+                return Step::act(next, Effect::MarkIn);
+            }
+            let back = up && obs.is_in;
             if !back && !r.stop_requested {
+                if needs_noout(r, obs) {
+                    return Step::act(next, Effect::Noout { on: true });
+                }
                 return Step::wait(
                     next,
                     format!(

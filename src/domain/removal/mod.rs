@@ -103,10 +103,9 @@ impl Phase {
         matches!(self, Phase::Done | Phase::Cancelled)
     }
 
-    /// `rm stop` is possible until the daemon is stopped, and again once an
-    /// in-place removal waits for its new OSD (stopping then lifts `noout`).
+    /// `rm stop` is possible until the daemon is stopped.
     pub fn can_stop(self) -> bool {
-        matches!(self, Phase::Queued | Phase::Draining | Phase::WaitingSafe | Phase::Rejoining)
+        matches!(self, Phase::Queued | Phase::Draining | Phase::WaitingSafe)
     }
 
     /// Counts toward the limit of concurrent drains.
@@ -211,6 +210,14 @@ impl Removal {
             Some(e) => Some(e.describe(self)),
             None => self.legacy_note.clone(),
         }
+    }
+
+    /// Whether `rm stop` is taken: before the daemon is stopped, or at any
+    /// time in place, where it is carried out once the removal waits for
+    /// its new OSD (`noout` lifted then; the daemon's stop, the destroy and
+    /// the zap go through first).
+    pub fn accepts_stop(&self) -> bool {
+        self.phase.can_stop() || (self.in_place.is_some() && !self.phase.is_finished())
     }
 
     /// Whether its devices are free now and should be held back from specs.

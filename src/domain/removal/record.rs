@@ -58,7 +58,7 @@ pub fn questions(r: &Removal, obs: &Observation) -> Questions {
     };
     let on_host = matches!(r.phase, Phase::Stopping | Phase::Destroying | Phase::Zapping);
     Questions {
-        ok_to_stop: r.phase == Phase::Queued && obs.may_start_drain.ok && !r.stop_requested,
+        ok_to_stop: r.phase == Phase::Queued && (obs.may_start_drain.ok || r.in_place.is_some()) && !r.stop_requested,
         safe_to_destroy,
         daemon: on_host,
         devices: r.phase == Phase::Zapping && r.zap,

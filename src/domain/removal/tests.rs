@@ -317,10 +317,6 @@ fn in_place_waits_for_ok_to_stop_unless_inactive_pgs_were_accepted() {
     let mut r = in_place(Phase::Queued);
     r.in_place = Some(InPlace { accept_inactive: true });
     assert_eq!(run(&r, &o).effect, Some(Effect::Noout { on: true }));
-    // The health and pacing gate holds all the same: no copy is taken from a degraded cluster.
-    let mut o = healthy();
-    o.may_start_drain = Verdict { ok: false, message: "3 PGs degraded".into() };
-    assert_eq!(run(&r, &o).effect, None);
 }
 
 #[test]
@@ -361,7 +357,7 @@ fn in_place_waits_under_noout_after_the_zap_until_its_id_is_back() {
 #[test]
 fn a_stopped_in_place_removal_lifts_noout_and_leaves_the_id_destroyed() {
     let mut r = in_place(Phase::Rejoining);
-    assert!(r.phase.can_stop());
+    assert!(r.accepts_stop() && !r.phase.can_stop(), "taken, though no drain is undone");
     r.stop_requested = true;
     let mut o = healthy();
     (o.up, o.destroyed, o.noout) = (false, true, true);
@@ -370,8 +366,43 @@ fn a_stopped_in_place_removal_lifts_noout_and_leaves_the_id_destroyed() {
     let s = run(&r, &o);
     assert_eq!((s.next.phase, s.next.ending.clone()), (Phase::Done, Some(Ending::NooutLifted)));
     assert!(s.next.note().unwrap().contains("osd.4 stays destroyed"));
-    // Stopping, destroying and zapping cannot be stopped: the daemon is going.
+    // Stopping, destroying and zapping take the stop, and go on: it is
+    // carried out once the removal waits for its new disk.
     for phase in [Phase::Stopping, Phase::Destroying, Phase::Zapping] {
-        assert!(!phase.can_stop(), "{phase:?}");
+        let mut r = in_place(phase);
+        assert!(r.accepts_stop() && !removal(phase).accepts_stop(), "{phase:?}");
+        r.stop_requested = true;
+        r.stop_sent = true;
+        let mut o = healthy();
+        (o.up, o.noout, o.daemon_running) = (phase == Phase::Stopping, true, Some(false));
+        let s = run(&r, &o);
+        assert_ne!(s.next.phase, Phase::Cancelled, "{phase:?}: {s:?}");
+        assert_ne!(s.effect, Some(Effect::Noout { on: false }), "{phase:?}");
     }
+}
+
+#[test]
+fn in_place_does_not_wait_for_a_healthy_cluster_when_its_disk_is_dead_already() {
+    let mut o = healthy();
+    o.up = false;
+    o.daemon_running = Some(false);
+    o.may_start_drain = Verdict { ok: false, message: "44 PGs degraded".into() };
+    assert!(questions(&in_place(Phase::Queued), &o).ok_to_stop, "asked all the same");
+    let s = run(&in_place(Phase::Queued), &o);
+    assert_eq!(s.effect, Some(Effect::Noout { on: true }), "{s:?}");
+    assert_eq!(run(&removal(Phase::Queued), &o).effect, None, "a drain waits for health");
+}
+
+#[test]
+fn rejoining_marks_a_new_osd_in_and_sets_noout_again_if_someone_lifted_it() {
+    let mut r = in_place(Phase::Rejoining);
+    r.was_in = Some(true);
+    let mut o = healthy();
+    (o.up, o.destroyed, o.noout, o.is_in) = (true, false, true, false);
+    assert_eq!(run(&r, &o).effect, Some(Effect::MarkIn), "re-created ids start out");
+    (o.up, o.destroyed, o.noout, o.is_in) = (false, true, false, true);
+    assert_eq!(run(&r, &o).effect, Some(Effect::Noout { on: true }), "without it the PGs would move away");
+    o.noout = true;
+    let s = run(&r, &o);
+    assert_eq!((s.next.phase, s.effect), (Phase::Rejoining, None));
 }

@@ -273,7 +273,7 @@ impl Ops<'_, RemovalCodec> {
             now,
             |s| Some(format!("{s} is not being removed")),
             |r| {
-                if !r.phase.can_stop() {
+                if !r.accepts_stop() {
                     return Err(format!(
                         "osd.{} is past the point of no return ({}): its daemon is being stopped or it is being \
                          destroyed",
