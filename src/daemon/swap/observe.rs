@@ -77,7 +77,11 @@ impl Swaps {
                 is_in: o.is_in,
                 destroyed: o.destroyed,
                 crush_weight: o.crush_weight,
-                noout: false,
+                // From the round's own read of the OSD map: an advance that
+                // goes through several phases on one observation (deployed,
+                // recovered, finishing) must not take a missing question for
+                // "noout is off" and end with the flag still set.
+                noout: o.noout,
             })
             .collect();
         if ask.input {
