@@ -87,7 +87,13 @@ impl Removals {
         let waiting = device_replace::companions(&req.path, &ids, &devices);
         let named = device_replace::describe(&on);
         let device_id = Some(disk.device_id.to_string()).filter(|d| !d.trim().is_empty());
-        let costs = self.replace_costs(&ids, &host.name).await;
+        // osdmaptool's answer costs seconds on a real cluster: asked only
+        // where it is shown (a dry run) or decides (in place).
+        let costs = if req.dry_run || req.in_place {
+            self.replace_costs(&ids, &host.name).await
+        } else {
+            Err("not asked: the drain needs no cost".to_string())
+        };
         let refusals = match (&costs, req.in_place) {
             (_, false) => Vec::new(),
             (Ok(c), true) => in_place_refusals(
@@ -99,21 +105,16 @@ impl Removals {
                  --in-place)"
             )],
         };
-        let mut text = vec![match (&costs, req.in_place) {
-            (Ok(c), true) => format!(
-                "{} on {}: {named}, not drained: noout set, stopped, destroyed (their ids kept), their volumes \
-                 zapped; {} PGs keep a copy fewer until the OSDs on the new disk have rebuilt their copies once",
-                req.path, host.name, c.in_place.pgs_degraded
-            ),
-            _ if req.in_place => format!(
-                "{} on {}: {named}, not drained: noout set, stopped, destroyed (their ids kept), their volumes zapped",
-                req.path, host.name
-            ),
-            _ => format!(
-                "{} on {}: {named}, drained, destroyed (their ids kept), their volumes zapped",
-                req.path, host.name
-            ),
-        }];
+        let how = if req.in_place { "not drained: noout set, stopped" } else { "drained" };
+        let mut first =
+            format!("{} on {}: {named}, {how}, destroyed (their ids kept), their volumes zapped", req.path, host.name);
+        if let (Ok(c), true) = (&costs, req.in_place) {
+            first.push_str(&format!(
+                "; {} PGs keep a copy fewer until the OSDs on the new disk have rebuilt their copies once",
+                c.in_place.pgs_degraded
+            ));
+        }
+        let mut text = vec![first];
         match (&device_id, waiting.is_empty()) {
             (Some(id), true) => text.push(format!(
                 "{} ({id}) stays held; a new disk in its slot is redeployed by the specs with {}",
@@ -155,7 +156,7 @@ impl Removals {
             ways: costs.as_ref().ok().map(|c| ways(c, refusals.clone())),
             text,
         };
-        if let Err(e) = &costs {
+        if let (Err(e), true) = (&costs, req.dry_run || req.in_place) {
             tracing::warn!(host = %host.name, "device replace of {}: no cost of either way: {e}", req.path);
         }
         if req.dry_run {
