@@ -161,6 +161,15 @@ fn cephadm_forms_and_formats() {
     let (code, _, err) = run(&["--url", url, "device", "replace", "f5-422-02", "/dev/sdc", "--clear"]);
     assert_eq!((code, err.trim()), (1, "Error ENOENT: /dev/sdc on f5-422-02 is not being replaced"));
 
+    // `host swap`: a spec file that cannot be read is said before anything
+    // is asked; the OSDs to take out must be named.
+    let missing = "/nonexistent/ssds.yaml";
+    let (code, _, err) =
+        run(&["--url", url, "host", "swap", "f5-422-02", "--spec", missing, "--osds", "3", "--dry-run"]);
+    assert!(code == 1 && err.contains(&format!("--spec {missing}: ")), "{code}: {err}");
+    let (code, _, err) = run(&["--url", url, "host", "swap", "f5-422-02", "--spec", spec]);
+    assert!(code == 2 && err.contains("--osds"), "the OSDs to take out are required: {code}: {err}");
+
     let (code, out, err) = run(&["--url", url, "osd", "rm", "status"]);
     assert_eq!(code, 0, "{err}");
     golden("osd_rm_status_empty", &out);

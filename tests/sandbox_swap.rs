@@ -246,6 +246,45 @@ fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
     let with = format!("{host1}:{}", spares1[0]);
     let preview = cli_ok(&daemon.url, Some(TOKEN), &["osd", "replace", &a.to_string(), "--with", &with, "--dry-run"]);
     assert!(preview.contains("swap") && preview.contains("drain-then-add"), "{preview}");
+    // `host swap` asks the same of a spec: its dry-run on the host names the
+    // spare, its `method` says how the new OSD is made.
+    let spec = work.path().join("spare.yaml");
+    std::fs::write(
+        &spec,
+        format!(
+            "service_type: osd\nservice_id: spare\nplacement:\n  hosts: [{host1}]\nmethod: raw\n\
+             spec:\n  data_devices:\n    paths: [{}]\n",
+            spares1[0]
+        ),
+    )
+    .unwrap();
+    let by_spec = cli_ok(
+        &daemon.url,
+        Some(TOKEN),
+        &[
+            "host",
+            "swap",
+            host1,
+            "--spec",
+            spec.to_str().unwrap(),
+            "--osds",
+            &a.to_string(),
+            "--dry-run",
+            "--format",
+            "json",
+        ],
+    );
+    let by_spec: Value = serde_json::from_str(&by_spec).unwrap();
+    let by_ids = cli_ok(
+        &daemon.url,
+        Some(TOKEN),
+        &["osd", "replace", &a.to_string(), "--with", &with, "--method", "raw", "--dry-run", "--format", "json"],
+    );
+    let by_ids: Value = serde_json::from_str(&by_ids).unwrap();
+    for field in ["host", "way", "osds", "disks"] {
+        assert_eq!(by_spec[field], by_ids[field], "host swap and osd replace agree on {field}: {by_spec} {by_ids}");
+    }
+    assert_eq!(by_spec["disks"][0]["path"], spares1[0].as_str(), "{by_spec}");
     let before = recovery_bytes(&sb);
     let pinned_before = upmap_entries(&sb);
     let watch = DegradedWatch::start(&sb);

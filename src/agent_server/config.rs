@@ -59,6 +59,9 @@ pub struct AgentConfig {
     pub osd_cluster_conf: Option<PathBuf>,
     /// Where ceph-volume makes the OSD data dirs (`--osd-data-dir`).
     pub osd_data_dir: PathBuf,
+    /// For how long after a boot the OSDs' LVs are looked after
+    /// (`boot_activation`); zero: not at all.
+    pub boot_activation_window: Duration,
 }
 
 /// The settings as given on the command line and in the environment.
@@ -87,6 +90,8 @@ pub struct RawSettings {
     pub osd_cluster_conf: Option<PathBuf>,
     /// `--osd-data-dir` (default `/var/lib/ceph/osd`).
     pub osd_data_dir: Option<PathBuf>,
+    /// `--boot-activation-window-s`; 0 turns the looks off.
+    pub boot_activation_window_s: u64,
 }
 
 /// The default address is loopback: a token is needed for anything else.
@@ -204,6 +209,7 @@ impl AgentConfig {
             tls,
             osd_cluster_conf: raw.osd_cluster_conf,
             osd_data_dir: raw.osd_data_dir.unwrap_or_else(|| PathBuf::from(super::host_roots::DEFAULT_OSD_DATA)),
+            boot_activation_window: Duration::from_secs(raw.boot_activation_window_s),
         })
     }
 

@@ -27,10 +27,13 @@
 //! * Probes: `probe` — fio on a blank device, held exclusively while it
 //!   runs, its ends zeroed after; `blank` — when a device counts as blank.
 //! * `host_roots` — where `/proc` and `/sys/class/block` are read.
+//! * `boot_activation` — for the first minutes after a boot, the LVs of
+//!   OSDs meant to start that LVM left inactive.
 
 pub mod auth;
 pub mod batch_filter;
 pub mod blank;
+pub mod boot_activation;
 pub mod ceph_volume;
 pub mod ceph_volume_args;
 pub mod config;

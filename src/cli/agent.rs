@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::exit;
+use crate::agent_server::boot_activation::BootActivation;
 use crate::agent_server::{self, AgentConfig, AgentState, RawSettings};
 use crate::config::LogFormat;
 
@@ -72,6 +73,11 @@ pub struct AgentArgs {
     /// tmpfs of a removed OSD there (tests point it elsewhere).
     #[arg(long, value_name = "DIR", default_value = "/var/lib/ceph/osd")]
     osd_data_dir: PathBuf,
+    /// For how long after the host's boot the agent activates an LVM OSD's
+    /// LVs that LVM left inactive while the OSD's boot unit
+    /// (ceph-volume@lvm-ID-FSID) is enabled; 0 turns it off.
+    #[arg(long, default_value_t = 900, value_name = "SECONDS")]
+    boot_activation_window_s: u64,
     /// The ceph-volume program.
     #[arg(long, env = "OSDKEEPER_CEPH_VOLUME", default_value = "ceph-volume", value_name = "PATH")]
     ceph_volume: String,
@@ -100,6 +106,7 @@ pub fn run(args: AgentArgs) -> ExitCode {
         tls_key: args.tls_key,
         osd_cluster_conf: args.osd_cluster_conf,
         osd_data_dir: Some(args.osd_data_dir),
+        boot_activation_window_s: args.boot_activation_window_s,
     };
     let config = match AgentConfig::resolve(raw) {
         Ok(c) => c,
@@ -139,6 +146,11 @@ pub fn run(args: AgentArgs) -> ExitCode {
         );
         // Tests and scripts read the bound address (port 0) from this line.
         println!("listening on {addr}");
+        // An agent serving a file creates no OSDs, so it has none to look after.
+        if config.inventory_file.is_none() && !config.boot_activation_window.is_zero() {
+            let looks = BootActivation::new(config.boot_activation_window, config.devices.clone());
+            tokio::spawn(looks.run(state.busy.clone()));
+        }
         match agent_server::serve(listener, state, tls, shutdown, force).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

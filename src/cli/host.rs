@@ -51,6 +51,9 @@ pub enum HostCmd {
         #[arg(long)]
         fast: bool,
     },
+    /// `host swap HOST --spec FILE --osds ID,...`: swap the OSDs for the disks the spec would
+    /// take on HOST now, moving their data once (as `osd replace ID... --with HOST:DEV...`).
+    Swap(super::swap::HostSwapArgs),
     /// Add or remove a label.
     Label {
         #[command(subcommand)]
@@ -112,6 +115,7 @@ pub async fn run(r: &Remote, cmd: HostCmd) -> Result<ExitCode, ClientError> {
             c.add_label(&name, &label).await?;
             out::line(format!("Added label {label} to host {name}"));
         }
+        HostCmd::Swap(args) => return super::swap::host_swap(r, args).await,
         HostCmd::Label { cmd: LabelCmd::Rm { name, label } } => {
             c.remove_label(&name, &label).await?;
             out::line(format!("Removed label {label} from host {name}"));

@@ -1,0 +1,440 @@
+//! After a boot: the LVs of this host's LVM OSDs that LVM left inactive.
+//!
+//! ceph-volume's boot unit of an OSD (`ceph-volume@lvm-ID-FSID`, enabled
+//! when the OSD was made) waits for the OSD's LVs to appear, then starts
+//! it; it never activates an LV, and gives up after its tries. LVM's event
+//! activation can miss a VG: on Debian 12 (lvm2 2.03.16) the initramfs's
+//! udev marks a PV's VG online (`/run/lvm/vgs_online`) before its own
+//! `vgchange` runs; when the initramfs stops udev before that `vgchange`
+//! ends, the root's udev finds the VG already online and activates
+//! nothing. Seen on the emulated hosts under load (BENCHMARKS.md, "LVs
+//! left inactive at boot"): the OSD stays down until someone runs
+//! `lvchange -ay`.
+//!
+//! So for the first minutes after a boot the agent looks every 30 s, and
+//! an LV tagged as an OSD's whose boot unit is enabled (the host means it
+//! to start) and that was inactive on two looks in a row is activated;
+//! the unit's next try then starts the OSD (a unit that already gave up
+//! is started again). Nothing else is touched: an OSD whose unit is not
+//! enabled (removed, or never meant to start at boot) keeps its LVs as
+//! they are, and so does a device the agent was not given (`--devices`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::ceph_volume::command_line;
+use super::process::{self, Keep, Limits, RunError};
+
+/// How often the LVs are looked at while the window is open.
+pub const INTERVAL: Duration = Duration::from_secs(30);
+
+/// One LV that ceph-volume's tags give to an OSD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OsdLv {
+    pub path: String,
+    pub active: bool,
+    pub osd_id: u32,
+    pub osd_fsid: String,
+    /// The devices its extents are on (`/dev/sda`), from `lvs -o devices`.
+    pub devices: Vec<String>,
+}
+
+/// The fields asked of `lvs`, in the order `parse_lvs` reads them.
+pub const LVS_ARGS: [&str; 5] = ["--noheadings", "--separator", ";", "-o", "lv_path,lv_active,lv_tags,devices"];
+
+/// `lvs` output (`LVS_ARGS`) to the LVs that belong to an OSD: both
+/// `ceph.osd_id` and `ceph.osd_fsid` tags. Other lines are left out.
+pub fn parse_lvs(out: &str) -> Vec<OsdLv> {
+    out.lines()
+        .filter_map(|line| {
+            let mut f = line.trim().split(';');
+            let (path, active, tags, devices) = (f.next()?, f.next()?, f.next()?, f.next().unwrap_or(""));
+            let tag = |name: &str| tags.split(',').find_map(|t| t.strip_prefix(name)?.strip_prefix('='));
+            Some(OsdLv {
+                path: path.trim().to_string(),
+                active: active.trim() == "active",
+                osd_id: tag("ceph.osd_id")?.parse().ok()?,
+                osd_fsid: tag("ceph.osd_fsid")?.to_string(),
+                devices: devices
+                    .split(',')
+                    .map(|d| d.split('(').next().unwrap_or("").trim().to_string())
+                    .filter(|d| !d.is_empty())
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// The OSDs (id, fsid) whose boot units are enabled, from the names in
+/// systemd's `multi-user.target.wants` (`ceph-volume@lvm-3-FSID.service`).
+pub fn enabled_osds<'a>(unit_names: impl IntoIterator<Item = &'a str>) -> BTreeSet<(u32, String)> {
+    unit_names
+        .into_iter()
+        .filter_map(|name| {
+            let rest = name.strip_prefix("ceph-volume@lvm-")?.strip_suffix(".service")?;
+            let (id, fsid) = rest.split_once('-')?;
+            Some((id.parse().ok()?, fsid.to_string()))
+        })
+        .collect()
+}
+
+/// The boot unit of an OSD.
+pub fn unit_of(lv: &OsdLv) -> String {
+    format!("ceph-volume@lvm-{}-{}.service", lv.osd_id, lv.osd_fsid)
+}
+
+/// One look's decision: which LVs to activate now, and which inactive ones
+/// to remember for the next look. An LV is activated when it was inactive
+/// at the previous look too (a VG whose activation is under way is left to
+/// LVM), its OSD's boot unit is enabled, and every device it is on is one
+/// the agent may touch (`allowed`, when given).
+pub fn decide<'a>(
+    lvs: &'a [OsdLv],
+    enabled: &BTreeSet<(u32, String)>,
+    allowed: Option<&BTreeSet<String>>,
+    inactive_before: &BTreeSet<String>,
+) -> (Vec<&'a OsdLv>, BTreeSet<String>) {
+    let eligible = |lv: &&OsdLv| {
+        !lv.active
+            && enabled.contains(&(lv.osd_id, lv.osd_fsid.clone()))
+            && allowed.is_none_or(|a| !lv.devices.is_empty() && lv.devices.iter().all(|d| a.contains(d)))
+    };
+    let inactive: BTreeSet<String> = lvs.iter().filter(eligible).map(|lv| lv.path.clone()).collect();
+    let now = lvs.iter().filter(eligible).filter(|lv| inactive_before.contains(&lv.path)).collect();
+    (now, inactive)
+}
+
+/// Seconds since boot, from `/proc/uptime`.
+pub fn uptime(proc_root: &Path) -> std::io::Result<Duration> {
+    let text = std::fs::read_to_string(proc_root.join("uptime"))?;
+    let secs: f64 = text
+        .split_whitespace()
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("unreadable uptime {text:?}")))?;
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Where the looks read and what they run; tests point these elsewhere.
+#[derive(Debug, Clone)]
+pub struct BootActivation {
+    /// Looks stop once the host has been up this long.
+    pub window: Duration,
+    pub interval: Duration,
+    pub proc_root: PathBuf,
+    /// systemd's `multi-user.target.wants`, where enabled units are linked.
+    pub wants_dir: PathBuf,
+    pub lvs: String,
+    pub lvchange: String,
+    pub systemctl: String,
+    /// `--devices`: only LVs on these are activated.
+    pub allowed: Option<BTreeSet<String>>,
+}
+
+impl BootActivation {
+    pub fn new(window: Duration, allowed: Option<BTreeSet<String>>) -> BootActivation {
+        BootActivation {
+            window,
+            interval: INTERVAL,
+            proc_root: PathBuf::from("/proc"),
+            wants_dir: PathBuf::from("/etc/systemd/system/multi-user.target.wants"),
+            lvs: "lvs".into(),
+            lvchange: "lvchange".into(),
+            systemctl: "systemctl".into(),
+            allowed,
+        }
+    }
+
+    /// Looks until the window closes. `busy` is the agent's one-command
+    /// lock: an activation does not run beside a ceph-volume command.
+    pub async fn run(self, busy: Arc<tokio::sync::Mutex<()>>) {
+        let mut inactive = BTreeSet::new();
+        loop {
+            match uptime(&self.proc_root) {
+                Ok(up) if up >= self.window => {
+                    tracing::debug!(up_s = up.as_secs(), "past the boot window: no more looks at the OSDs' LVs");
+                    return;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(
+                        "cannot tell how long the host has been up ({e}); the OSDs' LVs are not looked after"
+                    );
+                    return;
+                }
+            }
+            inactive = self.look(&busy, &inactive).await;
+            tokio::time::sleep(self.interval).await;
+        }
+    }
+
+    /// One look: returns the LVs seen inactive (the next look's memory).
+    pub async fn look(&self, busy: &tokio::sync::Mutex<()>, inactive_before: &BTreeSet<String>) -> BTreeSet<String> {
+        let out = match self.output(&self.lvs, &LVS_ARGS).await {
+            Ok(out) => out,
+            Err(e) => {
+                tracing::debug!("no look at the OSDs' LVs: {e}");
+                return BTreeSet::new();
+            }
+        };
+        let lvs = parse_lvs(&out);
+        let names: Vec<String> = match std::fs::read_dir(&self.wants_dir) {
+            Ok(dir) => dir.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect(),
+            Err(_) => Vec::new(),
+        };
+        let enabled = enabled_osds(names.iter().map(String::as_str));
+        let (now, inactive) = decide(&lvs, &enabled, self.allowed.as_ref(), inactive_before);
+        if now.is_empty() {
+            return inactive;
+        }
+        let _held = busy.lock().await;
+        for lv in now {
+            self.activate(lv).await;
+        }
+        inactive
+    }
+
+    async fn activate(&self, lv: &OsdLv) {
+        let unit = unit_of(lv);
+        if let Err(e) = self.output(&self.lvchange, &["-ay", &lv.path]).await {
+            tracing::error!(osd_id = lv.osd_id, lv = %lv.path, "osd.{}'s LV {} is inactive though its boot unit {unit} is enabled, and could not be activated: {e}", lv.osd_id, lv.path);
+            return;
+        }
+        tracing::warn!(
+            osd_id = lv.osd_id,
+            lv = %lv.path,
+            "activated osd.{}'s LV {}: LVM left it inactive at boot though its boot unit {unit} is enabled",
+            lv.osd_id,
+            lv.path
+        );
+        // A unit still trying ("activating") finds the LV on its next try.
+        // One that gave up is started again: ceph-volume-systemd exits 0
+        // after its last try, so the unit reads "inactive", not "failed".
+        let state = match self.call(&self.systemctl, &["is-active", &unit]).await {
+            Ok((_, stdout)) => stdout.trim().to_string(),
+            Err(e) => {
+                tracing::error!(osd_id = lv.osd_id, "cannot tell whether {unit} still tries: {e}");
+                return;
+            }
+        };
+        if state != "activating" {
+            let started = async {
+                self.output(&self.systemctl, &["reset-failed", &unit]).await?;
+                self.output(&self.systemctl, &["start", "--no-block", &unit]).await
+            };
+            match started.await {
+                Ok(_) => tracing::warn!(
+                    osd_id = lv.osd_id,
+                    "{unit} was {state}, done trying before its LV was there; started it again"
+                ),
+                Err(e) => {
+                    tracing::error!(osd_id = lv.osd_id, "{unit} had given up and could not be started again: {e}")
+                }
+            }
+        }
+    }
+
+    /// Runs a tool to its end; its stdout when it exits 0.
+    async fn output(&self, program: &str, args: &[&str]) -> Result<String, LookError> {
+        match self.call(program, args).await? {
+            (None, stdout) => Ok(stdout),
+            (Some(failed), _) => Err(failed),
+        }
+    }
+
+    /// Runs a tool to its end: how it failed (if it did) and its stdout.
+    async fn call(&self, program: &str, args: &[&str]) -> Result<(Option<LookError>, String), LookError> {
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args).current_dir("/");
+        let command = command_line(program, &args.iter().map(|a| a.to_string()).collect::<Vec<_>>(), &[]);
+        let limits = Limits { timeout: Duration::from_secs(120), max_output: 4 << 20, keep: Keep::Head };
+        let done =
+            process::run(cmd, limits).await.map_err(|source| LookError::Run { command: command.clone(), source })?;
+        let failed = (!done.status.success()).then(|| LookError::Failed {
+            command,
+            code: done.exit_code(),
+            stderr: done.stderr.last_line(),
+        });
+        Ok((failed, done.stdout.text()))
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LookError {
+    #[error("could not run `{command}`: {source}")]
+    Run { command: String, source: RunError },
+    #[error("`{command}` exited with status {code}: {stderr}")]
+    Failed { command: String, code: i32, stderr: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LVS: &str = "  /dev/ceph-a/osd-block-f1;active;ceph.block_device=/dev/ceph-a/osd-block-f1,ceph.osd_fsid=f1,ceph.osd_id=1,ceph.type=block;/dev/sda(0)\n  \
+                       /dev/ceph-b/osd-block-f2;;ceph.osd_fsid=f2,ceph.osd_id=2,ceph.type=block;/dev/sdb(0)\n  \
+                       /dev/ceph-c/osd-db-f2;;ceph.osd_fsid=f2,ceph.osd_id=2,ceph.type=db;/dev/sdc(2559)\n  \
+                       /dev/vg0/root;active;;/dev/vda2(0)\n";
+
+    fn set(items: &[&str]) -> BTreeSet<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn only_lvs_tagged_with_an_osd_are_read() {
+        let lvs = parse_lvs(LVS);
+        assert_eq!(lvs.len(), 3, "{lvs:?}");
+        assert_eq!(
+            lvs[1],
+            OsdLv {
+                path: "/dev/ceph-b/osd-block-f2".into(),
+                active: false,
+                osd_id: 2,
+                osd_fsid: "f2".into(),
+                devices: vec!["/dev/sdb".into()],
+            }
+        );
+        assert!(lvs[0].active);
+        assert_eq!(lvs[2].devices, vec!["/dev/sdc".to_string()]);
+    }
+
+    #[test]
+    fn enabled_units_name_their_osds() {
+        let got = enabled_osds([
+            "ceph-volume@lvm-2-f2.service",
+            "ceph-volume@lvm-12-aa-bb-cc.service",
+            "ceph-osd.target",
+            "ceph-volume@raw-3-x.service",
+            "ceph-volume@lvm-x-f.service",
+        ]);
+        assert_eq!(got, [(2, "f2".to_string()), (12, "aa-bb-cc".to_string())].into_iter().collect());
+    }
+
+    #[test]
+    fn an_inactive_lv_is_activated_on_the_second_look_only() {
+        let lvs = parse_lvs(LVS);
+        let enabled = enabled_osds(["ceph-volume@lvm-2-f2.service"]);
+        let (now, seen) = decide(&lvs, &enabled, None, &BTreeSet::new());
+        assert!(now.is_empty(), "an activation may be under way on the first look");
+        assert_eq!(seen, set(&["/dev/ceph-b/osd-block-f2", "/dev/ceph-c/osd-db-f2"]));
+        let (now, _) = decide(&lvs, &enabled, None, &seen);
+        let paths: Vec<&str> = now.iter().map(|lv| lv.path.as_str()).collect();
+        assert_eq!(paths, ["/dev/ceph-b/osd-block-f2", "/dev/ceph-c/osd-db-f2"]);
+    }
+
+    #[test]
+    fn an_osd_whose_unit_is_not_enabled_keeps_its_lvs_as_they_are() {
+        let lvs = parse_lvs(LVS);
+        let everything = set(&["/dev/ceph-b/osd-block-f2", "/dev/ceph-c/osd-db-f2"]);
+        let (now, seen) = decide(&lvs, &enabled_osds(["ceph-volume@lvm-2-other.service"]), None, &everything);
+        assert!(now.is_empty() && seen.is_empty(), "another fsid under the same id is another OSD");
+    }
+
+    #[test]
+    fn an_lv_on_a_device_the_agent_was_not_given_is_left_alone() {
+        let lvs = parse_lvs(LVS);
+        let enabled = enabled_osds(["ceph-volume@lvm-2-f2.service"]);
+        let before = set(&["/dev/ceph-b/osd-block-f2", "/dev/ceph-c/osd-db-f2"]);
+        let allowed = set(&["/dev/sdb"]);
+        let (now, _) = decide(&lvs, &enabled, Some(&allowed), &before);
+        let paths: Vec<&str> = now.iter().map(|lv| lv.path.as_str()).collect();
+        assert_eq!(paths, ["/dev/ceph-b/osd-block-f2"]);
+    }
+
+    #[test]
+    fn uptime_is_read_from_proc() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("uptime"), "182.44 301.12\n").unwrap();
+        assert_eq!(uptime(dir.path()).unwrap().as_secs(), 182);
+        std::fs::write(dir.path().join("uptime"), "x\n").unwrap();
+        assert!(uptime(dir.path()).is_err());
+    }
+
+    /// The tools as scripts that keep their state in files: `lvs` prints
+    /// `lvs.out`, `lvchange -ay` marks the LV active in it, and every call
+    /// is logged.
+    fn fake_host(dir: &Path, gave_up: bool) -> BootActivation {
+        let log = dir.join("calls.log");
+        let write = |name: &str, body: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, format!("#!/bin/sh\necho \"{name} $*\" >> {}\n{body}\n", log.display())).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path.display().to_string()
+        };
+        let out = dir.join("lvs.out");
+        std::fs::write(&out, LVS).unwrap();
+        let lvs = write("lvs", &format!("cat {}", out.display()));
+        let lvchange = write("lvchange", &format!("sed -i \"s|$2;;|$2;active;|\" {}", out.display()));
+        let state = if gave_up { "inactive" } else { "activating" };
+        let systemctl = write("systemctl", &format!("[ \"$1\" = is-active ] && {{ echo {state}; exit 3; }}; exit 0"));
+        let wants = dir.join("wants");
+        std::fs::create_dir_all(&wants).unwrap();
+        std::fs::write(wants.join("ceph-volume@lvm-2-f2.service"), "").unwrap();
+        std::fs::write(dir.join("uptime"), "60.0 10.0\n").unwrap();
+        BootActivation {
+            window: Duration::from_secs(900),
+            interval: Duration::from_millis(10),
+            proc_root: dir.to_path_buf(),
+            wants_dir: wants,
+            lvs,
+            lvchange,
+            systemctl,
+            allowed: None,
+        }
+    }
+
+    fn calls(dir: &Path) -> Vec<String> {
+        std::fs::read_to_string(dir.join("calls.log")).unwrap_or_default().lines().map(String::from).collect()
+    }
+
+    #[tokio::test]
+    async fn looks_activate_an_enabled_osds_lvs_once_and_start_a_unit_done_trying() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = fake_host(dir.path(), true);
+        let busy = tokio::sync::Mutex::new(());
+        let seen = host.look(&busy, &BTreeSet::new()).await;
+        assert_eq!(calls(dir.path()), ["lvs --noheadings --separator ; -o lv_path,lv_active,lv_tags,devices"]);
+        let seen = host.look(&busy, &seen).await;
+        assert_eq!(seen.len(), 2, "what the second look saw inactive, before it acted");
+        let seen = host.look(&busy, &seen).await;
+        assert!(seen.is_empty(), "both LVs are active now: {seen:?}");
+        let unit = "ceph-volume@lvm-2-f2.service";
+        let acted: Vec<String> = calls(dir.path()).into_iter().filter(|c| !c.starts_with("lvs ")).collect();
+        assert_eq!(
+            acted,
+            [
+                "lvchange -ay /dev/ceph-b/osd-block-f2".to_string(),
+                format!("systemctl is-active {unit}"),
+                format!("systemctl reset-failed {unit}"),
+                format!("systemctl start --no-block {unit}"),
+                "lvchange -ay /dev/ceph-c/osd-db-f2".to_string(),
+                format!("systemctl is-active {unit}"),
+                format!("systemctl reset-failed {unit}"),
+                format!("systemctl start --no-block {unit}"),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_unit_still_trying_is_left_to_find_its_lv() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = fake_host(dir.path(), false);
+        let busy = tokio::sync::Mutex::new(());
+        let seen = host.look(&busy, &BTreeSet::new()).await;
+        host.look(&busy, &seen).await;
+        assert!(!calls(dir.path()).iter().any(|c| c.contains("start")), "{:?}", calls(dir.path()));
+        assert_eq!(calls(dir.path()).iter().filter(|c| c.starts_with("lvchange")).count(), 2);
+    }
+
+    #[tokio::test]
+    async fn past_the_window_nothing_is_looked_at() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = fake_host(dir.path(), true);
+        std::fs::write(dir.path().join("uptime"), "901.0 10.0\n").unwrap();
+        host.run(Arc::new(tokio::sync::Mutex::new(()))).await;
+        assert!(calls(dir.path()).is_empty(), "{:?}", calls(dir.path()));
+    }
+}
