@@ -6,12 +6,22 @@ simulator, 2000 hosts x 24 devices by default).
 
 Usage: bench/fleet_scale.py [--hosts 2000] [--devices-per-host 24] [--interval 5]
                             [--runs 10] [--steady-s 30] [--churn 0] [--binary PATH]
+                            [--db ceph:POOL/NAMESPACE/NAME --ceph-conf FILE
+                             --ceph-name client.X --ceph-keyring FILE]
+
+With --db ceph:..., the store is kept in RADOS (libcephsqlite); the
+--ceph-* options then say how to reach the cluster, for the daemon (its
+`ceph:` section) and for the edits between phases. Given without --db,
+they make the daemon talk to that cluster with its store in a local
+file: the same daemon for both stores.
 
 Build first: cargo build --release --bin osdkeeper --example agent_fleet
 
-Phases, each measured from outside the daemon (its SQLite file read by a
-second connection, /proc/PID for memory and CPU time, wall time of HTTP
-calls):
+Phases, each measured from outside the daemon (its /metrics: each host's
+inventory age, from the time the store last wrote it; /proc/PID for memory
+and CPU time; wall time of HTTP calls). Between phases, with the daemon
+stopped, the database is edited from here (sqlite3, through
+libcephsqlite for a database in RADOS):
  1. the hosts are added through the API (POST /api/v1/hosts, no check);
     then the daemon is stopped and the stored inventories deleted, so that
  2. a cold start finds 2000 hosts and no inventory: time until every host
@@ -37,6 +47,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 from dashboard_scale import SPEC  # the same spec: every host, its SSDs
@@ -84,11 +95,11 @@ def load():
 
 
 class Daemon:
-    def __init__(self, binary, config, db, log, env_extra):
+    def __init__(self, binary, config, db, log, env_extra, extra=()):
         env = dict(os.environ, OSDKEEPER_TOKEN=TOKEN, OSDKEEPER_AGENT_TOKEN=AGENT_TOKEN, **env_extra)
         self.started = time.time()
         self.logf = open(log, 'a')
-        self.proc = subprocess.Popen([binary, 'serve', '--config', config, '--db', db],
+        self.proc = subprocess.Popen([binary, 'serve', '--config', config, '--db', db, *extra],
                                      stdout=subprocess.PIPE, stderr=self.logf, text=True, env=env)
         for line in self.proc.stdout:
             if line.startswith('listening on '):
@@ -105,25 +116,75 @@ class Daemon:
         self.logf.close()
 
 
-def db_query(db, sql, *args):
-    c = sqlite3.connect('file:{}?mode=ro'.format(db), uri=True, timeout=30)
-    try:
-        return c.execute(sql, args).fetchall()
-    finally:
-        c.close()
+class Store:
+    """The database, for the edits between phases (the daemon stopped)."""
 
+    def __init__(self, db, ceph):
+        self.db = db
+        self.ceph = ceph
 
-def wait_until(db, sql, want, since, limit=600):
-    while True:
+    def connect(self):
+        if not self.db.startswith('ceph:'):
+            return sqlite3.connect(self.db)
+        pool, ns, name = self.db[len('ceph:'):].split('/', 2)
+        # The VFS reads the cluster's address and the key from here.
+        os.environ['CEPH_CONF'] = self.ceph['conf']
+        os.environ['CEPH_ARGS'] = '--name {} --keyring {}'.format(self.ceph['name'], self.ceph['keyring'])
+        loader = sqlite3.connect(':memory:')
+        loader.enable_load_extension(True)
+        loader.load_extension('libcephsqlite.so')
+        loader.close()
+        return sqlite3.connect('file:///{}:{}/{}?vfs=ceph'.format(pool, ns, name), uri=True)
+
+    def edit(self, *statements):
+        c = self.connect()
         try:
-            got = db_query(db, sql)[0][0]
-        except sqlite3.OperationalError:
-            got = None
-        if got == want:
+            c.execute('PRAGMA foreign_keys = ON')
+            for sql in statements:
+                c.execute(sql)
+            c.commit()
+        finally:
+            c.close()
+
+
+def write_times(base):
+    """host -> when the store last wrote its inventory (ms), from /metrics."""
+    now_ms = int(time.time() * 1000)
+    _, data = call(base + '/metrics')
+    out = {}
+    for line in data.decode().splitlines():
+        if line.startswith('osdkeeper_inventory_age_seconds{host="'):
+            host = line.split('"', 2)[1]
+            out[host] = now_ms - int(float(line.rsplit(' ', 1)[1]) * 1000)
+    return out
+
+
+def wait_all(base, hosts, since, newer_than_ms=None, limit=600):
+    """Seconds from `since` until every host has an inventory (written
+    after `newer_than_ms` when given)."""
+    while True:
+        times = write_times(base)
+        got = sum(1 for at in times.values() if newer_than_ms is None or at >= newer_than_ms)
+        if got == hosts:
             return time.time() - since
         if time.time() - since > limit:
-            raise SystemExit('timed out waiting for {} = {} (have {})'.format(sql, want, got))
-        time.sleep(0.05)
+            raise SystemExit('timed out waiting for {} inventories (have {})'.format(hosts, got))
+        time.sleep(0.25)
+
+
+def events_since(base, since_ms):
+    """How many events the log holds from `since_ms` on (paged by id)."""
+    # With `after`, the log answers oldest first; without, the newest.
+    count, after = 0, 0
+    while True:
+        q = {'since': since_ms, 'limit': 1000, 'after': after}
+        _, data = call(base + '/api/v1/events?' + urllib.parse.urlencode(q))
+        page = json.loads(data)
+        page = page['events'] if isinstance(page, dict) else page
+        if not page:
+            return count
+        count += len(page)
+        after = max(e['id'] for e in page)
 
 
 def main():
@@ -138,7 +199,14 @@ def main():
     ap.add_argument('--binary', default=os.path.join(ROOT, 'target', 'release', 'osdkeeper'))
     ap.add_argument('--fleet', default=os.path.join(ROOT, 'target', 'release', 'examples', 'agent_fleet'))
     ap.add_argument('--env', action='append', default=[], help='KEY=VALUE for the daemon (MALLOC_ARENA_MAX=2, ...)')
+    ap.add_argument('--db', default=None, help='the store: a file (default: in the work dir) or ceph:POOL/NS/NAME')
+    ap.add_argument('--ceph-conf', default=None)
+    ap.add_argument('--ceph-name', default='client.admin')
+    ap.add_argument('--ceph-keyring', default=None)
     a = ap.parse_args()
+    if a.db and a.db.startswith('ceph:') and not (a.ceph_conf and a.ceph_keyring):
+        raise SystemExit('--db ceph:... needs --ceph-conf and --ceph-keyring')
+    ceph = {'conf': a.ceph_conf, 'name': a.ceph_name, 'keyring': a.ceph_keyring}
     env_extra = dict(e.split('=', 1) for e in a.env)
     tmp = tempfile.mkdtemp(prefix='fleet-bench-')
     print('load average at start: {}; working in {}'.format(load(), tmp))
@@ -156,32 +224,34 @@ def main():
             f.write('listen: 127.0.0.1:0\n')
             f.write('poll: {{interval_s: {}, timeout_s: 10{}}}\n'.format(
                 a.interval, ', concurrency: {}'.format(a.concurrency) if a.concurrency else ''))
-            # No cluster: the daemon plans without one (the dry-run says so).
-            f.write('ceph: {bin: /bin/false}\n')
-        db = os.path.join(tmp, 'fleet.db')
+            if a.ceph_conf:
+                f.write('ceph: {{conf: {}, name: {}, keyring: {}}}\n'.format(a.ceph_conf, a.ceph_name, a.ceph_keyring))
+            else:
+                # No cluster: the daemon plans without one (the dry-run says so).
+                f.write('ceph: {bin: /bin/false}\n')
+        db = a.db or os.path.join(tmp, 'fleet.db')
+        store = Store(db, ceph)
+        # The pool is made by the first start if it is not there.
+        extra = ['--create-pool'] if db.startswith('ceph:') else []
+        print('store: {}'.format(db))
         log = lambda name: os.path.join(tmp, 'daemon-{}.log'.format(name))
 
         # 1. Hosts added through the API.
-        daemon = Daemon(a.binary, config, db, log('add'), env_extra)
+        daemon = Daemon(a.binary, config, db, log('add'), env_extra, extra)
         t0 = time.time()
         for h in hosts:
             call(daemon.base + '/api/v1/hosts', 'POST', json.dumps({'name': h['name'], 'addr': h['addr'], 'no_check': True}),
                  'application/json')
         added = time.time() - t0
-        wait_until(db, 'SELECT count(*) FROM inventories', len(hosts), t0)
+        wait_all(daemon.base, len(hosts), t0)
         print('{} hosts added through the API in {:.1f} s'.format(len(hosts), added))
         daemon.stop()
         daemon = None
-        c = sqlite3.connect(db)
-        c.execute('PRAGMA foreign_keys = ON')
-        c.execute('DELETE FROM inventories')
-        c.execute('UPDATE hosts SET next_poll_at = 0')
-        c.commit()
-        c.close()
+        store.edit('DELETE FROM inventories', 'UPDATE hosts SET next_poll_at = 0')
 
         # 2. Cold start: hosts, no inventories.
-        daemon = Daemon(a.binary, config, db, log('cold'), env_extra)
-        first_full = wait_until(db, 'SELECT count(*) FROM inventories', len(hosts), daemon.started)
+        daemon = Daemon(a.binary, config, db, log('cold'), env_extra, extra)
+        first_full = wait_all(daemon.base, len(hosts), daemon.started)
         cold_mem = mem(daemon.proc.pid)
         print()
         print('| phase | figure |')
@@ -196,20 +266,22 @@ def main():
         d0, f0, t0 = cpu_s(daemon.proc.pid), cpu_s(fleet.pid), time.time()
         ages = []
         polls = 0
-        # A poll counts when its host's received_at moved (unchanged ones
-        # are written at the end of a round, with the time of their poll).
-        seen = dict(db_query(db, 'SELECT host, received_at FROM inventories'))
-        events0 = db_query(db, 'SELECT count(*) FROM events')[0][0]
+        # A poll counts when the time its host's inventory was written moved
+        # (unchanged ones are written at the end of a round, with the time
+        # of their poll); /metrics gives ages in ms, so a move of 2 ms or
+        # less is rounding.
+        seen = write_times(daemon.base)
+        steady_from_ms = int(t0 * 1000)
         while time.time() - t0 < a.steady_s:
             time.sleep(0.5)
             now_ms = int(time.time() * 1000)
-            rows = db_query(db, 'SELECT host, received_at FROM inventories')
-            ages.append(max(now_ms - at for _, at in rows) / 1000)
-            polls += sum(1 for host, at in rows if seen.get(host) != at)
-            seen = dict(rows)
+            times = write_times(daemon.base)
+            ages.append(max(now_ms - at for at in times.values()) / 1000)
+            polls += sum(1 for host, at in times.items() if at - seen.get(host, 0) > 2)
+            seen = times
         span = time.time() - t0
         d_cpu, f_cpu = cpu_s(daemon.proc.pid) - d0, cpu_s(fleet.pid) - f0
-        events = db_query(db, 'SELECT count(*) FROM events')[0][0] - events0
+        events = events_since(daemon.base, steady_from_ms)
         print('| steady state, poll interval {} s, {:.0f} s | {:.0f} polls/s; oldest inventory {:.1f} s (median of samples {:.1f} s); {} events |'.format(
             a.interval, span, polls / span, max(ages), statistics.median(ages), events))
         print('| CPU time per poll | daemon {:.0f} us ({:.0f} % of a core), fleet {:.0f} us ({:.0f} % of a core) (load {}) |'.format(
@@ -220,14 +292,10 @@ def main():
 
         # 4. Warm restart: every inventory stored, none changed, every host
         # due at once (as after a long stop).
-        c = sqlite3.connect(db)
-        c.execute('UPDATE hosts SET next_poll_at = 0')
-        c.commit()
-        c.close()
+        store.edit('UPDATE hosts SET next_poll_at = 0')
         started_ms = int(time.time() * 1000)
-        daemon = Daemon(a.binary, config, db, log('warm'), env_extra)
-        cycle = wait_until(db, 'SELECT count(*) FROM inventories WHERE received_at >= {}'.format(started_ms), len(hosts),
-                           started_ms / 1000)
+        daemon = Daemon(a.binary, config, db, log('warm'), env_extra, extra)
+        cycle = wait_all(daemon.base, len(hosts), started_ms / 1000, newer_than_ms=started_ms)
         print('| full cycle after a warm restart (all unchanged) | {:.1f} s (load {}) |'.format(cycle, load()))
         print('| daemon memory after the cycle | {} |'.format(mem(daemon.proc.pid)))
 
