@@ -307,6 +307,10 @@ fn a_swap_moves_less_than_drain_then_add_never_degrades_and_survives_a_crash() {
     let seen = watch.finish();
     assert_eq!(seen.worst, 0, "PGs degraded or undersized during the swap: {}", seen.states);
     let swap_bytes = received_since(&sb, &before);
+    // What an operator sees of it: the preview, then the swap and the log.
+    eprintln!("the preview:\n{preview}");
+    eprintln!("{}", cli_ok(&daemon.url, Some(TOKEN), &["swap", "status", &id.to_string()]));
+    eprintln!("{}", cli_ok(&daemon.url, Some(TOKEN), &["events", "--since", "30m"]));
 
     let new = done["disks"][0]["osd"].as_u64().expect("the new OSD");
     assert_eq!(sb.running_osd_on(host1, &spares1[0]), Some(new), "osd.{new} up and in on {}", spares1[0]);
