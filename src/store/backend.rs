@@ -18,7 +18,7 @@ use async_trait::async_trait;
 
 use super::events::{EventFilter, NewEvent};
 use super::hosts::PollFailure;
-use super::inventories::{InventoryHead, InventorySeen, Replaced, StoredInventory};
+use super::inventories::{InventoryHead, InventorySeen, PolledInventory, PutPolled, Replaced, StoredInventory};
 use super::operations::DrainSampleRow;
 use super::runs::SpecHostRun;
 use super::specs::StoredSpec;
@@ -108,6 +108,11 @@ pub trait InventoryRows {
     /// Stores it, with its device list only when that changed; what it
     /// replaced (its device list only when the new one differs).
     async fn put_inventory(&self, inv: &StoredInventory) -> Result<Option<Replaced>>;
+    /// Fresh inventories and their hosts' successful polls, all in one
+    /// transaction; for each, in order: None when its host is gone (nothing
+    /// written for it), else what it replaced and whether the host had
+    /// failed polls before.
+    async fn put_polled_inventories(&self, batch: &[PolledInventory]) -> Result<Vec<Option<PutPolled>>>;
     /// Their times and their hosts' next polls; the indices in `seen` of
     /// the inventories that were there to touch (removed ones are skipped).
     async fn touch_inventories(&self, seen: &[InventorySeen]) -> Result<Vec<usize>>;

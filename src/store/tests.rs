@@ -73,6 +73,39 @@ async fn an_inventorys_ceph_release_is_kept_and_a_new_one_is_a_change() {
     assert_eq!(s.changes().count(Topic::Inventories), counted, "nothing new");
 }
 
+/// A round's changed inventories and their hosts' polls go in one
+/// transaction; a host removed since its poll is skipped, the others kept.
+#[tokio::test]
+async fn polled_inventories_are_stored_together_and_a_removed_host_is_skipped() {
+    let (_d, s) = fresh().await;
+    for h in ["a", "b"] {
+        s.add_host(h, "h:1", &[], 1).await.unwrap();
+    }
+    s.put_inventory(&inventory_of("a")).await.unwrap();
+    s.record_poll_failure("b", &PollFailure { at: 5, error: "down".into(), next_poll_at: 6 }).await.unwrap();
+    let counted = (s.changes().count(Topic::Inventories), s.changes().count(Topic::Hosts));
+    let mut newer_a = inventory_of("a");
+    newer_a.fingerprint = "other".into();
+    newer_a.devices = "[]".into();
+    let batch: Vec<PolledInventory> = [newer_a, inventory_of("gone"), inventory_of("b")]
+        .into_iter()
+        .map(|inv| PolledInventory { inv, next_poll_at: 900 })
+        .collect();
+    let put = s.put_polled_inventories(&batch).await.unwrap();
+    assert_eq!(put.len(), 3);
+    let a = put[0].as_ref().expect("a is stored");
+    assert!(!a.was_unreachable);
+    assert!(a.previous.as_ref().is_some_and(|p| p.devices.is_some()), "a's old device list, to tell what changed");
+    assert_eq!(put[1], None, "no host, nothing stored");
+    let b = put[2].as_ref().expect("b is stored");
+    assert!(b.was_unreachable && b.previous.is_none(), "{b:?}");
+    assert_eq!(s.inventory("a").await.unwrap().unwrap().devices, "[]");
+    assert!(s.inventory("gone").await.unwrap().is_none());
+    let hb = s.host("b").await.unwrap();
+    assert_eq!((hb.consecutive_failures, hb.unreachable_since, hb.next_poll_at), (0, None, 900));
+    assert!(s.changes().count(Topic::Inventories) > counted.0 && s.changes().count(Topic::Hosts) > counted.1);
+}
+
 #[tokio::test]
 async fn specs_are_versioned_with_history() {
     let (_d, s) = fresh().await;

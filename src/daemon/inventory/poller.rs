@@ -9,8 +9,10 @@
 //! the same (by an agent from before the ETag) is found unchanged by its
 //! fingerprint before it is parsed. Either way only its new time is
 //! written, for a whole round in one transaction (`touch_inventories`).
-//! A changed one is parsed once, stored, and its parse kept in the
-//! inventory cache that planning reads (`view`).
+//! A changed one is parsed once, stored with the round's other changed
+//! ones (a transaction per batch: on a store in RADOS each commit costs
+//! about 16 ms), and its parse kept in the inventory cache that planning
+//! reads (`view`); its events follow once it is stored.
 
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
@@ -28,7 +30,7 @@ use crate::domain::inventory::Device;
 use crate::domain::inventory_diff::diff;
 use crate::domain::poll_jitter::next_poll_at;
 use crate::store::ManagedHost;
-use crate::store::{InventorySeen, PollFailure, Replaced, StoredInventory};
+use crate::store::{InventorySeen, PollFailure, PolledInventory, Replaced, StoredInventory};
 use crate::wire::agent::RawInventoryReport;
 use crate::wire::ceph_volume::parse_device_list;
 
@@ -36,14 +38,30 @@ use crate::wire::ceph_volume::parse_device_list;
 enum Polled {
     /// Answered, inventory unchanged: its time is written with the round's others.
     Unchanged(InventorySeen),
+    /// Answered with a changed inventory: stored with the round's others.
+    Changed(Box<Fresh>),
     /// Everything is recorded already (a stored inventory, a failure, a host
     /// that is reachable again).
     Recorded,
 }
 
+/// A changed inventory, parsed, waiting to be stored.
+struct Fresh {
+    host: ManagedHost,
+    polled: PolledInventory,
+    parsed: Arc<Vec<Device>>,
+}
+
 /// Unchanged inventories written together; also when a long round has
 /// gathered this many, so that a slow round does not hold them all back.
 const TOUCH_BATCH: usize = 500;
+
+/// Changed inventories stored together, as many as this at most (each
+/// carries its device list: tens of KB), or those gathered for this long
+/// when a poll ends (the rest when the round does), so that a changed
+/// disk's event does not wait for a slow host's timeout.
+const FRESH_BATCH: usize = 64;
+const FRESH_WAIT: Duration = Duration::from_millis(500);
 
 /// The shortest wait between rounds: hosts due within it wait for the next.
 const MIN_TICK: Duration = Duration::from_millis(50);
@@ -63,9 +81,13 @@ impl Inventory {
     /// Polls one host now. Returns the error text when the poll failed.
     pub async fn poll_host(&self, host: &ManagedHost) -> Result<(), String> {
         let known = self.store.inventory_head(&host.name).await.map_err(|e| e.to_string())?.map(|h| h.etag());
-        if let Polled::Unchanged(seen) = self.poll(host, known).await? {
-            self.store.touch_inventories(&[seen]).await.map_err(|e| e.to_string())?;
-            self.polls.polled.note(&host.name);
+        match self.poll(host, known).await? {
+            Polled::Unchanged(seen) => {
+                self.store.touch_inventories(&[seen]).await.map_err(|e| e.to_string())?;
+                self.polls.polled.note(&host.name);
+            }
+            Polled::Changed(fresh) => self.store_fresh(vec![*fresh]).await.map_err(|e| e.to_string())?,
+            Polled::Recorded => {}
         }
         Ok(())
     }
@@ -116,19 +138,39 @@ impl Inventory {
                     .await
             }
         };
-        let inv = stored(report, fingerprint, now);
-        let previous = self.store.put_inventory(&inv).await.map_err(|e| e.to_string())?;
-        let release_before = previous.as_ref().map(|p| p.ceph_release.clone());
-        let before = previous.as_ref().and_then(|p| self.cache.cached(&host.name, &p.fingerprint));
-        self.cache.insert(&host.name, &inv.fingerprint, parsed.clone());
-        // The change is stored: say so whatever happens next.
-        self.note_inventory_change(host, previous, before, &parsed).await;
-        self.note_release_change(host, release_before.as_ref().map(Option::as_deref), inv.ceph_release.as_deref())
-            .await;
-        self.release_filled_slots(&host.name, &parsed).await;
-        let back = self.store.record_poll_success(&host.name, next_poll).await;
-        self.poll_succeeded(host, back).await;
-        Ok(Polled::Recorded)
+        let polled = PolledInventory { inv: stored(report, fingerprint, now), next_poll_at: next_poll };
+        Ok(Polled::Changed(Box::new(Fresh { host: host.clone(), polled, parsed })))
+    }
+
+    /// Stores changed inventories with their hosts' polls in one
+    /// transaction, then says what changed on each. A host removed since
+    /// its poll is skipped. When the write fails nothing is stored: the
+    /// hosts' next polls were not moved, so the next round asks again.
+    async fn store_fresh(&self, batch: Vec<Fresh>) -> Result<(), crate::store::StoreError> {
+        let polled: Vec<PolledInventory> = batch.iter().map(|f| f.polled.clone()).collect();
+        let results = self.store.put_polled_inventories(&polled).await?;
+        for (f, result) in batch.into_iter().zip(results) {
+            let Some(put) = result else { continue };
+            let (host, inv, parsed) = (&f.host, &f.polled.inv, f.parsed);
+            let release_before = put.previous.as_ref().map(|p| p.ceph_release.clone());
+            let before = put.previous.as_ref().and_then(|p| self.cache.cached(&host.name, &p.fingerprint));
+            self.cache.insert(&host.name, &inv.fingerprint, parsed.clone());
+            // The change is stored: say so whatever happens next.
+            self.note_inventory_change(host, put.previous, before, &parsed).await;
+            self.note_release_change(host, release_before.as_ref().map(Option::as_deref), inv.ceph_release.as_deref())
+                .await;
+            self.release_filled_slots(&host.name, &parsed).await;
+            self.poll_succeeded(host, Ok(put.was_unreachable)).await;
+        }
+        Ok(())
+    }
+
+    /// `store_fresh` for a round's batch: a failed write is logged here.
+    async fn store_round_fresh(&self, batch: Vec<Fresh>) {
+        let hosts = batch.len();
+        if let Err(e) = self.store_fresh(batch).await {
+            tracing::error!(hosts, "cannot store changed inventories (asked again next round): {e}");
+        }
     }
 
     /// `recorded`: whether the host was unreachable, as recording the success said.
@@ -226,12 +268,13 @@ impl Inventory {
         let due: Vec<(ManagedHost, Option<String>)> =
             self.store.due_hosts(now).await?.into_iter().map(|(h, head)| (h, head.map(|i| i.etag()))).collect();
         let seen = Mutex::new(Vec::new());
+        let fresh = Mutex::new((Vec::new(), std::time::Instant::now()));
         let polled_some = !due.is_empty();
         stream::iter(due)
             // A failed poll is recorded on the host (and as an event once it
             // becomes unreachable); the round goes on with the others.
             .for_each_concurrent(self.config.poll_concurrency, |(h, known)| {
-                let seen = &seen;
+                let (seen, fresh) = (&seen, &fresh);
                 async move {
                     match self.poll(&h, known).await {
                         Ok(Polled::Unchanged(s)) => {
@@ -244,13 +287,30 @@ impl Inventory {
                                 self.touch(batch).await;
                             }
                         }
+                        Ok(Polled::Changed(f)) => {
+                            let mut pending = fresh.lock().expect("fresh lock");
+                            if pending.0.is_empty() {
+                                pending.1 = std::time::Instant::now();
+                            }
+                            pending.0.push(*f);
+                        }
                         Ok(Polled::Recorded) => {}
                         Err(e) => tracing::debug!(host = %h.name, "poll failed: {e}"),
+                    }
+                    let due = {
+                        let mut pending = fresh.lock().expect("fresh lock");
+                        let (batch, since) = &mut *pending;
+                        (!batch.is_empty() && (batch.len() >= FRESH_BATCH || since.elapsed() >= FRESH_WAIT))
+                            .then(|| std::mem::take(batch))
+                    };
+                    if let Some(batch) = due {
+                        self.store_round_fresh(batch).await;
                     }
                 }
             })
             .await;
         self.touch(seen.into_inner().expect("seen lock")).await;
+        self.store_round_fresh(fresh.into_inner().expect("fresh lock").0).await;
         if polled_some {
             // The cluster's releases are read again here too (at most once
             // per TTL): without the health strip open an upgrade would go

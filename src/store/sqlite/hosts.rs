@@ -92,20 +92,8 @@ impl HostRows for SqliteBackend {
 
     async fn record_poll_success(&self, name: &str, next_poll_at: i64) -> Result<Option<bool>> {
         let mut tx = self.write().await?;
-        let was: Option<i64> = sqlx::query_scalar("SELECT consecutive_failures FROM hosts WHERE name = ?")
-            .bind(name)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(was) = was else { return Ok(None) };
-        sqlx::query(
-            "UPDATE hosts SET unreachable_since = NULL, last_error = NULL, consecutive_failures = 0, next_poll_at = ?1
-             WHERE name = ?2",
-        )
-        .bind(next_poll_at)
-        .bind(name)
-        .execute(&mut *tx)
-        .await?;
+        let was = super::inventories::poll_succeeded(&mut tx, name, next_poll_at).await?;
         tx.commit().await?;
-        Ok(Some(was > 0))
+        Ok(was.map(|failures| failures > 0))
     }
 }

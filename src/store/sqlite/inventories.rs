@@ -2,12 +2,14 @@
 //! `inventory_devices`, written only when they changed.
 
 use async_trait::async_trait;
-use sqlx::Row;
+use sqlx::{Row, Sqlite, Transaction};
 
 use super::hosts::host_from;
 use super::SqliteBackend;
 use crate::store::backend::InventoryRows;
-use crate::store::{InventoryHead, InventorySeen, ManagedHost, Replaced, Result, StoredInventory};
+use crate::store::{
+    InventoryHead, InventorySeen, ManagedHost, PolledInventory, PutPolled, Replaced, Result, StoredInventory,
+};
 
 fn inventory_from(row: &sqlx::sqlite::SqliteRow) -> Result<StoredInventory> {
     let head = head_from(row)?;
@@ -70,50 +72,25 @@ const FULL: &str = "SELECT i.host, taken_at, received_at, source, can_create_osd
 impl InventoryRows for SqliteBackend {
     async fn put_inventory(&self, inv: &StoredInventory) -> Result<Option<Replaced>> {
         let mut tx = self.write().await?;
-        let previous = sqlx::query(
-            "SELECT fingerprint, CASE WHEN fingerprint = ?2 THEN NULL ELSE devices END AS devices, ceph_release
-             FROM inventories i JOIN inventory_devices d ON d.host = i.host WHERE i.host = ?1",
-        )
-        .bind(&inv.host)
-        .bind(&inv.fingerprint)
-        .fetch_optional(&mut *tx)
-        .await?
-        .map(|r| {
-            Ok::<_, sqlx::Error>(Replaced {
-                fingerprint: r.try_get(0)?,
-                devices: r.try_get(1)?,
-                ceph_release: r.try_get(2)?,
-            })
-        })
-        .transpose()?;
-        sqlx::query(&format!(
-            "INSERT INTO inventories ({HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT(host) DO UPDATE SET taken_at = excluded.taken_at, received_at = excluded.received_at,
-               source = excluded.source, can_create_osds = excluded.can_create_osds, note = excluded.note,
-               fingerprint = excluded.fingerprint, ceph_release = excluded.ceph_release"
-        ))
-        .bind(&inv.host)
-        .bind(inv.taken_at)
-        .bind(inv.received_at)
-        .bind(&inv.source)
-        .bind(i64::from(inv.can_create_osds))
-        .bind(&inv.note)
-        .bind(&inv.fingerprint)
-        .bind(&inv.ceph_release)
-        .execute(&mut *tx)
-        .await?;
-        if previous.as_ref().is_none_or(|p| p.devices.is_some()) {
-            sqlx::query(
-                "INSERT INTO inventory_devices (host, devices) VALUES (?, ?)
-                 ON CONFLICT(host) DO UPDATE SET devices = excluded.devices",
-            )
-            .bind(&inv.host)
-            .bind(&inv.devices)
-            .execute(&mut *tx)
-            .await?;
-        }
+        let previous = put_one(&mut tx, inv).await?;
         tx.commit().await?;
         Ok(previous)
+    }
+
+    async fn put_polled_inventories(&self, batch: &[PolledInventory]) -> Result<Vec<Option<PutPolled>>> {
+        let mut tx = self.write().await?;
+        let mut out = Vec::with_capacity(batch.len());
+        for p in batch {
+            // A host removed since its poll: its inventory would have no host.
+            let Some(failures) = poll_succeeded(&mut tx, &p.inv.host, p.next_poll_at).await? else {
+                out.push(None);
+                continue;
+            };
+            let previous = put_one(&mut tx, &p.inv).await?;
+            out.push(Some(PutPolled { previous, was_unreachable: failures > 0 }));
+        }
+        tx.commit().await?;
+        Ok(out)
     }
 
     async fn touch_inventories(&self, seen: &[InventorySeen]) -> Result<Vec<usize>> {
@@ -183,4 +160,76 @@ impl InventoryRows for SqliteBackend {
         let rows = sqlx::query(&format!("{WITH_HEADS} ORDER BY h.position")).fetch_all(&self.reads).await?;
         rows.iter().map(host_and_head).collect()
     }
+}
+
+/// Stores one inventory in `tx`, its device list only when it changed;
+/// what it replaced.
+async fn put_one(tx: &mut Transaction<'_, Sqlite>, inv: &StoredInventory) -> Result<Option<Replaced>> {
+    let previous = sqlx::query(
+        "SELECT fingerprint, CASE WHEN fingerprint = ?2 THEN NULL ELSE devices END AS devices, ceph_release
+         FROM inventories i JOIN inventory_devices d ON d.host = i.host WHERE i.host = ?1",
+    )
+    .bind(&inv.host)
+    .bind(&inv.fingerprint)
+    .fetch_optional(&mut **tx)
+    .await?
+    .map(|r| {
+        Ok::<_, sqlx::Error>(Replaced {
+            fingerprint: r.try_get(0)?,
+            devices: r.try_get(1)?,
+            ceph_release: r.try_get(2)?,
+        })
+    })
+    .transpose()?;
+    sqlx::query(&format!(
+        "INSERT INTO inventories ({HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(host) DO UPDATE SET taken_at = excluded.taken_at, received_at = excluded.received_at,
+           source = excluded.source, can_create_osds = excluded.can_create_osds, note = excluded.note,
+           fingerprint = excluded.fingerprint, ceph_release = excluded.ceph_release"
+    ))
+    .bind(&inv.host)
+    .bind(inv.taken_at)
+    .bind(inv.received_at)
+    .bind(&inv.source)
+    .bind(i64::from(inv.can_create_osds))
+    .bind(&inv.note)
+    .bind(&inv.fingerprint)
+    .bind(&inv.ceph_release)
+    .execute(&mut **tx)
+    .await?;
+    if previous.as_ref().is_none_or(|p| p.devices.is_some()) {
+        sqlx::query(
+            "INSERT INTO inventory_devices (host, devices) VALUES (?, ?)
+             ON CONFLICT(host) DO UPDATE SET devices = excluded.devices",
+        )
+        .bind(&inv.host)
+        .bind(&inv.devices)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(previous)
+}
+
+/// Records a host's successful poll in `tx`: its failed polls before it,
+/// None when there is no such host.
+pub(super) async fn poll_succeeded(
+    tx: &mut Transaction<'_, Sqlite>,
+    name: &str,
+    next_poll_at: i64,
+) -> Result<Option<i64>> {
+    let was: Option<i64> = sqlx::query_scalar("SELECT consecutive_failures FROM hosts WHERE name = ?")
+        .bind(name)
+        .fetch_optional(&mut **tx)
+        .await?;
+    if was.is_some() {
+        sqlx::query(
+            "UPDATE hosts SET unreachable_since = NULL, last_error = NULL, consecutive_failures = 0, next_poll_at = ?1
+             WHERE name = ?2",
+        )
+        .bind(next_poll_at)
+        .bind(name)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(was)
 }
