@@ -1,6 +1,12 @@
 //! What changed between two inventories of a host: the daemon's "Detected
 //! new or changed devices" event says which disks appeared, disappeared or
-//! changed (availability, reject reasons, size, OSD volumes).
+//! changed (availability, size, OSD volumes, Ceph's device id).
+//!
+//! The reasons an unavailable disk is rejected are not a change of their
+//! own: ceph-volume reads them afresh each scan, and on a disk an OSD is
+//! writing to they flap ("Has a FileSystem" there one scan, gone the next:
+//! seen on the sandbox's raw OSDs, an event per host every 1-2 s). A disk
+//! that becomes available, or stops being, is a change either way.
 
 use crate::domain::inventory::Device;
 
@@ -49,7 +55,6 @@ pub fn diff(before: &[Device], after: &[Device]) -> InventoryDiff {
 fn differs(a: &Device, b: &Device) -> bool {
     a.available != b.available
         || a.ceph_device != b.ceph_device
-        || a.rejected_reasons != b.rejected_reasons
         || a.size_bytes != b.size_bytes
         || a.device_id != b.device_id
         || a.lvs != b.lvs
@@ -73,5 +78,21 @@ mod tests {
         assert_eq!(d.changed, ["/dev/sdb"]);
         assert_eq!(d.summary(), "added /dev/sdc; removed /dev/sda; changed /dev/sdb");
         assert!(diff(&after, &after).is_empty());
+    }
+
+    #[test]
+    fn reject_reasons_alone_are_no_change() {
+        let with = |reasons: &[&str]| {
+            Device::from(crate::domain::inventory::DeviceReport {
+                path: "/dev/loop0".into(),
+                available: false,
+                rejected_reasons: reasons.iter().map(|r| std::sync::Arc::from(*r)).collect(),
+                ..Default::default()
+            })
+        };
+        let before = [with(&["Insufficient space (<5GB)", "Has a FileSystem"])];
+        let after = [with(&["Insufficient space (<5GB)"])];
+        assert!(diff(&before, &after).is_empty(), "a flapping reason of an unavailable disk");
+        assert_eq!(diff(&before, &[dev("/dev/loop0", true)]).changed, ["/dev/loop0"], "available now");
     }
 }
