@@ -190,8 +190,19 @@ impl BootActivation {
             return inactive;
         }
         let _held = busy.lock().await;
+        // Read again under the lock: a zap or a deployment that held it may
+        // have removed or activated them meanwhile.
+        let again = match self.output(&self.lvs, &LVS_ARGS).await {
+            Ok(out) => parse_lvs(&out),
+            Err(e) => {
+                tracing::warn!("cannot read the OSDs' LVs again before activating them: {e}");
+                return inactive;
+            }
+        };
         for lv in now {
-            self.activate(lv).await;
+            if again.iter().any(|l| l.path == lv.path && !l.active) {
+                self.activate(lv).await;
+            }
         }
         inactive
     }
@@ -427,6 +438,29 @@ mod tests {
         host.look(&busy, &seen).await;
         assert!(!calls(dir.path()).iter().any(|c| c.contains("start")), "{:?}", calls(dir.path()));
         assert_eq!(calls(dir.path()).iter().filter(|c| c.starts_with("lvchange")).count(), 2);
+    }
+
+    #[tokio::test]
+    async fn an_lv_activated_while_the_look_waited_for_the_lock_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = fake_host(dir.path(), true);
+        let busy = Arc::new(tokio::sync::Mutex::new(()));
+        let seen = host.look(&busy, &BTreeSet::new()).await;
+        let held = busy.clone().lock_owned().await;
+        let (h, b) = (host.clone(), busy.clone());
+        let look = tokio::spawn(async move { h.look(&b, &seen).await });
+        // Once the look has read the LVs (its second `lvs`) it waits for the lock.
+        while calls(dir.path()).iter().filter(|c| c.starts_with("lvs ")).count() < 2 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // A deployment holding the lock activates the block LV meanwhile.
+        let out = dir.path().join("lvs.out");
+        let text = std::fs::read_to_string(&out).unwrap();
+        std::fs::write(&out, text.replace("/dev/ceph-b/osd-block-f2;;", "/dev/ceph-b/osd-block-f2;active;")).unwrap();
+        drop(held);
+        look.await.unwrap();
+        let activated: Vec<String> = calls(dir.path()).into_iter().filter(|c| c.starts_with("lvchange")).collect();
+        assert_eq!(activated, ["lvchange -ay /dev/ceph-c/osd-db-f2"]);
     }
 
     #[tokio::test]
