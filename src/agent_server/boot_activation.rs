@@ -199,19 +199,25 @@ impl BootActivation {
                 return inactive;
             }
         };
+        // Every LV of an OSD first (its block and its DB), then its unit once.
+        let mut units = BTreeSet::new();
         for lv in now {
-            if again.iter().any(|l| l.path == lv.path && !l.active) {
-                self.activate(lv).await;
+            if again.iter().any(|l| l.path == lv.path && !l.active) && self.activate(lv).await {
+                units.insert((lv.osd_id, unit_of(lv)));
             }
+        }
+        for (osd_id, unit) in units {
+            self.start_if_done(osd_id, &unit).await;
         }
         inactive
     }
 
-    async fn activate(&self, lv: &OsdLv) {
+    /// `lvchange -ay`; whether it worked (a failure is logged here).
+    async fn activate(&self, lv: &OsdLv) -> bool {
         let unit = unit_of(lv);
         if let Err(e) = self.output(&self.lvchange, &["-ay", &lv.path]).await {
             tracing::error!(osd_id = lv.osd_id, lv = %lv.path, "osd.{}'s LV {} is inactive though its boot unit {unit} is enabled, and could not be activated: {e}", lv.osd_id, lv.path);
-            return;
+            return false;
         }
         tracing::warn!(
             osd_id = lv.osd_id,
@@ -220,29 +226,31 @@ impl BootActivation {
             lv.osd_id,
             lv.path
         );
-        // A unit still trying ("activating") finds the LV on its next try.
-        // One that gave up is started again: ceph-volume-systemd exits 0
-        // after its last try, so the unit reads "inactive", not "failed".
-        let state = match self.call(&self.systemctl, &["is-active", &unit]).await {
+        true
+    }
+
+    /// A unit still trying ("activating") finds the LVs on its next try.
+    /// One that gave up is started again: ceph-volume-systemd exits 0 after
+    /// its last try, so the unit reads "inactive", not "failed".
+    async fn start_if_done(&self, osd_id: u32, unit: &str) {
+        let state = match self.call(&self.systemctl, &["is-active", unit]).await {
             Ok((_, stdout)) => stdout.trim().to_string(),
             Err(e) => {
-                tracing::error!(osd_id = lv.osd_id, "cannot tell whether {unit} still tries: {e}");
+                tracing::error!(osd_id, "cannot tell whether {unit} still tries: {e}");
                 return;
             }
         };
         if state != "activating" {
             let started = async {
-                self.output(&self.systemctl, &["reset-failed", &unit]).await?;
-                self.output(&self.systemctl, &["start", "--no-block", &unit]).await
+                self.output(&self.systemctl, &["reset-failed", unit]).await?;
+                self.output(&self.systemctl, &["start", "--no-block", unit]).await
             };
             match started.await {
                 Ok(_) => tracing::warn!(
-                    osd_id = lv.osd_id,
-                    "{unit} was {state}, done trying before its LV was there; started it again"
+                    osd_id,
+                    "{unit} was {state}, done trying before its LVs were there; started it again"
                 ),
-                Err(e) => {
-                    tracing::error!(osd_id = lv.osd_id, "{unit} had given up and could not be started again: {e}")
-                }
+                Err(e) => tracing::error!(osd_id, "{unit} had given up and could not be started again: {e}"),
             }
         }
     }
@@ -402,7 +410,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn looks_activate_an_enabled_osds_lvs_once_and_start_a_unit_done_trying() {
+    async fn looks_activate_an_enabled_osds_lvs_once_then_start_its_unit_done_trying_once() {
         let dir = tempfile::tempdir().unwrap();
         let host = fake_host(dir.path(), true);
         let busy = tokio::sync::Mutex::new(());
@@ -418,9 +426,6 @@ mod tests {
             acted,
             [
                 "lvchange -ay /dev/ceph-b/osd-block-f2".to_string(),
-                format!("systemctl is-active {unit}"),
-                format!("systemctl reset-failed {unit}"),
-                format!("systemctl start --no-block {unit}"),
                 "lvchange -ay /dev/ceph-c/osd-db-f2".to_string(),
                 format!("systemctl is-active {unit}"),
                 format!("systemctl reset-failed {unit}"),

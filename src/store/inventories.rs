@@ -87,6 +87,13 @@ pub struct PutPolled {
     pub was_unreachable: bool,
 }
 
+/// Whether storing `inv` over `previous` changes what planning reads.
+/// Another release reads the same list differently (`DeviceReport`), so a
+/// new release is a change too.
+fn is_change(previous: Option<&Replaced>, inv: &StoredInventory) -> bool {
+    previous.is_none_or(|p| p.fingerprint != inv.fingerprint || p.ceph_release != inv.ceph_release)
+}
+
 /// What `put_inventory` replaced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Replaced {
@@ -102,9 +109,7 @@ impl Store {
     pub async fn put_inventory(&self, inv: &StoredInventory) -> Result<Option<Replaced>> {
         let previous = self.backend.put_inventory(inv).await?;
         self.changes.inventory_written(&inv.host, inv.taken_at);
-        // Another release reads the same list differently (`DeviceReport`):
-        // planning must see it as a change.
-        if previous.as_ref().is_none_or(|p| p.fingerprint != inv.fingerprint || p.ceph_release != inv.ceph_release) {
+        if is_change(previous.as_ref(), inv) {
             self.changed(Topic::Inventories);
         }
         Ok(previous)
@@ -124,10 +129,7 @@ impl Store {
         for (p, result) in batch.iter().zip(&results) {
             let Some(r) = result else { continue };
             self.changes.inventory_written(&p.inv.host, p.inv.taken_at);
-            inventories_changed |= r
-                .previous
-                .as_ref()
-                .is_none_or(|old| old.fingerprint != p.inv.fingerprint || old.ceph_release != p.inv.ceph_release);
+            inventories_changed |= is_change(r.previous.as_ref(), &p.inv);
             hosts_changed |= r.was_unreachable;
         }
         if inventories_changed {

@@ -147,11 +147,13 @@ impl Inventory {
     /// its poll is skipped. When the write fails nothing is stored: the
     /// hosts' next polls were not moved, so the next round asks again.
     async fn store_fresh(&self, batch: Vec<Fresh>) -> Result<(), crate::store::StoreError> {
-        let polled: Vec<PolledInventory> = batch.iter().map(|f| f.polled.clone()).collect();
+        // The device lists (tens of KB each) go to the store without a copy.
+        let (polled, parses): (Vec<PolledInventory>, Vec<_>) =
+            batch.into_iter().map(|f| (f.polled, (f.host, f.parsed))).unzip();
         let results = self.store.put_polled_inventories(&polled).await?;
-        for (f, result) in batch.into_iter().zip(results) {
+        for ((p, (host, parsed)), result) in polled.iter().zip(parses).zip(results) {
             let Some(put) = result else { continue };
-            let (host, inv, parsed) = (&f.host, &f.polled.inv, f.parsed);
+            let (host, inv) = (&host, &p.inv);
             let release_before = put.previous.as_ref().map(|p| p.ceph_release.clone());
             let before = put.previous.as_ref().and_then(|p| self.cache.cached(&host.name, &p.fingerprint));
             self.cache.insert(&host.name, &inv.fingerprint, parsed.clone());

@@ -89,7 +89,8 @@ impl Removals {
         let device_id = Some(disk.device_id.to_string()).filter(|d| !d.trim().is_empty());
         // osdmaptool's answer costs seconds on a real cluster: asked only
         // where it is shown (a dry run) or decides (in place).
-        let costs = if req.dry_run || req.in_place {
+        let costs_asked = req.dry_run || req.in_place;
+        let costs = if costs_asked {
             self.replace_costs(&ids, &host.name).await
         } else {
             Err("not asked: the drain needs no cost".to_string())
@@ -156,7 +157,7 @@ impl Removals {
             ways: costs.as_ref().ok().map(|c| ways(c, refusals.clone())),
             text,
         };
-        if let (Err(e), true) = (&costs, req.dry_run || req.in_place) {
+        if let (Err(e), true) = (&costs, costs_asked) {
             tracing::warn!(host = %host.name, "device replace of {}: no cost of either way: {e}", req.path);
         }
         if req.dry_run {
