@@ -28,12 +28,14 @@
 //!   runs, its ends zeroed after; `blank` — when a device counts as blank.
 //! * `host_roots` — where `/proc` and `/sys/class/block` are read.
 //! * `boot_activation` — for the first minutes after a boot, the LVs of
-//!   OSDs meant to start that LVM left inactive.
+//!   OSDs meant to start that LVM left inactive; `boot_lvs` — which of
+//!   them a look activates (`lvs` and the enabled units read, no I/O).
 
 pub mod auth;
 pub mod batch_filter;
 pub mod blank;
 pub mod boot_activation;
+pub mod boot_lvs;
 pub mod ceph_volume;
 pub mod ceph_volume_args;
 pub mod config;

@@ -60,13 +60,33 @@ impl Operator<'_> {
 }
 
 /// The test's run directory (`OSDKEEPER_TEST_DIR`, else the temporary
-/// one): `osdk-NAME-PID`, kept for reading after a failure.
-pub fn run_dir(name: &str) -> PathBuf {
+/// one): `osdk-NAME-PID`, kept for reading after a failure and removed
+/// after a pass (a field report's is ~80 MB of logs and keys).
+pub struct RunDir(PathBuf);
+
+impl std::ops::Deref for RunDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("the run's files are kept in {}", self.0.display());
+        } else if let Err(e) = std::fs::remove_dir_all(&self.0) {
+            eprintln!("could not remove {}: {e}", self.0.display());
+        }
+    }
+}
+
+pub fn run_dir(name: &str) -> RunDir {
     let base = std::env::var_os("OSDKEEPER_TEST_DIR").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
     let dir = base.join(format!("osdk-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    RunDir(dir)
 }
 
 pub fn write(path: &Path, text: &str) {
