@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use sqlx::{Row, Sqlite, Transaction};
 
 use super::hosts::host_from;
+use super::packed::{pack, unpack};
 use super::SqliteBackend;
 use crate::store::backend::InventoryRows;
 use crate::store::{
@@ -14,7 +15,7 @@ use crate::store::{
 fn inventory_from(row: &sqlx::sqlite::SqliteRow) -> Result<StoredInventory> {
     let head = head_from(row)?;
     Ok(StoredInventory {
-        devices: row.try_get("devices")?,
+        devices: unpack(&head.host, row.try_get("devices")?)?,
         host: head.host,
         taken_at: head.taken_at,
         received_at: head.received_at,
@@ -65,7 +66,7 @@ fn host_and_head(row: &sqlx::sqlite::SqliteRow) -> Result<(ManagedHost, Option<I
 const HEAD_COLUMNS: &str = "host, taken_at, received_at, source, can_create_osds, note, fingerprint, ceph_release";
 /// The heads with their device lists.
 const FULL: &str = "SELECT i.host, taken_at, received_at, source, can_create_osds, note, fingerprint, ceph_release,
-       devices
+       CAST(devices AS BLOB) AS devices
      FROM inventories i JOIN inventory_devices d ON d.host = i.host";
 
 #[async_trait]
@@ -166,7 +167,7 @@ impl InventoryRows for SqliteBackend {
 /// what it replaced.
 async fn put_one(tx: &mut Transaction<'_, Sqlite>, inv: &StoredInventory) -> Result<Option<Replaced>> {
     let previous = sqlx::query(
-        "SELECT fingerprint, CASE WHEN fingerprint = ?2 THEN NULL ELSE devices END AS devices, ceph_release
+        "SELECT fingerprint, CASE WHEN fingerprint = ?2 THEN NULL ELSE CAST(devices AS BLOB) END AS devices, ceph_release
          FROM inventories i JOIN inventory_devices d ON d.host = i.host WHERE i.host = ?1",
     )
     .bind(&inv.host)
@@ -174,9 +175,10 @@ async fn put_one(tx: &mut Transaction<'_, Sqlite>, inv: &StoredInventory) -> Res
     .fetch_optional(&mut **tx)
     .await?
     .map(|r| {
-        Ok::<_, sqlx::Error>(Replaced {
+        let devices: Option<Vec<u8>> = r.try_get(1)?;
+        Ok::<_, crate::store::StoreError>(Replaced {
             fingerprint: r.try_get(0)?,
-            devices: r.try_get(1)?,
+            devices: devices.map(|d| unpack(&inv.host, d)).transpose()?,
             ceph_release: r.try_get(2)?,
         })
     })
@@ -203,7 +205,7 @@ async fn put_one(tx: &mut Transaction<'_, Sqlite>, inv: &StoredInventory) -> Res
              ON CONFLICT(host) DO UPDATE SET devices = excluded.devices",
         )
         .bind(&inv.host)
-        .bind(&inv.devices)
+        .bind(pack(&inv.devices))
         .execute(&mut **tx)
         .await?;
     }

@@ -32,6 +32,7 @@ mod hosts;
 mod inventories;
 mod operations;
 mod osd_benches;
+mod packed;
 pub(super) mod rados;
 pub(super) mod rados_restore;
 mod runs;

@@ -4,7 +4,7 @@ use crate::domain::bench::cluster::{BenchEffect, ClusterPhase, Pass};
 use crate::domain::operation::{NewOperation, OutcomeStatus};
 use crate::domain::probe::run::ProbePhase;
 use crate::domain::removal::{Phase, Removal};
-use crate::store::{BenchCodec, Codec, DeploymentCodec, ProbeCodec, RemovalCodec, Store};
+use crate::store::{BenchCodec, Codec, DeploymentCodec, ProbeCodec, RemovalCodec, Store, StoredInventory};
 
 /// A database as release 0.1 left it (migrations up to 0012), with a row
 /// of each old table, read through the operation tables after 0013.
@@ -97,4 +97,55 @@ async fn the_migration_carries_every_old_row_over() {
     assert_eq!((running.state.phase, running.state.key.by_slot()), (ProbePhase::Running, true));
     assert_eq!(s.ops::<ProbeCodec>().interrupted().await.unwrap()[0].0.number, 6, "fio was under way: cut off");
     assert_eq!(s.ops::<ProbeCodec>().current().await.unwrap().len(), 2);
+}
+
+/// A device list stored as text before lists were deflated reads as it
+/// was, is what the next inventory replaces, and is written deflated then.
+#[tokio::test]
+async fn a_device_list_stored_as_text_reads_back_and_is_deflated_when_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("osdkeeper.db");
+    let s = Store::open(&path).await.unwrap();
+    s.add_host("h1", "127.0.0.1:1", &[], 1).await.unwrap();
+    drop(s);
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&path);
+    let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+    let old = r#"[{"path":"/dev/sdb","available":true}]"#;
+    sqlx::query(
+        "INSERT INTO inventories (host, taken_at, received_at, source, can_create_osds, note, fingerprint)
+         VALUES ('h1', 5, 5, 'agent', 1, NULL, 'f-old')",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::query("INSERT INTO inventory_devices (host, devices) VALUES ('h1', ?)")
+        .bind(old)
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+
+    let s = Store::open(&path).await.unwrap();
+    assert_eq!(s.inventory("h1").await.unwrap().unwrap().devices, old);
+    let new = StoredInventory {
+        host: "h1".into(),
+        taken_at: 9,
+        received_at: 9,
+        source: "agent".into(),
+        can_create_osds: true,
+        note: None,
+        devices: r#"[{"path":"/dev/sdb","available":false}]"#.into(),
+        fingerprint: "f-new".into(),
+        ceph_release: None,
+    };
+    let replaced = s.put_inventory(&new).await.unwrap().unwrap();
+    assert_eq!((replaced.fingerprint.as_str(), replaced.devices.as_deref()), ("f-old", Some(old)));
+    assert_eq!(s.inventory("h1").await.unwrap().unwrap(), new);
+    drop(s);
+    let pool = sqlx::SqlitePool::connect_with(sqlx::sqlite::SqliteConnectOptions::new().filename(&path)).await.unwrap();
+    let kind: String = sqlx::query_scalar("SELECT typeof(devices) FROM inventory_devices WHERE host = 'h1'")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(kind, "blob");
 }
