@@ -9,7 +9,7 @@ use super::live::{self, Live, LiveSender};
 use super::DaemonError;
 use crate::clock::now_ms;
 use crate::domain::event::{EventKind, Level};
-use crate::store::{EventFilter, NewEvent, Store};
+use crate::store::{EventFilter, LoggedEvent, NewEvent, Store};
 use crate::wire::api::events::{Event, EventQuery};
 
 pub struct Events {
@@ -34,25 +34,40 @@ impl Events {
         subject: Option<&str>,
         message: String,
     ) {
-        let actor = audit::actor();
-        let by = actor.as_deref();
-        match level {
-            Level::Info => tracing::info!(kind = kind.as_str(), host, actor = by, "{message}"),
-            Level::Warning => tracing::warn!(kind = kind.as_str(), host, actor = by, "{message}"),
-            Level::Error => tracing::error!(kind = kind.as_str(), host, actor = by, "{message}"),
+        let e = self.event(level, kind, host, subject, message);
+        match self.store.add_event(e.clone(), now_ms()).await {
+            Ok(event) => self.told(event),
+            Err(err) => {
+                log(e.level, e.kind, e.host.as_deref(), e.actor.as_deref(), &e.message);
+                tracing::error!("cannot record an event: {err}");
+            }
         }
-        let e = NewEvent {
+    }
+
+    /// An event to store with what it tells, in one transaction (the
+    /// request's token as its actor); `told` once it is stored.
+    pub fn event(
+        &self,
+        level: Level,
+        kind: EventKind,
+        host: Option<&str>,
+        subject: Option<&str>,
+        message: String,
+    ) -> NewEvent {
+        NewEvent {
             level,
             kind,
             host: host.map(str::to_string),
             subject: subject.map(str::to_string),
             message,
-            actor,
-        };
-        match self.store.add_event(e, now_ms()).await {
-            Ok(event) => self.notify(Live::Event { event: event.into() }),
-            Err(err) => tracing::error!("cannot record an event: {err}"),
+            actor: audit::actor(),
         }
+    }
+
+    /// An event stored: logged and sent to the open dashboards.
+    pub fn told(&self, event: LoggedEvent) {
+        log(event.level, event.kind, event.host.as_deref(), event.actor.as_deref(), &event.message);
+        self.notify(Live::Event { event: event.into() });
     }
 
     /// Tells the open live streams. Nobody listening is normal (no
@@ -78,5 +93,14 @@ impl Events {
         let filter =
             EventFilter { after: q.after, host: q.host.as_deref(), subject: subject.as_deref(), since: q.since };
         Ok(self.store.events_matching(&filter, limit).await?.into_iter().map(Event::from).collect())
+    }
+}
+
+fn log(level: Level, kind: EventKind, host: Option<&str>, by: Option<&str>, message: &str) {
+    let kind = kind.as_str();
+    match level {
+        Level::Info => tracing::info!(kind, host, actor = by, "{message}"),
+        Level::Warning => tracing::warn!(kind, host, actor = by, "{message}"),
+        Level::Error => tracing::error!(kind, host, actor = by, "{message}"),
     }
 }

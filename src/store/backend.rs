@@ -17,7 +17,7 @@
 use async_trait::async_trait;
 
 use super::events::{EventFilter, NewEvent};
-use super::hosts::PollFailure;
+use super::hosts::{NewHost, PollFailure};
 use super::inventories::{InventoryHead, InventorySeen, PolledInventory, PutPolled, Replaced, StoredInventory};
 use super::operations::DrainSampleRow;
 use super::runs::SpecHostRun;
@@ -91,6 +91,9 @@ pub trait Lifecycle {
 pub trait HostRows {
     /// The new host, last in the order; None when the name is taken.
     async fn add_host(&self, name: &str, addr: &str, labels: &[String], now: i64) -> Result<Option<ManagedHost>>;
+    /// Hosts added in one transaction, each with the event that tells it,
+    /// last in the order; None for a name already taken (left as it is).
+    async fn add_hosts(&self, hosts: &[NewHost], now: i64) -> Result<Vec<Option<(ManagedHost, i64)>>>;
     async fn host(&self, name: &str) -> Result<Option<ManagedHost>>;
     /// In the order they were added.
     async fn hosts(&self) -> Result<Vec<ManagedHost>>;

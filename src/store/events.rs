@@ -39,19 +39,26 @@ pub struct EventFilter<'a> {
     pub since: Option<i64>,
 }
 
-impl Store {
-    pub async fn add_event(&self, e: NewEvent, now: i64) -> Result<LoggedEvent> {
-        let id = self.backend.add_event(&e, now).await?;
-        Ok(LoggedEvent {
+impl LoggedEvent {
+    /// `e` as stored with `id` at `at`.
+    pub(super) fn stored(id: i64, at: i64, e: NewEvent) -> LoggedEvent {
+        LoggedEvent {
             id,
-            at: now,
+            at,
             level: e.level,
             kind: e.kind,
             host: e.host,
             subject: e.subject,
             message: e.message,
             actor: e.actor,
-        })
+        }
+    }
+}
+
+impl Store {
+    pub async fn add_event(&self, e: NewEvent, now: i64) -> Result<LoggedEvent> {
+        let id = self.backend.add_event(&e, now).await?;
+        Ok(LoggedEvent::stored(id, now, e))
     }
 
     /// Events with an id above `after`, oldest first, at most `limit`; with

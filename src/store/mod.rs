@@ -38,7 +38,7 @@ use backend::Backend;
 pub use changes::{Changes, Topic};
 pub use events::{EventFilter, LoggedEvent, NewEvent};
 pub use holds::HeldDevice;
-pub use hosts::{ManagedHost, PollFailure};
+pub use hosts::{ManagedHost, NewHost, PollFailure};
 pub use inventories::{InventoryHead, InventorySeen, PolledInventory, PutPolled, Replaced, StoredInventory};
 pub use operations::{
     removal_subject, BenchCodec, Codec, DeploymentCodec, DrainSampleRow, Ops, ProbeCodec, RemovalCodec, SwapCodec,

@@ -35,6 +35,38 @@ async fn hosts_keep_their_order_and_refuse_duplicates() {
 }
 
 #[tokio::test]
+async fn hosts_added_together_come_with_their_events_and_leave_a_known_name_alone() {
+    let (_d, s) = fresh().await;
+    s.add_host("b", "b:8741", &[], 1).await.unwrap();
+    let new = |name: &str| NewHost {
+        name: name.into(),
+        addr: format!("{name}:9"),
+        labels: vec!["osd".into()],
+        event: NewEvent {
+            level: Level::Info,
+            kind: EventKind::HostAdded,
+            host: Some(name.into()),
+            subject: None,
+            message: format!("Added host {name}"),
+            actor: Some("admin".into()),
+        },
+    };
+    let added = s.add_hosts(&[new("c"), new("b"), new("a")], 5).await.unwrap();
+    let got: Vec<Option<(&str, &str, &str)>> = added
+        .iter()
+        .map(|a| a.as_ref().map(|(h, e)| (h.name.as_str(), h.addr.as_str(), e.message.as_str())))
+        .collect();
+    assert_eq!(got, [Some(("c", "c:9", "Added host c")), None, Some(("a", "a:9", "Added host a"))]);
+    let hosts = s.hosts().await.unwrap();
+    let names: Vec<(&str, &str)> = hosts.iter().map(|h| (h.name.as_str(), h.addr.as_str())).collect();
+    assert_eq!(names, [("b", "b:8741"), ("c", "c:9"), ("a", "a:9")], "b kept its address");
+    let logged = s.events(None, 10).await.unwrap();
+    let said: Vec<(i64, Option<&str>)> = logged.iter().map(|e| (e.id, e.actor.as_deref())).collect();
+    let ids: Vec<i64> = added.iter().flatten().map(|(_, e)| e.id).collect();
+    assert_eq!(said, [(ids[0], Some("admin")), (ids[1], Some("admin"))]);
+}
+
+#[tokio::test]
 async fn poll_state_tracks_unreachable_since() {
     let (_d, s) = fresh().await;
     s.add_host("h", "h:1", &[], 1).await.unwrap();

@@ -7,7 +7,7 @@ use crate::daemon::DaemonError;
 use crate::domain::cluster::same_host as same_crush_host;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::spec::valid_host_name;
-use crate::store::ManagedHost;
+use crate::store::{ManagedHost, NewEvent, NewHost, StoreError};
 
 /// Host names become part of commands, paths and messages: only letters,
 /// digits, '-' and '.' (cephadm's rule), and at most 250 characters.
@@ -87,13 +87,31 @@ impl Inventory {
                 unique.push(l.clone());
             }
         }
-        let host = self.store.add_host(name, addr, &unique, now_ms()).await?;
+        let new = NewHost {
+            name: name.to_string(),
+            addr: addr.to_string(),
+            labels: unique,
+            event: self.added_event(name, addr),
+        };
+        // The host and its event in one commit.
+        let added = self.store.add_hosts(&[new], now_ms()).await?.pop().flatten();
+        let Some((host, event)) = added else {
+            return Err(StoreError::Conflict(format!("host {name} is already known")).into());
+        };
+        self.events.told(event);
         // Its inventory now rather than at the next round.
         self.workers.poller.wake();
-        self.events
-            .record(Level::Info, EventKind::HostAdded, Some(name), None, format!("Added host {name} (agent {addr})"))
-            .await;
         Ok(host)
+    }
+
+    fn added_event(&self, name: &str, addr: &str) -> NewEvent {
+        self.events.event(
+            Level::Info,
+            EventKind::HostAdded,
+            Some(name),
+            None,
+            format!("Added host {name} (agent {addr})"),
+        )
     }
 
     async fn check_agent(&self, name: &str, addr: &str) -> Result<(), DaemonError> {

@@ -1,7 +1,7 @@
 //! The event log.
 
 use async_trait::async_trait;
-use sqlx::Row;
+use sqlx::{Row, Sqlite};
 
 use super::SqliteBackend;
 use crate::domain::event::{EventKind, Level};
@@ -12,21 +12,31 @@ fn parse<T>(text: &str, parse: fn(&str) -> Option<T>, what: &str) -> Result<T> {
     parse(text).ok_or_else(|| StoreError::Corrupt(format!("event {what} {text:?}")))
 }
 
+/// Stores an event through `db` (the pool, or a transaction that stores
+/// what the event tells); its id.
+pub(super) async fn insert_event<'e>(
+    db: impl sqlx::Executor<'e, Database = Sqlite>,
+    e: &NewEvent,
+    now: i64,
+) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "INSERT INTO events (at, level, kind, host, subject, message, actor) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+    )
+    .bind(now)
+    .bind(e.level.as_str())
+    .bind(e.kind.as_str())
+    .bind(&e.host)
+    .bind(&e.subject)
+    .bind(&e.message)
+    .bind(&e.actor)
+    .fetch_one(db)
+    .await?)
+}
+
 #[async_trait]
 impl EventRows for SqliteBackend {
     async fn add_event(&self, e: &NewEvent, now: i64) -> Result<i64> {
-        Ok(sqlx::query_scalar(
-            "INSERT INTO events (at, level, kind, host, subject, message, actor) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        )
-        .bind(now)
-        .bind(e.level.as_str())
-        .bind(e.kind.as_str())
-        .bind(&e.host)
-        .bind(&e.subject)
-        .bind(&e.message)
-        .bind(&e.actor)
-        .fetch_one(&self.writes)
-        .await?)
+        insert_event(&self.writes, e, now).await
     }
 
     async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<LoggedEvent>> {

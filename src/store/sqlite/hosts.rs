@@ -3,9 +3,10 @@
 use async_trait::async_trait;
 use sqlx::Row;
 
+use super::events::insert_event;
 use super::{json_list, unique_violation, SqliteBackend};
 use crate::store::backend::HostRows;
-use crate::store::{ManagedHost, PollFailure, Result};
+use crate::store::{ManagedHost, NewHost, PollFailure, Result};
 
 pub(super) fn host_from(row: &sqlx::sqlite::SqliteRow) -> Result<ManagedHost> {
     Ok(ManagedHost {
@@ -43,6 +44,34 @@ impl HostRows for SqliteBackend {
             Err(e) if unique_violation(&e) => Ok(None),
             Err(e) => Err(e.into()),
         }
+    }
+
+    async fn add_hosts(&self, hosts: &[NewHost], now: i64) -> Result<Vec<Option<(ManagedHost, i64)>>> {
+        let mut tx = self.write().await?;
+        let mut added = Vec::with_capacity(hosts.len());
+        for h in hosts {
+            let labels_json = serde_json::to_string(&h.labels).expect("strings serialize");
+            let row = sqlx::query(&format!(
+                "INSERT INTO hosts (name, addr, labels, position, added_at)
+                 VALUES (?1, ?2, ?3, (SELECT COALESCE(MAX(position), 0) + 1 FROM hosts), ?4)
+                 ON CONFLICT(name) DO NOTHING
+                 RETURNING {HOST_COLUMNS}"
+            ))
+            .bind(&h.name)
+            .bind(&h.addr)
+            .bind(&labels_json)
+            .bind(now)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(row) = row else {
+                added.push(None);
+                continue;
+            };
+            let id = insert_event(&mut *tx, &h.event, now).await?;
+            added.push(Some((host_from(&row)?, id)));
+        }
+        tx.commit().await?;
+        Ok(added)
     }
 
     async fn host(&self, name: &str) -> Result<Option<ManagedHost>> {

@@ -41,7 +41,7 @@ mod tests {
 
     #[test]
     fn a_list_reads_back_as_it_was_written_and_smaller() {
-        let device = r#"{"path":"/dev/sdb","available":true,"rejected_reasons":[],"sys_api":{"rotational":"1"}}"#;
+        let device = r#"{"path":"/dev/sdb","available":true,"size":4000787030016,"model":"HGST HUS726T4TAL"}"#;
         let json = format!("[{}]", vec![device; 24].join(","));
         let packed = pack(&json);
         assert!(packed.len() * 5 < json.len(), "{} bytes from {}", packed.len(), json.len());
