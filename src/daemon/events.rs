@@ -34,7 +34,14 @@ impl Events {
         subject: Option<&str>,
         message: String,
     ) {
-        let e = self.event(level, kind, host, subject, message);
+        let e = NewEvent {
+            level,
+            kind,
+            host: host.map(str::to_string),
+            subject: subject.map(str::to_string),
+            message,
+            actor: audit::actor(),
+        };
         match self.store.add_event(e.clone(), now_ms()).await {
             Ok(event) => self.told(event),
             Err(err) => {
@@ -44,24 +51,10 @@ impl Events {
         }
     }
 
-    /// An event to store with what it tells, in one transaction (the
-    /// request's token as its actor); `told` once it is stored.
-    pub fn event(
-        &self,
-        level: Level,
-        kind: EventKind,
-        host: Option<&str>,
-        subject: Option<&str>,
-        message: String,
-    ) -> NewEvent {
-        NewEvent {
-            level,
-            kind,
-            host: host.map(str::to_string),
-            subject: subject.map(str::to_string),
-            message,
-            actor: audit::actor(),
-        }
+    /// An Info event about a host, to store with what it tells in one
+    /// transaction (the request's token as its actor); `told` once stored.
+    pub fn host_event(&self, kind: EventKind, host: &str, message: String) -> NewEvent {
+        NewEvent { level: Level::Info, kind, host: Some(host.into()), subject: None, message, actor: audit::actor() }
     }
 
     /// An event stored: logged and sent to the open dashboards.

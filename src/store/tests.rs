@@ -52,10 +52,8 @@ async fn hosts_added_together_come_with_their_events_and_leave_a_known_name_alon
         },
     };
     let added = s.add_hosts(&[new("c"), new("b"), new("a")], 5).await.unwrap();
-    let got: Vec<Option<(&str, &str, &str)>> = added
-        .iter()
-        .map(|a| a.as_ref().map(|(h, e)| (h.name.as_str(), h.addr.as_str(), e.message.as_str())))
-        .collect();
+    let got: Vec<Option<(&str, &str, &str)>> =
+        added.iter().map(|a| a.as_ref().map(|(h, e)| (h.name.as_str(), h.addr.as_str(), e.message.as_str()))).collect();
     assert_eq!(got, [Some(("c", "c:9", "Added host c")), None, Some(("a", "a:9", "Added host a"))]);
     let hosts = s.hosts().await.unwrap();
     let names: Vec<(&str, &str)> = hosts.iter().map(|h| (h.name.as_str(), h.addr.as_str())).collect();

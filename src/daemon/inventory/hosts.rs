@@ -105,13 +105,7 @@ impl Inventory {
     }
 
     fn added_event(&self, name: &str, addr: &str) -> NewEvent {
-        self.events.event(
-            Level::Info,
-            EventKind::HostAdded,
-            Some(name),
-            None,
-            format!("Added host {name} (agent {addr})"),
-        )
+        self.events.host_event(EventKind::HostAdded, name, format!("Added host {name} (agent {addr})"))
     }
 
     async fn check_agent(&self, name: &str, addr: &str) -> Result<(), DaemonError> {
