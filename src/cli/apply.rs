@@ -1,5 +1,5 @@
-//! `osdkeeper apply -i FILE [--dry-run] [--refresh] [--allow-empty-placement]`: the daemon's dry-run
-//! of a spec file, or its apply.
+//! `osdkeeper apply -i FILE [--dry-run] [--refresh] [--allow-empty-placement] [--no-check]`: the
+//! daemon's dry-run of a spec file, or its apply (its host specs too).
 
 use std::process::ExitCode;
 
@@ -8,11 +8,12 @@ use super::{exit, out, Format};
 use crate::client::ClientError;
 use crate::domain::spec::decode_spec;
 use crate::render::preview::preview_table;
-use crate::wire::api::specs::ApplyQuery;
+use crate::wire::api::specs::{ApplyQuery, HostSpecAction};
 
 #[derive(clap::Args, Debug)]
 pub struct ApplyArgs {
-    /// `osd`, as in cephadm's `apply osd -i FILE` (every spec here is an OSD spec).
+    /// `osd`, as in cephadm's `apply osd -i FILE` (OSD specs; host specs,
+    /// `service_type: host`, are taken beside them as by `apply -i`).
     #[arg(value_parser = ["osd"])]
     pub service_type: Option<String>,
     /// The spec file (cephadm's YAML, one or more documents).
@@ -27,6 +28,9 @@ pub struct ApplyArgs {
     /// Store a spec whose label or host_pattern matches no host yet.
     #[arg(long)]
     pub allow_empty_placement: bool,
+    /// Add the file's hosts (`service_type: host`) without asking their agents first.
+    #[arg(long)]
+    pub no_check: bool,
 }
 
 pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
@@ -45,8 +49,12 @@ pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
             return Ok(ExitCode::from(exit::UNREADABLE));
         }
     };
-    let q =
-        ApplyQuery { dry_run: args.dry_run, refresh: args.refresh, allow_empty_placement: args.allow_empty_placement };
+    let q = ApplyQuery {
+        dry_run: args.dry_run,
+        refresh: args.refresh,
+        allow_empty_placement: args.allow_empty_placement,
+        no_check: args.no_check,
+    };
     let answer = match r.client()?.apply(&q, text).await {
         Ok(a) => a,
         Err(ClientError::Api { status: 422, body }) if r.format != Format::Plain => {
@@ -62,7 +70,19 @@ pub async fn run(r: &Remote, args: ApplyArgs) -> Result<ExitCode, ClientError> {
     if args.dry_run {
         out::line("Dry run: nothing was changed. Inventories as of the REFRESHED age shown below.");
     }
-    out::print(&preview_table(&answer.preview));
+    for h in &answer.host_specs {
+        let verb = match (h.action, args.dry_run) {
+            (HostSpecAction::Add, true) => "would add",
+            (HostSpecAction::Add, false) => "Added",
+            (HostSpecAction::Relabel, true) => "would relabel",
+            (HostSpecAction::Relabel, false) => "Relabelled",
+            (HostSpecAction::Unchanged, _) => "unchanged:",
+        };
+        out::line(format!("{verb} host {} (agent {}, labels [{}])", h.name, h.addr, h.labels.join(", ")));
+    }
+    if !answer.preview.preview.is_empty() || answer.host_specs.is_empty() {
+        out::print(&preview_table(&answer.preview));
+    }
     for h in &answer.hosts_without_inventory {
         out::line(format!("note: {h} has no inventory yet and was not planned"));
     }

@@ -124,7 +124,7 @@ pub async fn host_swap(r: &Remote, a: HostSwapArgs) -> Result<ExitCode, ClientEr
     let bytes = std::fs::read(&a.spec).map_err(|e| unreadable(e.to_string()))?;
     let text = decode_spec(&bytes).map_err(|e| unreadable(e.to_string()))?.to_string();
     let docs = parse_spec_file(&text).map_err(|e| unreadable(e.to_string()))?;
-    let q = ApplyQuery { dry_run: true, refresh: false, allow_empty_placement: true };
+    let q = ApplyQuery { dry_run: true, allow_empty_placement: true, ..ApplyQuery::default() };
     let dry = r.client()?.apply(&q, text).await?;
     let body = host_swap_body(&a.host, parse_ids(&a.osds)?, &dry.preview, &docs).map_err(unreadable)?;
     preview_or_schedule(r, &body, a.dry_run).await

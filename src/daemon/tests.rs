@@ -32,7 +32,7 @@ mod swaps;
 pub(super) struct FakeAgents {
     devices: Mutex<std::collections::HashMap<String, Vec<serde_json::Value>>>,
     calls: Mutex<Vec<(String, CephVolumeRequest)>>,
-    down: Mutex<Vec<String>>,
+    pub(super) down: Mutex<Vec<String>>,
     /// What a zap answers instead of success; it records the holds it saw.
     zap_error: Mutex<Option<AgentError>>,
     zaps: Mutex<Vec<String>>,

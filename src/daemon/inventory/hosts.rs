@@ -104,11 +104,11 @@ impl Inventory {
         Ok(host)
     }
 
-    fn added_event(&self, name: &str, addr: &str) -> NewEvent {
+    pub(super) fn added_event(&self, name: &str, addr: &str) -> NewEvent {
         self.events.host_event(EventKind::HostAdded, name, format!("Added host {name} (agent {addr})"))
     }
 
-    async fn check_agent(&self, name: &str, addr: &str) -> Result<(), DaemonError> {
+    pub(super) async fn check_agent(&self, name: &str, addr: &str) -> Result<(), DaemonError> {
         let candidate = ManagedHost::unpolled(name, addr);
         let not_added = |why: String| format!("host {name} not added: {why} (--no-check adds it anyway)");
         // Who answers, not a scan: the inventory follows right after the

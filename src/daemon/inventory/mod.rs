@@ -1,5 +1,5 @@
 //! Hosts and their devices: adding, removing and labelling hosts
-//! (`hosts.rs`), keeping every host's inventory fresh (`poller.rs`), the
+//! (`hosts.rs`; from an applied file's host specs, `host_specs.rs`), keeping every host's inventory fresh (`poller.rs`), the
 //! parsed inventories planning reads (`view.rs`, the cache), wiping a
 //! device and the holds that keep freed devices from specs (`devices.rs`),
 //! the device listing (`listing.rs`), each host's ceph-volume release
@@ -7,6 +7,7 @@
 //! holds until a new disk is in them (`slots.rs`).
 
 mod devices;
+mod host_specs;
 mod hosts;
 mod listing;
 mod poller;

@@ -11,30 +11,44 @@ use crate::domain::ceph_release::Release;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::plan::preview;
 use crate::domain::removal::Phase as RemovalPhase;
-use crate::domain::spec::{check_placement, parse_spec_file_as, HostRef, SpecDocument, SpecError};
+use crate::domain::spec::{
+    check_placement, parse_host_specs, parse_spec_file_as, HostRef, HostSpec, SpecDocument, SpecError, SpecFileError,
+};
 use crate::domain::swap::propose::propose;
 use crate::store::RemovalCodec;
 use crate::store::{AppliedSpec, InventoryHead, StoredSpec};
 use crate::wire::api::preview::{PreviewDoc, SpecNote};
-use crate::wire::api::specs::{ApplyQuery, ApplyResponse, HostFacts, RefreshFailure, SpecRecord, SwapProposal};
+use crate::wire::api::specs::{
+    ApplyQuery, ApplyResponse, HostFacts, HostSpecAction, RefreshFailure, SpecRecord, SwapProposal,
+};
 use crate::wire::preview_json::PreviewReport;
 
 impl Specs {
     /// `apply -i FILE [--dry-run] [--refresh] [--allow-empty-placement]`.
     /// Parsing and planning run off the async runtime (`planning`).
     pub async fn apply(&self, text: &str, q: &ApplyQuery) -> Result<ApplyResponse, DaemonError> {
-        let ApplyQuery { dry_run, refresh, allow_empty_placement } = *q;
+        let ApplyQuery { dry_run, refresh, allow_empty_placement, no_check } = *q;
         let text = text.to_owned();
         let release = self.cluster.planning_release();
-        let docs = self.planning.run(move || parse_spec_file_as(&text, release)).await?;
-        let docs = docs.map_err(|e| DaemonError::Invalid(e.to_string()))?;
-        if docs.is_empty() {
+        let read =
+            self.planning.run(move || Ok((parse_spec_file_as(&text, release)?, parse_host_specs(&text)?))).await?;
+        let (docs, host_docs) = read.map_err(|e: SpecFileError| DaemonError::Invalid(e.to_string()))?;
+        if docs.is_empty() && host_docs.is_empty() {
             return Err(DaemonError::Invalid("the body holds no YAML document".into()));
         }
-        let errors: Vec<SpecError> = docs.iter().filter_map(|d| d.spec.as_ref().err().cloned()).collect();
+        let mut errors: Vec<SpecError> = docs.iter().filter_map(|d| d.spec.as_ref().err().cloned()).collect();
+        errors.extend(host_docs.iter().filter_map(|h| h.as_ref().err().cloned()));
         if !errors.is_empty() {
+            errors.sort_by_key(|e| e.doc);
             return Err(DaemonError::InvalidSpecs(errors));
         }
+        // Hosts first, as cephadm applies them: the OSD specs may be for them.
+        let host_specs: Vec<HostSpec> = host_docs.into_iter().flatten().collect();
+        let host_specs = if host_specs.is_empty() {
+            Vec::new()
+        } else {
+            self.inventory.apply_host_specs(&host_specs, dry_run, !no_check).await?
+        };
         let mut refresh_failures = Vec::new();
         if refresh {
             let snapshot = self.snapshot().await?;
@@ -58,7 +72,12 @@ impl Specs {
         }
         let snapshot = self.snapshot().await?;
         let now = now_ms();
-        let planned = self.planning.run(move || plan(docs, snapshot, now)).await?;
+        let pending = host_specs
+            .iter()
+            .filter(|h| dry_run && h.action != HostSpecAction::Unchanged)
+            .map(|h| (h.name.clone(), h.labels.clone()))
+            .collect();
+        let planned = self.planning.run(move || plan(docs, snapshot, now, pending)).await?;
         let Planned { snapshot, mut doc, to_store, empty_placements } = planned?;
         if !dry_run && !allow_empty_placement && !empty_placements.is_empty() {
             return Err(DaemonError::Invalid(format!(
@@ -99,6 +118,7 @@ impl Specs {
             empty_placements,
             stored: None,
             swap_proposals: Vec::new(),
+            host_specs,
         };
         answer.swap_proposals = self.swap_proposals(&answer.preview).await?;
         if !dry_run {
@@ -179,9 +199,21 @@ struct Planned {
 
 /// Plans valid documents on the snapshot: the dry-run, or the placement
 /// and planning errors (cephadm raises on such a host too).
-fn plan(docs: Vec<SpecDocument>, snapshot: Snapshot, now: i64) -> Result<Planned, DaemonError> {
-    let known: Vec<HostRef<'_>> =
-        snapshot.hosts.iter().map(|h| HostRef { name: &h.host.name, labels: &h.host.labels }).collect();
+/// `pending`: the hosts a dry-run's host specs would add or relabel, with
+/// their labels then, which placements are checked against too.
+fn plan(
+    docs: Vec<SpecDocument>,
+    snapshot: Snapshot,
+    now: i64,
+    pending: Vec<(String, Vec<String>)>,
+) -> Result<Planned, DaemonError> {
+    let mut known: Vec<HostRef<'_>> = snapshot
+        .hosts
+        .iter()
+        .filter(|h| !pending.iter().any(|(name, _)| *name == h.host.name))
+        .map(|h| HostRef { name: &h.host.name, labels: &h.host.labels })
+        .collect();
+    known.extend(pending.iter().map(|(name, labels)| HostRef { name, labels }));
     let mut refusals = Vec::new();
     let mut empty = Vec::new();
     for d in &docs {

@@ -3,7 +3,7 @@
 
 use crate::daemon::tests::with_cluster;
 use crate::daemon::DaemonError;
-use crate::wire::api::specs::ApplyQuery;
+use crate::wire::api::specs::{ApplyQuery, HostSpecAction};
 
 fn apply_query(dry_run: bool) -> ApplyQuery {
     ApplyQuery { dry_run, ..ApplyQuery::default() }
@@ -50,4 +50,63 @@ async fn a_label_matching_no_host_is_warned_and_stored_only_when_confirmed() {
     d.inventory.label("f5-422-01", "ssd-nodes", true).await.unwrap();
     let dry = d.specs.apply(spec, &apply_query(true)).await.unwrap();
     assert!(dry.preview.notes.iter().all(|n| !n.note.starts_with("NO HOST")), "{:?}", dry.preview.notes);
+}
+
+/// cephadm's host specs beside an OSD spec: hosts added (one commit) and
+/// relabelled before the OSD spec is planned on them; a dry-run plans as
+/// if they were; one agent that does not answer adds none.
+#[tokio::test]
+async fn host_specs_add_and_relabel_hosts_before_the_osd_specs_are_planned() {
+    let (_dir, d, agents) = with_cluster().await;
+    let file = "service_type: host\nhostname: f5-422-05\naddr: 10.0.0.5\nlabels: [osd]\n---\n\
+                service_type: host\nhostname: f5-422-06\naddr: 10.0.0.6:9000\nlabels: osd\n---\n\
+                service_type: host\nhostname: f5-422-01\nlabels: [osd]\n---\n\
+                service_type: osd\nservice_id: on_osd_hosts\nplacement:\n  label: osd\ndata_devices:\n  rotational: 0\n";
+    let names = |hosts: Vec<crate::store::ManagedHost>| hosts.into_iter().map(|h| h.name).collect::<Vec<_>>();
+    let before = names(d.store.hosts().await.unwrap());
+
+    let dry = d.specs.apply(file, &apply_query(true)).await.expect("dry-run");
+    let said: Vec<(&str, &str, HostSpecAction)> =
+        dry.host_specs.iter().map(|h| (h.name.as_str(), h.addr.as_str(), h.action)).collect();
+    assert_eq!(
+        said,
+        [
+            ("f5-422-05", "10.0.0.5:8741", HostSpecAction::Add),
+            ("f5-422-06", "10.0.0.6:9000", HostSpecAction::Add),
+            ("f5-422-01", "f5-422-01:8741", HostSpecAction::Relabel),
+        ]
+    );
+    assert!(dry.empty_placements.is_empty(), "label osd matches the hosts the file labels: {:?}", dry.empty_placements);
+    assert_eq!(names(d.store.hosts().await.unwrap()), before, "a dry-run adds nothing");
+
+    agents.down.lock().unwrap().push("f5-422-06".into());
+    match d.specs.apply(file, &apply_query(false)).await {
+        Err(DaemonError::CannotAct(m)) => assert!(m.contains("f5-422-06") && m.contains("no host was added"), "{m}"),
+        other => panic!("an agent that does not answer stops the apply: {:?}", other.map(|a| a.host_specs)),
+    }
+    assert_eq!(names(d.store.hosts().await.unwrap()), before);
+    assert!(d.store.specs().await.unwrap().is_empty());
+
+    let applied = d.specs.apply(file, &ApplyQuery { no_check: true, ..ApplyQuery::default() }).await.expect("applied");
+    assert_eq!(applied.stored.expect("the OSD spec stored")[0].service_name, "osd.on_osd_hosts");
+    let hosts = d.store.hosts().await.unwrap();
+    let now: Vec<(&str, &[String])> = hosts.iter().map(|h| (h.name.as_str(), h.labels.as_slice())).collect();
+    assert_eq!(now.len(), before.len() + 2, "{now:?}");
+    assert!(now.contains(&("f5-422-01", &["osd".to_string()][..])), "{now:?}");
+    let events = d.store.events(None, 50).await.unwrap();
+    let added: Vec<&str> = events.iter().filter_map(|e| e.message.strip_prefix("Added host ")).collect();
+    assert!(added.iter().any(|m| m.starts_with("f5-422-05 ")) && added.iter().any(|m| m.starts_with("f5-422-06 ")));
+
+    let again = d.specs.apply(file, &apply_query(true)).await.unwrap();
+    assert!(again.host_specs.iter().all(|h| h.action == HostSpecAction::Unchanged), "{:?}", again.host_specs);
+    let moved = file.replace("addr: 10.0.0.5\n", "addr: 10.0.0.50\n");
+    match d.specs.apply(&moved, &apply_query(true)).await {
+        Err(DaemonError::Invalid(m)) => assert!(m.contains("f5-422-05 is known with agent 10.0.0.5:8741"), "{m}"),
+        other => panic!("a known host at another address is refused: {:?}", other.map(|a| a.host_specs)),
+    }
+    let located = "service_type: host\nhostname: f5-422-07\nlocation:\n  rack: r1\n";
+    match d.specs.apply(located, &apply_query(true)).await {
+        Err(DaemonError::InvalidSpecs(e)) => assert_eq!(e[0].field, "location"),
+        other => panic!("a CRUSH location is refused: {:?}", other.map(|a| a.host_specs)),
+    }
 }

@@ -4,6 +4,7 @@
 //! (plus the documented stricter checks).
 
 use super::error::{FieldError, SpecError};
+use super::host_spec::{is_host_spec, read_host_spec, HostSpec};
 use super::placement::Placement;
 use super::since_pacific;
 use super::size::SizeFilter;
@@ -138,13 +139,25 @@ pub fn parse_spec_file_as(text: &str, release: Release) -> Result<Vec<SpecDocume
         .iter()
         .zip(sources)
         .enumerate()
-        .filter(|(_, (d, _))| !d.value.is_null())
+        .filter(|(_, (d, _))| !d.value.is_null() && !is_host_spec(&d.value))
         .map(|(i, (d, source))| SpecDocument {
             doc: i,
             line: d.line,
             source: source.to_string(),
             spec: parse_spec_document(&d.value, i, d.line, release),
         })
+        .collect())
+}
+
+/// The host specs of a spec file (`service_type: host`, which
+/// `parse_spec_file_as` leaves out), each judged on its own.
+pub fn parse_host_specs(text: &str) -> Result<Vec<Result<HostSpec, SpecError>>, SpecFileError> {
+    let docs = yaml11::load_all(yaml11::without_bom(text))?;
+    Ok(docs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| is_host_spec(&d.value))
+        .map(|(i, d)| read_host_spec(&d.value, i, d.line))
         .collect())
 }
 

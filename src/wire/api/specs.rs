@@ -18,6 +18,10 @@ pub struct ApplyQuery {
     /// refused and the dry-run warns.
     #[serde(default)]
     pub allow_empty_placement: bool,
+    /// Add the file's hosts (`service_type: host`) without asking their
+    /// agents first.
+    #[serde(default)]
+    pub no_check: bool,
 }
 
 /// A stored spec with its version and times.
@@ -75,6 +79,26 @@ pub struct RefreshFailure {
     pub error: String,
 }
 
+/// What an apply does with one host spec (`service_type: host`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HostSpecAction {
+    /// A new host.
+    Add,
+    /// A known host at the same address whose labels become the spec's.
+    Relabel,
+    /// Known as the spec says.
+    Unchanged,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct HostSpecOutcome {
+    pub name: String,
+    pub addr: String,
+    pub labels: Vec<String>,
+    pub action: HostSpecAction,
+}
+
 /// The answer to an apply or a dry-run: the preview (the shape of
 /// `osdkeeper preview --format json`, each row with its inventory age),
 /// what the daemon knows about the hosts, and what it stored.
@@ -98,6 +122,11 @@ pub struct ApplyResponse {
     /// removed: a swap moves their data once (`osd replace`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub swap_proposals: Vec<SwapProposal>,
+    /// The file's host specs, each with what the apply does (or, in a
+    /// dry-run, would do) with it; hosts are added before OSD specs are
+    /// planned, as cephadm does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_specs: Vec<HostSpecOutcome>,
 }
 
 /// A swap the dry-run proposes instead of drain-then-add.
