@@ -3,7 +3,8 @@
 //! (16.2 unless told otherwise; `since_pacific` holds what 17.2 to 20.2
 //! added), plus a short list of values cephadm accepts and then misuses,
 //! which we refuse (each such error carries `stricter_than_cephadm`; the
-//! list is docs/differences-from-cephadm.md).
+//! list is docs/differences-from-cephadm.md). Host specs (`service_type:
+//! host`) of the same files are read by `host_spec`.
 
 mod error;
 pub mod extension;
