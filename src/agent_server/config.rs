@@ -96,7 +96,7 @@ pub struct RawSettings {
 
 /// The default address is loopback: a token is needed for anything else.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8741";
-const DEFAULT_PORT: u16 = crate::domain::spec::AGENT_PORT;
+const DEFAULT_PORT: u16 = crate::wire::agent::AGENT_PORT;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {

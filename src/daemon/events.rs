@@ -51,6 +51,20 @@ impl Events {
         }
     }
 
+    /// Events stored together in one transaction, then told; a failure to
+    /// store them is logged with each, not fatal.
+    pub async fn record_all(&self, events: Vec<NewEvent>) {
+        match self.store.add_events(events.clone(), now_ms()).await {
+            Ok(stored) => stored.into_iter().for_each(|e| self.told(e)),
+            Err(err) => {
+                for e in &events {
+                    log(e.level, e.kind, e.host.as_deref(), e.actor.as_deref(), &e.message);
+                }
+                tracing::error!(events = events.len(), "cannot record events: {err}");
+            }
+        }
+    }
+
     /// An Info event about a host, to store with what it tells in one
     /// transaction (the request's token as its actor); `told` once stored.
     pub fn host_event(&self, kind: EventKind, host: &str, message: String) -> NewEvent {

@@ -187,6 +187,8 @@ pub trait BoostRows {
 pub trait EventRows {
     /// Its id.
     async fn add_event(&self, e: &NewEvent, now: i64) -> Result<i64>;
+    /// In one transaction, in this order; their ids.
+    async fn add_events(&self, events: &[NewEvent], now: i64) -> Result<Vec<i64>>;
     /// Oldest first: the first `limit` after `q.after`, or without it the
     /// latest `limit`.
     async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<LoggedEvent>>;

@@ -61,6 +61,16 @@ impl Store {
         Ok(LoggedEvent::stored(id, now, e))
     }
 
+    /// Events stored together, in one transaction (one commit, however
+    /// many: ~13 ms each on the store in RADOS).
+    pub async fn add_events(&self, events: Vec<NewEvent>, now: i64) -> Result<Vec<LoggedEvent>> {
+        if events.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = self.backend.add_events(&events, now).await?;
+        Ok(ids.into_iter().zip(events).map(|(id, e)| LoggedEvent::stored(id, now, e)).collect())
+    }
+
     /// Events with an id above `after`, oldest first, at most `limit`; with
     /// `after` = None, the latest `limit` events.
     pub async fn events(&self, after: Option<i64>, limit: i64) -> Result<Vec<LoggedEvent>> {

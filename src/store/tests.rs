@@ -65,6 +65,26 @@ async fn hosts_added_together_come_with_their_events_and_leave_a_known_name_alon
 }
 
 #[tokio::test]
+async fn events_stored_together_keep_their_order() {
+    let (_d, s) = fresh().await;
+    let e = |message: &str| NewEvent {
+        level: Level::Info,
+        kind: EventKind::InventoryFirst,
+        host: Some("h".into()),
+        subject: None,
+        message: message.into(),
+        actor: None,
+    };
+    assert!(s.add_events(vec![], 1).await.unwrap().is_empty());
+    let stored = s.add_events(vec![e("one"), e("two"), e("three")], 7).await.unwrap();
+    let logged = s.events(None, 10).await.unwrap();
+    assert_eq!(logged, stored);
+    let said: Vec<(&str, i64)> = logged.iter().map(|e| (e.message.as_str(), e.at)).collect();
+    assert_eq!(said, [("one", 7), ("two", 7), ("three", 7)]);
+    assert!(logged.windows(2).all(|w| w[0].id < w[1].id));
+}
+
+#[tokio::test]
 async fn poll_state_tracks_unreachable_since() {
     let (_d, s) = fresh().await;
     s.add_host("h", "h:1", &[], 1).await.unwrap();

@@ -119,6 +119,10 @@ pub fn devices_fingerprint(devices_json: &str) -> String {
     format!("{:016x}", fnv1a(FNV_OFFSET, devices_json.as_bytes()))
 }
 
+/// The port the packaged agent listens on (`deploy/osdkeeper-agent.service`),
+/// and the one a host spec's address without a port is given.
+pub const AGENT_PORT: u16 = 8741;
+
 /// An inventory's ETag: the devices' fingerprint and a hash of what else
 /// the report says (its source, whether OSDs can be made, its note, the
 /// release of ceph-volume's Ceph), which is everything but when it was

@@ -12,7 +12,7 @@ use super::Inventory;
 use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::release_mismatch::{release_mismatch, ReleaseMismatch};
-use crate::store::ManagedHost;
+use crate::store::{ManagedHost, NewEvent};
 use crate::wire::api::error::HealthWarning;
 
 /// The `/healthz` warning's code, in the style of Ceph's health checks.
@@ -70,23 +70,23 @@ impl Inventory {
         })
     }
 
-    /// Tells the event log that a host's ceph-volume is of another release
+    /// The event that tells that a host's ceph-volume is of another release
     /// than before (a package upgrade); whether that flags it is told by
     /// `note_release_flags`.
-    pub(super) async fn note_release_change(
+    pub(super) fn release_change(
         &self,
         host: &ManagedHost,
         before: Option<Option<&str>>,
         now: Option<&str>,
-    ) {
-        let Some(before) = before.filter(|b| *b != now) else { return };
+    ) -> Option<NewEvent> {
+        let before = before.filter(|b| *b != now)?;
         let message = format!(
             "ceph-volume on {} is now Ceph {} (was {})",
             host.name,
             now.unwrap_or("of an unknown release"),
             before.unwrap_or("unknown")
         );
-        self.events.record(Level::Info, EventKind::HostCephRelease, Some(&host.name), None, message).await;
+        Some(self.events.host_event(EventKind::HostCephRelease, &host.name, message))
     }
 
     /// Tells the event log of each host that became flagged (a warning) or

@@ -17,6 +17,7 @@ use crate::domain::spec::{
 use crate::domain::swap::propose::propose;
 use crate::store::RemovalCodec;
 use crate::store::{AppliedSpec, InventoryHead, StoredSpec};
+use crate::wire::agent::AGENT_PORT;
 use crate::wire::api::preview::{PreviewDoc, SpecNote};
 use crate::wire::api::specs::{
     ApplyQuery, ApplyResponse, HostFacts, HostSpecAction, RefreshFailure, SpecRecord, SwapProposal,
@@ -30,8 +31,10 @@ impl Specs {
         let ApplyQuery { dry_run, refresh, allow_empty_placement, no_check } = *q;
         let text = text.to_owned();
         let release = self.cluster.planning_release();
-        let read =
-            self.planning.run(move || Ok((parse_spec_file_as(&text, release)?, parse_host_specs(&text)?))).await?;
+        let read = self
+            .planning
+            .run(move || Ok((parse_spec_file_as(&text, release)?, parse_host_specs(&text, AGENT_PORT)?)))
+            .await?;
         let (docs, host_docs) = read.map_err(|e: SpecFileError| DaemonError::Invalid(e.to_string()))?;
         if docs.is_empty() && host_docs.is_empty() {
             return Err(DaemonError::Invalid("the body holds no YAML document".into()));

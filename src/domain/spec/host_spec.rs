@@ -2,8 +2,8 @@
 //! of an applied file that add hosts, as `ceph orch apply -i` takes them
 //! beside OSD specs. The address is the host's agent's (HOST:PORT), where
 //! cephadm's is the SSH target: an address without a port gets the port
-//! the packaged agent listens on, and without an address the host name is
-//! the address, as in cephadm. Labels are a list or one string.
+//! the caller gives (the packaged agent's), and without an address the
+//! host name is the address, as in cephadm. Labels are a list or one string.
 //!
 //! Stricter than cephadm (which ignores keys it does not know): an unknown
 //! key is refused, and so are `location` (osdkeeper does not move hosts in
@@ -15,9 +15,6 @@ use std::net::Ipv6Addr;
 use super::error::{FieldError, SpecError};
 use super::placement::valid_host;
 use crate::domain::value::Value;
-
-/// The port of the packaged agent (`deploy/osdkeeper-agent.service`).
-pub const AGENT_PORT: u16 = 8741;
 
 /// One host to add.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,12 +31,13 @@ pub fn is_host_spec(doc: &Value) -> bool {
 }
 
 /// A host spec document to a `HostSpec`, or the field that is wrong.
-pub fn read_host_spec(doc: &Value, index: usize, line: usize) -> Result<HostSpec, SpecError> {
+/// `port`: the one an address without a port is given.
+pub fn read_host_spec(doc: &Value, index: usize, line: usize, port: u16) -> Result<HostSpec, SpecError> {
     let name = doc.get("hostname").and_then(Value::as_str).map(str::to_string);
-    read(doc).map_err(|e| e.locate(index, line, name))
+    read(doc, port).map_err(|e| e.locate(index, line, name))
 }
 
-fn read(doc: &Value) -> Result<HostSpec, FieldError> {
+fn read(doc: &Value, port: u16) -> Result<HostSpec, FieldError> {
     let Value::Map(entries) = doc else { unreachable!("a host spec is a mapping: is_host_spec") };
     for (key, value) in entries {
         let key = key.as_str().unwrap_or_default();
@@ -84,25 +82,25 @@ fn read(doc: &Value) -> Result<HostSpec, FieldError> {
             unique.push(l);
         }
     }
-    Ok(HostSpec { hostname, addr: with_port(&addr), labels: unique })
+    Ok(HostSpec { hostname, addr: with_port(&addr, port), labels: unique })
 }
 
 fn refused(key: &str, value: &Value, why: &str) -> FieldError {
     FieldError::stricter(key, Some(value.display()), why)
 }
 
-/// An address as an agent address: the agent's port added where none is
-/// given (`10.0.0.5` -> `10.0.0.5:8741`, `fe80::1` -> `[fe80::1]:8741`).
-fn with_port(addr: &str) -> String {
+/// An address as an agent address: `port` added where none is given
+/// (`10.0.0.5` -> `10.0.0.5:8741`, `fe80::1` -> `[fe80::1]:8741`).
+fn with_port(addr: &str, port: u16) -> String {
     if addr.contains("://") || addr.starts_with('[') {
         return addr.to_string();
     }
     if addr.parse::<Ipv6Addr>().is_ok() {
-        return format!("[{addr}]:{AGENT_PORT}");
+        return format!("[{addr}]:{port}");
     }
     match addr.rsplit_once(':') {
         Some((_, port)) if port.parse::<u16>().is_ok() => addr.to_string(),
-        _ => format!("{addr}:{AGENT_PORT}"),
+        _ => format!("{addr}:{port}"),
     }
 }
 
@@ -114,7 +112,7 @@ mod tests {
     fn read_yaml(text: &str) -> Result<HostSpec, SpecError> {
         let docs = load_all(text).unwrap();
         assert!(is_host_spec(&docs[0].value));
-        read_host_spec(&docs[0].value, 0, docs[0].line)
+        read_host_spec(&docs[0].value, 0, docs[0].line, 8741)
     }
 
     #[test]

@@ -17,7 +17,7 @@ mod size;
 
 use crate::domain::ceph_release::Release;
 pub use error::{FieldError, SpecError};
-pub use host_spec::{HostSpec, AGENT_PORT};
+pub use host_spec::HostSpec;
 pub use parse::{
     decode_spec, parse_host_specs, parse_spec_bytes, parse_spec_bytes_as, parse_spec_document, parse_spec_file,
     parse_spec_file_as, SpecDocument, SpecFileError, MAX_OSDS_PER_DEVICE,

@@ -150,14 +150,15 @@ pub fn parse_spec_file_as(text: &str, release: Release) -> Result<Vec<SpecDocume
 }
 
 /// The host specs of a spec file (`service_type: host`, which
-/// `parse_spec_file_as` leaves out), each judged on its own.
-pub fn parse_host_specs(text: &str) -> Result<Vec<Result<HostSpec, SpecError>>, SpecFileError> {
+/// `parse_spec_file_as` leaves out), each judged on its own; `port`: the
+/// one an address without a port is given.
+pub fn parse_host_specs(text: &str, port: u16) -> Result<Vec<Result<HostSpec, SpecError>>, SpecFileError> {
     let docs = yaml11::load_all(yaml11::without_bom(text))?;
     Ok(docs
         .iter()
         .enumerate()
         .filter(|(_, d)| is_host_spec(&d.value))
-        .map(|(i, d)| read_host_spec(&d.value, i, d.line))
+        .map(|(i, d)| read_host_spec(&d.value, i, d.line, port))
         .collect())
 }
 

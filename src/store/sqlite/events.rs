@@ -39,6 +39,16 @@ impl EventRows for SqliteBackend {
         insert_event(&self.writes, e, now).await
     }
 
+    async fn add_events(&self, events: &[NewEvent], now: i64) -> Result<Vec<i64>> {
+        let mut tx = self.write().await?;
+        let mut ids = Vec::with_capacity(events.len());
+        for e in events {
+            ids.push(insert_event(&mut *tx, e, now).await?);
+        }
+        tx.commit().await?;
+        Ok(ids)
+    }
+
     async fn events_matching(&self, q: &EventFilter<'_>, limit: i64) -> Result<Vec<LoggedEvent>> {
         // One statement for every combination: a filter left out is NULL and
         // matches everything.
