@@ -335,6 +335,13 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
         detail["actions"].as_array().unwrap().iter().filter(|a| a["effect"].as_str().unwrap().contains("zap")).count();
     assert_eq!(zaps, 1, "zapped exactly once: {detail}");
     let (_, events, _) = cli(&b.url, None, &["events", "--limit", "200"]);
+    eprintln!("the event log after the failover mid-drain:\n{events}");
+    assert!(
+        events
+            .lines()
+            .any(|l| l.contains("as a standby; the leader before: ") && l.contains(&format!("pid {}", a.proc.pid()))),
+        "the new leader says it took over, and from whom: {events}"
+    );
     assert!(events.contains("Scheduled OSD(s) for removal: osd.4 (zap)"), "the old leader's events are kept: {events}");
     assert!(events.contains("Successfully purged osd.4 on f5-422-03"), "{events}");
 }

@@ -42,7 +42,7 @@ impl Gate {
         *self.leader.lock().unwrap_or_else(|p| p.into_inner()) = record;
     }
 
-    fn leader(&self) -> Option<LeaderRecord> {
+    pub fn leader(&self) -> Option<LeaderRecord> {
         self.leader.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 

@@ -28,14 +28,15 @@ const POOL_PGS: u32 = 8;
 const XATTR: &str = "leader";
 
 /// Waits for the lock on `db` (whose pool `check_pool` found) and returns
-/// the store once this daemon leads; None if told to stop first.
+/// the store once this daemon leads, with the words for the event log that
+/// say so; None if told to stop first.
 pub(super) async fn take_over(
     db: &RadosDb,
     ceph: &CephCli,
     gate: &Arc<Gate>,
     url: &str,
     stop: &CancellationToken,
-) -> Result<Option<Store>, ServeError> {
+) -> Result<Option<(Store, String)>, ServeError> {
     let object = db.leader_object();
     let at = ObjectName { pool: &db.pool, namespace: &db.namespace, object: &object };
     let started = Instant::now();
@@ -62,11 +63,19 @@ pub(super) async fn take_over(
     prove_the_lock(store.clone(), committed.clone());
     watch_for_freezes(db.to_string(), committed);
     let me = LeaderRecord { url: url.to_string(), host: hostname(), pid: std::process::id(), since_ms: now_ms() };
+    let before = match gate.leader().filter(|l| (l.host.as_str(), l.pid) != (me.host.as_str(), me.pid)) {
+        Some(l) => format!("; the leader before: {} on {} (pid {})", l.url, l.host, l.pid),
+        None => String::new(),
+    };
+    let said = format!(
+        "osdkeeper on {} (pid {}, {}) leads {db} after {waited:.1} s as a standby{before}",
+        me.host, me.pid, me.url
+    );
     if let Err(e) = ceph.set_xattr(&at, XATTR, &me.to_json()).await {
         // Only the standbys' hint: leading does not depend on it.
         tracing::warn!(%db, "cannot write the leader's record (standbys will not say where this daemon serves): {e}");
     }
-    Ok(Some(store))
+    Ok(Some((store, said)))
 }
 
 /// Opens the database, trying again after an error that is not about this

@@ -21,6 +21,7 @@ use crate::ceph::session::Session;
 use crate::ceph::CephCluster;
 use crate::config::Config;
 use crate::daemon::Daemon;
+use crate::domain::event::{EventKind, Level};
 use crate::store::backup::DbLock;
 use crate::store::location::DbLocation;
 use crate::store::Store;
@@ -121,7 +122,7 @@ pub async fn serve_with(
     let lead = Lead { agents, ceph, config, gate: gate.clone(), leading: leading.clone() };
     // A daemon on a file leads before it listens: its first request finds the API.
     let (lead, led) = match opened {
-        Some(store) => (None, Some(lead.start(store))),
+        Some(store) => (None, Some(lead.start(store, None))),
         None => (Some(lead), None),
     };
     let served = tokio::spawn(serve_http(listener, gate.router(), tls, stop.clone(), leading));
@@ -135,8 +136,8 @@ pub async fn serve_with(
             let cli = ceph_cli(&lead.config, None);
             match leader::take_over(&rados, &cli, &gate, &url, &stop).await? {
                 // Told to stop as the lock came: it is given back unused.
-                Some(store) if stop.is_cancelled() => return finish(served, Vec::new(), Some(store), &stop).await,
-                Some(store) => lead.start(store),
+                Some((store, _)) if stop.is_cancelled() => return finish(served, Vec::new(), Some(store), &stop).await,
+                Some((store, said)) => lead.start(store, Some(said)),
                 None => return finish(served, Vec::new(), None, &stop).await,
             }
         }
@@ -156,8 +157,13 @@ struct Lead {
 }
 
 impl Lead {
-    /// Builds the daemon, starts its workers and opens the API onto it.
-    fn start(self, store: Store) -> (Store, Vec<tokio::task::JoinHandle<()>>, CancellationToken) {
+    /// Builds the daemon, starts its workers and opens the API onto it;
+    /// `leads`: the event that says it took the lead (a database in RADOS).
+    fn start(
+        self,
+        store: Store,
+        leads: Option<String>,
+    ) -> (Store, Vec<tokio::task::JoinHandle<()>>, CancellationToken) {
         let settings = ApiSettings {
             token: self.config.token.clone(),
             max_body_bytes: self.config.max_body_bytes,
@@ -174,6 +180,12 @@ impl Lead {
         // Reported, not required: the daemon serves without a cluster.
         let checking = daemon.clone();
         tokio::spawn(async move { checking.cluster.check().await });
+        if let Some(message) = leads {
+            let telling = daemon.clone();
+            tokio::spawn(async move {
+                telling.events.record(Level::Info, EventKind::DaemonLeading, None, None, message).await
+            });
+        }
         self.gate.open(crate::api::router(daemon, settings));
         (store, workers, cancel)
     }

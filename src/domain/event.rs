@@ -48,6 +48,9 @@ macro_rules! event_kinds {
 }
 
 event_kinds! {
+    /// A daemon took the lock of the database in RADOS and leads (after
+    /// another's end, or first).
+    DaemonLeading = "daemon-leading",
     /// A host was added with its agent's address.
     HostAdded = "host-added",
     HostRemoved = "host-removed",
