@@ -90,16 +90,20 @@ fn refused(key: &str, value: &Value, why: &str) -> FieldError {
 }
 
 /// An address as an agent address: `port` added where none is given
-/// (`10.0.0.5` -> `10.0.0.5:8741`, `fe80::1` -> `[fe80::1]:8741`).
+/// (`10.0.0.5` -> `10.0.0.5:8741`, `fe80::1` -> `[fe80::1]:8741`,
+/// `https://a` -> `https://a:8741`).
 fn with_port(addr: &str, port: u16) -> String {
-    if addr.contains("://") || addr.starts_with('[') {
-        return addr.to_string();
+    if let Some((scheme, rest)) = addr.split_once("://") {
+        return format!("{scheme}://{}", with_port(rest, port));
+    }
+    if addr.starts_with('[') {
+        return if addr.contains("]:") { addr.to_string() } else { format!("{addr}:{port}") };
     }
     if addr.parse::<Ipv6Addr>().is_ok() {
         return format!("[{addr}]:{port}");
     }
     match addr.rsplit_once(':') {
-        Some((_, port)) if port.parse::<u16>().is_ok() => addr.to_string(),
+        Some((_, p)) if p.parse::<u16>().is_ok() => addr.to_string(),
         _ => format!("{addr}:{port}"),
     }
 }
@@ -132,6 +136,11 @@ mod tests {
         assert_eq!(h.addr, "https://a.example:9000");
         assert_eq!(read_yaml("service_type: host\nhostname: a\naddr: 'fe80::1'\n").unwrap().addr, "[fe80::1]:8741");
         assert_eq!(read_yaml("service_type: host\nhostname: a\naddr: 10.0.0.5:9\n").unwrap().addr, "10.0.0.5:9");
+        assert_eq!(
+            read_yaml("service_type: host\nhostname: a\naddr: https://10.0.0.5\n").unwrap().addr,
+            "https://10.0.0.5:8741"
+        );
+        assert_eq!(read_yaml("service_type: host\nhostname: a\naddr: '[fe80::1]'\n").unwrap().addr, "[fe80::1]:8741");
     }
 
     #[test]
