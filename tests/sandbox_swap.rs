@@ -438,8 +438,12 @@ fn in_place(sb: &Sandbox, url: &str, (host, old_disks, spares): &(String, Vec<St
     assert!(seen.worst > 0, "osd.{c}'s PGs were never seen below size: the watch missed the window");
     // osdkeeper's own view of the window: from the stop to `noout` taken
     // off once it saw no PG degraded.
-    let kept = (issued_at(&done, "clear-noout") - issued_at(&done, "stop-daemon")) as f64 / 1000.0;
+    let kept = done["degraded_window"]["seconds"].as_f64().unwrap_or_else(|| panic!("a closed window: {done:#}"));
+    let by_actions = (issued_at(&done, "clear-noout") - issued_at(&done, "stop-daemon")) as f64 / 1000.0;
+    assert!(kept >= by_actions, "the window runs from the stop to noout off: {kept} s, actions {by_actions} s");
     let window = seen.window().unwrap().as_secs_f64();
+    // The outside watch samples once a second, inside the swap's window.
+    assert!(window <= kept + 2.0, "PGs below size for {window:.1} s, outside the swap's window of {kept:.1} s");
     let estimated = &done["risk"]["window_s"];
     println!(
         "measured: in-place {bytes} bytes, drain-then-add {then_add} bytes, ratio {:.2}; degraded window {window:.0} s \

@@ -12,8 +12,9 @@ use super::json_body::{JsonBody, PathParam, QueryParams};
 use crate::daemon::swap::SwapRequest;
 use crate::daemon::Daemon;
 use crate::domain::swap::cost::Accept;
+use crate::domain::swap::window::degraded_window;
 use crate::wire::api::error::ErrorBody;
-use crate::wire::api::swaps::{SwapBody, SwapDetail, SwapPreview, SwapQuery, SwapStatus};
+use crate::wire::api::swaps::{SwapBody, SwapDetail, SwapPreview, SwapQuery, SwapStatus, SwapWindow};
 
 fn request(b: SwapBody) -> SwapRequest {
     SwapRequest {
@@ -64,7 +65,11 @@ pub async fn list(
     responses((status = 200, body = SwapDetail), (status = 404, body = ErrorBody)))]
 pub async fn detail(State(d): State<Arc<Daemon>>, PathParam(id): PathParam<i64>) -> Result<Json<SwapDetail>, ApiError> {
     let (rec, actions) = d.swaps().get(id).await?;
-    Ok(Json(SwapDetail { status: SwapStatus::from(&rec), actions: actions.iter().map(Into::into).collect() }))
+    Ok(Json(SwapDetail {
+        status: SwapStatus::from(&rec),
+        actions: actions.iter().map(Into::into).collect(),
+        degraded_window: degraded_window(&actions).map(SwapWindow::from),
+    }))
 }
 
 #[utoipa::path(post, path = "/api/v1/swaps/{swap_id}/stop", tag = "osds", params(("swap_id" = i64, Path)),

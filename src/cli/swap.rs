@@ -207,6 +207,16 @@ pub async fn run(r: &Remote, cmd: SwapCmd) -> Result<ExitCode, ClientError> {
             let detail = c.swap(swap_id).await?;
             out::answer(r.format, &detail, |d| {
                 let mut text = swap_table(std::slice::from_ref(&d.status));
+                if let Some(w) = &d.degraded_window {
+                    let estimate = match d.status.risk.as_ref().and_then(|r| r.window_s) {
+                        Some(s) => format!("; the preview estimated {s:.0} s of backfill"),
+                        None => String::new(),
+                    };
+                    text.push_str(&match w.seconds {
+                        Some(s) => format!("Degraded window: {s:.0} s, from the stop to noout off{estimate}\n"),
+                        None => format!("Degraded window: open since the stop{estimate}\n"),
+                    });
+                }
                 for a in &d.actions {
                     text.push_str(&format!(
                         "  {}: {} ({})\n",

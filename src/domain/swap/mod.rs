@@ -27,6 +27,7 @@ mod recipe;
 #[cfg(test)]
 mod tests;
 pub mod upmap;
+pub mod window;
 
 pub use advance::{advance, apply, interrupted};
 pub use handover::{Handed, PgNow, UpmapItem};

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::operation::Action;
 use crate::domain::spec::Method;
 use crate::domain::swap::cost::{Costs, InPlaceCost, PoolRisk, WayCost};
+use crate::domain::swap::window::DegradedWindow;
 use crate::domain::swap::{Phase, Swap, SwapRecord, Way};
 
 fn free_bay() -> Way {
@@ -156,6 +157,25 @@ pub struct SwapDetail {
     #[serde(flatten)]
     pub status: SwapStatus,
     pub actions: Vec<SwapAction>,
+    /// In place: when its PGs went short of a copy (the stop of the old
+    /// OSD) and came back (`noout` taken off once none was seen degraded,
+    /// or the OSD given back), by its action log; `until` null while open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degraded_window: Option<SwapWindow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SwapWindow {
+    pub from: i64,
+    pub until: Option<i64>,
+    /// `until - from` in seconds, once closed.
+    pub seconds: Option<f64>,
+}
+
+impl From<DegradedWindow> for SwapWindow {
+    fn from(w: DegradedWindow) -> SwapWindow {
+        SwapWindow { from: w.from_ms, until: w.until_ms, seconds: w.until_ms.map(|u| (u - w.from_ms) as f64 / 1000.0) }
+    }
 }
 
 /// An OSD receiving copies, and their bytes.

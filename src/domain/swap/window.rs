@@ -1,0 +1,75 @@
+//! The in-place way's degraded window as the swap's own action log tells
+//! it: from the stop of its old OSD to `noout` taken off (which the swap
+//! does once it sees no PG degraded), or to the OSD started again (a swap
+//! stopped before the destroy gives the OSD back). The preview's estimate
+//! (`Risk::window_s`) counts only the backfill; this is what the cluster
+//! lived through, the stop, the destroy, the wipe and the new OSD's
+//! making included.
+
+use super::Effect;
+use crate::domain::operation::Action;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DegradedWindow {
+    /// When the stop was asked (ms since the epoch).
+    pub from_ms: i64,
+    /// When it closed; None while it is open, or if the swap ended
+    /// without closing it (its PGs then recover without the swap).
+    pub until_ms: Option<i64>,
+}
+
+/// None when the swap never stopped an OSD (the free-bay way, or an
+/// in-place swap that did not get that far).
+pub fn degraded_window(actions: &[Action]) -> Option<DegradedWindow> {
+    let stop = Effect::StopDaemon { osd: 0 }.name();
+    let ends = [Effect::ClearNoout { osd: 0 }.name(), Effect::StartDaemon { osd: 0 }.name()];
+    let from_ms = actions.iter().filter(|a| a.effect == stop && a.succeeded()).map(|a| a.issued_at).min()?;
+    let until_ms = actions
+        .iter()
+        .filter(|a| ends.contains(&a.effect.as_str()) && a.succeeded() && a.issued_at >= from_ms)
+        .filter_map(|a| a.finished_at)
+        .min();
+    Some(DegradedWindow { from_ms, until_ms })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::operation::OutcomeStatus;
+
+    fn action(effect: &str, issued_at: i64, finished_at: Option<i64>, ok: bool) -> Action {
+        Action {
+            id: issued_at,
+            operation_id: 1,
+            effect: effect.into(),
+            args: String::new(),
+            detail: String::new(),
+            destructive: false,
+            issued_at,
+            finished_at,
+            outcome: finished_at.map(|_| if ok { OutcomeStatus::Ok } else { OutcomeStatus::Failed }),
+            outcome_detail: None,
+            output: None,
+        }
+    }
+
+    #[test]
+    fn from_the_stop_to_noout_off() {
+        let log = [
+            action("noout", 100, Some(110), true),
+            action("stop-daemon", 200, Some(260), false),
+            action("stop-daemon", 300, Some(320), true),
+            action("destroy", 400, Some(410), true),
+            action("clear-noout", 9000, Some(9040), true),
+        ];
+        assert_eq!(degraded_window(&log), Some(DegradedWindow { from_ms: 300, until_ms: Some(9040) }));
+        assert_eq!(degraded_window(&log[..4]), Some(DegradedWindow { from_ms: 300, until_ms: None }), "still open");
+    }
+
+    #[test]
+    fn a_swap_that_gave_the_osd_back_closes_it_and_one_that_never_stopped_has_none() {
+        let given_back = [action("stop-daemon", 300, Some(320), true), action("start-daemon", 700, Some(750), true)];
+        assert_eq!(degraded_window(&given_back), Some(DegradedWindow { from_ms: 300, until_ms: Some(750) }));
+        assert_eq!(degraded_window(&[action("upmap", 5, Some(6), true)]), None);
+    }
+}
