@@ -269,6 +269,39 @@ fn placement_typos_are_caught_before_anything_is_stored() {
     assert!(out.contains("Scheduled osd.ssds update"), "{out}");
 }
 
+/// cephadm's host specs through `apply -i`: a dry-run says what it would
+/// do and adds nothing; an agent that does not answer adds no host; with
+/// `--no-check` the hosts are in `host ls`.
+#[test]
+fn host_specs_are_applied_as_one() {
+    let s = setup();
+    let url = s.addr.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hosts.yaml");
+    // Port 1 on loopback: nothing answers there.
+    let specs = "service_type: host\nhostname: f5-422-07\naddr: 127.0.0.1:1\nlabels: [osd]\n---\n\
+                 service_type: host\nhostname: f5-422-08\naddr: 127.0.0.1\n";
+    std::fs::write(&file, specs).unwrap();
+    let file = file.to_str().unwrap();
+    let (code, out, err) = run(&["--url", url, "apply", "-i", file, "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("would add host f5-422-07 (agent 127.0.0.1:1, labels [osd])"), "{out}");
+    assert!(out.contains("would add host f5-422-08 (agent 127.0.0.1:8741, labels [])"), "the agent's port: {out}");
+    let (code, _, err) = run(&["--url", url, "apply", "-i", file]);
+    assert_eq!(code, 1, "nothing answers at 127.0.0.1:1: {err}");
+    assert!(err.contains("no host was added") && err.contains("f5-422-07"), "{err}");
+    let (_, listed, _) = run(&["--url", url, "host", "ls"]);
+    assert!(!listed.contains("f5-422-07") && !listed.contains("f5-422-08"), "{listed}");
+    let (code, out, err) = run(&["--url", url, "apply", "-i", file, "--no-check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Added host f5-422-07") && out.contains("Added host f5-422-08"), "{out}");
+    let (_, listed, _) = run(&["--url", url, "host", "ls"]);
+    assert!(listed.contains("f5-422-07") && listed.contains("f5-422-08"), "{listed}");
+    let (code, out, err) = run(&["--url", url, "apply", "-i", file, "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("unchanged: host f5-422-07") && out.contains("unchanged: host f5-422-08"), "{out}");
+}
+
 #[test]
 fn host_add_asks_the_agent_first() {
     let s = setup();
