@@ -4,7 +4,8 @@
 //! the store in RADOS writes every byte through the VFS, and a cold start
 //! writes every host's list (BENCHMARKS.md, "the fleet benchmark on the
 //! store in RADOS"). Lists stored before are plain JSON text and read as
-//! they are: JSON starts with `[` or `{`, zlib with 0x78.
+//! they are: JSON starts with `[` or `{`, zlib with 0x78. Migration 0016
+//! marks a database as written so, which an older daemon then refuses.
 
 use std::io::{Read, Write};
 
