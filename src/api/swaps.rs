@@ -13,6 +13,7 @@ use crate::daemon::swap::SwapRequest;
 use crate::daemon::Daemon;
 use crate::domain::swap::cost::Accept;
 use crate::domain::swap::window::degraded_window;
+use crate::domain::swap::Phase;
 use crate::wire::api::error::ErrorBody;
 use crate::wire::api::swaps::{SwapBody, SwapDetail, SwapPreview, SwapQuery, SwapStatus, SwapWindow};
 
@@ -68,7 +69,7 @@ pub async fn detail(State(d): State<Arc<Daemon>>, PathParam(id): PathParam<i64>)
     Ok(Json(SwapDetail {
         status: SwapStatus::from(&rec),
         actions: actions.iter().map(Into::into).collect(),
-        degraded_window: degraded_window(&actions).map(SwapWindow::from),
+        degraded_window: degraded_window(&actions, rec.state.phase == Phase::Done).map(SwapWindow::from),
     }))
 }
 

@@ -1,5 +1,6 @@
 //! The host specs of an applied file (`service_type: host`), as cephadm's
-//! `ceph orch apply -i` takes them: new hosts added, known ones relabelled.
+//! `ceph orch apply -i` takes them: new hosts added, the spec's labels
+//! added to known ones (never taken away, as in cephadm).
 //! All of a file's hosts are judged first and added in one transaction, so
 //! a file of 2000 hosts is one commit (on the store in RADOS a commit costs
 //! ~13 ms) and a file with one wrong host adds none.
@@ -53,15 +54,13 @@ impl Inventory {
                     ));
                     HostSpecAction::Unchanged
                 }
-                Some(h) if h.labels != s.labels => HostSpecAction::Relabel,
+                // As cephadm: a known host's labels are added to, never taken away.
+                Some(h) if s.labels.iter().any(|l| !h.labels.contains(l)) => HostSpecAction::Relabel,
                 Some(_) => HostSpecAction::Unchanged,
             };
-            outcomes.push(HostSpecOutcome {
-                name: s.hostname.clone(),
-                addr: s.addr.clone(),
-                labels: s.labels.clone(),
-                action,
-            });
+            let mut labels = known.get(&s.hostname).map(|h| h.labels.clone()).unwrap_or_default();
+            labels.extend(s.labels.iter().filter(|l| !labels.contains(l)).cloned().collect::<Vec<_>>());
+            outcomes.push(HostSpecOutcome { name: s.hostname.clone(), addr: s.addr.clone(), labels, action });
         }
         if !problems.is_empty() {
             return Err(DaemonError::Invalid(format!("no host was added: {}", problems.join("; "))));
@@ -102,7 +101,7 @@ impl Inventory {
         }
         for o in outcomes.iter().filter(|o| o.action == HostSpecAction::Relabel) {
             self.store.set_labels(&o.name, &o.labels).await?;
-            let message = format!("Set the labels of host {} to [{}] (host spec)", o.name, o.labels.join(", "));
+            let message = format!("Labels of host {} are now [{}] (host spec)", o.name, o.labels.join(", "));
             self.events.record(Level::Info, EventKind::HostLabelAdded, Some(&o.name), None, message).await;
         }
         if !rows.is_empty() {

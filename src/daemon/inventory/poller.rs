@@ -155,13 +155,16 @@ impl Inventory {
         let results = self.store.put_polled_inventories(&polled).await?;
         let mut events = Vec::new();
         let mut stored = Vec::new();
+        let mut wake = false;
         for ((p, (host, parsed)), result) in polled.iter().zip(parses).zip(results) {
             let Some(put) = result else { continue };
             let inv = &p.inv;
             let release_before = put.previous.as_ref().map(|p| p.ceph_release.clone());
             let before = put.previous.as_ref().and_then(|p| self.cache.cached(&host.name, &p.fingerprint));
             self.cache.insert(&host.name, &inv.fingerprint, parsed.clone());
-            events.extend(self.inventory_change(&host, put.previous, before, &parsed));
+            let (event, devices_changed) = self.inventory_change(&host, put.previous, before, &parsed);
+            events.extend(event);
+            wake |= devices_changed;
             events.extend(self.release_change(
                 &host,
                 release_before.as_ref().map(Option::as_deref),
@@ -178,6 +181,11 @@ impl Inventory {
         // RADOS costs ~13 ms (BENCHMARKS.md). The change is stored: said
         // whatever happens next.
         self.events.record_all(events).await;
+        // After the events: what the reconciler then does is told after
+        // what it answers to.
+        if wake {
+            self.workers.reconciler.wake();
+        }
         for (host, parsed) in stored {
             self.release_filled_slots(&host.name, &parsed).await;
         }
@@ -231,34 +239,33 @@ impl Inventory {
         Err(error)
     }
 
-    /// What to tell of a stored inventory (None: nothing); the reconciler
-    /// is woken where devices changed. `before`: the replaced inventory's
-    /// devices, if the cache still held them.
+    /// What to tell of a stored inventory (None: nothing), and whether its
+    /// devices changed (the reconciler has something to look at).
+    /// `before`: the replaced inventory's devices, if the cache still held them.
     fn inventory_change(
         &self,
         host: &ManagedHost,
         previous: Option<Replaced>,
         before: Option<Arc<Vec<Device>>>,
         parsed: &[Device],
-    ) -> Option<NewEvent> {
+    ) -> (Option<NewEvent>, bool) {
         let Some(previous) = previous else {
             let available = parsed.iter().filter(|d| d.available).count();
-            self.workers.reconciler.wake();
             let message = format!("Found {} devices on {} ({available} available)", parsed.len(), host.name);
-            return Some(self.events.host_event(EventKind::InventoryFirst, &host.name, message));
+            return (Some(self.events.host_event(EventKind::InventoryFirst, &host.name, message)), true);
         };
         // The same devices (only the source or note changed): nothing to tell.
-        let old_text = previous.devices?;
+        let Some(old_text) = previous.devices else { return (None, false) };
         let before = match before {
             Some(devices) => devices,
             None => Arc::new(parse_device_list(old_text.as_bytes()).unwrap_or_default()),
         };
-        self.workers.reconciler.wake();
         let d = diff(&before, parsed);
-        (!d.is_empty()).then(|| {
+        let event = (!d.is_empty()).then(|| {
             let message = format!("Detected new or changed devices on {}: {}", host.name, d.summary());
             self.events.host_event(EventKind::DevicesChanged, &host.name, message)
-        })
+        });
+        (event, true)
     }
 
     /// Polls every host whose next poll is due; asks to run again when the

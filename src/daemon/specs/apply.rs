@@ -45,12 +45,15 @@ impl Specs {
             errors.sort_by_key(|e| e.doc);
             return Err(DaemonError::InvalidSpecs(errors));
         }
-        // Hosts first, as cephadm applies them: the OSD specs may be for them.
+        // The OSD specs may be for the file's hosts: they are planned as if
+        // the hosts were added, and the hosts are added (as cephadm applies
+        // them, first) only once the plan holds, so that a refused apply
+        // leaves no host behind.
         let host_specs: Vec<HostSpec> = host_docs.into_iter().flatten().collect();
-        let host_specs = if host_specs.is_empty() {
+        let host_outcomes = if host_specs.is_empty() {
             Vec::new()
         } else {
-            self.inventory.apply_host_specs(&host_specs, dry_run, !no_check).await?
+            self.inventory.apply_host_specs(&host_specs, true, false).await?
         };
         let mut refresh_failures = Vec::new();
         if refresh {
@@ -75,9 +78,9 @@ impl Specs {
         }
         let snapshot = self.snapshot().await?;
         let now = now_ms();
-        let pending = host_specs
+        let pending = host_outcomes
             .iter()
-            .filter(|h| dry_run && h.action != HostSpecAction::Unchanged)
+            .filter(|h| h.action != HostSpecAction::Unchanged)
             .map(|h| (h.name.clone(), h.labels.clone()))
             .collect();
         let planned = self.planning.run(move || plan(docs, snapshot, now, pending)).await?;
@@ -121,10 +124,13 @@ impl Specs {
             empty_placements,
             stored: None,
             swap_proposals: Vec::new(),
-            host_specs,
+            host_specs: host_outcomes,
         };
         answer.swap_proposals = self.swap_proposals(&answer.preview).await?;
         if !dry_run {
+            if !host_specs.is_empty() {
+                answer.host_specs = self.inventory.apply_host_specs(&host_specs, false, !no_check).await?;
+            }
             answer.stored = Some(self.store_specs(to_store, now).await?);
         }
         Ok(answer)

@@ -104,6 +104,17 @@ async fn host_specs_add_and_relabel_hosts_before_the_osd_specs_are_planned() {
         Err(DaemonError::Invalid(m)) => assert!(m.contains("f5-422-05 is known with agent 10.0.0.5:8741"), "{m}"),
         other => panic!("a known host at another address is refused: {:?}", other.map(|a| a.host_specs)),
     }
+    // cephadm adds labels to a known host, never takes one away.
+    let fewer = "service_type: host\nhostname: f5-422-05\naddr: 10.0.0.5\nlabels: [ssd]\n";
+    let relabelled = d.specs.apply(fewer, &apply_query(false)).await.expect("relabelled");
+    assert_eq!(relabelled.host_specs[0].action, HostSpecAction::Relabel);
+    assert_eq!(d.store.host("f5-422-05").await.unwrap().labels, ["osd", "ssd"]);
+    // A refused OSD spec leaves the file's hosts unadded.
+    let refused = "service_type: host\nhostname: f5-422-09\naddr: 10.0.0.9\n---\n\
+                   service_type: osd\nservice_id: typo\nplacement:\n  hosts: [f5-442-09]\ndata_devices:\n  all: true\n";
+    let q = ApplyQuery { no_check: true, ..ApplyQuery::default() };
+    assert!(matches!(d.specs.apply(refused, &q).await, Err(DaemonError::InvalidSpecs(_))));
+    assert!(d.store.host("f5-422-09").await.is_err(), "the refused file added its host");
     let located = "service_type: host\nhostname: f5-422-07\nlocation:\n  rack: r1\n";
     match d.specs.apply(located, &apply_query(true)).await {
         Err(DaemonError::InvalidSpecs(e)) => assert_eq!(e[0].field, "location"),

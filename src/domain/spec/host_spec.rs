@@ -103,8 +103,10 @@ fn with_port(addr: &str, port: u16) -> String {
         return format!("[{addr}]:{port}");
     }
     match addr.rsplit_once(':') {
-        Some((_, p)) if p.parse::<u16>().is_ok() => addr.to_string(),
-        _ => format!("{addr}:{port}"),
+        None => format!("{addr}:{port}"),
+        // A port, or something malformed (`a:`, `a:8741/`) that the
+        // address check refuses as it was written.
+        Some(_) => addr.to_string(),
     }
 }
 
@@ -136,6 +138,11 @@ mod tests {
         assert_eq!(h.addr, "https://a.example:9000");
         assert_eq!(read_yaml("service_type: host\nhostname: a\naddr: 'fe80::1'\n").unwrap().addr, "[fe80::1]:8741");
         assert_eq!(read_yaml("service_type: host\nhostname: a\naddr: 10.0.0.5:9\n").unwrap().addr, "10.0.0.5:9");
+        assert_eq!(
+            read_yaml("service_type: host\nhostname: a\naddr: 'a:'\n").unwrap().addr,
+            "a:",
+            "left for the check"
+        );
         assert_eq!(
             read_yaml("service_type: host\nhostname: a\naddr: https://10.0.0.5\n").unwrap().addr,
             "https://10.0.0.5:8741"

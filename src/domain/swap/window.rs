@@ -1,7 +1,9 @@
 //! The in-place way's degraded window as the swap's own action log tells
-//! it: from the stop of its old OSD to `noout` taken off (which the swap
-//! does once it sees no PG degraded), or to the OSD started again (a swap
-//! stopped before the destroy gives the OSD back). The preview's estimate
+//! it: from the stop of its old OSD (or its marking down) to `noout` taken
+//! off at the end (which the swap does once it sees no PG degraded), or to
+//! the OSD started again (a swap stopped before the destroy gives the OSD
+//! back). A swap that failed after the destroy leaves it open: its PGs
+//! recover without the swap. The preview's estimate
 //! (`Risk::window_s`) counts only the backfill; this is what the cluster
 //! lived through, the stop, the destroy, the wipe and the new OSD's
 //! making included.
@@ -19,16 +21,19 @@ pub struct DegradedWindow {
 }
 
 /// None when the swap never stopped an OSD (the free-bay way, or an
-/// in-place swap that did not get that far).
-pub fn degraded_window(actions: &[Action]) -> Option<DegradedWindow> {
-    let stop = Effect::StopDaemon { osd: 0 }.name();
-    let ends = [Effect::ClearNoout { osd: 0 }.name(), Effect::StartDaemon { osd: 0 }.name()];
-    let from_ms = actions.iter().filter(|a| a.effect == stop && a.succeeded()).map(|a| a.issued_at).min()?;
+/// in-place swap that did not get that far). `done`: the swap ended well,
+/// so its last `noout` off came once no PG was degraded; otherwise only
+/// the OSD given back (started again) closes the window.
+pub fn degraded_window(actions: &[Action], done: bool) -> Option<DegradedWindow> {
+    let starts = [Effect::StopDaemon { osd: 0 }.name(), Effect::MarkDown { osd: 0 }.name()];
+    let end = if done { Effect::ClearNoout { osd: 0 }.name() } else { Effect::StartDaemon { osd: 0 }.name() };
+    let from_ms =
+        actions.iter().filter(|a| starts.contains(&a.effect.as_str()) && a.succeeded()).map(|a| a.issued_at).min()?;
     let until_ms = actions
         .iter()
-        .filter(|a| ends.contains(&a.effect.as_str()) && a.succeeded() && a.issued_at >= from_ms)
+        .filter(|a| a.effect == end && a.succeeded() && a.issued_at >= from_ms)
         .filter_map(|a| a.finished_at)
-        .min();
+        .max();
     Some(DegradedWindow { from_ms, until_ms })
 }
 
@@ -62,14 +67,18 @@ mod tests {
             action("destroy", 400, Some(410), true),
             action("clear-noout", 9000, Some(9040), true),
         ];
-        assert_eq!(degraded_window(&log), Some(DegradedWindow { from_ms: 300, until_ms: Some(9040) }));
-        assert_eq!(degraded_window(&log[..4]), Some(DegradedWindow { from_ms: 300, until_ms: None }), "still open");
+        assert_eq!(degraded_window(&log, true), Some(DegradedWindow { from_ms: 300, until_ms: Some(9040) }));
+        assert_eq!(degraded_window(&log[..4], false), Some(DegradedWindow { from_ms: 300, until_ms: None }), "open");
+        let marked = [action("stop-daemon", 200, Some(260), false), action("mark-down", 270, Some(280), true)];
+        assert_eq!(degraded_window(&marked, false), Some(DegradedWindow { from_ms: 270, until_ms: None }));
     }
 
     #[test]
-    fn a_swap_that_gave_the_osd_back_closes_it_and_one_that_never_stopped_has_none() {
+    fn a_swap_that_gave_the_osd_back_closes_it_one_that_failed_after_the_destroy_does_not() {
         let given_back = [action("stop-daemon", 300, Some(320), true), action("start-daemon", 700, Some(750), true)];
-        assert_eq!(degraded_window(&given_back), Some(DegradedWindow { from_ms: 300, until_ms: Some(750) }));
-        assert_eq!(degraded_window(&[action("upmap", 5, Some(6), true)]), None);
+        assert_eq!(degraded_window(&given_back, false), Some(DegradedWindow { from_ms: 300, until_ms: Some(750) }));
+        let failed = [action("stop-daemon", 300, Some(320), true), action("clear-noout", 900, Some(910), true)];
+        assert_eq!(degraded_window(&failed, false), Some(DegradedWindow { from_ms: 300, until_ms: None }));
+        assert_eq!(degraded_window(&[action("upmap", 5, Some(6), true)], true), None);
     }
 }

@@ -178,7 +178,14 @@ async fn put_one(tx: &mut Transaction<'_, Sqlite>, inv: &StoredInventory) -> Res
         let devices: Option<Vec<u8>> = r.try_get(1)?;
         Ok::<_, crate::store::StoreError>(Replaced {
             fingerprint: r.try_get(0)?,
-            devices: devices.map(|d| unpack(&inv.host, d)).transpose()?,
+            // A damaged list is replaced, not kept forever by failing the
+            // batch's transaction: read as empty, all its devices are new.
+            devices: devices.map(|d| {
+                unpack(&inv.host, d).unwrap_or_else(|e| {
+                    tracing::error!(host = inv.host, "the stored device list is replaced: {e}");
+                    String::new()
+                })
+            }),
             ceph_release: r.try_get(2)?,
         })
     })

@@ -85,7 +85,8 @@ pub struct RefreshFailure {
 pub enum HostSpecAction {
     /// A new host.
     Add,
-    /// A known host at the same address whose labels become the spec's.
+    /// A known host at the same address that gets the spec's labels it
+    /// lacks (none is taken away, as in cephadm).
     Relabel,
     /// Known as the spec says.
     Unchanged,
@@ -95,6 +96,7 @@ pub enum HostSpecAction {
 pub struct HostSpecOutcome {
     pub name: String,
     pub addr: String,
+    /// Its labels after the apply.
     pub labels: Vec<String>,
     pub action: HostSpecAction,
 }
