@@ -42,7 +42,7 @@ async fn main() {
             actor: None,
         };
         let t = Instant::now();
-        store.add_event(event, i as i64).await.unwrap_or_else(|e| panic!("write {i}: {e}"));
+        store.add_events(vec![event], i as i64).await.unwrap_or_else(|e| panic!("write {i}: {e}"));
         writes.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     let total = started.elapsed().as_secs_f64();

@@ -42,26 +42,19 @@ impl Events {
             message,
             actor: audit::actor(),
         };
-        match self.store.add_event(e.clone(), now_ms()).await {
-            Ok(event) => self.told(event),
-            Err(err) => {
-                log(e.level, e.kind, e.host.as_deref(), e.actor.as_deref(), &e.message);
-                tracing::error!("cannot record an event: {err}");
-            }
-        }
+        self.record_all(vec![e]).await;
     }
 
-    /// Events stored together in one transaction, then told; a failure to
-    /// store them is logged with each, not fatal.
+    /// Events logged, stored together in one transaction, then sent; a
+    /// failure to store them is logged, not fatal.
     pub async fn record_all(&self, events: Vec<NewEvent>) {
-        match self.store.add_events(events.clone(), now_ms()).await {
-            Ok(stored) => stored.into_iter().for_each(|e| self.told(e)),
-            Err(err) => {
-                for e in &events {
-                    log(e.level, e.kind, e.host.as_deref(), e.actor.as_deref(), &e.message);
-                }
-                tracing::error!(events = events.len(), "cannot record events: {err}");
-            }
+        for e in &events {
+            log(e.level, e.kind, e.host.as_deref(), e.actor.as_deref(), &e.message);
+        }
+        let n = events.len();
+        match self.store.add_events(events, now_ms()).await {
+            Ok(stored) => stored.into_iter().for_each(|e| self.notify(Live::Event { event: e.into() })),
+            Err(err) => tracing::error!(events = n, "cannot record events: {err}"),
         }
     }
 

@@ -185,8 +185,6 @@ pub trait BoostRows {
 
 #[async_trait]
 pub trait EventRows {
-    /// Its id.
-    async fn add_event(&self, e: &NewEvent, now: i64) -> Result<i64>;
     /// In one transaction, in this order; their ids.
     async fn add_events(&self, events: &[NewEvent], now: i64) -> Result<Vec<i64>>;
     /// Oldest first: the first `limit` after `q.after`, or without it the

@@ -56,11 +56,6 @@ impl LoggedEvent {
 }
 
 impl Store {
-    pub async fn add_event(&self, e: NewEvent, now: i64) -> Result<LoggedEvent> {
-        let id = self.backend.add_event(&e, now).await?;
-        Ok(LoggedEvent::stored(id, now, e))
-    }
-
     /// Events stored together, in one transaction (one commit, however
     /// many: ~13 ms each on the store in RADOS).
     pub async fn add_events(&self, events: Vec<NewEvent>, now: i64) -> Result<Vec<LoggedEvent>> {

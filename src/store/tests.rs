@@ -193,15 +193,15 @@ async fn holds_and_cascades() {
 async fn events_page_forward() {
     let (_d, s) = fresh().await;
     for i in 0..5 {
-        s.add_event(
-            NewEvent {
+        s.add_events(
+            vec![NewEvent {
                 level: Level::Info,
                 kind: EventKind::HostAdded,
                 host: None,
                 subject: None,
                 message: format!("e{i}"),
                 actor: (i == 4).then(|| "ops".to_string()),
-            },
+            }],
             i,
         )
         .await
@@ -227,7 +227,7 @@ async fn events_by_host_osd_and_time() {
             message: format!("e{i}"),
             actor: None,
         };
-        s.add_event(e, 100 * i as i64).await.unwrap();
+        s.add_events(vec![e], 100 * i as i64).await.unwrap();
     }
     let messages = |events: Vec<crate::store::LoggedEvent>| events.into_iter().map(|e| e.message).collect::<Vec<_>>();
     let only = |host, subject, since| EventFilter { host, subject, since, ..EventFilter::default() };
@@ -301,7 +301,7 @@ async fn another_writer_on_the_file_is_noticed_and_its_own_writes_are_not_taken_
         message: "m".into(),
         actor: None,
     };
-    a.add_event(e, 10).await.unwrap();
+    a.add_events(vec![e], 10).await.unwrap();
     a.add_token("ops", crate::domain::auth::Role::Read, &[0; 32], None, 11).await.unwrap();
     a.token_used("ops", 12).await.unwrap();
     let r = Removal::new(8, "h".into(), false, false, true, vec!["/dev/sdc".into()]);

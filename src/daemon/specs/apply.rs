@@ -12,7 +12,7 @@ use crate::domain::event::{EventKind, Level};
 use crate::domain::plan::preview;
 use crate::domain::removal::Phase as RemovalPhase;
 use crate::domain::spec::{
-    check_placement, parse_host_specs, parse_spec_file_as, HostRef, HostSpec, SpecDocument, SpecError, SpecFileError,
+    check_placement, parse_spec_file_as, parse_specs_and_hosts, HostRef, HostSpec, SpecDocument, SpecError,
 };
 use crate::domain::swap::propose::propose;
 use crate::store::RemovalCodec;
@@ -31,11 +31,8 @@ impl Specs {
         let ApplyQuery { dry_run, refresh, allow_empty_placement, no_check } = *q;
         let text = text.to_owned();
         let release = self.cluster.planning_release();
-        let read = self
-            .planning
-            .run(move || Ok((parse_spec_file_as(&text, release)?, parse_host_specs(&text, AGENT_PORT)?)))
-            .await?;
-        let (docs, host_docs) = read.map_err(|e: SpecFileError| DaemonError::Invalid(e.to_string()))?;
+        let read = self.planning.run(move || parse_specs_and_hosts(&text, release, AGENT_PORT)).await?;
+        let (docs, host_docs) = read.map_err(|e| DaemonError::Invalid(e.to_string()))?;
         if docs.is_empty() && host_docs.is_empty() {
             return Err(DaemonError::Invalid("the body holds no YAML document".into()));
         }

@@ -19,8 +19,8 @@ use crate::domain::ceph_release::Release;
 pub use error::{FieldError, SpecError};
 pub use host_spec::HostSpec;
 pub use parse::{
-    decode_spec, parse_host_specs, parse_spec_bytes, parse_spec_bytes_as, parse_spec_document, parse_spec_file,
-    parse_spec_file_as, SpecDocument, SpecFileError, MAX_OSDS_PER_DEVICE,
+    decode_spec, parse_spec_bytes, parse_spec_bytes_as, parse_spec_document, parse_spec_file, parse_spec_file_as,
+    parse_specs_and_hosts, SpecDocument, SpecFileError, SpecsAndHosts, MAX_OSDS_PER_DEVICE,
 };
 pub use placement::{valid_host as valid_host_name, HostEntry, HostRef, Placement};
 pub use placement_check::{check_placement, PlacementProblem, NO_SCHEDULE};

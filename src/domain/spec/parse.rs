@@ -132,34 +132,38 @@ pub fn parse_spec_file(text: &str) -> Result<Vec<SpecDocument>, SpecFileError> {
 /// Reads every document of a spec file as the cephadm of `release` does;
 /// each document is judged on its own.
 pub fn parse_spec_file_as(text: &str, release: Release) -> Result<Vec<SpecDocument>, SpecFileError> {
+    Ok(parse_file(text, release, None)?.0)
+}
+
+/// A file's OSD specs and host specs (`service_type: host`, which
+/// `parse_spec_file_as` leaves out), each judged on its own, the YAML read
+/// once; `port`: the one a host's address without a port is given.
+pub fn parse_specs_and_hosts(text: &str, release: Release, port: u16) -> Result<SpecsAndHosts, SpecFileError> {
+    parse_file(text, release, Some(port))
+}
+
+/// What `parse_specs_and_hosts` reads.
+pub type SpecsAndHosts = (Vec<SpecDocument>, Vec<Result<HostSpec, SpecError>>);
+
+fn parse_file(text: &str, release: Release, host_port: Option<u16>) -> Result<SpecsAndHosts, SpecFileError> {
     let text = yaml11::without_bom(text);
     let docs = yaml11::load_all(text)?;
     let sources = yaml11::document_sources(text, &docs);
-    Ok(docs
-        .iter()
-        .zip(sources)
-        .enumerate()
-        .filter(|(_, (d, _))| !d.value.is_null() && !is_host_spec(&d.value))
-        .map(|(i, (d, source))| SpecDocument {
-            doc: i,
-            line: d.line,
-            source: source.to_string(),
-            spec: parse_spec_document(&d.value, i, d.line, release),
-        })
-        .collect())
-}
-
-/// The host specs of a spec file (`service_type: host`, which
-/// `parse_spec_file_as` leaves out), each judged on its own; `port`: the
-/// one an address without a port is given.
-pub fn parse_host_specs(text: &str, port: u16) -> Result<Vec<Result<HostSpec, SpecError>>, SpecFileError> {
-    let docs = yaml11::load_all(yaml11::without_bom(text))?;
-    Ok(docs
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| is_host_spec(&d.value))
-        .map(|(i, d)| read_host_spec(&d.value, i, d.line, port))
-        .collect())
+    let mut specs = Vec::new();
+    let mut hosts = Vec::new();
+    for (i, (d, source)) in docs.iter().zip(sources).enumerate().filter(|(_, (d, _))| !d.value.is_null()) {
+        match (is_host_spec(&d.value), host_port) {
+            (true, Some(port)) => hosts.push(read_host_spec(&d.value, i, d.line, port)),
+            (true, None) => {}
+            (false, _) => specs.push(SpecDocument {
+                doc: i,
+                line: d.line,
+                source: source.to_string(),
+                spec: parse_spec_document(&d.value, i, d.line, release),
+            }),
+        }
+    }
+    Ok((specs, hosts))
 }
 
 /// Validates one document (already read from YAML).

@@ -12,8 +12,8 @@ fn parse<T>(text: &str, parse: fn(&str) -> Option<T>, what: &str) -> Result<T> {
     parse(text).ok_or_else(|| StoreError::Corrupt(format!("event {what} {text:?}")))
 }
 
-/// Stores an event through `db` (the pool, or a transaction that stores
-/// what the event tells); its id.
+/// Stores an event in `db`, a transaction (that may store what the event
+/// tells); its id.
 pub(super) async fn insert_event<'e>(
     db: impl sqlx::Executor<'e, Database = Sqlite>,
     e: &NewEvent,
@@ -35,10 +35,6 @@ pub(super) async fn insert_event<'e>(
 
 #[async_trait]
 impl EventRows for SqliteBackend {
-    async fn add_event(&self, e: &NewEvent, now: i64) -> Result<i64> {
-        insert_event(&self.writes, e, now).await
-    }
-
     async fn add_events(&self, events: &[NewEvent], now: i64) -> Result<Vec<i64>> {
         let mut tx = self.write().await?;
         let mut ids = Vec::with_capacity(events.len());
