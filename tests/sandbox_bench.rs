@@ -262,18 +262,46 @@ fn benchmarks_on_a_real_cluster() {
     sb.wait_health_ok();
     let queued = json(&crashing.url, &["bench", "cluster", "--seconds", "2", "--no-wait"]);
     let pool = queued["pool"].as_str().unwrap().to_string();
-    wait_for("the daemon to abort after the write pass", Duration::from_secs(120), || {
-        crashing.proc.child.try_wait().unwrap().map(|_| ())
-    });
+    let (crash_url, crash_log) = (crashing.url.clone(), crashing.log.clone());
+    let bench_id = queued["bench_id"].to_string();
+    let exit = wait_for_or(
+        "the daemon to abort after the write pass",
+        Duration::from_secs(120),
+        || {
+            if let Some(status) = crashing.proc.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            // A run that ended instead (refused at its health check, or its
+            // pool never ready) is the failure: said at once, with its why.
+            let (code, out, _) = cli(&crash_url, Some(TOKEN), &["bench", "show", &bench_id, "--format", "json"]);
+            let run: Value = serde_json::from_str(&out).unwrap_or_default();
+            assert!(
+                code != 0 || !matches!(run["phase"].as_str(), Some("failed" | "done")),
+                "the run ended without the crash after its write pass: {run}\n{}\n--- the daemon's log:\n{}",
+                sb.ceph(&["health", "detail"]).1,
+                std::fs::read_to_string(&crash_log).unwrap_or_default()
+            );
+            None
+        },
+        || {
+            let (_, run, err) = cli(&crash_url, Some(TOKEN), &["bench", "show", &bench_id, "--format", "json"]);
+            format!(
+                "the run: {run}{err}\n{}\n--- rados commands:\n{}\n--- the daemon's log:\n{}",
+                sb.ceph(&["health", "detail"]).1,
+                std::fs::read_to_string(&rados_log).unwrap_or_default(),
+                std::fs::read_to_string(&crash_log).unwrap_or_default()
+            )
+        },
+    );
+    assert!(!exit.success(), "the crashing daemon exited as if stopped: {exit}");
     assert!(
         sb.json(&["osd", "pool", "ls"]).as_array().unwrap().iter().any(|p| p == pool.as_str()),
         "the pool was made"
     );
     assert_eq!(count_lines(&rados_log, " write "), writes_before + 1);
     let daemon = start_daemon(&crash_dir, &config, &[("OSDKEEPER_TOKEN", TOKEN)]);
-    let id = queued["bench_id"].to_string();
     let run = wait_for("the cut-off run to be cleaned up", Duration::from_secs(120), || {
-        let run = json(&daemon.url, &["bench", "show", &id]);
+        let run = json(&daemon.url, &["bench", "show", &bench_id]);
         (run["phase"] == "failed").then_some(run)
     });
     assert!(run["failure"].as_str().unwrap().contains("during the write phase"), "{run}");
