@@ -22,7 +22,9 @@ inventory age, from the time the store last wrote it; /proc/PID for memory
 and CPU time; wall time of HTTP calls). Between phases, with the daemon
 stopped, the database is edited from here (sqlite3, through
 libcephsqlite for a database in RADOS):
- 1. the hosts are added through the API (POST /api/v1/hosts, no check);
+ 1. the hosts are added through the API (POST /api/v1/hosts, no check),
+    one request at a time; then again from one file of host specs, and
+    again one request each but 32 at a time;
     then the daemon is stopped and the stored inventories deleted, so that
  2. a cold start finds 2000 hosts and no inventory: time until every host
     has one ("first full inventory after start");
@@ -37,6 +39,7 @@ libcephsqlite for a database in RADOS):
 Prints Markdown. The daemon's own log goes to TMP/daemon-*.log.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -246,17 +249,25 @@ def main():
         print('store: {}'.format(db))
         log = lambda name: os.path.join(tmp, 'daemon-{}.log'.format(name))
 
-        # 1. Hosts added through the API.
-        daemon = Daemon(a.binary, config, db, log('add'), env_extra, extra)
-        t0 = time.time()
-        for h in hosts:
-            call(daemon.base + '/api/v1/hosts', 'POST', json.dumps({'name': h['name'], 'addr': h['addr'], 'no_check': True}),
-                 'application/json')
-        added = time.time() - t0
-        wait_all(daemon.base, len(hosts), t0)
-        print('{} hosts added through the API in {:.1f} s'.format(len(hosts), added))
-        daemon.stop()
-        daemon = None
+        def add_through_api(name, parallel):
+            """Adds every host, one POST /api/v1/hosts each, `parallel` at a
+            time; prints how long the requests and the inventories took."""
+            d = Daemon(a.binary, config, db, log(name), env_extra, extra)
+            try:
+                t0 = time.time()
+                add = lambda h: call(d.base + '/api/v1/hosts', 'POST', json.dumps(
+                    {'name': h['name'], 'addr': h['addr'], 'no_check': True}), 'application/json')
+                with concurrent.futures.ThreadPoolExecutor(max_workers=parallel) as pool:
+                    list(pool.map(add, hosts))
+                added = time.time() - t0
+                wait_all(d.base, len(hosts), t0)
+                print('{} hosts added through the API, {} request(s) at a time, in {:.2f} s '
+                      '(all inventories in after {:.1f} s)'.format(len(hosts), parallel, added, time.time() - t0))
+            finally:
+                d.stop()
+
+        # 1. Hosts added through the API, one request after another.
+        add_through_api('add', 1)
 
         # 1b. The same hosts again from one file of host specs (`apply -i`,
         # cephadm's way for many hosts): one request, one transaction.
@@ -270,6 +281,12 @@ def main():
             len(hosts), took, time.time() - t0))
         daemon.stop()
         daemon = None
+
+        # 1c. The same hosts again, one request each but 32 at a time (a
+        # script with `xargs -P 32`, Ansible's forks): requests that come
+        # together share a commit (store/group_commit.rs).
+        store.edit('DELETE FROM hosts')
+        add_through_api('parallel', 32)
         store.edit('DELETE FROM inventories', 'UPDATE hosts SET next_poll_at = 0')
 
         # 2. Cold start: hosts, no inventories.

@@ -260,7 +260,10 @@ fn benchmarks_on_a_real_cluster() {
     let env = [("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_CRASH_AFTER", "bench-write")];
     let mut crashing = start_daemon(&crash_dir, &config, &env);
     sb.wait_health_ok();
-    let queued = json(&crashing.url, &["bench", "cluster", "--seconds", "2", "--no-wait"]);
+    // Forced: this step is about the crash. The health gate is step 2's; a
+    // loaded machine's transient warning (slow OSD heartbeats) at the
+    // run's own check would end the run before its write pass.
+    let queued = json(&crashing.url, &["bench", "cluster", "--seconds", "2", "--no-wait", "--force"]);
     let pool = queued["pool"].as_str().unwrap().to_string();
     let (crash_url, crash_log) = (crashing.url.clone(), crashing.log.clone());
     let bench_id = queued["bench_id"].to_string();

@@ -1,6 +1,10 @@
 //! Hosts and their polling state.
 
+use super::group_commit::GroupCommit;
 use super::{LoggedEvent, NewEvent, Result, Store, StoreError, Topic};
+
+/// Hosts added one request each, with the time of their request.
+pub(super) type HostAdds = GroupCommit<(NewHost, i64), Option<(ManagedHost, LoggedEvent)>>;
 
 /// A managed host and the state of its agent's polls, as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,6 +82,31 @@ impl Store {
             .zip(added)
             .map(|(h, added)| added.map(|(host, id)| (host, LoggedEvent::stored(id, now, h.event.clone()))))
             .collect())
+    }
+
+    /// One host and its event, in a transaction shared with the hosts
+    /// other requests add at the same time (`group_commit.rs`); None when
+    /// the name is known already.
+    pub async fn add_host_joined(&self, host: NewHost, now: i64) -> Result<Option<(ManagedHost, LoggedEvent)>> {
+        let backend = self.backend.clone();
+        let added = self
+            .host_adds
+            .submit((host, now), move |batch: Vec<(NewHost, i64)>| async move {
+                // The batch's latest time for all: a request's host is never older than its request.
+                let at = batch.iter().map(|(_, now)| *now).max().unwrap_or_default();
+                let hosts: Vec<NewHost> = batch.into_iter().map(|(h, _)| h).collect();
+                let added = backend.add_hosts(&hosts, at).await?;
+                Ok(hosts
+                    .into_iter()
+                    .zip(added)
+                    .map(|(h, added)| added.map(|(host, id)| (host, LoggedEvent::stored(id, at, h.event))))
+                    .collect())
+            })
+            .await?;
+        if added.is_some() {
+            self.changed(Topic::Hosts);
+        }
+        Ok(added)
     }
 
     pub async fn host(&self, name: &str) -> Result<ManagedHost> {

@@ -20,6 +20,7 @@ pub mod backup;
 mod boost;
 mod changes;
 mod events;
+mod group_commit;
 mod holds;
 mod hosts;
 mod inventories;
@@ -49,7 +50,8 @@ pub use specs::{AppliedSpec, StoredSpec};
 pub use sqlite::LOG_DIRECTIVES;
 pub use tokens::StoredToken;
 
-#[derive(Debug, thiserror::Error)]
+/// Clone: a group commit's failure is every caller's in it.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     #[error("{0}")]
     NotFound(String),
@@ -70,13 +72,13 @@ pub enum StoreError {
 /// An error of the database library a backend uses, kept whole (with its
 /// causes) for the log; what it means to a caller is the `StoreError`
 /// variant around it.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error(transparent)]
-pub struct DbError(Box<dyn std::error::Error + Send + Sync>);
+pub struct DbError(Arc<dyn std::error::Error + Send + Sync>);
 
 impl DbError {
     pub fn new(e: impl std::error::Error + Send + Sync + 'static) -> DbError {
-        DbError(Box::new(e))
+        DbError(Arc::new(e))
     }
 }
 
@@ -88,6 +90,8 @@ pub type Result<T> = std::result::Result<T, StoreError>;
 pub struct Store {
     backend: Arc<dyn Backend>,
     changes: Arc<Changes>,
+    /// `host add` requests that arrive together, written together.
+    host_adds: Arc<hosts::HostAdds>,
 }
 
 impl std::fmt::Debug for Store {
@@ -125,7 +129,7 @@ impl Store {
     pub async fn with_backend(backend: Arc<dyn Backend>) -> Result<Store> {
         let changes = Arc::new(Changes::watching(backend.clone()));
         changes.look_outside().await;
-        Ok(Store { backend, changes })
+        Ok(Store { backend, changes, host_adds: Default::default() })
     }
 
     /// What has changed since the store was opened (`changes.rs`).

@@ -34,11 +34,8 @@ async fn hosts_keep_their_order_and_refuse_duplicates() {
     assert!(matches!(s.remove_host("zz").await, Err(StoreError::NotFound(_))));
 }
 
-#[tokio::test]
-async fn hosts_added_together_come_with_their_events_and_leave_a_known_name_alone() {
-    let (_d, s) = fresh().await;
-    s.add_host("b", "b:8741", &[], 1).await.unwrap();
-    let new = |name: &str| NewHost {
+fn new_host(name: &str) -> NewHost {
+    NewHost {
         name: name.into(),
         addr: format!("{name}:9"),
         labels: vec!["osd".into()],
@@ -50,7 +47,14 @@ async fn hosts_added_together_come_with_their_events_and_leave_a_known_name_alon
             message: format!("Added host {name}"),
             actor: Some("admin".into()),
         },
-    };
+    }
+}
+
+#[tokio::test]
+async fn hosts_added_together_come_with_their_events_and_leave_a_known_name_alone() {
+    let (_d, s) = fresh().await;
+    s.add_host("b", "b:8741", &[], 1).await.unwrap();
+    let new = new_host;
     let added = s.add_hosts(&[new("c"), new("b"), new("a")], 5).await.unwrap();
     let got: Vec<Option<(&str, &str, &str)>> =
         added.iter().map(|a| a.as_ref().map(|(h, e)| (h.name.as_str(), h.addr.as_str(), e.message.as_str()))).collect();
@@ -62,6 +66,37 @@ async fn hosts_added_together_come_with_their_events_and_leave_a_known_name_alon
     let said: Vec<(i64, Option<&str>)> = logged.iter().map(|e| (e.id, e.actor.as_deref())).collect();
     let ids: Vec<i64> = added.iter().flatten().map(|(_, e)| e.id).collect();
     assert_eq!(said, [(ids[0], Some("admin")), (ids[1], Some("admin"))]);
+}
+
+#[tokio::test]
+async fn hosts_of_requests_at_the_same_time_are_each_added_once_with_their_events() {
+    let (_d, s) = fresh().await;
+    // 40 requests at once, "h7" asked twice: one of those two adds it.
+    let names: Vec<String> = (0..39).map(|i| format!("h{i}")).chain(["h7".to_string()]).collect();
+    let calls = names.iter().map(|n| {
+        let (s, n) = (s.clone(), n.clone());
+        tokio::spawn(async move { (n.clone(), s.add_host_joined(new_host(&n), 9).await.unwrap()) })
+    });
+    let answers: Vec<(String, Option<(ManagedHost, LoggedEvent)>)> =
+        futures::future::join_all(calls).await.into_iter().map(|r| r.unwrap()).collect();
+    for (name, added) in &answers {
+        if let Some((host, event)) = added {
+            assert_eq!(
+                (host.name.as_str(), event.message.as_str()),
+                (name.as_str(), format!("Added host {name}").as_str())
+            );
+        }
+    }
+    let twice: Vec<bool> = answers.iter().filter(|(n, _)| n == "h7").map(|(_, a)| a.is_some()).collect();
+    assert_eq!(twice.iter().filter(|added| **added).count(), 1, "h7 added once: {twice:?}");
+    assert_eq!(answers.iter().filter(|(_, a)| a.is_some()).count(), 39);
+    assert_eq!(s.hosts().await.unwrap().len(), 39);
+    let logged = s.events(None, 100).await.unwrap();
+    let mut ids: Vec<i64> = answers.iter().filter_map(|(_, a)| a.as_ref().map(|(_, e)| e.id)).collect();
+    let mut stored: Vec<i64> = logged.iter().map(|e| e.id).collect();
+    ids.sort();
+    stored.sort();
+    assert_eq!(ids, stored, "one event per host added, as each request was told");
 }
 
 #[tokio::test]

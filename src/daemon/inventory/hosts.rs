@@ -1,5 +1,7 @@
 //! Adding, removing and labelling hosts.
 
+use std::time::Duration;
+
 use super::Inventory;
 use crate::agent_client::AgentError;
 use crate::clock::now_ms;
@@ -8,6 +10,10 @@ use crate::domain::cluster::same_host as same_crush_host;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::spec::valid_host_name;
 use crate::store::{ManagedHost, NewEvent, NewHost, StoreError};
+
+/// How long a host added through the API waits for its first poll, so
+/// that hosts added one request after another are polled together.
+const FIRST_POLL_GATHER: Duration = Duration::from_millis(250);
 
 /// Host names become part of commands, paths and messages: only letters,
 /// digits, '-' and '.' (cephadm's rule), and at most 250 characters.
@@ -93,14 +99,16 @@ impl Inventory {
             labels: unique,
             event: self.added_event(name, addr),
         };
-        // The host and its event in one commit.
-        let added = self.store.add_hosts(&[new], now_ms()).await?.pop().flatten();
+        // The host and its event in one commit, shared with the hosts of
+        // requests that come at the same time.
+        let added = self.store.add_host_joined(new, now_ms()).await?;
         let Some((host, event)) = added else {
             return Err(StoreError::Conflict(format!("host {name} is already known")).into());
         };
         self.events.told(event);
-        // Its inventory now rather than at the next round.
-        self.workers.poller.wake();
+        // Its inventory now rather than at the next round, shared with the
+        // hosts a script adds right after it.
+        self.workers.poller.wake_within(FIRST_POLL_GATHER);
         Ok(host)
     }
 
