@@ -54,6 +54,11 @@ pub trait CephBench: Send + Sync {
         unsupported("ceph osd pool ls detail")
     }
 
+    /// The state of each of a pool's PGs (`pg ls-by-pool`).
+    fn pool_pg_states(&self, _name: &str) -> BoxFuture<'_, Result<Vec<String>, CephError>> {
+        unsupported("ceph pg ls-by-pool")
+    }
+
     /// Makes a replicated pool tagged with `application` (a pool that
     /// exists already is fine).
     fn create_pool(&self, _name: &str, _pg_num: u32, _application: &str) -> BoxFuture<'_, Result<(), CephError>> {

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use super::bench::{CephBench, OsdHardware, PoolInfo};
 use super::cli::CephCli;
 use super::rados_wire::parse_pass;
-use super::wire::{Df, Health, OsdBenchOutput, OsdMetadata, PoolDetail};
+use super::wire::{Df, Health, OsdBenchOutput, OsdMetadata, PgDump, PoolDetail};
 use super::CephError;
 use crate::domain::bench::cluster::{Pass, PassResult};
 use crate::domain::bench::osd::OsdBenchResult;
@@ -63,6 +63,14 @@ impl CephBench for CephCli {
         })
     }
 
+    fn pool_pg_states(&self, name: &str) -> BoxFuture<'_, Result<Vec<String>, CephError>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let dump: PgDump = self.json(&["pg", "ls-by-pool", &name]).await?;
+            Ok(dump.pg_stats.into_iter().map(|p| p.state).collect())
+        })
+    }
+
     fn pool(&self, name: &str) -> BoxFuture<'_, Result<Option<PoolInfo>, CephError>> {
         let name = name.to_string();
         Box::pin(async move {
@@ -81,6 +89,9 @@ impl CephBench for CephCli {
         Box::pin(async move {
             let pg = pg_num.to_string();
             self.ok(&["osd", "pool", "create", &name, &pg, &pg, "replicated"]).await?;
+            // The run's PG count is part of its shape: the autoscaler (on by
+            // default) must not split or merge them during the passes.
+            self.ok(&["osd", "pool", "set", &name, "pg_autoscale_mode", "off"]).await?;
             // Without an application the cluster warns (POOL_APP_NOT_ENABLED).
             self.ok(&["osd", "pool", "application", "enable", &name, &application]).await.map(|_| ())
         })

@@ -17,8 +17,8 @@ use crate::clock::now_ms;
 use crate::daemon::operations::{Executor, Flow, OperationKind};
 use crate::daemon::{audit, DaemonError, Pace};
 use crate::domain::bench::cluster::{
-    advance, apply, interrupted, new_run, own_pool_name, BenchEffect, BenchOutput, BenchStep, ClusterBench,
-    ClusterShape,
+    advance, apply, interrupted, new_run, own_pool_name, pool_not_ready, BenchEffect, BenchOutput, BenchStep,
+    ClusterBench, ClusterShape,
 };
 use crate::domain::bench::compare::{compare, shape_differences};
 use crate::domain::event::{EventKind, Level};
@@ -127,7 +127,7 @@ impl Benchmarks {
                 if b.own_pool {
                     self.ceph.create_pool(&b.pool, b.pg_num, "rados").await.map_err(|e| e.to_string())?;
                 }
-                self.wait_pool_ready().await?;
+                self.wait_pool_ready(&b.pool).await?;
                 Ok(BenchOutput::Shape(self.shape(&b.pool).await?))
             }
             BenchEffect::Pass(pass) => {
@@ -147,20 +147,21 @@ impl Benchmarks {
         }
     }
 
-    async fn wait_pool_ready(&self) -> Result<(), String> {
+    /// Until the pool's PGs are all listed, active and clean, and none is
+    /// degraded in the cluster (`pool_not_ready`).
+    async fn wait_pool_ready(&self, pool: &str) -> Result<(), String> {
         let start = Instant::now();
+        let info = self.ceph.pool(pool).await.map_err(|e| e.to_string())?.ok_or(format!("pool {pool} is gone"))?;
         loop {
-            let state = self.ceph.state().await.map_err(|e| e.to_string())?;
-            let unhealthy = state.unhealthy_pgs();
-            if unhealthy.is_empty() {
+            let (state, pgs) =
+                tokio::try_join!(self.ceph.state(), self.ceph.pool_pg_states(pool)).map_err(|e| e.to_string())?;
+            let Some(why) = pool_not_ready(&pgs, info.pg_num, &state.unhealthy_pgs()) else {
                 return Ok(());
-            }
+            };
             if start.elapsed() > POOL_READY {
-                let states: Vec<String> = unhealthy.iter().map(|(s, n)| format!("{n} {s}")).collect();
                 return Err(format!(
-                    "the PGs did not become active+clean within {} s: {}",
-                    POOL_READY.as_secs(),
-                    states.join(", ")
+                    "pool {pool}'s PGs did not become active+clean within {} s: {why}",
+                    POOL_READY.as_secs()
                 ));
             }
             tokio::time::sleep(Duration::from_secs(1)).await;

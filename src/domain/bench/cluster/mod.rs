@@ -7,6 +7,9 @@
 
 use std::collections::BTreeMap;
 
+mod pool_ready;
+pub use pool_ready::pool_not_ready;
+
 use super::methodology::warnings;
 use crate::domain::operation::Outcome;
 
