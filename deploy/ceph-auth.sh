@@ -35,7 +35,8 @@
 #                                       swaps: a new OSD joins at the hand-over weight
 #   mgr 'allow command "balancer on|off"'      swaps pause the balancer
 #   mgr 'allow r'                       osd df, pg stat, ok-to-stop, safe-to-destroy,
-#                                       pg ls-by-osd (drain progress), config show
+#                                       pg ls-by-osd (drain progress), config show,
+#                                       pg ls-by-pool (a bench pool's PGs ready)
 #   mgr 'allow command "osd destroy|purge"'    the manager checks safe-to-destroy
 #                                       itself, then asks the monitors
 #   mon 'allow r' also covers the removal preview's reads (osd getmap,
