@@ -45,7 +45,10 @@ impl<I: Send + 'static, O: Send + 'static> GroupCommit<I, O> {
             answer = &mut rx => return answer.unwrap_or_else(|_| Err(cut_off())),
             turn = self.turn.clone().lock_owned() => turn,
         };
-        let batch = std::mem::take(&mut *self.waiting.lock().expect("group commit lock"));
+        let mut batch = std::mem::take(&mut *self.waiting.lock().expect("group commit lock"));
+        // A caller gone before its write began (its client hung up) has
+        // nothing written: no one would be told, and it may come back.
+        batch.retain(|(_, caller)| !caller.is_closed());
         if batch.is_empty() {
             // The turn before took this item: its answer comes from there.
             drop(turn);
@@ -103,6 +106,7 @@ mod tests {
     struct Fixture {
         group: Arc<GroupCommit<u32, u32>>,
         transactions: Arc<AtomicUsize>,
+        written: Arc<Mutex<Vec<u32>>>,
     }
 
     impl Fixture {
@@ -112,11 +116,12 @@ mod tests {
         }
 
         async fn submit(&self, item: u32, fail_on: Option<u32>) -> Result<u32> {
-            let transactions = self.transactions.clone();
+            let (transactions, written) = (self.transactions.clone(), self.written.clone());
             self.group
                 .submit(item, move |items: Vec<u32>| async move {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                     transactions.fetch_add(1, Ordering::SeqCst);
+                    written.lock().unwrap().extend(&items);
                     if fail_on.is_some_and(|f| items.contains(&f)) {
                         return Err(StoreError::Unavailable("the pool is full".into()));
                     }
@@ -127,6 +132,12 @@ mod tests {
 
         fn transactions(&self) -> usize {
             self.transactions.load(Ordering::SeqCst)
+        }
+
+        fn written(&self) -> Vec<u32> {
+            let mut w = self.written.lock().unwrap().clone();
+            w.sort();
+            w
         }
     }
 
@@ -193,6 +204,21 @@ mod tests {
         }
         assert_eq!(f.submit(3, None).await.unwrap(), 30, "the next write goes on");
         assert_eq!(f.transactions(), 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_caller_gone_before_its_write_began_has_nothing_written() {
+        let f = Fixture::default();
+        let first = f.spawn(0, None);
+        tick().await;
+        let gone = f.spawn(1, None);
+        let stays = f.spawn(2, None);
+        tick().await;
+        // 1 and 2 wait for the first write; 1's client hangs up meanwhile.
+        gone.abort();
+        assert_eq!(first.await.unwrap().unwrap(), 0);
+        assert_eq!(stays.await.unwrap().unwrap(), 20);
+        assert_eq!(f.written(), [0, 2], "1 was never written");
     }
 
     #[tokio::test(start_paused = true)]
