@@ -265,8 +265,17 @@ fn benchmarks_on_a_real_cluster() {
     // run's own check would end the run before its write pass.
     let queued = json(&crashing.url, &["bench", "cluster", "--seconds", "2", "--no-wait", "--force"]);
     let pool = queued["pool"].as_str().unwrap().to_string();
-    let (crash_url, crash_log) = (crashing.url.clone(), crashing.log.clone());
     let bench_id = queued["bench_id"].to_string();
+    let show = || cli(&crashing.url, Some(TOKEN), &["bench", "show", &bench_id, "--format", "json"]);
+    let crash_log = crashing.log.clone();
+    let why = |run: &str| {
+        format!(
+            "the run: {run}\n{}\n--- rados commands:\n{}\n--- the daemon's log:\n{}",
+            sb.ceph(&["health", "detail"]).1,
+            std::fs::read_to_string(&rados_log).unwrap_or_default(),
+            std::fs::read_to_string(&crash_log).unwrap_or_default()
+        )
+    };
     let exit = wait_for_or(
         "the daemon to abort after the write pass",
         Duration::from_secs(120),
@@ -276,24 +285,15 @@ fn benchmarks_on_a_real_cluster() {
             }
             // A run that ended instead (refused at its health check, or its
             // pool never ready) is the failure: said at once, with its why.
-            let (code, out, _) = cli(&crash_url, Some(TOKEN), &["bench", "show", &bench_id, "--format", "json"]);
+            let (code, out, _) = show();
             let run: Value = serde_json::from_str(&out).unwrap_or_default();
-            assert!(
-                code != 0 || !matches!(run["phase"].as_str(), Some("failed" | "done")),
-                "the run ended without the crash after its write pass: {run}\n{}\n--- the daemon's log:\n{}",
-                sb.ceph(&["health", "detail"]).1,
-                std::fs::read_to_string(&crash_log).unwrap_or_default()
-            );
+            let ended = code == 0 && matches!(run["phase"].as_str(), Some("failed" | "done"));
+            assert!(!ended, "the run ended without the crash after its write pass: {}", why(&out));
             None
         },
         || {
-            let (_, run, err) = cli(&crash_url, Some(TOKEN), &["bench", "show", &bench_id, "--format", "json"]);
-            format!(
-                "the run: {run}{err}\n{}\n--- rados commands:\n{}\n--- the daemon's log:\n{}",
-                sb.ceph(&["health", "detail"]).1,
-                std::fs::read_to_string(&rados_log).unwrap_or_default(),
-                std::fs::read_to_string(&crash_log).unwrap_or_default()
-            )
+            let (_, out, err) = show();
+            why(&format!("{out}{err}"))
         },
     );
     assert!(!exit.success(), "the crashing daemon exited as if stopped: {exit}");

@@ -88,25 +88,15 @@ impl Store {
     /// other requests add at the same time (`group_commit.rs`); None when
     /// the name is known already.
     pub async fn add_host_joined(&self, host: NewHost, now: i64) -> Result<Option<(ManagedHost, LoggedEvent)>> {
-        let backend = self.backend.clone();
-        let added = self
-            .host_adds
+        let store = self.clone();
+        self.host_adds
             .submit((host, now), move |batch: Vec<(NewHost, i64)>| async move {
                 // The batch's latest time for all: a request's host is never older than its request.
                 let at = batch.iter().map(|(_, now)| *now).max().unwrap_or_default();
                 let hosts: Vec<NewHost> = batch.into_iter().map(|(h, _)| h).collect();
-                let added = backend.add_hosts(&hosts, at).await?;
-                Ok(hosts
-                    .into_iter()
-                    .zip(added)
-                    .map(|(h, added)| added.map(|(host, id)| (host, LoggedEvent::stored(id, at, h.event))))
-                    .collect())
+                store.add_hosts(&hosts, at).await
             })
-            .await?;
-        if added.is_some() {
-            self.changed(Topic::Hosts);
-        }
-        Ok(added)
+            .await
     }
 
     pub async fn host(&self, name: &str) -> Result<ManagedHost> {
