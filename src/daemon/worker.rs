@@ -75,10 +75,11 @@ impl Worker {
     }
 
     /// Runs the next step within `gather`, not later than it would have:
-    /// the calls in that time share one step. A host added through the API
-    /// wakes the poller so: a script adding hosts one request at a time
-    /// then gets one inventory commit per `gather` rather than per host (a
-    /// commit to a store in RADOS costs ~13 ms, BENCHMARKS.md).
+    /// the calls in that time share one step. The read model's worker is
+    /// woken so by the store's writes (a poll round writes hundreds a
+    /// second), the poller by hosts added through the API (a script adding
+    /// hosts one request at a time gets one inventory commit per `gather`
+    /// rather than per host).
     pub fn wake_within(&self, gather: Duration) {
         let at = Instant::now() + gather;
         let mut due = self.due.lock().expect("worker due lock");

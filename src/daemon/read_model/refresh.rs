@@ -104,15 +104,14 @@ impl ReadModel {
         Ok(self.cluster.fresh_for().map_or(Pace::Interval, Pace::Within))
     }
 
-    /// Wakes the model's worker shortly after each write to the store.
+    /// Wakes the model's worker within `SETTLE` of each write to the store:
+    /// the writes in that time share one refresh.
     pub async fn wake_on_writes(&self, cancel: tokio_util::sync::CancellationToken) {
         loop {
             tokio::select! {
                 _ = cancel.cancelled() => return,
-                _ = self.store.changes().written() => {}
+                _ = self.store.changes().written() => self.worker.wake_within(SETTLE),
             }
-            tokio::time::sleep(SETTLE).await;
-            self.worker.wake();
         }
     }
 
