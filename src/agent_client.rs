@@ -10,8 +10,8 @@ use crate::error_chain::with_causes;
 use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, AgentErrorBody, AgentErrorCode, AgentIdentity, CephVolumeRequest, CommandResult, HostOsds,
-    InventoryReport, OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ZapOsdRequest, ZapOsdResult,
-    ZapRequest, ZapResult,
+    InventoryReport, OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ReplaceHeaderRequest,
+    ReplaceHeaderResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -128,6 +128,13 @@ pub trait HostAgents: Send + Sync {
         host: &'a ManagedHost,
         request: &'a ProbeRequest,
     ) -> BoxFuture<'a, Result<ProbeResult, AgentError>>;
+    /// Writes or erases ceph-volume's "being replaced" header on a blank
+    /// disk (`POST /v1/replace-header`).
+    fn replace_header<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ReplaceHeaderRequest,
+    ) -> BoxFuture<'a, Result<ReplaceHeaderResult, AgentError>>;
 }
 
 /// How long the daemon waits for a probe's answer: the agent's own bound
@@ -388,6 +395,14 @@ impl HostAgents for HttpAgents {
             let req = self.client.post(Self::url(&host.addr, "/v1/probe")).json(request);
             self.send(&host.addr, req, probe_timeout(request)).await
         })
+    }
+
+    fn replace_header<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ReplaceHeaderRequest,
+    ) -> BoxFuture<'a, Result<ReplaceHeaderResult, AgentError>> {
+        Box::pin(self.command(host, "/v1/replace-header", request))
     }
 }
 

@@ -14,6 +14,7 @@ use super::osd_start::StartError;
 use super::osd_stop::StopError;
 use super::probe::ProbeError;
 use super::process::RunError;
+use super::replace_header::HeaderError;
 use super::state::BUSY;
 use super::zap::ZapError;
 use crate::wire::agent::{AgentErrorBody, AgentErrorCode};
@@ -120,6 +121,15 @@ impl From<ProbeError> for ApiError {
     fn from(e: ProbeError) -> Self {
         match e {
             ProbeError::AgentBusy => ApiError::busy(),
+            e => ApiError::new(e.status(), e.to_string()),
+        }
+    }
+}
+
+impl From<HeaderError> for ApiError {
+    fn from(e: HeaderError) -> Self {
+        match e {
+            HeaderError::AgentBusy => ApiError::busy(),
             e => ApiError::new(e.status(), e.to_string()),
         }
     }

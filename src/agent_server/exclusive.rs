@@ -102,6 +102,11 @@ impl ExclusiveDevice {
         zero(&self.file, offset, len).map_err(|source| self.io("write zeros to", source))
     }
 
+    /// Writes `bytes` at `offset` through the claimed handle.
+    pub fn write_at(&self, offset: u64, bytes: &[u8]) -> Result<(), ExclusiveError> {
+        self.file.write_all_at(bytes, offset).map_err(|source| self.io("write to", source))
+    }
+
     /// Flushes the writes to the device before the claim is released.
     pub fn sync(&self) -> Result<(), ExclusiveError> {
         self.file.sync_all().map_err(|source| self.io("flush", source))

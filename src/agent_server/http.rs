@@ -24,11 +24,13 @@ use super::osd_list;
 use super::osd_stop::nothing_to_stop;
 use super::probe::{self as disk_probe, ProbeError};
 use super::process::RunError;
+use super::replace_header::{self as replace_header_rules, HeaderError};
 use super::state::AgentState;
 use super::zap::{check_request, ZapError};
 use crate::wire::agent::{
     etag_matches, ActivateRequest, AgentIdentity, CephVolumeRequest, CommandResult, HostOsds, OsdDaemonStatus,
-    ProbeRequest, ProbeResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
+    ProbeRequest, ProbeResult, ReplaceHeaderRequest, ReplaceHeaderResult, ZapOsdRequest, ZapOsdResult, ZapRequest,
+    ZapResult,
 };
 
 /// Requests are small JSON documents; anything bigger is a mistake.
@@ -48,6 +50,7 @@ pub fn build_router(state: AgentState) -> Router {
         .route("/v1/zap", post(zap))
         .route("/v1/zap-osd", post(zap_osd))
         .route("/v1/probe", post(probe))
+        .route("/v1/replace-header", post(replace_header))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.token.clone(), require_token))
@@ -194,6 +197,18 @@ async fn probe(
     let prober = s.prober.clone();
     let run = async move { prober.probe(&req).await };
     disk_command(&s, "probe", device, reason, checked, ProbeError::AgentBusy, run).await
+}
+
+async fn replace_header(
+    State(s): State<AgentState>,
+    body: Result<Json<ReplaceHeaderRequest>, JsonRejection>,
+) -> Result<Json<ReplaceHeaderResult>, ApiError> {
+    let Json(req) = body?;
+    let checked = replace_header_rules::check_request(&req, s.inventory.allowed.as_ref(), s.inventory.fixed_file());
+    let (device, reason) = (req.path.clone(), req.reason.clone());
+    let marker = s.header.clone();
+    let run = async move { marker.set(&req).await };
+    disk_command(&s, "replace-header", device, reason, checked, HeaderError::AgentBusy, run).await
 }
 
 /// Runs a command that writes on one device (a zap, a probe) once its

@@ -15,25 +15,15 @@ use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 
-use super::blank::{refusals, BlankFacts};
+use super::claim::{blkid_signatures, claim_blank, facts_of, ClaimError};
 use super::exclusive::{shown_len, wipe_ranges, ExclusiveDevice, ExclusiveError};
-use super::holders;
 use super::host_roots::HostRoots;
 use super::inventory::{Inventory, InventoryError};
-use super::kernel_inventory::{signatures, sysfs, Blkid};
-use super::mounts::resolve;
-use super::osd_label::{whoami, LABEL_LEN};
 use super::process::{self, Keep, Limits, RunError};
 use super::zap::ZapError;
 use crate::wire::agent::{ProbeRequest, ProbeResult};
 use crate::wire::ceph_volume::same_disk;
 use crate::wire::fio::{self, FioError};
-
-/// How long a process may have the disk open before it counts as a user:
-/// an LVM scan keeps every disk open for its whole run, seconds on a busy
-/// host; a real user (a dd, a mount helper) stays longer.
-const HOLDER_LOOKS: u32 = 20;
-const HOLDER_PAUSE: Duration = Duration::from_millis(500);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
@@ -133,23 +123,19 @@ impl Prober {
                 return Err(ProbeError::OtherDisk { path, expected: expected.into(), found: found.into() });
             }
         }
-        let mut facts = BlankFacts {
-            lvs: device.lvs.len(),
-            ceph_device: device.ceph_device,
-            partitions: device.partitions.iter().map(|p| p.to_string()).collect(),
-            ..BlankFacts::default()
-        };
-        facts.signatures = self.signatures(&path).await;
+        let mut facts = facts_of(device);
+        facts.signatures = blkid_signatures(&self.blkid, &path).await;
         let mut steps = vec![format!("{path} is in the inventory taken now")];
         let roots = self.roots.clone();
         let claimed = path.clone();
-        let (dev, facts, brief) = tokio::task::spawn_blocking(move || claim(&claimed, &roots, facts))
+        let claim = tokio::task::spawn_blocking(move || claim_blank(&claimed, &roots, facts))
             .await
-            .map_err(|e| ProbeError::Task(e.to_string()))??;
-        let reasons = refusals(&facts);
-        if !reasons.is_empty() {
-            return Err(ProbeError::NotBlank { path, reasons });
-        }
+            .map_err(|e| ProbeError::Task(e.to_string()))?;
+        let (dev, brief) = match claim {
+            Ok(c) => (c.dev, c.brief),
+            Err(ClaimError::NotBlank(reasons)) => return Err(ProbeError::NotBlank { path, reasons }),
+            Err(ClaimError::Device(e)) => return Err(ProbeError::Device(e)),
+        };
         if !brief.is_empty() {
             steps.push(format!("{} had {path} open for a moment and let go (a scan, not a user)", brief.join(", ")));
         }
@@ -198,83 +184,6 @@ impl Prober {
             steps,
             elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         })
-    }
-
-    /// What `blkid -p` finds on the device (filesystems, LVM, RAID members,
-    /// partition tables). It exits 2 when it finds nothing; a blkid that
-    /// cannot run leaves the on-disk checks under the claim.
-    async fn signatures(&self, path: &str) -> Vec<String> {
-        let mut cmd = tokio::process::Command::new(&self.blkid);
-        cmd.args(["-c", "/dev/null", "-p", "-o", "export", path]).kill_on_drop(true);
-        let limits = Limits { timeout: Duration::from_secs(30), max_output: 64 * 1024, keep: Keep::Head };
-        match process::run(cmd, limits).await {
-            Ok(out) if out.status.success() => {
-                let found = Blkid::parse_export(&out.stdout.text());
-                let info = found.get(path).cloned().unwrap_or_default();
-                ["TYPE", "PTTYPE"].iter().filter_map(|k| info.get(*k).cloned()).collect()
-            }
-            Ok(out) if out.exit_code() == 2 => Vec::new(),
-            Ok(out) => {
-                tracing::warn!(device = path, code = out.exit_code(), "blkid -p failed: {}", out.stderr.last_line());
-                Vec::new()
-            }
-            Err(e) => {
-                tracing::warn!(device = path, "cannot run blkid before the probe: {e}");
-                Vec::new()
-            }
-        }
-    }
-}
-
-/// On a blocking thread: claims the device and completes the facts with
-/// what only the host can see while it is held (its label, its holders,
-/// the kernel's partitions).
-/// Also returns the processes that had it open only for a moment.
-fn claim(
-    path: &str,
-    roots: &HostRoots,
-    mut facts: BlankFacts,
-) -> Result<(ExclusiveDevice, BlankFacts, Vec<String>), ProbeError> {
-    let real = resolve(path);
-    let name = real.as_deref().unwrap_or(path).rsplit('/').next().unwrap_or("").to_string();
-    for p in sysfs::partition_names(&roots.sys_class_block.join(&name)) {
-        if !facts.partitions.contains(&p) {
-            facts.partitions.push(p);
-        }
-    }
-    let mut brief = Vec::new();
-    let (dev, head, label) = match ExclusiveDevice::open(path) {
-        Ok(dev) => {
-            // A ceph-osd may hold its disk exclusively or only with flock:
-            // the claim sees the first, the open files both. Looked at
-            // while held, so nothing new can claim it in between.
-            let (lasting, gone) =
-                holders::lasting(roots, path, real.as_deref(), std::process::id(), HOLDER_LOOKS, || {
-                    std::thread::sleep(HOLDER_PAUSE)
-                });
-            facts.holders = lasting;
-            brief = gone.iter().map(|g| format!("{} pid {}", g.comm, g.pid)).collect();
-            let head = dev.read_head(LABEL_LEN + 512).map_err(ProbeError::Device)?;
-            let label = signatures::find_label(dev.size, |o, n| dev.read_at(o, n)).map_err(ProbeError::Device)?;
-            (Some(dev), head, label)
-        }
-        Err(ExclusiveError::Busy { .. }) => {
-            // Read (only) to say what is on it, too.
-            facts.busy = true;
-            facts.holders = holders::find(roots, path, real.as_deref(), std::process::id());
-            let node = std::path::Path::new(path);
-            (None, signatures::read_head(node).unwrap_or_default(), signatures::read_label(node).unwrap_or_default())
-        }
-        Err(e) => return Err(ProbeError::Device(e)),
-    };
-    if let Some((offset, block)) = label {
-        facts.bluestore = Some(whoami(&block));
-        facts.bluestore_at = offset;
-    }
-    facts.gpt = signatures::has_gpt_header(&head);
-    match dev {
-        Some(dev) => Ok((dev, facts, brief)),
-        None => Err(ProbeError::NotBlank { path: path.to_string(), reasons: refusals(&facts) }),
     }
 }
 

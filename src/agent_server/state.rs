@@ -13,13 +13,13 @@ use super::osd_start::OsdStarter;
 use super::osd_stop::OsdControl;
 use super::probe::Prober;
 use super::release::KnownRelease;
+use super::replace_header::HeaderMarker;
 use super::zap::Zapper;
 use super::zap_osd::OsdZapper;
 
 /// The answer while another command holds the one-at-a-time lock.
-pub const BUSY: &str =
-    "another command that changes this host's disks or daemons (ceph-volume, a zap, a probe or an OSD stop) \
-                        is still running on this host; retry when it has finished";
+pub const BUSY: &str = "another command that changes this host's disks or daemons (ceph-volume, a zap, a probe, a \
+                        replacement header or an OSD stop) is still running on this host; retry when it has finished";
 
 #[derive(Clone)]
 pub struct AgentState {
@@ -37,6 +37,7 @@ pub struct AgentState {
     pub zapper: Arc<Zapper>,
     pub osd_zapper: Arc<OsdZapper>,
     pub prober: Arc<Prober>,
+    pub header: Arc<HeaderMarker>,
     /// The last OSD listing, until a command here changes the disks.
     pub listings: Arc<ListingCache>,
     /// ceph-volume's Ceph release, asked now and then (the inventory's too).
@@ -90,6 +91,8 @@ impl AgentState {
             fio: "fio".into(),
             blkid: "blkid".into(),
         });
+        let header =
+            Arc::new(HeaderMarker { inventory: inventory.clone(), roots: roots.clone(), blkid: "blkid".into() });
         let osd_zapper = Arc::new(OsdZapper {
             ceph_volume: ceph_volume.clone(),
             roots: roots.clone(),
@@ -106,6 +109,7 @@ impl AgentState {
             zapper,
             osd_zapper,
             prober,
+            header,
             listings: Arc::default(),
             release,
         })

@@ -148,7 +148,8 @@ pub fn host_swap_body(host: &str, osds: Vec<u32>, dry: &PreviewDoc, docs: &[Spec
         let shared: Vec<&String> = row.db.iter().chain(&row.wal).chain(&row.journal).collect();
         if !shared.is_empty() {
             return Err(format!(
-                "{} puts DB/WAL on {} on {host}; a swap makes its new OSDs without one:                  remove the OSDs (`osd rm ... --zap`) and apply the spec instead",
+                "{} puts DB/WAL on {} on {host}; a swap makes its new OSDs without one: \
+                 remove the OSDs (`osd rm ... --zap`) and apply the spec instead",
                 row.service_name,
                 shared.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
             ));
@@ -300,7 +301,11 @@ mod tests {
             notes: Vec::new(),
         };
         let e = super::host_swap_body("f5-422-03", vec![8], &dry, &docs).unwrap_err();
-        assert!(e.contains("osd.hdds puts DB/WAL on /dev/sdc on f5-422-03"), "{e}");
+        assert_eq!(
+            e,
+            "osd.hdds puts DB/WAL on /dev/sdc on f5-422-03; a swap makes its new OSDs without one: remove the OSDs \
+             (`osd rm ... --zap`) and apply the spec instead"
+        );
     }
 
     #[test]

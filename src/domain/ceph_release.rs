@@ -170,11 +170,37 @@ impl CephRelease {
         }
         Some(Ok(CephRelease { release, version: version.to_string() }))
     }
+
+    /// `MAJOR.MINOR.PATCH` of the version (a build suffix dropped); none
+    /// for a `Development` build.
+    pub fn numbers(&self) -> Option<(u32, u32, u32)> {
+        let mut parts = self.version.split('-').next()?.split('.').map(|p| p.parse::<u32>().ok());
+        Some((parts.next()??, parts.next()??, parts.next()??))
+    }
+
+    /// Whether this ceph-volume reads the "being replaced" header
+    /// (`being_replaced`, from 19.2.1 on). A development build counts from
+    /// the release after Squid, whose every build has it.
+    pub fn reads_replace_header(&self) -> bool {
+        match self.numbers() {
+            Some(v) => v >= (19, 2, 1),
+            None => self.release > Release::Squid,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_replace_header_is_read_from_19_2_1_on() {
+        let reads = |t: &str| CephRelease::parse(t).unwrap().reads_replace_header();
+        assert!(!reads("16.2.15") && !reads("18.2.7 (reef)") && !reads("19.2.0"));
+        assert!(reads("19.2.1") && reads("19.2.3 (squid)") && reads("20.2.4 (tentacle)"));
+        assert!(reads("ceph version 19.3.0-1234-gabcdef12 (abcdef12) squid (dev)"));
+        assert!(reads("Development (tentacle)") && !reads("Development (squid)"));
+    }
 
     #[test]
     fn an_operator_names_a_release_by_name_major_series_or_version() {

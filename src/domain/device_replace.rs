@@ -94,6 +94,20 @@ pub fn slot_filled(old_id: Option<&str>, now_at_slot: Option<&Device>) -> bool {
     !now.device_id.trim().is_empty() && !same_disk(old, &now.device_id)
 }
 
+/// Whether ceph-volume's "being replaced" header is to be written on the
+/// slot's disk now: the host's ceph-volume reads it, the disk at the slot
+/// is still the one replaced (the same id; a disk without one cannot be
+/// told from its successor and is left alone), it is not marked yet, and
+/// nothing of an OSD is left on it (the agent checks again, with the disk
+/// held, that it is blank). The caller knows that the slot's removals are
+/// over.
+pub fn header_due(reads_header: bool, old_id: Option<&str>, now_at_slot: Option<&Device>) -> bool {
+    let (true, Some(old), Some(now)) = (reads_header, old_id.filter(|i| !i.trim().is_empty()), now_at_slot) else {
+        return false;
+    };
+    same_disk(old, &now.device_id) && !now.being_replaced && now.lvs.is_empty() && !now.ceph_device
+}
+
 /// A removal of the replacement, as `--clear` sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlotRemoval {
@@ -141,6 +155,23 @@ mod tests {
             })
             .collect();
         Device::from(r)
+    }
+
+    #[test]
+    fn the_header_goes_on_the_replaced_disk_once_nothing_is_left_on_it() {
+        let zapped = disk("/dev/sdd", "QEMU_HDD_7", &[]);
+        assert!(header_due(true, Some("QEMU_HDD_7"), Some(&zapped)));
+        assert!(!header_due(false, Some("QEMU_HDD_7"), Some(&zapped)), "a ceph-volume before 19.2.1");
+        assert!(!header_due(true, None, Some(&zapped)), "no id: the old disk cannot be told from a new one");
+        assert!(!header_due(true, Some("QEMU_HDD_7"), None), "gone from the slot");
+        let new = disk("/dev/sdd", "QEMU_SSD_9", &[]);
+        assert!(!header_due(true, Some("QEMU_HDD_7"), Some(&new)), "a new disk is in the slot");
+        let still = disk("/dev/sdd", "QEMU_HDD_7", &[("4", "block")]);
+        assert!(!header_due(true, Some("QEMU_HDD_7"), Some(&still)), "an OSD's LV is on it");
+        let mut marked =
+            DeviceReport { path: "/dev/sdd".into(), device_id: "QEMU_HDD_7".into(), ..DeviceReport::default() };
+        marked.being_replaced = true;
+        assert!(!header_due(true, Some("QEMU_HDD_7"), Some(&Device::from(marked))), "marked already");
     }
 
     #[test]

@@ -74,6 +74,9 @@ event_kinds! {
     DeviceReplaceCleared = "device-replace-cleared",
     /// A new disk is in a replaced disk's slot: its holds are lifted, specs redeploy the ids.
     DeviceSlotFilled = "device-slot-filled",
+    /// ceph-volume's "being replaced" header written on a replaced disk
+    /// that is still in its slot, or erased from it (`--clear`, a release).
+    DeviceReplaceHeader = "device-replace-header",
     SpecApplied = "spec-applied",
     SpecRemoved = "spec-removed",
     /// ceph-volume is about to run for a spec on a host.

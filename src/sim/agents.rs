@@ -7,14 +7,15 @@ use serde_json::{json, Value};
 
 use super::cluster::SIM_FSID;
 use super::cluster::{SimCluster, SimOsd, SimState};
+use super::prepare::prepare;
 use crate::agent_client::{AgentError, HostAgents, InventoryAnswer};
-use crate::domain::osd_layout::{command_layout, Refusal};
 use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, ListedOsd,
-    OsdDaemonStatus, OsdKind, ProbeRequest, ProbeResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
+    OsdDaemonStatus, OsdKind, ProbeRequest, ProbeResult, ReplaceHeaderRequest, ReplaceHeaderResult, ZapOsdRequest,
+    ZapOsdResult, ZapRequest, ZapResult,
 };
-use crate::wire::ceph_volume::{parse_device_list, report_of};
+use crate::wire::ceph_volume::report_of;
 
 fn unreachable(s: &SimState, host: &ManagedHost) -> Result<(), AgentError> {
     if s.unreachable.contains(&host.name) {
@@ -27,7 +28,7 @@ fn unreachable(s: &SimState, host: &ManagedHost) -> Result<(), AgentError> {
 }
 
 /// The host's devices as ceph-volume would report them now.
-fn inventory(s: &mut SimState, host: &str) -> Vec<Value> {
+pub(super) fn inventory(s: &mut SimState, host: &str) -> Vec<Value> {
     let base = s.devices.get(host).cloned().unwrap_or_default();
     let on_host: Vec<SimOsd> = s.osds_on(host).into_iter().cloned().collect();
     // As the real agents answer the daemon: `--filter-for-batch`, so disks
@@ -71,6 +72,10 @@ fn inventory(s: &mut SimState, host: &str) -> Vec<Value> {
                 d["available"] = json!(false);
                 d["rejected_reasons"] = json!(["Has BlueStore device label"]);
                 d["lvs"] = json!([]);
+            } else if s.marked.iter().any(|(h, p)| h == host && *p == path) {
+                d["available"] = json!(false);
+                d["being_replaced"] = json!(true);
+                d["rejected_reasons"] = json!(["Is being replaced"]);
             }
             d
         })
@@ -92,7 +97,7 @@ impl HostAgents for SimCluster {
                 devices: inventory(s, &host.name),
                 can_create_osds: true,
                 note: None,
-                ceph_release: None,
+                ceph_release: s.ceph_volume_release.clone(),
             })
         });
         // Answered as the real agent answers: unchanged when the ETag is the current one.
@@ -265,6 +270,7 @@ impl HostAgents for SimCluster {
                 });
             }
             s.dirty.retain(|(h, p)| !(h == &host.name && *p == request.path));
+            s.marked.retain(|(h, p)| !(h == &host.name && *p == request.path));
             // A destroyed OSD keeps its id in the map, but no longer its disk.
             for o in s.osds.iter_mut().filter(|o| o.host == host.name && o.device == request.path && o.destroyed) {
                 o.device.clear();
@@ -350,72 +356,34 @@ impl HostAgents for SimCluster {
         });
         Box::pin(async move { r })
     }
-}
 
-/// What ceph-volume does with the command, simulated: it plans with the
-/// same function as the dry-run (so the demo carries out exactly the plan
-/// it showed, or fails where ceph-volume would) and makes each planned OSD,
-/// prepared but not activated or started, with its claimed (destroyed) id
-/// where it has one; the spec's class or the disk's, unless the claimed id
-/// still has one bound (Ceph's OSD sets its class at boot only where none
-/// is). DB and WAL devices then show their new volumes in the inventory.
-fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest) -> Result<Vec<String>, Refusal> {
-    let inv = inventory(s, host);
-    let devices = serde_json::to_vec(&inv)
-        .map_err(|e| e.to_string())
-        .and_then(|j| parse_device_list(&j).map_err(|e| e.to_string()))
-        .map_err(|e| Refusal {
-            exit_code: 1,
-            message: format!("the simulated inventory does not read as ceph-volume's: {e}"),
-            detail: None,
-            by_osdkeeper: true,
-        })?;
-    // The simulated cluster is Ceph 16.2.15 (`ceph versions`), its ceph-volume too.
-    let layout = command_layout(&request.args, &devices, crate::domain::ceph_release::Release::Pacific)?;
-    let class = request.args.windows(2).find(|w| w[0] == "--crush-device-class").map(|w| w[1].clone());
-    let mut created = Vec::new();
-    for osd in layout.osds {
-        let path = osd.data.to_string();
-        let device = devices.iter().find(|d| *d.path == *path).map(|d| d.report.clone()).unwrap_or_default();
-        let (id, bound, noout) = match osd.osd_id.and_then(|id| id.parse().ok()) {
-            Some(id) => {
-                let old = s.osds.iter().find(|o| o.id == id && o.destroyed);
-                let bound = old.filter(|o| !o.device_class.is_empty()).map(|o| o.device_class.clone());
-                // `osd new` on a destroyed id keeps its other state bits: noout stays.
-                let noout = old.is_some_and(|o| o.noout);
-                s.osds.retain(|o| !(o.id == id && o.destroyed));
-                s.osds_changed();
-                (id, bound, noout)
+    fn replace_header<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        request: &'a ReplaceHeaderRequest,
+    ) -> BoxFuture<'a, Result<ReplaceHeaderResult, AgentError>> {
+        let r = self.with(|s| {
+            unreachable(s, host)?;
+            let path = request.path.clone();
+            let in_use = s.osds.iter().any(|o| o.host == host.name && o.device == path)
+                || s.dirty.iter().any(|(h, p)| h == &host.name && *p == path);
+            if in_use {
+                return Err(AgentError::Refused {
+                    addr: host.addr.clone(),
+                    status: 409,
+                    message: format!("refusing to mark {path}: it is not blank (simulated); nothing was written"),
+                });
             }
-            None => (s.free_ids(1)[0], None, false),
-        };
-        for fast in [&osd.db, &osd.wal].into_iter().flatten() {
-            match s.db_disks.iter_mut().find(|(h, p, _)| h == host && **p == **fast) {
-                Some((_, _, ids)) => ids.push(id),
-                None => s.db_disks.push((host.to_string(), fast.to_string(), vec![id])),
+            let key = (host.name.clone(), path.clone());
+            let was = s.marked.contains(&key);
+            s.marked.retain(|k| k != &key);
+            if request.mark {
+                s.marked.push(key);
             }
-        }
-        let crush_weight =
-            super::answers::initial_weight(s, id, super::crush_weight_of(device.size_bytes.unwrap_or(1e12)));
-        s.osds.push(SimOsd {
-            id,
-            host: host.to_string(),
-            device: path.clone(),
-            device_id: device.device_id.to_string(),
-            up: false,
-            is_in: true,
-            destroyed: false,
-            noout,
-            crush_weight,
-            pgs: 0.0,
-            daemon_running: false,
-            affinity: request.osdspec_affinity.clone().unwrap_or_default(),
-            device_class: bound.unwrap_or_else(|| class.clone().unwrap_or_else(|| super::class_of(&device))),
-            fsid: super::sim_fsid(host, &path, id),
-            activated: false,
+            let changed = was != request.mark;
+            let steps = vec![format!("{} the header on {path} (simulated)", if changed { "set" } else { "left" })];
+            Ok(ReplaceHeaderResult { path, marked: request.mark, changed, steps })
         });
-        s.osds_changed();
-        created.push(format!("osd.{id} on {path}"));
+        Box::pin(async move { r })
     }
-    Ok(created)
 }

@@ -118,6 +118,20 @@ impl SimCluster {
                 d["device_id"] = serde_json::json!(device_id);
             }
         }
+        // The new disk carries no header.
+        s.marked.retain(|(h, p)| !(h == host && p == path));
+    }
+
+    /// The release every host's ceph-volume reports from now on
+    /// (`20.2.4 (tentacle)`); none by default. Only what it says: the
+    /// simulated ceph-volume still plans as 16.2.15's.
+    pub fn set_ceph_volume_release(&self, release: &str) {
+        self.inner.lock().expect("sim lock").ceph_volume_release = Some(release.to_string());
+    }
+
+    /// The disks that carry ceph-volume's "being replaced" header: (host, path).
+    pub fn marked(&self) -> Vec<(String, String)> {
+        self.inner.lock().expect("sim lock").marked.clone()
     }
 
     /// Declares a shared DB disk.

@@ -10,6 +10,7 @@ mod cluster;
 mod health;
 mod pgmap;
 mod placement;
+mod prepare;
 mod state;
 /// The CRUSH weight a new OSD of `bytes` gets: its size in TiB, as
 /// ceph-osd sets it (`osd_crush_initial_weight` unset): a 1.9 TB disk

@@ -46,6 +46,10 @@ pub(super) struct SimState {
     pub zaps_lost: Vec<String>,
     /// (host, path) of disks that still carry a purged OSD's label.
     pub dirty: Vec<(String, String)>,
+    /// (host, path) of disks with ceph-volume's "being replaced" header.
+    pub marked: Vec<(String, String)>,
+    /// The release every host's ceph-volume reports (none: not said).
+    pub ceph_volume_release: Option<String>,
     /// Purged OSDs whose LVs are still on their host: (host, id, fsid, device).
     pub purged_lvs: Vec<(String, u32, String, String)>,
     /// Shared DB disks: (host, path, OSDs whose DB they hold); in use while any of them exists.
@@ -83,6 +87,8 @@ impl SimState {
             unreachable: Vec::new(),
             zaps_lost: Vec::new(),
             dirty: Vec::new(),
+            marked: Vec::new(),
+            ceph_volume_release: None,
             purged_lvs: Vec::new(),
             db_disks: Vec::new(),
             config: Vec::new(),

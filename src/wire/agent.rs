@@ -15,6 +15,7 @@
 //! | `POST /v1/osd/{id}/activate` | `ActivateRequest` | `CommandResult` of `ceph-volume raw activate` / `lvm activate` (also when it failed) |
 //! | `POST /v1/osd/{id}/start` | | `OsdDaemonStatus` once a process serves the id (idempotent: a running daemon is left alone) |
 //! | `POST /v1/probe` | `ProbeRequest` | `ProbeResult` (fio's four jobs on a blank device), or 4xx `AgentErrorBody` when refused (not blank, another disk at the path, no intent) |
+//! | `POST /v1/replace-header` | `ReplaceHeaderRequest` | `ReplaceHeaderResult` (ceph-volume's "being replaced" header written or erased on a blank disk), or 4xx `AgentErrorBody` when refused (not blank, another disk at the path) |
 //!
 //! An error answer (`AgentErrorBody`) says what went wrong and its
 //! `AgentErrorCode`: `busy` while another command that changes the host's
@@ -304,6 +305,33 @@ pub struct ZapOsdResult {
     pub osd_fsid: String,
     /// The devices its LVs were on.
     pub devices: Vec<String>,
+    pub steps: Vec<String>,
+}
+
+/// `POST /v1/replace-header`: writes on a blank disk, or erases, the
+/// header ceph-volume 19.2.1+ reads as "this disk is being replaced"
+/// (`being_replaced` in its inventory, the reject reason "Is being
+/// replaced"), so that no spec takes the old disk while its slot waits for
+/// a new one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReplaceHeaderRequest {
+    pub path: String,
+    /// Write the header (`true`) or erase it (`false`).
+    pub mark: bool,
+    /// The disk id the daemon saw at this path (required): another disk
+    /// found there now is refused.
+    pub device_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReplaceHeaderResult {
+    pub path: String,
+    /// The header is on the disk now.
+    pub marked: bool,
+    /// Something was written (false: it already was as asked).
+    pub changed: bool,
     pub steps: Vec<String>,
 }
 

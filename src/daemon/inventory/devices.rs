@@ -130,6 +130,10 @@ impl Inventory {
     /// `device release HOST PATH`: specs may use the device again.
     pub async fn release_device(&self, host: &str, path: &str) -> Result<Hold, DaemonError> {
         let hold = self.store.release(host, path).await?;
+        if hold.waits_for_slot.as_deref() == Some(path) {
+            // A replaced disk's own slot: the disk there is no longer being replaced.
+            self.unmark_slot(host, path, "its slot was released by hand (device release)").await;
+        }
         self.events
             .record(
                 Level::Info,

@@ -4,7 +4,8 @@
 //! device and the holds that keep freed devices from specs (`devices.rs`),
 //! the device listing (`listing.rs`), each host's ceph-volume release
 //! against the cluster's (`releases.rs`), and the slots `device replace`
-//! holds until a new disk is in them (`slots.rs`).
+//! holds until a new disk is in them (`slots.rs`), marked meanwhile with
+//! ceph-volume's "being replaced" header (`replace_header.rs`).
 
 mod devices;
 mod host_specs;
@@ -12,6 +13,7 @@ mod hosts;
 mod listing;
 mod poller;
 mod releases;
+mod replace_header;
 mod slots;
 pub mod view;
 

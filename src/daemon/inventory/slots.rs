@@ -1,7 +1,9 @@
 //! The slots `device replace` holds: when a host's inventory shows a new
 //! disk in one (`domain::device_replace::slot_filled`) and none of the
 //! slot's OSDs is still being removed, every hold waiting on it is lifted
-//! and the specs redeploy the destroyed ids.
+//! and the specs redeploy the destroyed ids. Until then, the old disk still
+//! in the slot gets ceph-volume's "being replaced" header
+//! (`replace_header.rs`).
 
 use std::collections::BTreeSet;
 
@@ -69,8 +71,11 @@ impl Inventory {
                 Some(h) => slot_filled(h.device_id.as_deref(), now_at_slot),
             };
             if !filled {
+                let old_id = own.and_then(|h| h.device_id.as_deref());
+                self.mark_slot_if_due(host, slot, old_id, now_at_slot).await;
                 continue;
             }
+
             let mut lifted = Vec::new();
             for h in &waiting {
                 match self.store.release(host, &h.path).await {

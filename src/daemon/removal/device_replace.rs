@@ -297,6 +297,9 @@ impl Removals {
                 Err(e) => tracing::warn!("device replace --clear: {p} on {host}: {e}"),
             }
         }
+        if released.iter().any(|p| p == path) {
+            self.inventory.unmark_slot(host, path, "device replace --clear").await;
+        }
         let not_stopped: Vec<String> = removals
             .iter()
             .filter(|r| !r.state.accepts_stop())

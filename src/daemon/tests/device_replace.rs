@@ -59,6 +59,7 @@ async fn a_shared_db_ssd_takes_its_osds_down_and_their_hdds_wait_for_the_new_ssd
     let host = d.store.host("f5-422-02").await.unwrap();
     d.inventory.poll_host(&host).await.unwrap();
     assert_eq!(held_on(&d, "f5-422-02").await.len(), 3);
+    assert!(sim.marked().is_empty(), "a host that does not say its ceph-volume's release gets no header");
     let spec =
         "service_type: osd\nservice_id: hdd_with_db\nplacement:\n  hosts: [f5-422-02]\nspec:\n  data_devices:\n    \
                 paths: [/dev/sdb, /dev/sdf]\n  db_devices:\n    paths: [/dev/sdc]\n";
@@ -106,6 +107,49 @@ async fn an_hdd_leaves_its_shared_db_ssd_to_the_specs_and_clear_undoes_it() {
         d.removals.replace_device(&ReplaceBody { yes_i_really_mean_it: true, ..body("f5-422-03", "/dev/sdc") }).await;
     assert!(matches!(&blank, Err(DaemonError::Conflict(m)) if m.contains("nothing to replace")), "{blank:?}");
     assert!(held_on(&d, "f5-422-03").await.is_empty());
+}
+
+/// On a host whose ceph-volume reads it (19.2.1+), the old disk still in
+/// its slot gets the being-replaced header once its OSD's removal is over,
+/// once; `--clear` erases it.
+#[tokio::test]
+async fn the_old_disk_in_its_slot_is_marked_being_replaced_where_ceph_volume_reads_it() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    sim.set_ceph_volume_release("20.2.4 (tentacle)");
+    let host = d.store.host("f5-422-03").await.unwrap();
+    d.inventory.poll_host(&host).await.unwrap();
+    let go = ReplaceBody { yes_i_really_mean_it: true, ..body("f5-422-03", "/dev/sdd") };
+    d.removals.replace_device(&go).await.unwrap();
+    assert!(sim.marked().is_empty(), "not while its OSD is being removed");
+    rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Done).await;
+    d.inventory.poll_host(&host).await.unwrap();
+    let marked = [("f5-422-03".to_string(), "/dev/sdd".to_string())];
+    assert_eq!(sim.marked(), marked);
+    let header_events = || async {
+        let events = d.store.events(None, 300).await.unwrap();
+        events.into_iter().filter(|e| e.kind == EventKind::DeviceReplaceHeader).map(|e| e.message).collect::<Vec<_>>()
+    };
+    let said = header_events().await;
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].starts_with("Marked /dev/sdd ("), "{}", said[0]);
+    assert!(
+        said[0].ends_with(
+            "on f5-422-03 as being replaced: ceph-volume lists it as `being_replaced` until a new disk is in its slot"
+        ),
+        "{}",
+        said[0]
+    );
+    // The next inventory shows it marked: nothing more is written.
+    d.inventory.poll_host(&host).await.unwrap();
+    assert_eq!((sim.marked(), header_events().await.len()), (marked.to_vec(), 1));
+    assert_eq!(held_on(&d, "f5-422-03").await.len(), 1, "osdkeeper's own hold stays");
+
+    let cleared = d.removals.clear_device_replacement("f5-422-03", "/dev/sdd").await.unwrap();
+    assert_eq!(cleared.released, ["/dev/sdd"]);
+    assert!(sim.marked().is_empty(), "--clear erases it");
+    let said = header_events().await;
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said.iter().any(|m| m.starts_with("Erased the being-replaced header from /dev/sdd (")), "{said:?}");
 }
 
 /// A hold left at the slot by an older disk (another serial) would let the
