@@ -78,6 +78,15 @@ fn ways_text(p: &Ways) -> String {
         Some(rate) => format!("\nTimes at {}/s: {}.\n", bytes(rate as u64), p.eta_basis),
         None => format!("\nNo times: {}.\n", p.eta_basis),
     });
+    if let Some(w) = p.ways.iter().find(|w| w.way == "in-place" && w.pgs_degraded > 0) {
+        // The estimate is the rebuild's alone: how long the slot stays
+        // empty is the operator's to say.
+        out.push_str(&format!(
+            "In place, {} PGs run a copy short from the old OSDs' stop until the new disk is in and its OSDs are \
+             made, then for the rebuild's TIME.\n",
+            w.pgs_degraded
+        ));
+    }
     let risks = [(p.single_copy, "left with one copy"), (p.inactive, "inactive (client I/O stops)")];
     for (list, what) in risks {
         for r in list {
@@ -127,4 +136,51 @@ pub fn swap_table(rows: &[SwapStatus]) -> String {
         ]);
     }
     t.plain()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn way(name: &str, bytes: u64, degraded: usize, eta_s: f64) -> WayRow {
+        WayRow {
+            way: name.into(),
+            bytes: Some(bytes),
+            pgs: Some(12),
+            off_old_bytes: None,
+            receivers: Vec::new(),
+            eta_s: Some(eta_s),
+            pgs_degraded: degraded,
+        }
+    }
+
+    #[test]
+    fn the_in_place_time_is_said_to_be_the_rebuild_s_alone() {
+        let ways = [way("drain-first", 30 << 20, 0, 60.0), way("in-place", 13 << 20, 12, 16.0)];
+        let text = ways_text(&Ways {
+            ways: &ways,
+            bytes_per_s: Some(1024.0 * 1024.0),
+            eta_basis: "the recovery rate of the last hour",
+            single_copy: &[],
+            inactive: &[],
+            refusals: &[],
+        });
+        assert!(
+            text.contains(
+                "In place, 12 PGs run a copy short from the old OSDs' stop until the new disk is in and its OSDs are \
+                 made, then for the rebuild's TIME.\n"
+            ),
+            "{text}"
+        );
+        let drain_only = [way("drain-first", 30 << 20, 0, 60.0)];
+        let text = ways_text(&Ways {
+            ways: &drain_only,
+            bytes_per_s: None,
+            eta_basis: "no recovery seen",
+            single_copy: &[],
+            inactive: &[],
+            refusals: &[],
+        });
+        assert!(!text.contains("In place"), "{text}");
+    }
 }
