@@ -131,6 +131,14 @@ async fn another_disk_or_one_not_blank_is_refused_with_nothing_written() {
         "{error}"
     );
     assert_eq!(dev.read_at(0, label.len()), label, "unchanged");
+    // Erasing leaves a disk without the header alone, whatever is on it.
+    let erase = json!({"path": dev.path, "mark": false, "device_id": DISK_ID});
+    let resp = header(&agent, erase).await;
+    assert_eq!(resp.status(), 200, "{}", agent.log());
+    let r: ReplaceHeaderResult = resp.json().await.unwrap();
+    assert!(!r.changed && !r.marked, "{r:?}");
+    assert_eq!(r.steps, [format!("{} has no header: nothing to erase", dev.path)]);
+    assert_eq!(dev.read_at(0, label.len()), label, "unchanged");
 
     // Something blkid does not know, at the start.
     dev.write_head(&vec![0u8; label.len()]);

@@ -13,7 +13,7 @@
 //! (`claim`: checked with the disk held exclusively, the write made through
 //! that same handle), on the disk the daemon named (its id), over zeros or
 //! over the header itself; erasing zeroes those 26 bytes only where the
-//! header is.
+//! header is, and leaves a disk without it alone, whatever is on it.
 
 use std::sync::Arc;
 
@@ -23,6 +23,7 @@ use super::claim::{blkid_signatures, claim_blank, facts_of, ClaimError};
 use super::exclusive::{ExclusiveDevice, ExclusiveError};
 use super::host_roots::HostRoots;
 use super::inventory::{Inventory, InventoryError};
+use super::kernel_inventory::signatures;
 use super::zap::ZapError;
 use crate::wire::agent::{ReplaceHeaderRequest, ReplaceHeaderResult};
 use crate::wire::ceph_volume::same_disk;
@@ -131,6 +132,19 @@ impl HeaderMarker {
                 expected: req.device_id.clone(),
                 found: device.device_id.to_string(),
             });
+        }
+        if !req.mark {
+            // A disk without the header is left alone, whatever is on it
+            // (the OSD of a replacement stopped before its zap).
+            let node = std::path::Path::new(&path);
+            let head = signatures::read_head(node).map_err(|e| HeaderError::Device {
+                path: path.clone(),
+                source: ExclusiveError::Io { what: "read", path: path.clone(), source: e },
+            })?;
+            if head_of(&head) != Head::Marked {
+                let steps = vec![format!("{path} has no header: nothing to erase")];
+                return Ok(ReplaceHeaderResult { path, marked: false, changed: false, steps });
+            }
         }
         let mut facts = facts_of(device);
         facts.signatures = blkid_signatures(&self.blkid, &path).await;

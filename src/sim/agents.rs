@@ -365,6 +365,35 @@ impl HostAgents for SimCluster {
         let r = self.with(|s| {
             unreachable(s, host)?;
             let path = request.path.clone();
+            let key = (host.name.clone(), path.clone());
+            let was = s.marked.contains(&key);
+            let found = s
+                .devices
+                .get(&host.name)
+                .into_iter()
+                .flatten()
+                .find_map(|d| report_of(d).ok().filter(|r| *r.path == *path).map(|r| r.device_id.to_string()));
+            match found {
+                None => {
+                    return Err(AgentError::Refused {
+                        addr: host.addr.clone(),
+                        status: 404,
+                        message: format!("{path} is not a device in this host's current inventory"),
+                    })
+                }
+                Some(id) if !crate::domain::device_id::same_disk(&id, &request.device_id) => {
+                    return Err(AgentError::Refused {
+                        addr: host.addr.clone(),
+                        status: 409,
+                        message: format!("refusing to mark {path}: the disk there now is {id:?}; nothing was written"),
+                    })
+                }
+                Some(_) => {}
+            }
+            if !request.mark && !was {
+                let steps = vec![format!("{path} has no header: nothing to erase (simulated)")];
+                return Ok(ReplaceHeaderResult { path, marked: false, changed: false, steps });
+            }
             let in_use = s.osds.iter().any(|o| o.host == host.name && o.device == path)
                 || s.dirty.iter().any(|(h, p)| h == &host.name && *p == path);
             if in_use {
@@ -374,8 +403,6 @@ impl HostAgents for SimCluster {
                     message: format!("refusing to mark {path}: it is not blank (simulated); nothing was written"),
                 });
             }
-            let key = (host.name.clone(), path.clone());
-            let was = s.marked.contains(&key);
             s.marked.retain(|k| k != &key);
             if request.mark {
                 s.marked.push(key);

@@ -132,7 +132,7 @@ impl Inventory {
         let hold = self.store.release(host, path).await?;
         if hold.waits_for_slot.as_deref() == Some(path) {
             // A replaced disk's own slot: the disk there is no longer being replaced.
-            self.unmark_slot(host, path, "its slot was released by hand (device release)").await;
+            self.unmark_slot(host, path, hold.device_id.as_deref()).await;
         }
         self.events
             .record(

@@ -69,6 +69,9 @@ struct Polls {
     polled: PolledHosts,
     /// The hosts whose release was flagged at the last round (`releases.rs`).
     flagged: releases::Flagged,
+    /// The being-replaced headers that changed inventories find due
+    /// (`replace_header.rs`).
+    headers: Arc<replace_header::Headers>,
 }
 
 /// How often the names of polled hosts go out together.

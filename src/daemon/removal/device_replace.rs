@@ -298,7 +298,8 @@ impl Removals {
             }
         }
         if released.iter().any(|p| p == path) {
-            self.inventory.unmark_slot(host, path, "device replace --clear").await;
+            let id = holds.iter().find(|h| h.path == path).and_then(|h| h.device_id.as_deref());
+            self.inventory.unmark_slot(host, path, id).await;
         }
         let not_stopped: Vec<String> = removals
             .iter()

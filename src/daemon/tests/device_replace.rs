@@ -109,27 +109,62 @@ async fn an_hdd_leaves_its_shared_db_ssd_to_the_specs_and_clear_undoes_it() {
     assert!(held_on(&d, "f5-422-03").await.is_empty());
 }
 
-/// On a host whose ceph-volume reads it (19.2.1+), the old disk still in
-/// its slot gets the being-replaced header once its OSD's removal is over,
-/// once; `--clear` erases it.
-#[tokio::test]
-async fn the_old_disk_in_its_slot_is_marked_being_replaced_where_ceph_volume_reads_it() {
-    let (_dir, d, sim) = sim_daemon(50.0).await;
+/// Waits (up to 10 s) until the simulated disks with the header are `want`:
+/// the header is written and erased in tasks of their own.
+async fn marked_becomes(sim: &crate::sim::SimCluster, want: &[(&str, &str)]) {
+    let want: Vec<(String, String)> = want.iter().map(|(h, p)| (h.to_string(), p.to_string())).collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while sim.marked() != want {
+        assert!(std::time::Instant::now() < deadline, "marked: {:?}, want {want:?}", sim.marked());
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+async fn header_events(d: &Arc<Daemon>) -> Vec<String> {
+    let events = d.store.events(None, 300).await.unwrap();
+    events.into_iter().filter(|e| e.kind == EventKind::DeviceReplaceHeader).map(|e| e.message).collect()
+}
+
+/// Waits (up to 10 s) for the `n`th header event: a task records it after
+/// the agent's answer.
+async fn header_events_reach(d: &Arc<Daemon>, n: usize) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let said = header_events(d).await;
+        if said.len() >= n {
+            return said;
+        }
+        assert!(std::time::Instant::now() < deadline, "{n} header events awaited, {said:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// `device replace` of osd.8's HDD on a host whose ceph-volume is 20.2,
+/// up to the header on the old disk (its removal over, the disk zapped).
+async fn marked_replacement() -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster, crate::store::ManagedHost) {
+    let (dir, d, sim) = sim_daemon(50.0).await;
     sim.set_ceph_volume_release("20.2.4 (tentacle)");
     let host = d.store.host("f5-422-03").await.unwrap();
     d.inventory.poll_host(&host).await.unwrap();
     let go = ReplaceBody { yes_i_really_mean_it: true, ..body("f5-422-03", "/dev/sdd") };
     d.removals.replace_device(&go).await.unwrap();
+    // A look while its OSD is being removed writes nothing.
+    d.inventory.poll_host(&host).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     assert!(sim.marked().is_empty(), "not while its OSD is being removed");
     rounds_until(&d, &sim, 8, |r| r.state.phase == Phase::Done).await;
     d.inventory.poll_host(&host).await.unwrap();
-    let marked = [("f5-422-03".to_string(), "/dev/sdd".to_string())];
-    assert_eq!(sim.marked(), marked);
-    let header_events = || async {
-        let events = d.store.events(None, 300).await.unwrap();
-        events.into_iter().filter(|e| e.kind == EventKind::DeviceReplaceHeader).map(|e| e.message).collect::<Vec<_>>()
-    };
-    let said = header_events().await;
+    marked_becomes(&sim, &[("f5-422-03", "/dev/sdd")]).await;
+    (dir, d, sim, host)
+}
+
+/// On a host whose ceph-volume reads it (19.2.1+), the old disk still in
+/// its slot gets the being-replaced header once its OSD's removal is over,
+/// once; `--clear` erases it, even before an inventory showed it.
+#[tokio::test]
+async fn the_old_disk_in_its_slot_is_marked_being_replaced_and_clear_erases_it() {
+    let (_dir, d, sim, host) = marked_replacement().await;
+    let said = header_events_reach(&d, 1).await;
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(said[0].starts_with("Marked /dev/sdd ("), "{}", said[0]);
     assert!(
@@ -139,17 +174,36 @@ async fn the_old_disk_in_its_slot_is_marked_being_replaced_where_ceph_volume_rea
         "{}",
         said[0]
     );
-    // The next inventory shows it marked: nothing more is written.
-    d.inventory.poll_host(&host).await.unwrap();
-    assert_eq!((sim.marked(), header_events().await.len()), (marked.to_vec(), 1));
     assert_eq!(held_on(&d, "f5-422-03").await.len(), 1, "osdkeeper's own hold stays");
 
+    // No inventory since the write: the stored one does not show the header yet.
     let cleared = d.removals.clear_device_replacement("f5-422-03", "/dev/sdd").await.unwrap();
     assert_eq!(cleared.released, ["/dev/sdd"]);
-    assert!(sim.marked().is_empty(), "--clear erases it");
-    let said = header_events().await;
+    marked_becomes(&sim, &[]).await;
+    let said = header_events_reach(&d, 2).await;
     assert_eq!(said.len(), 2, "{said:?}");
     assert!(said.iter().any(|m| m.starts_with("Erased the being-replaced header from /dev/sdd (")), "{said:?}");
+    // Later looks write nothing again: the hold is gone.
+    d.inventory.poll_host(&host).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!((sim.marked().len(), header_events(&d).await.len()), (0, 2));
+}
+
+/// Written once: the next inventories show it; a `device release` of the
+/// slot erases it; a new disk in a slot carries none.
+#[tokio::test]
+async fn the_header_is_written_once_and_a_release_of_the_slot_erases_it() {
+    let (_dir, d, sim, host) = marked_replacement().await;
+    header_events_reach(&d, 1).await;
+    for _ in 0..2 {
+        d.inventory.poll_host(&host).await.unwrap();
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(header_events(&d).await.len(), 1, "{:?}", header_events(&d).await);
+    d.inventory.release_device("f5-422-03", "/dev/sdd").await.unwrap();
+    marked_becomes(&sim, &[]).await;
+    let said = header_events_reach(&d, 2).await;
+    assert!(said[1].starts_with("Erased the being-replaced header from /dev/sdd ("), "{said:?}");
 }
 
 /// A hold left at the slot by an older disk (another serial) would let the

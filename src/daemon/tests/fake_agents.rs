@@ -40,9 +40,6 @@ pub(in crate::daemon) struct FakeAgents {
     pub(in crate::daemon) taken_at_ms: Mutex<Option<i64>>,
     /// The release of ceph-volume's Ceph each host reports (default: none).
     pub(in crate::daemon) ceph_release: Mutex<std::collections::HashMap<String, String>>,
-    /// Each replacement header asked for, by host; a marked disk is then
-    /// reported `being_replaced`, as ceph-volume 19.2.1+ reports it.
-    pub(in crate::daemon) headers: Mutex<Vec<(String, ReplaceHeaderRequest)>>,
 }
 
 impl HostAgents for FakeAgents {
@@ -193,7 +190,6 @@ impl HostAgents for FakeAgents {
         request: &'a ReplaceHeaderRequest,
     ) -> BoxFuture<'a, Result<ReplaceHeaderResult, AgentError>> {
         Box::pin(async move {
-            self.headers.lock().unwrap().push((host.name.clone(), request.clone()));
             let mut devices = self.devices.lock().unwrap();
             let disk = devices.get_mut(&host.name).and_then(|ds| ds.iter_mut().find(|d| d["path"] == *request.path));
             let Some(disk) = disk else {
