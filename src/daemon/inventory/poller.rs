@@ -89,8 +89,10 @@ impl Inventory {
                 self.polls.polled.note(&host.name);
             }
             Polled::Changed(fresh) => self.store_fresh(vec![*fresh]).await.map_err(|e| e.to_string())?,
-            Polled::Recorded => {}
+            Polled::Recorded => return Ok(()),
         }
+        // An erasure that failed while the agent was away.
+        self.retry_erasures(&host.name).await;
         Ok(())
     }
 
@@ -337,7 +339,13 @@ impl Inventory {
     /// Writes unchanged inventories' new times, then announces their hosts.
     async fn touch(&self, seen: Vec<InventorySeen>) {
         match self.store.touch_inventories(&seen).await {
-            Ok(()) => seen.iter().for_each(|s| self.polls.polled.note(&s.host)),
+            Ok(()) => {
+                for s in &seen {
+                    self.polls.polled.note(&s.host);
+                    // An erasure that failed while the agent was away.
+                    self.retry_erasures(&s.host).await;
+                }
+            }
             // Their hosts are polled again at the next round (their next
             // poll was not moved), and their inventories stay as they were.
             Err(e) => tracing::error!(hosts = seen.len(), "cannot record unchanged inventories: {e}"),

@@ -13,8 +13,9 @@
 //! looks again under it that the slot's hold is still there: a `--clear`
 //! cannot slip between its decision and the write. An erasure is sent
 //! whatever the last inventory says (the agent leaves a disk without the
-//! header alone), and one that fails is tried again after each changed
-//! inventory of the host until it goes through (not across a restart).
+//! header alone), and one that fails is tried again after each poll of the
+//! host until it goes through, or until another disk is in its place (not
+//! across a restart).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -38,7 +39,9 @@ type Disk = (String, String);
 pub(super) struct Headers {
     turn: tokio::sync::Mutex<()>,
     /// Writes asked for and not over yet: not asked twice.
-    running: Mutex<HashSet<Disk>>,
+    writing: Mutex<HashSet<Disk>>,
+    /// Erasures asked for and not over yet: not asked twice.
+    erasing: Mutex<HashSet<Disk>>,
     /// Erasures that failed, with the disk's id: tried again.
     erase: Mutex<HashMap<Disk, String>>,
     /// The last failure said of each disk: said again only when it changes.
@@ -73,7 +76,7 @@ impl Inventory {
             return;
         }
         let key = (host.to_string(), slot.to_string());
-        if !self.polls.headers.running.lock().expect("headers lock").insert(key.clone()) {
+        if !self.polls.headers.writing.lock().expect("headers lock").insert(key.clone()) {
             return;
         }
         let (job, id) = (self.header_job(), disk.device_id.to_string());
@@ -85,7 +88,7 @@ impl Inventory {
                     job.set(&key.0, &key.1, &id, true, reason).await;
                 }
             }
-            job.headers.running.lock().expect("headers lock").remove(&key);
+            job.headers.writing.lock().expect("headers lock").remove(&key);
         });
     }
 
@@ -101,19 +104,34 @@ impl Inventory {
             return;
         }
         let key = (host.to_string(), path.to_string());
-        self.polls.headers.erase.lock().expect("headers lock").insert(key.clone(), id.to_string());
-        let job = self.header_job();
-        tokio::spawn(async move { job.erase(key).await });
+        self.polls.headers.erase.lock().expect("headers lock").insert(key, id.to_string());
+        self.retry_erasures(host).await;
     }
 
     /// Tries again the host's erasures that failed (after each of its
-    /// changed inventories).
-    pub(super) fn retry_erasures(&self, host: &str) {
-        let pending: Vec<Disk> =
-            self.polls.headers.erase.lock().expect("headers lock").keys().filter(|(h, _)| h == host).cloned().collect();
-        for key in pending {
+    /// polls); one whose disk another has replaced is dropped (a new disk
+    /// has no header).
+    pub(super) async fn retry_erasures(&self, host: &str) {
+        let pending: Vec<(Disk, String)> = {
+            let erase = self.polls.headers.erase.lock().expect("headers lock");
+            if !erase.keys().any(|(h, _)| h == host) {
+                return;
+            }
+            erase.iter().filter(|((h, _), _)| h == host).map(|(k, id)| (k.clone(), id.clone())).collect()
+        };
+        for (key, id) in pending {
+            if self.other_disk_at(host, &key.1, &id).await {
+                self.polls.headers.erase.lock().expect("headers lock").remove(&key);
+                continue;
+            }
+            if !self.polls.headers.erasing.lock().expect("headers lock").insert(key.clone()) {
+                continue;
+            }
             let job = self.header_job();
-            tokio::spawn(async move { job.erase(key).await });
+            tokio::spawn(async move {
+                job.erase(key.clone()).await;
+                job.headers.erasing.lock().expect("headers lock").remove(&key);
+            });
         }
     }
 
@@ -229,7 +247,7 @@ impl Job {
             } else {
                 format!(
                     "Could not erase the being-replaced header from {path} ({device_id}) on {host} ({error}); tried \
-                     again after its next changed inventory, or `ceph-volume lvm zap --clear-replace-header {path}` \
+                     again after its next poll, or `ceph-volume lvm zap --clear-replace-header {path}` \
                      on the host"
                 )
             };

@@ -44,7 +44,7 @@ impl Inventory {
     }
 
     async fn try_release_filled_slots(&self, host: &str, devices: &[Device]) -> Result<(), crate::store::StoreError> {
-        self.retry_erasures(host);
+        self.retry_erasures(host).await;
         let holds: Vec<_> = self.store.holds().await?.into_iter().filter(|h| h.host == host).collect();
         let slots: BTreeSet<&str> = holds.iter().filter_map(|h| h.waits_for_slot.as_deref()).collect();
         if slots.is_empty() {

@@ -206,6 +206,30 @@ async fn the_header_is_written_once_and_a_release_of_the_slot_erases_it() {
     assert!(said[1].starts_with("Erased the being-replaced header from /dev/sdd ("), "{said:?}");
 }
 
+/// An erasure that finds the agent away is said once and tried again at
+/// the host's next poll, which goes through once it answers.
+#[tokio::test]
+async fn an_erasure_that_fails_is_tried_again_at_the_next_poll() {
+    let (_dir, d, sim, host) = marked_replacement().await;
+    header_events_reach(&d, 1).await;
+    sim.set_unreachable("f5-422-03", true);
+    d.removals.clear_device_replacement("f5-422-03", "/dev/sdd").await.unwrap();
+    let said = header_events_reach(&d, 2).await;
+    assert!(said[1].starts_with("Could not erase the being-replaced header from /dev/sdd ("), "{said:?}");
+    assert!(said[1].contains("tried again after its next poll"), "{}", said[1]);
+    assert_eq!(sim.marked().len(), 1);
+    // Still away: tried again, said no more.
+    let _ = d.inventory.poll_host(&host).await;
+    let _ = d.inventory.refresh(&["f5-422-03".to_string()], std::time::Duration::from_secs(5)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(header_events(&d).await.len(), 2, "{:?}", header_events(&d).await);
+    sim.set_unreachable("f5-422-03", false);
+    d.inventory.poll_host(&host).await.unwrap();
+    marked_becomes(&sim, &[]).await;
+    let said = header_events_reach(&d, 3).await;
+    assert!(said[2].starts_with("Erased the being-replaced header from /dev/sdd ("), "{said:?}");
+}
+
 /// A hold left at the slot by an older disk (another serial) would let the
 /// slot look filled at once: the replacement's own hold takes its place, and
 /// a refused replacement puts the old one back as it was.
