@@ -49,7 +49,8 @@ fn json(url: &str, args: &[&str]) -> Value {
     let mut full = args.to_vec();
     full.extend(["--format", "json"]);
     let (code, out, err) = cli(url, Some(TOKEN), &full);
-    assert_eq!(code, 0, "{args:?}: {err}");
+    // A run that failed answers on stdout (its JSON, with its failure).
+    assert_eq!(code, 0, "osdkeeper {}: exit {code}\nstdout: {out}\nstderr: {err}", full.join(" "));
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
 }
 
@@ -135,7 +136,19 @@ fn benchmarks_on_a_real_cluster() {
     assert_eq!(sb.ceph(&["osd", "pool", "application", "enable", "testbench", "rados"]).0, 0);
     sb.wait_clean();
     sb.wait_health_ok();
-    let given = json(url, &["bench", "cluster", "--pool", "testbench", "--seconds", "2", "--label", "after"]);
+    let args = ["bench", "cluster", "--pool", "testbench", "--seconds", "2", "--label", "after", "--format", "json"];
+    let (code, out, err) = cli(url, Some(TOKEN), &args);
+    if code != 0 {
+        panic!(
+            "osdkeeper {}: exit {code}\nstdout: {out}\nstderr: {err}\nceph health detail: {:?}\npg ls-by-pool \
+             testbench: {:?}\nosd pool ls detail: {:?}",
+            args.join(" "),
+            sb.ceph(&["health", "detail"]),
+            sb.ceph(&["pg", "ls-by-pool", "testbench"]),
+            sb.ceph(&["osd", "pool", "ls", "detail"])
+        );
+    }
+    let given: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"));
     assert_eq!(given["phase"], "done", "{given}");
     assert_eq!(given["shape"]["pg_num"], 16, "{given}");
     let left = std::process::Command::new(sb.tool("rados"))

@@ -59,7 +59,7 @@ impl CephBench for CephCli {
     fn health(&self) -> BoxFuture<'_, Result<String, CephError>> {
         Box::pin(async move {
             let h: Health = self.json(&["health"]).await?;
-            Ok(h.status)
+            Ok(h.said())
         })
     }
 

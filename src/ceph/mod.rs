@@ -10,6 +10,7 @@ pub mod bench;
 pub mod cli;
 mod cli_bench;
 mod drain;
+mod health_json;
 mod placement;
 pub mod rados_lock;
 mod rados_wire;

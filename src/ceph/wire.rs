@@ -141,11 +141,7 @@ pub struct PgStateCount {
     pub num: i64,
 }
 
-/// `ceph health --format json`.
-#[derive(Debug, Deserialize)]
-pub struct Health {
-    pub status: String,
-}
+pub use super::health_json::Health;
 
 /// One pool of `ceph osd pool ls detail --format json`.
 #[derive(Debug, Deserialize)]

@@ -29,6 +29,10 @@ use crate::wire::api::bench::{ClusterBenchBody, ClusterComparison, ClusterRun, C
 /// How long a new pool's PGs may take to become active+clean.
 const POOL_READY: Duration = Duration::from_secs(120);
 
+/// How long a run waits as it starts for the cluster to be as it was when
+/// the run was asked for (HEALTH_OK, no drain).
+const START_GRACE: Duration = Duration::from_secs(60);
+
 /// The subject of every cluster benchmark: one runs at a time.
 const SUBJECT: &str = "cluster";
 
@@ -122,7 +126,7 @@ impl Benchmarks {
     /// The action of a phase; what it measured or found.
     async fn carry_out_bench(&self, b: &ClusterBench, effect: BenchEffect) -> Result<BenchOutput, String> {
         match effect {
-            BenchEffect::Check => Ok(BenchOutput::Health(self.may_bench(b).await.map_err(|e| e.to_string())?)),
+            BenchEffect::Check => Ok(BenchOutput::Health(self.may_start(b).await?)),
             BenchEffect::PreparePool => {
                 if b.own_pool {
                     self.ceph.create_pool(&b.pool, b.pg_num, "rados").await.map_err(|e| e.to_string())?;
@@ -143,6 +147,23 @@ impl Benchmarks {
                     self.ceph.rados_cleanup(&b.pool, &b.run_name).await.map_err(|e| e.to_string())?;
                 }
                 Ok(BenchOutput::CleanedUp)
+            }
+        }
+    }
+
+    /// `may_bench` again as the run starts: a warning that came after the
+    /// run was asked for (a slow heartbeat, a slow op on a loaded host) is
+    /// given `START_GRACE` to clear before the run fails with it.
+    async fn may_start(&self, b: &ClusterBench) -> Result<String, String> {
+        let start = Instant::now();
+        loop {
+            match self.may_bench(b).await {
+                Ok(health) => return Ok(health),
+                Err(DaemonError::CannotAct(why)) if start.elapsed() < START_GRACE => {
+                    tracing::info!("cluster benchmark waits to start: {why}");
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                }
+                Err(e) => return Err(e.to_string()),
             }
         }
     }
