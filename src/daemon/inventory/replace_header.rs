@@ -93,14 +93,15 @@ impl Inventory {
     }
 
     /// Erases the header from the replaced disk `device_id` at `path`, in
-    /// the background (`--clear`, `device release`): on hosts whose
-    /// ceph-volume reads it, unless the last inventory shows another disk
-    /// there (a new disk has none).
+    /// the background (`--clear`, `device release`), on hosts whose
+    /// ceph-volume reads it.
     pub async fn unmark_slot(&self, host: &str, path: &str, device_id: Option<&str>) {
         let Some(id) = device_id.filter(|i| !i.trim().is_empty()) else {
             return;
         };
-        if !reads_replace_header(&self.store, host).await || self.other_disk_at(host, path, id).await {
+        // Another disk at the path (a new one has no header) is found by
+        // `retry_erasures`, which drops the erasure.
+        if !reads_replace_header(&self.store, host).await {
             return;
         }
         let key = (host.to_string(), path.to_string());
