@@ -406,6 +406,9 @@ fn in_place(sb: &Sandbox, url: &str, (host, old_disks, spares): &(String, Vec<St
     assert_eq!(preview["refusals"], serde_json::json!([refusal]), "{preview:#}");
     let row = preview["ways"].as_array().unwrap().iter().find(|w| w["way"] == "in-place").cloned().unwrap();
     assert_eq!(row["pgs_degraded"], on_c, "{preview:#}");
+    // The swaps before this one made OSDs: their deployments time the making.
+    let making = &preview["making"];
+    assert!(making["seconds"].as_f64().is_some_and(|s| s > 0.0), "no making estimated: {preview:#}");
     let swaps_before = cli_ok(url, Some(TOKEN), &["swap", "ls", "--format", "json"]);
     let (code, out, err) = replace(&[]);
     assert_ne!(code, 0, "scheduled without --accept-single-copy: {out}");
@@ -444,13 +447,14 @@ fn in_place(sb: &Sandbox, url: &str, (host, old_disks, spares): &(String, Vec<St
     let window = seen.window().unwrap().as_secs_f64();
     // The outside watch samples once a second, inside the swap's window.
     assert!(window <= kept + 2.0, "PGs below size for {window:.1} s, outside the swap's window of {kept:.1} s");
-    let estimated = &done["risk"]["window_s"];
+    let (estimated, made) = (&done["risk"]["window_s"], &done["risk"]["making_s"]);
     println!(
         "measured: in-place {bytes} bytes, drain-then-add {then_add} bytes, ratio {:.2}; degraded window {window:.0} s \
          (up to {} PGs below size; osdkeeper: {kept:.0} s from the stop to noout off; the record's estimate: \
-         {estimated}); the swap {:.0} s",
+         making {made} s ({}) + backfill {estimated} s); the swap {:.0} s",
         bytes as f64 / then_add as f64,
         seen.worst,
+        making["basis"],
         wall.as_secs_f64()
     );
     assert!(bytes > 0, "the in-place way moved nothing");

@@ -209,9 +209,16 @@ pub async fn run(r: &Remote, cmd: SwapCmd) -> Result<ExitCode, ClientError> {
             out::answer(r.format, &detail, |d| {
                 let mut text = swap_table(std::slice::from_ref(&d.status));
                 if let Some(w) = &d.degraded_window {
-                    let estimate = match d.status.risk.as_ref().and_then(|r| r.window_s) {
-                        Some(s) => format!("; the preview estimated {s:.0} s of backfill"),
-                        None => String::new(),
+                    let risk = d.status.risk.as_ref();
+                    let estimate = match (risk.and_then(|r| r.making_s), risk.and_then(|r| r.window_s)) {
+                        (Some(m), Some(b)) => format!(
+                            "; the preview estimated {:.0} s: {m:.0} s to make the new OSD, {b:.0} s of backfill, \
+                             the slot's empty time not counted",
+                            m + b
+                        ),
+                        (None, Some(b)) => format!("; the preview estimated {b:.0} s of backfill"),
+                        (Some(m), None) => format!("; the preview estimated {m:.0} s to make the new OSD"),
+                        (None, None) => String::new(),
                     };
                     text.push_str(&match w.seconds {
                         Some(s) => format!("Degraded window: {s:.0} s, from the stop to noout off{estimate}\n"),

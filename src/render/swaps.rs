@@ -5,7 +5,7 @@ use super::table::{Align, Table};
 use super::units::format_bytes;
 use crate::domain::progress::format_duration;
 use crate::wire::api::devices::ReplaceWays;
-use crate::wire::api::swaps::{PoolRiskRow, SwapPreview, SwapStatus, WayRow};
+use crate::wire::api::swaps::{MakingEstimate, PoolRiskRow, SwapPreview, SwapStatus, WayRow};
 
 fn bytes(n: u64) -> String {
     format_bytes(n as f64, 5).trim().to_string()
@@ -25,6 +25,7 @@ pub fn preview_text(p: &SwapPreview) -> String {
         eta_basis: &p.eta_basis,
         single_copy: &p.single_copy,
         inactive: &p.inactive,
+        making: p.making.as_ref(),
         refusals: &p.refusals,
     };
     head + &ways_text(&ways)
@@ -38,6 +39,7 @@ pub fn replace_ways_text(w: &ReplaceWays) -> String {
         eta_basis: &w.eta_basis,
         single_copy: &w.single_copy,
         inactive: &w.inactive,
+        making: w.making.as_ref(),
         refusals: &w.refusals,
     })
 }
@@ -49,6 +51,7 @@ struct Ways<'a> {
     eta_basis: &'a str,
     single_copy: &'a [PoolRiskRow],
     inactive: &'a [PoolRiskRow],
+    making: Option<&'a MakingEstimate>,
     refusals: &'a [String],
 }
 
@@ -79,11 +82,15 @@ fn ways_text(p: &Ways) -> String {
         None => format!("\nNo times: {}.\n", p.eta_basis),
     });
     if let Some(w) = p.ways.iter().find(|w| w.way == "in-place" && w.pgs_degraded > 0) {
-        // The estimate is the rebuild's alone: how long the slot stays
-        // empty is the operator's to say.
+        // How long the slot stays empty is the operator's to say; the
+        // making and the rebuild are estimated apart, each on its basis.
+        let making = match p.making {
+            Some(m) => format!("about {}: {}", format_duration(m.seconds), m.basis),
+            None => "no deployment seen yet to time it".into(),
+        };
         out.push_str(&format!(
             "In place, {} PGs run a copy short from the old OSDs' stop until the new disk is in and its OSDs are \
-             made, then for the rebuild's TIME.\n",
+             made ({making}), then for the rebuild's TIME.\n",
             w.pgs_degraded
         ));
     }
@@ -155,32 +162,31 @@ mod tests {
     }
 
     #[test]
-    fn the_in_place_time_is_said_to_be_the_rebuild_s_alone() {
+    fn the_in_place_time_is_the_rebuild_s_and_the_making_is_said_apart() {
         let ways = [way("drain-first", 30 << 20, 0, 60.0), way("in-place", 13 << 20, 12, 16.0)];
-        let text = ways_text(&Ways {
+        let made = MakingEstimate { seconds: 41.0, basis: "41 s an OSD, as the last deployment on a went".into() };
+        let mut w = Ways {
             ways: &ways,
             bytes_per_s: Some(1024.0 * 1024.0),
             eta_basis: "the recovery rate of the last hour",
             single_copy: &[],
             inactive: &[],
+            making: Some(&made),
             refusals: &[],
-        });
+        };
+        let text = ways_text(&w);
         assert!(
             text.contains(
                 "In place, 12 PGs run a copy short from the old OSDs' stop until the new disk is in and its OSDs are \
-                 made, then for the rebuild's TIME.\n"
+                 made (about 41s: 41 s an OSD, as the last deployment on a went), then for the rebuild's TIME.\n"
             ),
             "{text}"
         );
+        w.making = None;
+        let text = ways_text(&w);
+        assert!(text.contains("its OSDs are made (no deployment seen yet to time it), then"), "{text}");
         let drain_only = [way("drain-first", 30 << 20, 0, 60.0)];
-        let text = ways_text(&Ways {
-            ways: &drain_only,
-            bytes_per_s: None,
-            eta_basis: "no recovery seen",
-            single_copy: &[],
-            inactive: &[],
-            refusals: &[],
-        });
-        assert!(!text.contains("In place"), "{text}");
+        w.ways = &drain_only;
+        assert!(!ways_text(&w).contains("In place"), "{text}");
     }
 }

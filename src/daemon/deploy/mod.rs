@@ -8,7 +8,7 @@ mod events;
 mod queries;
 mod worker;
 
-pub use queries::{deploy_failures, deployment_status};
+pub use queries::{deploy_failures, deployment_status, making_pace};
 
 use std::sync::Arc;
 

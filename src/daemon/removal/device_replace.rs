@@ -7,6 +7,7 @@
 use super::schedule::osd_names;
 use super::{Removals, RemoveRequest};
 use crate::clock::now_ms;
+use crate::daemon::deploy::making_pace;
 use crate::daemon::DaemonError;
 use crate::domain::device_replace::{self, OsdDevice, SlotRemoval};
 use crate::domain::drain_preview::observed;
@@ -247,6 +248,7 @@ impl Removals {
             pgs: placements.pgs,
             pools: placements.pools,
             down: placements.down,
+            making: making_pace(&self.store, host, ids.len()).await.map_err(|e| e.to_string())?,
         }))
     }
 
@@ -343,6 +345,7 @@ fn ways(c: &Costs, refusals: Vec<String>) -> ReplaceWays {
         inactive: c.in_place.inactive.iter().map(Into::into).collect(),
         bytes_per_s: c.bytes_per_s,
         eta_basis: c.basis.clone(),
+        making: c.in_place.making.as_ref().map(Into::into),
         refusals,
     }
 }

@@ -4,6 +4,7 @@
 
 use super::Swaps;
 use crate::clock::now_ms;
+use crate::daemon::deploy::making_pace;
 use crate::daemon::{audit, DaemonError};
 use crate::domain::cluster::same_host;
 use crate::domain::drain_preview::observed;
@@ -230,6 +231,7 @@ impl Swaps {
             pgs: placements.pgs,
             pools: placements.pools,
             down: placements.down,
+            making: making_pace(&self.store, &host, swap.olds.len()).await?,
         };
         let costs = costs(&input);
         let refusals =

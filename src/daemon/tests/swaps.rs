@@ -215,6 +215,7 @@ async fn an_in_place_swap_keeps_the_id_and_rebuilds_its_copies_once_from_the_oth
     req.devices.clear();
     req.accept.single_copy = true;
     let (_, costs) = d.swaps().schedule(&req).await.unwrap();
+    assert_eq!(costs.in_place.making, None, "no deployment yet to time the making by");
     let rec = until(&d, &sim, |r| r.state.phase == Phase::AwaitingDisk).await;
     assert!(rec.waiting_on.unwrap().starts_with("waiting for a new disk in /dev/sdd on f5-422-03"));
     assert!(sim.osds().iter().any(|o| o.id == 8 && o.destroyed), "destroyed, its id kept");
@@ -229,6 +230,10 @@ async fn an_in_place_swap_keeps_the_id_and_rebuilds_its_copies_once_from_the_oth
     assert_eq!(sim.moved_bytes(), costs.in_place.bytes, "each of its copies rebuilt once");
     let input = sim.swap_input(&[], 0).await.unwrap();
     assert!(input.noout.is_empty(), "noout taken off at the end");
+    // The next preview times the making by the deployment this swap ran.
+    let (_, next, _) = d.swaps().preview(&req).await.unwrap();
+    let making = next.in_place.making.expect("the swap's own deployment gives the pace");
+    assert!(making.seconds > 0.0 && making.basis.ends_with("as the last deployment on f5-422-03 went"), "{making:?}");
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@
 
 use crate::domain::drain_preview::{PoolRule, Throughput};
 
+use super::making::Making;
 use super::Risk;
 
 /// One PG in the three maps.
@@ -51,6 +52,8 @@ pub struct CostInput {
     /// The final sets are known; without them the ways that end in the
     /// final map are not costed.
     pub final_known: bool,
+    /// How long the in-place way's new OSDs take to make (`making.rs`).
+    pub making: Option<Making>,
 }
 
 /// What one way moves.
@@ -82,8 +85,11 @@ pub struct InPlaceCost {
     pub bytes: u64,
     /// PGs with a copy fewer until the new OSD has backfilled them.
     pub pgs_degraded: usize,
-    /// The backfill at the rate seen; the time the disk is out comes on top.
+    /// The backfill at the rate seen.
     pub window_s: Option<f64>,
+    /// The new OSDs' making before it, at the pace deployments went; the
+    /// time the slot stays empty comes on top of both.
+    pub making: Option<Making>,
     /// PGs left with one copy, by pool.
     pub single_copy: Vec<PoolRisk>,
     /// PGs below their pool's min_size (inactive: client I/O stops), by pool.
@@ -211,6 +217,7 @@ fn in_place(input: &CostInput, eta: impl Fn(u64) -> Option<f64>) -> InPlaceCost 
         }
     }
     c.window_s = eta(c.bytes);
+    c.making = input.making.clone();
     c
 }
 
@@ -265,6 +272,7 @@ pub fn risk(c: &InPlaceCost, accept: Accept) -> Risk {
         bytes: c.bytes,
         accepted,
         window_s: c.window_s,
+        making_s: c.making.as_ref().map(|m| m.seconds),
         accept_inactive: accept.inactive,
     }
 }
@@ -323,6 +331,7 @@ mod tests {
             pools: vec![pool(size, min_size)],
             down: vec![],
             final_known: true,
+            making: None,
             throughput: Some(Throughput {
                 bytes_per_s: 5.0,
                 source: EtaSource::ClusterRecovery,
@@ -360,7 +369,17 @@ mod tests {
         let accept = Accept { single_copy: true, inactive: false };
         assert!(in_place_refusals(&c, accept).is_empty());
         let r = risk(&c, accept);
-        assert_eq!((r.pgs_degraded, r.bytes, r.accepted.len()), (2, 20, 1));
+        assert_eq!((r.pgs_degraded, r.bytes, r.accepted.len(), r.making_s), (2, 20, 1, None));
+    }
+
+    #[test]
+    fn the_making_goes_with_the_in_place_way_and_its_risk() {
+        let mut i = input(2, 1);
+        i.making = Some(Making { seconds: 41.0, basis: "41 s an OSD, as the last deployment on a went".into() });
+        let c = costs(&i).in_place;
+        assert_eq!((c.window_s, c.making.as_ref().map(|m| m.seconds)), (Some(4.0), Some(41.0)));
+        let r = risk(&c, Accept { single_copy: true, inactive: false });
+        assert_eq!((r.window_s, r.making_s), (Some(4.0), Some(41.0)));
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod advance;
 pub mod cost;
 pub mod handover;
 mod in_place;
+pub mod making;
 mod observation;
 pub mod propose;
 mod recipe;
@@ -187,8 +188,10 @@ pub struct Risk {
     /// What the operator accepted, in words ("20 PGs of pool 'rbd' (size
     /// 2) with one copy"); empty when nothing needed accepting.
     pub accepted: Vec<String>,
-    /// The estimated window at the rate seen, when one was seen.
+    /// The estimated backfill at the rate seen, when one was seen.
     pub window_s: Option<f64>,
+    /// The estimated making of the new OSDs, at the pace deployments went.
+    pub making_s: Option<f64>,
     /// PGs may go inactive: the OSD is stopped even when `ok-to-stop` says no.
     pub accept_inactive: bool,
 }

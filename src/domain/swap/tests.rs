@@ -293,7 +293,14 @@ fn in_place_waits_on_ok_to_stop_unless_inactive_pgs_were_accepted() {
     let st = run(&in_place(Phase::Queued), &o);
     assert!(st.waiting_on.unwrap().contains("20 PGs are or would become offline"));
     let mut s = in_place(Phase::Queued);
-    s.risk = Some(Risk { pgs_degraded: 20, bytes: 1, accepted: vec![], window_s: None, accept_inactive: true });
+    s.risk = Some(Risk {
+        pgs_degraded: 20,
+        bytes: 1,
+        accepted: vec![],
+        window_s: None,
+        making_s: None,
+        accept_inactive: true,
+    });
     assert_eq!(run(&s, &o).effect, Some(Effect::Noout { osd: 8 }));
 }
 

@@ -3,10 +3,10 @@
 //! off at the end (which the swap does once it sees no PG degraded), or to
 //! the OSD started again (a swap stopped before the destroy gives the OSD
 //! back). A swap that failed after the destroy leaves it open: its PGs
-//! recover without the swap. The preview's estimate
-//! (`Risk::window_s`) counts only the backfill; this is what the cluster
-//! lived through, the stop, the destroy, the wipe and the new OSD's
-//! making included.
+//! recover without the swap. The preview's estimate is the new OSD's
+//! making (`Risk::making_s`) and the backfill (`Risk::window_s`); this is
+//! what the cluster lived through, the stop, the destroy, the wipe and the
+//! time the slot stood empty included.
 
 use super::Effect;
 use crate::domain::operation::Action;

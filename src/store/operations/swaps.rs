@@ -79,6 +79,9 @@ struct RiskV1 {
     bytes: u64,
     accepted: Vec<String>,
     window_s: Option<f64>,
+    /// Swaps stored before the making was estimated have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    making_s: Option<f64>,
     accept_inactive: bool,
 }
 
@@ -163,6 +166,7 @@ impl Codec for SwapCodec {
                 bytes: r.bytes,
                 accepted: r.accepted.clone(),
                 window_s: r.window_s,
+                making_s: r.making_s,
                 accept_inactive: r.accept_inactive,
             }),
             stop_sent: s.stop_sent,
@@ -223,6 +227,7 @@ impl Codec for SwapCodec {
                 bytes: r.bytes,
                 accepted: r.accepted,
                 window_s: r.window_s,
+                making_s: r.making_s,
                 accept_inactive: r.accept_inactive,
             }),
             stop_sent: v1.stop_sent,
@@ -304,8 +309,14 @@ mod tests {
         s.phase = Phase::HandingOver;
         s.recipe = Recipe { method: Method::Raw, encrypted: true };
         s.handed = vec![UpmapItem { pgid: "1.a".into(), pairs: vec![(8, 20)] }];
-        s.risk =
-            Some(Risk { pgs_degraded: 3, bytes: 9, accepted: vec!["x".into()], window_s: None, accept_inactive: true });
+        s.risk = Some(Risk {
+            pgs_degraded: 3,
+            bytes: 9,
+            accepted: vec!["x".into()],
+            window_s: None,
+            making_s: Some(41.5),
+            accept_inactive: true,
+        });
         assert_eq!(SwapCodec::decode_state(&SwapCodec::encode_state(&s)).unwrap(), s);
         let upmap = Effect::Upmap { items: s.handed.clone() };
         let json = SwapCodec::encode_effect(&upmap);

@@ -217,6 +217,10 @@ pub struct ReplaceWays {
     pub inactive: Vec<crate::wire::api::swaps::PoolRiskRow>,
     pub bytes_per_s: Option<f64>,
     pub eta_basis: String,
+    /// How long the in-place way's new OSDs take to make before their
+    /// backfill (null: no deployment to go by).
+    #[serde(default)]
+    pub making: Option<crate::wire::api::swaps::MakingEstimate>,
     /// Why the in-place way would be refused as asked.
     pub refusals: Vec<String>,
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::operation::Action;
 use crate::domain::spec::Method;
 use crate::domain::swap::cost::{Costs, InPlaceCost, PoolRisk, WayCost};
+use crate::domain::swap::making::Making;
 use crate::domain::swap::window::DegradedWindow;
 use crate::domain::swap::{Phase, Swap, SwapRecord, Way};
 
@@ -57,7 +58,13 @@ pub struct SwapRisk {
     pub pgs_degraded: usize,
     pub bytes: u64,
     pub accepted: Vec<String>,
+    /// The preview's estimate of the backfill.
     pub window_s: Option<f64>,
+    /// The preview's estimate of the new OSDs' making before it (none for
+    /// a swap asked for before this was estimated, or with no deployment
+    /// to go by).
+    #[serde(default)]
+    pub making_s: Option<f64>,
 }
 
 /// One swap as `swap status` shows it.
@@ -117,6 +124,7 @@ impl From<&SwapRecord> for SwapStatus {
                 bytes: r.bytes,
                 accepted: r.accepted.clone(),
                 window_s: r.window_s,
+                making_s: r.making_s,
             }),
             waiting_on: rec.waiting_on.clone(),
             last_error: rec.last_error.clone(),
@@ -232,8 +240,25 @@ pub struct SwapPreview {
     /// The throughput the times are at (null: none observed, no times).
     pub bytes_per_s: Option<f64>,
     pub eta_basis: String,
+    /// How long the in-place way's new OSDs take to make before their
+    /// backfill (null: no deployment to go by).
+    pub making: Option<MakingEstimate>,
     /// Why `osd replace` would refuse it as asked (the in-place way's risks not accepted).
     pub refusals: Vec<String>,
+}
+
+/// The in-place way's making of new OSDs, at the pace deployments went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct MakingEstimate {
+    pub seconds: f64,
+    /// "41 s an OSD, the median of the last 3 deployments on f5-422-03".
+    pub basis: String,
+}
+
+impl From<&Making> for MakingEstimate {
+    fn from(m: &Making) -> MakingEstimate {
+        MakingEstimate { seconds: m.seconds, basis: m.basis.clone() }
+    }
 }
 
 /// A way's row (none: its cost cannot be known yet).
@@ -283,6 +308,7 @@ impl SwapPreview {
             inactive: c.in_place.inactive.iter().map(Into::into).collect(),
             bytes_per_s: c.bytes_per_s,
             eta_basis: c.basis.clone(),
+            making: c.in_place.making.as_ref().map(Into::into),
             refusals,
         }
     }
