@@ -409,6 +409,8 @@ fn in_place(sb: &Sandbox, url: &str, (host, old_disks, spares): &(String, Vec<St
     // The swaps before this one made OSDs: their deployments time the making.
     let making = &preview["making"];
     assert!(making["seconds"].as_f64().is_some_and(|s| s > 0.0), "no making estimated: {preview:#}");
+    let (_, text, _) = replace(&["--dry-run", "--accept-single-copy"]);
+    eprintln!("the in-place preview:\n{text}");
     let swaps_before = cli_ok(url, Some(TOKEN), &["swap", "ls", "--format", "json"]);
     let (code, out, err) = replace(&[]);
     assert_ne!(code, 0, "scheduled without --accept-single-copy: {out}");
