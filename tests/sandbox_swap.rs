@@ -88,17 +88,41 @@ struct Watched {
     /// The most PGs seen degraded or undersized at once, and the states then.
     worst: u64,
     states: String,
-    /// The first and the last sample with any PG degraded or undersized.
-    first: Option<Instant>,
-    last: Option<Instant>,
+    /// The first and the last sample with any PG degraded or undersized,
+    /// each as (its command's start, its end) in ms since the epoch: the
+    /// states were read somewhere in between.
+    first: Option<(i64, i64)>,
+    last: Option<(i64, i64)>,
+    /// Every sample whose states differ from the one before: (start, end, states).
+    timeline: Vec<(i64, i64, String)>,
 }
 
 impl Watched {
-    /// From the first sample with a PG below size to the first without
-    /// after the last one (to within the second between samples).
-    fn window(&self) -> Option<Duration> {
-        Some(self.last? - self.first? + Duration::from_secs(1))
+    /// How long PGs were surely below size: from the end of the first
+    /// sample that saw it to the start of the last one (a `ceph` command
+    /// takes a second or more on a loaded machine, so its end is not when
+    /// it read the states).
+    fn window_ms(&self) -> Option<i64> {
+        Some(self.last?.0 - self.first?.1)
     }
+
+    /// At most: from the start of the first such sample to the end of the
+    /// last, and on to the next sample's start (the next did not see it).
+    fn window_at_most_ms(&self) -> Option<i64> {
+        let last = self.last?;
+        let next = self.timeline.iter().map(|t| t.0).find(|start| *start > last.0).unwrap_or(last.1);
+        Some(next.max(last.1) - self.first?.0)
+    }
+
+    /// The timeline, in seconds from `zero_ms`.
+    fn told(&self, zero_ms: i64) -> String {
+        let at = |ms: i64| (ms - zero_ms) as f64 / 1000.0;
+        self.timeline.iter().map(|(a, b, st)| format!("  {:+.1}..{:+.1} s: {st}\n", at(*a), at(*b))).collect()
+    }
+}
+
+fn epoch_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
 }
 
 /// Samples the PG states every second until stopped: the most PGs seen
@@ -117,12 +141,14 @@ impl DegradedWatch {
         let (s, w) = (stop.clone(), seen.clone());
         let thread = std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
+                let began = epoch_ms();
                 let out = std::process::Command::new(&tool)
                     .arg("--conf")
                     .arg(&conf)
                     .args(["pg", "stat", "--format", "json"])
                     .output()
                     .unwrap();
+                let ended = epoch_ms();
                 if let Ok(v) = serde_json::from_slice::<Value>(&out.stdout) {
                     let states = v["pg_summary"]["num_pg_by_state"].as_array().cloned().unwrap_or_default();
                     let short: u64 = states
@@ -133,13 +159,17 @@ impl DegradedWatch {
                         })
                         .map(|st| st["num"].as_u64().unwrap_or(0))
                         .sum();
+                    let text = Value::Array(states).to_string();
                     let mut w = w.lock().unwrap();
                     if short > 0 {
-                        w.first.get_or_insert_with(Instant::now);
-                        w.last = Some(Instant::now());
+                        w.first.get_or_insert((began, ended));
+                        w.last = Some((began, ended));
                     }
                     if short > w.worst {
-                        (w.worst, w.states) = (short, Value::Array(states).to_string());
+                        (w.worst, w.states) = (short, text.clone());
+                    }
+                    if w.timeline.last().is_none_or(|(_, _, before)| *before != text) {
+                        w.timeline.push((began, ended, text));
                     }
                 }
                 std::thread::sleep(Duration::from_secs(1));
@@ -442,19 +472,27 @@ fn in_place(sb: &Sandbox, url: &str, (host, old_disks, spares): &(String, Vec<St
     assert!(!upmaps.iter().any(names_c), "an upmap entry names osd.{c}: {upmaps:?}");
     assert!(seen.worst > 0, "osd.{c}'s PGs were never seen below size: the watch missed the window");
     // osdkeeper's own view of the window: from the stop to `noout` taken
-    // off once it saw no PG degraded.
+    // off once it saw every PG active+clean.
     let kept = done["degraded_window"]["seconds"].as_f64().unwrap_or_else(|| panic!("a closed window: {done:#}"));
     let by_actions = (issued_at(&done, "clear-noout") - issued_at(&done, "stop-daemon")) as f64 / 1000.0;
     assert!(kept >= by_actions, "the window runs from the stop to noout off: {kept} s, actions {by_actions} s");
-    let window = seen.window().unwrap().as_secs_f64();
-    // The outside watch samples once a second, inside the swap's window.
-    assert!(window <= kept + 2.0, "PGs below size for {window:.1} s, outside the swap's window of {kept:.1} s");
-    let (estimated, made) = (&done["risk"]["window_s"], &done["risk"]["making_s"]);
+    // What the outside watch surely saw lies inside the swap's window.
+    let window = seen.window_ms().unwrap() as f64 / 1000.0;
+    let stopped = issued_at(&done, "stop-daemon");
+    assert!(
+        window <= kept,
+        "PGs below size for at least {window:.1} s, longer than the swap's window of {kept:.1} s; the PG states from \
+         the stop on:\n{}the swap: {done:#}",
+        seen.told(stopped)
+    );
+    let (estimated, made) = (done["risk"]["window_s"].as_f64(), done["risk"]["making_s"].as_f64());
+    let (estimated, made) = (estimated.unwrap_or(f64::NAN), made.unwrap_or(f64::NAN));
     println!(
-        "measured: in-place {bytes} bytes, drain-then-add {then_add} bytes, ratio {:.2}; degraded window {window:.0} s \
+        "measured: in-place {bytes} bytes, drain-then-add {then_add} bytes, ratio {:.2}; degraded window {window:.0}-{:.0} s \
          (up to {} PGs below size; osdkeeper: {kept:.0} s from the stop to noout off; the record's estimate: \
-         making {made} s ({}) + backfill {estimated} s); the swap {:.0} s",
+         making {made:.0} s ({}) + backfill {estimated:.0} s); the swap {:.0} s",
         bytes as f64 / then_add as f64,
+        seen.window_at_most_ms().unwrap() as f64 / 1000.0,
         seen.worst,
         making["basis"],
         wall.as_secs_f64()

@@ -97,16 +97,10 @@ pub async fn deploy_failures(store: &Store) -> Result<HashMap<(String, String), 
 }
 
 /// How long `count` new OSDs on `host` take to make, at the pace of the
-/// deployments that went well lately (a failed try's time says nothing of
-/// the pace): the in-place way's estimate (`domain::swap::making`).
+/// deployments that made their OSDs lately: the in-place way's estimate
+/// (`domain::swap::making`).
 pub async fn making_pace(store: &Store, host: &str, count: usize) -> Result<Option<Making>, DaemonError> {
     let finished = store.ops::<DeploymentCodec>().finished(4 * RECENT as i64).await?;
-    let made: Vec<Made> = finished
-        .into_iter()
-        .filter(|d| d.state.phase == DeployPhase::Done && d.state.attempt == 1)
-        .filter_map(|d| {
-            Some(Made { host: d.state.host, osds: d.state.osds.len(), took_ms: d.finished_at? - d.created_at })
-        })
-        .collect();
+    let made: Vec<Made> = finished.iter().filter_map(Made::of).collect();
     Ok(making(host, count, &made))
 }

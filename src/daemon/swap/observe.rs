@@ -12,7 +12,7 @@ use crate::ceph::ClusterState;
 use crate::domain::deploy::DeployPhase;
 use crate::domain::removal::{unhealthy, Phase as RemovalPhase};
 use crate::domain::swap::{
-    initial_weight_sections, DeploymentSeen, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord, Way,
+    initial_weight_sections, unclean_pgs, DeploymentSeen, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord, Way,
 };
 use crate::store::{DeploymentCodec, RemovalCodec};
 
@@ -58,14 +58,7 @@ impl Swaps {
         let mut obs = Observation {
             healthy: unhealthy(state),
             host_reachable: true,
-            degraded_pgs: Some(
-                state
-                    .pg_states
-                    .iter()
-                    .filter(|(st, _)| st.split('+').any(|f| f == "degraded" || f == "undersized"))
-                    .map(|(_, n)| n)
-                    .sum(),
-            ),
+            unclean_pgs: Some(unclean_pgs(&state.pg_states)),
             ..Observation::default()
         };
         obs.osds = ids

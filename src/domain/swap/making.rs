@@ -6,13 +6,28 @@
 //! estimate nearly three times too short. How long the slot stays empty is the
 //! operator's and is not counted.
 
-/// A deployment that ended well at its first try.
+use crate::domain::deploy::{DeployPhase, DeploymentRecord};
+
+/// A deployment that made its OSDs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Made {
     pub host: String,
     pub osds: usize,
     /// From its creation to its OSDs seen up and in.
     pub took_ms: i64,
+}
+
+impl Made {
+    /// A deployment that ended well at its first try (a failed try's time
+    /// says nothing of the pace), every prepare sent: one that found its
+    /// OSDs already made, as after a restart or on a cluster whose OSDs
+    /// predate osdkeeper, ends in a second.
+    pub fn of(d: &DeploymentRecord) -> Option<Made> {
+        let s = &d.state;
+        let made_them = s.phase == DeployPhase::Done && s.attempt == 1 && s.steps.iter().all(|p| p.sent);
+        made_them.then_some(())?;
+        Some(Made { host: s.host.clone(), osds: s.osds.len(), took_ms: d.finished_at? - d.created_at })
+    }
 }
 
 /// The making's estimate and where it comes from.
@@ -77,6 +92,48 @@ mod tests {
         assert_eq!((m.seconds, m.basis.as_str()), (12.0, "12 s an OSD, as the last deployment on other hosts went"));
         assert_eq!(making("a", 1, &recent[1..]), None, "no OSD, no time: nothing to go by");
         assert_eq!(making("a", 0, &recent), None);
+    }
+
+    #[test]
+    fn only_deployments_that_prepared_their_osds_at_the_first_try_count() {
+        use crate::domain::deploy::{Deployment, NewOsd, OsdKind};
+        let argv = ["raw", "prepare", "--data", "/dev/sdb"].map(String::from).to_vec();
+        let mut d = Deployment::new("a".into(), "osd.x".into(), None, 1, "k".into(), None, vec![(argv, vec![])]);
+        let osd = NewOsd {
+            id: 3,
+            osd_fsid: "f".into(),
+            kind: OsdKind::Raw,
+            device: "/dev/sdb".into(),
+            activated: true,
+            started: true,
+            verified: true,
+        };
+        (d.osds, d.phase, d.steps[0].sent) = (vec![osd], DeployPhase::Done, true);
+        let rec = DeploymentRecord {
+            id: 1,
+            number: 1,
+            subject: "a:osd.x".into(),
+            host: Some("a".into()),
+            state: d,
+            waiting_on: None,
+            last_error: None,
+            actor: None,
+            created_at: 1_000,
+            updated_at: 31_000,
+            finished_at: Some(31_000),
+            failures: 0,
+            version: 5,
+        };
+        assert_eq!(Made::of(&rec), Some(Made { host: "a".into(), osds: 1, took_ms: 30_000 }));
+        let mut found_made = rec.clone();
+        found_made.state.steps[0].sent = false;
+        assert_eq!(Made::of(&found_made), None, "its OSD was there already");
+        let mut retried = rec.clone();
+        retried.state.attempt = 2;
+        assert_eq!(Made::of(&retried), None);
+        let mut failed = rec.clone();
+        failed.state.phase = DeployPhase::GaveUp;
+        assert_eq!(Made::of(&failed), None);
     }
 
     #[test]

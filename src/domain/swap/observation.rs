@@ -82,8 +82,25 @@ pub struct Observation {
     pub ok_to_stop: Option<Verdict>,
     pub host_reachable: bool,
     pub daemon_running: Option<bool>,
-    /// In place: PGs degraded or undersized in the cluster now.
-    pub degraded_pgs: Option<i64>,
+    /// In place: PGs of the cluster not active+clean now (`unclean_pgs`).
+    pub unclean_pgs: Option<i64>,
+}
+
+/// The PGs an in-place swap waits for before it takes `noout` off: every
+/// PG not both active and clean. Degraded and undersized alone were not
+/// enough: when the new OSD boots its PGs re-peer, and a summary read then
+/// lists them `peering`, neither degraded nor undersized, for the moment
+/// before they come back degraded and backfill; on 20.2 a swap ended its
+/// window there, 2 s before its PGs had their copies (sandbox_swap).
+pub fn unclean_pgs(pg_states: &[(String, i64)]) -> i64 {
+    pg_states
+        .iter()
+        .filter(|(state, _)| {
+            let flags: Vec<&str> = state.split('+').collect();
+            !(flags.contains(&"active") && flags.contains(&"clean"))
+        })
+        .map(|(_, n)| *n)
+        .sum()
 }
 
 impl Observation {
