@@ -187,6 +187,7 @@ mod tests {
         assert!(text.contains("its OSDs are made (no deployment seen yet to time it), then"), "{text}");
         let drain_only = [way("drain-first", 30 << 20, 0, 60.0)];
         w.ways = &drain_only;
-        assert!(!ways_text(&w).contains("In place"), "{text}");
+        let text = ways_text(&w);
+        assert!(!text.contains("In place"), "{text}");
     }
 }

@@ -7,7 +7,7 @@ use super::Deployments;
 use crate::daemon::DaemonError;
 use crate::domain::deploy::DeploymentRecord;
 use crate::domain::deploy::{DeployPhase, ATTEMPTS};
-use crate::domain::swap::making::{making, Made, Making, RECENT};
+use crate::domain::swap::making::{making, Made, Making};
 use crate::store::{DeploymentCodec, Store};
 use crate::wire::api::deployments::{DeployAction, DeployedOsd, DeploymentDetail, DeploymentQuery, DeploymentStatus};
 
@@ -96,11 +96,21 @@ pub async fn deploy_failures(store: &Store) -> Result<HashMap<(String, String), 
     Ok(out)
 }
 
+/// Finished deployments an estimate reads: enough that a host's latest
+/// few are among them on a cluster of many hosts (failed tries and ones
+/// that found their OSDs made are read too, and skipped).
+const HISTORY: i64 = 200;
+
 /// How long `count` new OSDs on `host` take to make, at the pace of the
 /// deployments that made their OSDs lately: the in-place way's estimate
-/// (`domain::swap::making`).
-pub async fn making_pace(store: &Store, host: &str, count: usize) -> Result<Option<Making>, DaemonError> {
-    let finished = store.ops::<DeploymentCodec>().finished(4 * RECENT as i64).await?;
-    let made: Vec<Made> = finished.iter().filter_map(Made::of).collect();
-    Ok(making(host, count, &made))
+/// (`domain::swap::making`). None when the store cannot say: a preview
+/// without it says so, and the swap it previews does not depend on it.
+pub async fn making_pace(store: &Store, host: &str, count: usize) -> Option<Making> {
+    match store.ops::<DeploymentCodec>().finished(HISTORY).await {
+        Ok(finished) => making(host, count, &finished.iter().filter_map(Made::of).collect::<Vec<_>>()),
+        Err(e) => {
+            tracing::warn!("cannot read the finished deployments to time an OSD's making: {e}");
+            None
+        }
+    }
 }

@@ -248,7 +248,7 @@ impl Removals {
             pgs: placements.pgs,
             pools: placements.pools,
             down: placements.down,
-            making: making_pace(&self.store, host, ids.len()).await.map_err(|e| e.to_string())?,
+            making: making_pace(&self.store, host, ids.len()).await,
         }))
     }
 

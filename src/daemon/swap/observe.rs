@@ -12,7 +12,7 @@ use crate::ceph::ClusterState;
 use crate::domain::deploy::DeployPhase;
 use crate::domain::removal::{unhealthy, Phase as RemovalPhase};
 use crate::domain::swap::{
-    initial_weight_sections, unclean_pgs, DeploymentSeen, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord, Way,
+    initial_weight_sections, short_pgs, DeploymentSeen, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord, Way,
 };
 use crate::store::{DeploymentCodec, RemovalCodec};
 
@@ -58,7 +58,7 @@ impl Swaps {
         let mut obs = Observation {
             healthy: unhealthy(state),
             host_reachable: true,
-            unclean_pgs: Some(unclean_pgs(&state.pg_states)),
+            short_pgs: Some(short_pgs(&state.pg_states)),
             ..Observation::default()
         };
         obs.osds = ids

@@ -231,7 +231,7 @@ impl Swaps {
             pgs: placements.pgs,
             pools: placements.pools,
             down: placements.down,
-            making: making_pace(&self.store, &host, swap.olds.len()).await?,
+            making: making_pace(&self.store, &host, swap.olds.len()).await,
         };
         let costs = costs(&input);
         let refusals =

@@ -136,7 +136,7 @@ pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
                 advance(&next, obs)
             }
         },
-        Phase::Recovering => match (seen, obs.unclean_pgs) {
+        Phase::Recovering => match (seen, obs.short_pgs) {
             (Some(o), _) if !(o.up && o.is_in) || o.destroyed => {
                 Step::wait(next, format!("recovering: osd.{id} is not up and in yet"))
             }
@@ -144,7 +144,7 @@ pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
                 next.phase = Phase::Finishing;
                 advance(&next, obs)
             }
-            (_, Some(n)) => Step::wait(next, format!("recovering: {n} PGs not active+clean")),
+            (_, Some(n)) => Step::wait(next, format!("recovering: {n} PGs degraded, undersized or not active")),
             (_, None) => Step::wait(next, "recovering: the PG states are not read yet"),
         },
         Phase::Finishing => match seen {

@@ -1,11 +1,16 @@
 //! How long the in-place way takes to make its new OSDs, at the pace this
 //! cluster's own deployments went lately. The degraded window runs from
 //! the old OSD's stop through the new one's making to the end of its
-//! backfill: on the sandbox the making was over half of it (docs/design/
-//! swap.md, "The preview"), so a window of the backfill alone was an
-//! estimate nearly three times too short. How long the slot stays empty is the
-//! operator's and is not counted.
+//! backfill: on the sandbox the backfill alone was estimated at 8 s of a
+//! 22 s window, and the making is 6-9 s of it (docs/design/swap.md, "The
+//! degraded window"). A deployment's time has a fixed part (its rounds,
+//! the verification) beside ceph-volume's per OSD, so deployments of as
+//! many OSDs as the way makes are preferred to a pace per OSD. It counts
+//! from the deployment's creation, so time queued behind another one of
+//! its host counts too; the median keeps such outliers out. How long the
+//! slot stays empty is the operator's and is not counted.
 
+use crate::domain::cluster::same_host;
 use crate::domain::deploy::{DeployPhase, DeploymentRecord};
 
 /// A deployment that made its OSDs.
@@ -39,15 +44,15 @@ pub struct Making {
 }
 
 /// The deployments an estimate looks at, newest first.
-pub const RECENT: usize = 5;
+const RECENT: usize = 5;
 
-/// `count` OSDs made on `host`, at the median pace per OSD of the latest
-/// deployments there, or of the latest anywhere when the host made none
-/// (hosts of one cluster run the same ceph-volume); none without any.
-/// `recent` is newest first.
+/// `count` OSDs made on `host`: the median time of the latest deployments
+/// there that made as many, else `count` times their median pace per OSD;
+/// from the latest anywhere when the host made none (hosts of one cluster
+/// run the same ceph-volume); none without any. `recent` is newest first.
 pub fn making(host: &str, count: usize, recent: &[Made]) -> Option<Making> {
     let usable = |m: &&Made| m.osds > 0 && m.took_ms > 0;
-    let here: Vec<&Made> = recent.iter().filter(usable).filter(|m| m.host == host).take(RECENT).collect();
+    let here: Vec<&Made> = recent.iter().filter(usable).filter(|m| same_host(&m.host, host)).take(RECENT).collect();
     let (picked, place) = if here.is_empty() {
         (recent.iter().filter(usable).take(RECENT).collect::<Vec<_>>(), "on other hosts".to_string())
     } else {
@@ -56,15 +61,28 @@ pub fn making(host: &str, count: usize, recent: &[Made]) -> Option<Making> {
     if picked.is_empty() || count == 0 {
         return None;
     }
-    let mut per_osd: Vec<f64> = picked.iter().map(|m| m.took_ms as f64 / 1000.0 / m.osds as f64).collect();
-    per_osd.sort_by(f64::total_cmp);
-    let mid = per_osd.len() / 2;
-    let median = if per_osd.len() % 2 == 1 { per_osd[mid] } else { (per_osd[mid - 1] + per_osd[mid]) / 2.0 };
-    let of = match picked.len() {
-        1 => format!("as the last deployment {place} went"),
-        n => format!("the median of the last {n} deployments {place}"),
+    let alike: Vec<&&Made> = picked.iter().filter(|m| m.osds == count).collect();
+    let of = |n: usize, what: &str| match n {
+        1 => format!("as the last deployment {what}{place} went"),
+        n => format!("the median of the last {n} deployments {what}{place}"),
     };
-    Some(Making { seconds: median * count as f64, basis: format!("{median:.0} s an OSD, {of}") })
+    if !alike.is_empty() {
+        let seconds = median(alike.iter().map(|m| m.took_ms as f64 / 1000.0).collect());
+        let osds = if count == 1 { "of 1 OSD ".to_string() } else { format!("of {count} OSDs ") };
+        return Some(Making { seconds, basis: of(alike.len(), &osds) });
+    }
+    let per_osd = median(picked.iter().map(|m| m.took_ms as f64 / 1000.0 / m.osds as f64).collect());
+    Some(Making { seconds: per_osd * count as f64, basis: format!("{per_osd:.0} s an OSD, {}", of(picked.len(), "")) })
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
 }
 
 #[cfg(test)]
@@ -76,20 +94,29 @@ mod tests {
     }
 
     #[test]
-    fn the_hosts_own_deployments_first_per_osd_and_by_median() {
+    fn the_hosts_own_deployments_of_as_many_osds_first() {
         let recent = [made("b", 1, 5), made("a", 2, 60), made("a", 1, 40), made("a", 1, 20), made("b", 1, 5)];
-        let m = making("a", 2, &recent).unwrap();
-        assert_eq!(m.seconds, 60.0, "per OSD 30, 40, 20: median 30, two OSDs");
+        let one = making("a", 1, &recent).unwrap();
+        assert_eq!((one.seconds, one.basis.as_str()), (30.0, "the median of the last 2 deployments of 1 OSD on a"));
+        let two = making("a.example.org", 2, &recent).unwrap();
+        assert_eq!((two.seconds, two.basis.as_str()), (60.0, "as the last deployment of 2 OSDs on a.example.org went"));
+    }
+
+    #[test]
+    fn otherwise_a_pace_per_osd_by_median() {
+        let recent = [made("a", 2, 60), made("a", 1, 40), made("a", 1, 20)];
+        let m = making("a", 3, &recent).unwrap();
+        assert_eq!(m.seconds, 90.0, "per OSD 30, 40, 20: median 30, three OSDs");
         assert_eq!(m.basis, "30 s an OSD, the median of the last 3 deployments on a");
-        let even = making("a", 1, &recent[..3]).unwrap();
-        assert_eq!(even.seconds, 35.0, "30 and 40");
+        let even = making("a", 3, &recent[..2]).unwrap();
+        assert_eq!(even.seconds, 105.0, "30 and 40");
     }
 
     #[test]
     fn other_hosts_when_this_one_made_none_and_none_without_any() {
         let recent = [made("b", 1, 12), made("c", 0, 50), made("c", 1, 0)];
-        let m = making("a", 1, &recent).unwrap();
-        assert_eq!((m.seconds, m.basis.as_str()), (12.0, "12 s an OSD, as the last deployment on other hosts went"));
+        let m = making("a", 2, &recent).unwrap();
+        assert_eq!((m.seconds, m.basis.as_str()), (24.0, "12 s an OSD, as the last deployment on other hosts went"));
         assert_eq!(making("a", 1, &recent[1..]), None, "no OSD, no time: nothing to go by");
         assert_eq!(making("a", 0, &recent), None);
     }

@@ -32,7 +32,7 @@ pub mod window;
 
 pub use advance::{advance, apply, interrupted};
 pub use handover::{Handed, PgNow, UpmapItem};
-pub use observation::{unclean_pgs, DeploymentSeen, Observation, OsdSeen, RemovalSeen, SwapInput};
+pub use observation::{short_pgs, DeploymentSeen, Observation, OsdSeen, RemovalSeen, SwapInput};
 pub use recipe::{deploy_commands, method_of, Recipe};
 
 /// The weight a new OSD holds while PGs are handed to it: above 0, since

@@ -82,22 +82,25 @@ pub struct Observation {
     pub ok_to_stop: Option<Verdict>,
     pub host_reachable: bool,
     pub daemon_running: Option<bool>,
-    /// In place: PGs of the cluster not active+clean now (`unclean_pgs`).
-    pub unclean_pgs: Option<i64>,
+    /// In place: PGs of the cluster short of copies or not serving now
+    /// (`short_pgs`).
+    pub short_pgs: Option<i64>,
 }
 
-/// The PGs an in-place swap waits for before it takes `noout` off: every
-/// PG not both active and clean. Degraded and undersized alone were not
-/// enough: when the new OSD boots its PGs re-peer, and a summary read then
-/// lists them `peering`, neither degraded nor undersized, for the moment
-/// before they come back degraded and backfill; on 20.2 a swap ended its
-/// window there, 2 s before its PGs had their copies (sandbox_swap).
-pub fn unclean_pgs(pg_states: &[(String, i64)]) -> i64 {
+/// The PGs an in-place swap waits for before it takes `noout` off: those
+/// degraded or undersized, and those not active. Not active counts too:
+/// when the new OSD boots its PGs re-peer, and a PG listed `peering` is
+/// neither degraded nor undersized; a swap that took that moment for the
+/// end would close its window early (a CI run on 20.2 saw PGs below size
+/// after a window had closed; whether this was the cause is not proven).
+/// PGs merely remapped or backfilling elsewhere (a drain, the balancer)
+/// do not hold it: the swap cannot be stopped while it recovers.
+pub fn short_pgs(pg_states: &[(String, i64)]) -> i64 {
     pg_states
         .iter()
         .filter(|(state, _)| {
             let flags: Vec<&str> = state.split('+').collect();
-            !(flags.contains(&"active") && flags.contains(&"clean"))
+            !flags.contains(&"active") || flags.iter().any(|f| matches!(*f, "degraded" | "undersized"))
         })
         .map(|(_, n)| *n)
         .sum()

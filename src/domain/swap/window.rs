@@ -1,6 +1,7 @@
 //! The in-place way's degraded window as the swap's own action log tells
 //! it: from the stop of its old OSD (or its marking down) to `noout` taken
-//! off at the end (which the swap does once it sees no PG degraded), or to
+//! off at the end (which the swap does once it sees no PG short of copies
+//! or inactive: `observation::short_pgs`), or to
 //! the OSD started again (a swap stopped before the destroy gives the OSD
 //! back). A swap that failed after the destroy leaves it open: its PGs
 //! recover without the swap. The preview's estimate is the new OSD's
@@ -22,7 +23,7 @@ pub struct DegradedWindow {
 
 /// None when the swap never stopped an OSD (the free-bay way, or an
 /// in-place swap that did not get that far). `done`: the swap ended well,
-/// so its last `noout` off came once no PG was degraded; otherwise only
+/// so its last `noout` off came once no PG was short; otherwise only
 /// the OSD given back (started again) closes the window.
 pub fn degraded_window(actions: &[Action], done: bool) -> Option<DegradedWindow> {
     let starts = [Effect::StopDaemon { osd: 0 }.name(), Effect::MarkDown { osd: 0 }.name()];

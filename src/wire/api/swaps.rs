@@ -242,6 +242,7 @@ pub struct SwapPreview {
     pub eta_basis: String,
     /// How long the in-place way's new OSDs take to make before their
     /// backfill (null: no deployment to go by).
+    #[serde(default)]
     pub making: Option<MakingEstimate>,
     /// Why `osd replace` would refuse it as asked (the in-place way's risks not accepted).
     pub refusals: Vec<String>,
