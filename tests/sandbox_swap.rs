@@ -43,6 +43,7 @@
 
 mod common;
 
+use osdkeeper::clock::now_ms;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -121,10 +122,6 @@ impl Watched {
     }
 }
 
-fn epoch_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64
-}
-
 /// Samples the PG states every second until stopped: the most PGs seen
 /// degraded or undersized at once, the states then, and when.
 struct DegradedWatch {
@@ -141,14 +138,14 @@ impl DegradedWatch {
         let (s, w) = (stop.clone(), seen.clone());
         let thread = std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
-                let began = epoch_ms();
+                let began = now_ms();
                 let out = std::process::Command::new(&tool)
                     .arg("--conf")
                     .arg(&conf)
                     .args(["pg", "stat", "--format", "json"])
                     .output()
                     .unwrap();
-                let ended = epoch_ms();
+                let ended = now_ms();
                 if let Ok(v) = serde_json::from_slice::<Value>(&out.stdout) {
                     let states = v["pg_summary"]["num_pg_by_state"].as_array().cloned().unwrap_or_default();
                     let short: u64 = states

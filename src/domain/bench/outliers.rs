@@ -100,7 +100,8 @@ pub struct Outlier {
     pub message: String,
 }
 
-fn median(sorted: &[f64]) -> f64 {
+/// The middle of values sorted ascending (at least one).
+pub(crate) fn median(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n % 2 == 1 {
         sorted[n / 2]

@@ -29,8 +29,9 @@ impl Made {
     /// predate osdkeeper, ends in a second.
     pub fn of(d: &DeploymentRecord) -> Option<Made> {
         let s = &d.state;
-        let made_them = s.phase == DeployPhase::Done && s.attempt == 1 && s.steps.iter().all(|p| p.sent);
-        made_them.then_some(())?;
+        if s.phase != DeployPhase::Done || s.attempt != 1 || !s.steps.iter().all(|p| p.sent) {
+            return None;
+        }
         Some(Made { host: s.host.clone(), osds: s.osds.len(), took_ms: d.finished_at? - d.created_at })
     }
 }
@@ -77,12 +78,7 @@ pub fn making(host: &str, count: usize, recent: &[Made]) -> Option<Making> {
 
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    }
+    crate::domain::bench::outliers::median(&values)
 }
 
 #[cfg(test)]
