@@ -12,7 +12,7 @@ use osdkeeper::domain::plan::preview;
 use osdkeeper::domain::spec::{parse_spec_bytes, parse_spec_file};
 use osdkeeper::domain::value::{dict_from_pairs, Value};
 use osdkeeper::domain::yaml11::load_all;
-use osdkeeper::domain::yaml_limits::{Limit, MAX_ALIAS_NODES, MAX_DEPTH, MAX_NODES};
+use osdkeeper::domain::yaml_limits::{Limit, MAX_ALIAS_BYTES, MAX_ALIAS_NODES, MAX_DEPTH, MAX_NODES, MAX_SPEC_BYTES};
 use osdkeeper::render::preview::preview_table;
 use osdkeeper::wire::inventory_file::read_inventory;
 use osdkeeper::wire::preview_json::PreviewReport;
@@ -25,6 +25,16 @@ fn nodes(v: &Value) -> usize {
     1 + match v {
         Value::Seq(items) => items.iter().map(nodes).sum(),
         Value::Map(entries) => entries.iter().map(|(k, v)| nodes(k) + nodes(v)).sum(),
+        _ => 0,
+    }
+}
+
+/// The bytes of every string in `v`.
+fn text_bytes(v: &Value) -> usize {
+    match v {
+        Value::Str(s) | Value::Timestamp(s) => s.len(),
+        Value::Seq(items) => items.iter().map(text_bytes).sum(),
+        Value::Map(entries) => entries.iter().map(|(k, v)| text_bytes(k) + text_bytes(v)).sum(),
         _ => 0,
     }
 }
@@ -90,10 +100,17 @@ fn aliases(levels: usize, fanout: usize) -> String {
     text
 }
 
+/// One scalar of `size` bytes, anchored, and `count` aliases of it.
+fn scalar_aliases(size: usize, count: usize) -> String {
+    format!("big: &a '{}'\nmany: [{}]\n", "x".repeat(size), vec!["*a"; count].join(","))
+}
+
 fn check_yaml(text: &str) {
     if let Ok(docs) = load_all(text) {
         let total: usize = docs.iter().map(|d| nodes(&d.value)).sum();
         assert!(total <= MAX_NODES + MAX_ALIAS_NODES, "{total} nodes");
+        let bytes: usize = docs.iter().map(|d| text_bytes(&d.value)).sum();
+        assert!(bytes <= MAX_SPEC_BYTES + MAX_ALIAS_BYTES, "{bytes} bytes");
     }
 }
 
@@ -147,6 +164,17 @@ proptest! {
         match load_all(&aliases(levels, fanout)) {
             Ok(docs) => prop_assert!(nodes(&docs[0].value) <= MAX_NODES + MAX_ALIAS_NODES),
             Err(e) => prop_assert_eq!(e.limit, Some(Limit::AliasNodes), "{}", e),
+        }
+    }
+
+    #[test]
+    fn scalar_aliases_stay_within_their_byte_budget(size in 1usize..700_000, count in 1usize..100) {
+        match load_all(&scalar_aliases(size, count)) {
+            Ok(docs) => prop_assert!(text_bytes(&docs[0].value) <= MAX_SPEC_BYTES + MAX_ALIAS_BYTES),
+            Err(e) => {
+                prop_assert_eq!(e.limit, Some(Limit::AliasBytes), "{}", e);
+                prop_assert!(size * (count + 1) > MAX_ALIAS_BYTES, "refused within the budget: {}", e);
+            }
         }
     }
 }

@@ -19,7 +19,7 @@ use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 use super::value::{dict_from_pairs, excerpt, Value};
-use super::yaml_limits::{Budget, Limit, MAX_KEYS, MAX_SPEC_BYTES};
+use super::yaml_limits::{Budget, Limit, Size, MAX_KEYS, MAX_SPEC_BYTES};
 
 /// A document of a YAML stream with the line (1-based) where its content
 /// starts, and the line of its start marker (`---`, or its first token).
@@ -130,8 +130,8 @@ fn event_text(event: &Event) -> String {
 
 struct Reader<'a> {
     parser: Parser<std::str::Chars<'a>>,
-    /// Each anchored value with its size in nodes, which an alias spends.
-    anchors: HashMap<usize, (Value, usize)>,
+    /// Each anchored value with its size, which an alias spends.
+    anchors: HashMap<usize, (Value, Size)>,
     budget: Budget,
 }
 
@@ -159,7 +159,10 @@ impl Reader<'_> {
         self.budget.node().map_err(|l| YamlError::over(&mark, l))?;
         let before = self.budget.produced();
         let (value, anchor) = match event {
-            Event::Scalar(text, style, anchor, tag) => (scalar(&text, style, tag.as_ref(), &mark)?, anchor),
+            Event::Scalar(text, style, anchor, tag) => {
+                self.budget.scalar(text.len());
+                (scalar(&text, style, tag.as_ref(), &mark)?, anchor)
+            }
             Event::SequenceStart(anchor, tag) => {
                 check_collection_tag(tag.as_ref(), "seq", &mark)?;
                 self.budget.enter().map_err(|l| YamlError::over(&mark, l))?;
@@ -185,7 +188,9 @@ impl Reader<'_> {
         };
         if anchor != 0 {
             // The node itself, counted before `before`, is part of its size.
-            let size = self.budget.produced() - before + 1;
+            let after = self.budget.produced();
+            let size = Size { nodes: after.nodes - before.nodes + 1, bytes: after.bytes - before.bytes };
+            self.budget.anchor(size.bytes).map_err(|l| YamlError::over(&mark, l))?;
             self.anchors.insert(anchor, (value.clone(), size));
         }
         Ok(value)

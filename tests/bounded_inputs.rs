@@ -1,0 +1,94 @@
+//! Cheap requests that would cost a lot (issue 35), against the real
+//! binaries: the scalar-alias spec offline and through the daemon.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+
+fn healthz_within(url: &str, limit: Duration) -> reqwest::Result<reqwest::blocking::Response> {
+    reqwest::blocking::Client::builder().timeout(limit).build().unwrap().get(format!("{url}/healthz")).send()
+}
+
+/// A process's peak resident memory (`VmHWM`), in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+/// The scalar-alias spec of issue 35: 1 MB, one 600 KB anchored scalar
+/// and 90 000 aliases of it (54 GB once every alias is copied).
+fn scalar_alias_spec(dir: &Path) -> std::path::PathBuf {
+    let text = format!(
+        "service_type: osd\nservice_id: s\nplacement: {{host_pattern: '*'}}\nspec:\n  data_devices:\n    \
+         model: &a '{}'\n  db_devices:\n    paths: [{}]\n",
+        "x".repeat(600_000),
+        vec!["*a"; 90_000].join(",")
+    );
+    assert!(text.len() < 1 << 20, "{} bytes", text.len());
+    let path = dir.join("aliases.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `args` with a 4 GiB address space, so that a regression fails
+/// here rather than taking the machine's memory.
+fn bounded(args: &[&str]) -> Command {
+    let mut cmd = Command::new("prlimit");
+    cmd.arg(format!("--as={}", 4u64 << 30)).arg("--").args(args);
+    cmd
+}
+
+const REFUSAL: &str = "at line 8, column 28: anchors and aliases copy more than 4194304 bytes of text";
+
+#[test]
+fn the_scalar_alias_spec_is_refused_in_one_line_by_preview() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = scalar_alias_spec(dir.path());
+    let inventory = repo().join("specs/f5-422-inventory.json");
+    let out =
+        bounded(&[bin(), "preview", "--spec", spec.to_str().unwrap(), "--inventory", inventory.to_str().unwrap()])
+            .output()
+            .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // 2: the file cannot be read as a spec file at all (docs/cli.md).
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(REFUSAL), "{stderr}");
+}
+
+/// `osdkeeper serve` as `start_daemon` starts it, with a 4 GiB address space.
+fn start_bounded_daemon(dir: &Path) -> (Proc, String) {
+    let db = dir.join("osdkeeper.db");
+    let mut cmd = bounded(&[bin(), "serve", "--listen", "127.0.0.1:0", "--db", db.to_str().unwrap()]);
+    cmd.env_remove("OSDKEEPER_TOKEN").env_remove("OSDKEEPER_AGENT_TOKEN");
+    let (proc, addr) = spawn_listening(cmd, "daemon", &dir.join("daemon.log"));
+    (proc, format!("http://{addr}"))
+}
+
+#[test]
+fn the_scalar_alias_spec_is_refused_by_the_daemon_which_stays_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = scalar_alias_spec(dir.path());
+    let (daemon, url) = start_bounded_daemon(dir.path());
+    let (code, out, err) = cli(&url, None, &["apply", "-i", spec.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(REFUSAL), "{err}");
+    let body = std::fs::read(&spec).unwrap();
+    let answer = reqwest::blocking::Client::new()
+        .post(format!("{url}/api/v1/specs?dry_run=true"))
+        .header("content-type", "application/yaml")
+        .body(body)
+        .send()
+        .unwrap();
+    assert_eq!(answer.status(), 400);
+    assert!(answer.text().unwrap().contains(REFUSAL));
+    let peak = peak_rss(daemon.pid());
+    assert!(peak < 200 << 20, "peak {} MiB", peak >> 20);
+    assert_eq!(healthz_within(&url, Duration::from_secs(2)).unwrap().status(), 200);
+}
