@@ -1,5 +1,6 @@
 //! Cheap requests that would cost a lot (issue 35), against the real
-//! binaries: the scalar-alias spec offline and through the daemon.
+//! binaries: made-up methods and `/metrics`, and the scalar-alias spec
+//! offline and through the daemon.
 
 mod common;
 
@@ -91,4 +92,33 @@ fn the_scalar_alias_spec_is_refused_by_the_daemon_which_stays_small() {
     let peak = peak_rss(daemon.pid());
     assert!(peak < 200 << 20, "peak {} MiB", peak >> 20);
     assert_eq!(healthz_within(&url, Duration::from_secs(2)).unwrap().status(), 200);
+}
+
+#[test]
+fn made_up_methods_leave_metrics_as_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = start_daemon(dir.path(), "", &[]);
+    let client = reqwest::blocking::Client::new();
+    let ask = |method: &str, path: &str| {
+        let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        client.request(m, format!("{}{path}", daemon.url)).send().unwrap().status().as_u16()
+    };
+    let series = || -> std::collections::BTreeSet<String> {
+        let text = client.get(format!("{}/metrics", daemon.url)).send().unwrap().text().unwrap();
+        let http = text.lines().filter(|l| l.starts_with("osdkeeper_http_request_duration_seconds"));
+        http.map(|l| l.rsplit_once(' ').unwrap().0.to_string()).collect()
+    };
+    // Made-up methods on a route and elsewhere, once each, and the scrape itself.
+    ask("WARMUP", "/api/v1/hosts");
+    ask("WARMUP", "/nowhere");
+    series();
+    let before = series();
+    for i in 0..5000 {
+        let path = if i % 2 == 0 { "/api/v1/hosts".to_string() } else { format!("/made/up/{i}") };
+        ask(&format!("M{i:05}"), &path);
+    }
+    let after = series();
+    assert_eq!(before, after, "the series of /metrics changed");
+    assert!(after.iter().any(|s| s.contains("method=\"other\",route=\"/api/v1/hosts\"")), "{after:#?}");
+    assert!(after.iter().any(|s| s.contains("method=\"other\",route=\"unmatched\"")), "{after:#?}");
 }

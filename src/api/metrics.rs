@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
+use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
@@ -29,13 +30,13 @@ struct Histogram {
 /// Request latency by method and route.
 #[derive(Default)]
 pub struct HttpMetrics {
-    by_route: Mutex<BTreeMap<(String, String), Histogram>>,
+    by_route: Mutex<BTreeMap<(&'static str, String), Histogram>>,
 }
 
 impl HttpMetrics {
-    fn observe(&self, method: &str, route: &str, seconds: f64) {
+    fn observe(&self, method: &'static str, route: &str, seconds: f64) {
         let mut m = self.by_route.lock().expect("metrics lock");
-        let h = m.entry((method.to_string(), route.to_string())).or_default();
+        let h = m.entry((method, route.to_string())).or_default();
         for (i, b) in BUCKETS.iter().enumerate() {
             if seconds <= *b {
                 h.counts[i] += 1;
@@ -46,15 +47,35 @@ impl HttpMetrics {
     }
 }
 
-/// Middleware: times every request by its route template (not its raw
-/// path, which would make a series per host name).
+/// The methods a series is kept for; any other is counted as `other`.
+const METHODS: [Method; 9] = [
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::DELETE,
+    Method::CONNECT,
+    Method::OPTIONS,
+    Method::TRACE,
+    Method::PATCH,
+];
+
+/// A request's method as a label, from a closed set: a method is any token
+/// the client makes up, and each new label would be a series kept forever.
+fn method_label(method: &Method) -> &'static str {
+    METHODS.iter().find(|m| *m == method).map_or("other", Method::as_str)
+}
+
+/// Middleware: times every request by its method (`method_label`) and its
+/// route template (not its raw path, which would make a series per host
+/// name; a path no route matches is `unmatched`).
 pub async fn track(State(m): State<Arc<HttpMetrics>>, req: Request, next: Next) -> Response {
     let route =
         req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_string()).unwrap_or_else(|| "unmatched".into());
-    let method = req.method().to_string();
+    let method = method_label(req.method());
     let start = Instant::now();
     let resp = next.run(req).await;
-    m.observe(&method, &route, start.elapsed().as_secs_f64());
+    m.observe(method, &route, start.elapsed().as_secs_f64());
     resp
 }
 
@@ -146,4 +167,18 @@ async fn render(d: &Daemon, http: &HttpMetrics) -> Result<String, String> {
         put!(out, "osdkeeper_http_request_duration_seconds_count{{{l}}} {}\n", h.count);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn methods_are_labelled_from_a_closed_set() {
+        assert_eq!(method_label(&Method::GET), "GET");
+        assert_eq!(method_label(&Method::PATCH), "PATCH");
+        for made_up in ["FOO", "get", "M0001", "PROPFIND"] {
+            assert_eq!(method_label(&Method::from_bytes(made_up.as_bytes()).unwrap()), "other", "{made_up}");
+        }
+    }
 }
