@@ -99,7 +99,11 @@ fn an_agent_of_another_major_than_the_cluster_is_flagged_in_host_ls_and_healthz(
     assert!(row.ends_with("18.2.7 (reef) *"), "{table}");
     assert!(table.contains("  f5-422-01: ceph-volume is Ceph 18.2.7 (reef), the cluster runs 16 pacific\n"), "{table}");
 
-    let health: Value = reqwest::blocking::get(format!("{url}/healthz")).unwrap().json().unwrap();
+    // `/healthz` lists the flags of the last poll round's end, which may come just after the row's.
+    let health = wait_for("the flag in /healthz", Duration::from_secs(30), || {
+        let health: Value = reqwest::blocking::get(format!("{url}/healthz")).unwrap().json().unwrap();
+        health["warnings"].as_array().is_some_and(|w| !w.is_empty()).then_some(health)
+    });
     assert_eq!(health["ceph"]["releases"][0]["version"], "16.2.15", "{health}");
     let warning = &health["warnings"][0];
     assert_eq!(warning["code"], "OSDKEEPER_CEPH_VOLUME_RELEASE", "{health}");

@@ -103,7 +103,7 @@ impl utoipa::Modify for BearerAuth {
 #[utoipa::path(get, path = "/healthz", tag = "health", security(()),
     responses((status = 200, description = "the daemon runs; whether the Ceph cluster answered", body = Health)))]
 pub async fn healthz(State(d): State<Arc<Daemon>>) -> Json<Health> {
-    Json(d.health().await)
+    Json(d.health())
 }
 
 async fn openapi() -> Json<utoipa::openapi::OpenApi> {

@@ -241,12 +241,13 @@ impl Daemon {
     }
 
     /// `/healthz`: whether the cluster answered (never asked here) and the
-    /// daemon's own warnings (the hosts' ceph-volume releases).
-    pub async fn health(&self) -> crate::wire::api::error::Health {
+    /// daemon's own warnings (the hosts' ceph-volume releases), all from
+    /// memory the workers keep: neither the store nor the cluster is read.
+    pub fn health(&self) -> crate::wire::api::error::Health {
         crate::wire::api::error::Health {
             status: "ok".into(),
             ceph: self.cluster.health(),
-            warnings: self.inventory.release_warning().await.into_iter().collect(),
+            warnings: self.inventory.release_warning().into_iter().collect(),
         }
     }
 
@@ -254,7 +255,7 @@ impl Daemon {
     /// the daemon's own warnings beside its checks.
     pub async fn cluster_status(&self) -> crate::wire::api::cluster::ClusterStatus {
         let mut status = self.cluster.status().await;
-        status.warnings = self.inventory.release_warning().await.into_iter().collect();
+        status.warnings = self.inventory.release_warning().into_iter().collect();
         status
     }
 

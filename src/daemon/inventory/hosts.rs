@@ -141,6 +141,7 @@ impl Inventory {
         self.check_host_forgettable(name, forget_osds).await?;
         self.store.remove_host(name).await?;
         self.cache.forget(name);
+        self.forget_release_flag(name);
         self.events.record(Level::Info, EventKind::HostRemoved, Some(name), None, format!("Removed host {name}")).await;
         Ok(())
     }

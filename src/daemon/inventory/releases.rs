@@ -1,6 +1,6 @@
 //! The release of each host's ceph-volume against the cluster's
 //! (`domain::release_mismatch` decides): the flag on a host's row, the
-//! `/healthz` warning listing every flagged host, the events when a host's
+//! `/healthz` warning listing every flagged host (kept from the last look), the events when a host's
 //! release changes and when a host becomes flagged or is no longer. The cluster's releases are the last
 //! `ceph versions` read (`Cluster::releases_seen`), never read here: a
 //! host listing or a liveness check must not wait for the monitors.
@@ -33,41 +33,25 @@ impl Inventory {
         release_mismatch(release, &self.cluster_majors())
     }
 
-    /// The warning `/healthz` lists: the flagged hosts, one line each.
-    /// None when no host is flagged, or when the hosts cannot be read (said
-    /// in the log: a liveness answer does not fail for it).
-    pub async fn release_warning(&self) -> Option<HealthWarning> {
-        let majors = self.cluster_majors();
-        if majors.is_empty() {
+    /// The warning `/healthz` lists: the flagged hosts, one line each, as
+    /// of the last look (`note_release_flags`, after each poll round): read
+    /// from memory, never the store, so that a liveness check costs the same
+    /// at any fleet size. None when no host is flagged, or while the
+    /// cluster's releases are not known.
+    pub fn release_warning(&self) -> Option<HealthWarning> {
+        if self.cluster_majors().is_empty() {
             return None;
         }
-        let hosts = match self.store.hosts_with_heads().await {
-            Ok(hosts) => hosts,
-            Err(e) => {
-                tracing::warn!("cannot read the hosts for the release check: {e}");
-                return None;
-            }
-        };
-        let detail: Vec<String> = hosts
-            .iter()
-            .filter_map(|(h, head)| {
-                let m = release_mismatch(head.as_ref()?.ceph_release.as_deref(), &majors)?;
-                Some(format!("host {}: {}", h.name, m.message()))
-            })
-            .collect();
-        if detail.is_empty() {
-            return None;
+        self.polls.flagged.lock().expect("flagged lock").warning.clone()
+    }
+
+    /// A removed host is no longer flagged (its poll round will not come).
+    pub(super) fn forget_release_flag(&self, name: &str) {
+        let mut flagged = self.polls.flagged.lock().expect("flagged lock");
+        if let Some(hosts) = flagged.hosts.as_mut() {
+            hosts.remove(name);
+            flagged.warning = warning_of(flagged.hosts.as_ref());
         }
-        let n = detail.len();
-        Some(HealthWarning {
-            code: RELEASE_MISMATCH.into(),
-            severity: "HEALTH_WARN".into(),
-            message: format!(
-                "{n} host{} with ceph-volume of a major release the cluster does not run",
-                if n == 1 { "" } else { "s" }
-            ),
-            detail,
-        })
     }
 
     /// The event that tells that a host's ceph-volume is of another release
@@ -107,7 +91,11 @@ impl Inventory {
                 Some((h.name.clone(), release_mismatch(head.as_ref()?.ceph_release.as_deref(), &majors)?))
             })
             .collect();
-        let before = self.polls.flagged.lock().expect("flagged lock").replace(now.clone());
+        let before = {
+            let mut flagged = self.polls.flagged.lock().expect("flagged lock");
+            flagged.warning = warning_of(Some(&now));
+            flagged.hosts.replace(now.clone())
+        };
         let Some(before) = before else { return Ok(()) };
         for (name, m) in now.iter().filter(|(name, _)| !before.contains_key(*name)) {
             let message = format!("Host {name} is flagged: {}", m.message());
@@ -122,5 +110,30 @@ impl Inventory {
     }
 }
 
-/// The hosts flagged at the last look (`note_release_flags`); None before it.
-pub(super) type Flagged = Mutex<Option<BTreeMap<String, ReleaseMismatch>>>;
+/// The hosts flagged at the last look (`note_release_flags`; None before
+/// it) and the `/healthz` warning that lists them.
+#[derive(Default)]
+pub(super) struct FlaggedHosts {
+    hosts: Option<BTreeMap<String, ReleaseMismatch>>,
+    warning: Option<HealthWarning>,
+}
+
+pub(super) type Flagged = Mutex<FlaggedHosts>;
+
+/// The warning listing `flagged`, one line per host; None when none is.
+fn warning_of(flagged: Option<&BTreeMap<String, ReleaseMismatch>>) -> Option<HealthWarning> {
+    let detail: Vec<String> = flagged?.iter().map(|(name, m)| format!("host {name}: {}", m.message())).collect();
+    if detail.is_empty() {
+        return None;
+    }
+    let n = detail.len();
+    Some(HealthWarning {
+        code: RELEASE_MISMATCH.into(),
+        severity: "HEALTH_WARN".into(),
+        message: format!(
+            "{n} host{} with ceph-volume of a major release the cluster does not run",
+            if n == 1 { "" } else { "s" }
+        ),
+        detail,
+    })
+}

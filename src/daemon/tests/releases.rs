@@ -38,7 +38,7 @@ async fn a_host_of_another_major_is_flagged_until_it_matches_again() {
     let row = |name: &str| listed.iter().find(|h| h.name == name).unwrap().clone();
     assert!(d.cluster.releases_seen().is_none(), "not read by these tests' daemon until asked");
     assert_eq!(row(two).release_mismatch, None, "the cluster's releases not read: nothing flagged");
-    assert!(d.health().await.warnings.is_empty());
+    assert!(d.health().warnings.is_empty());
     d.inventory.note_release_flags().await.unwrap();
     d.cluster.releases().await.unwrap();
     // The first look after start only remembers who is flagged.
@@ -50,7 +50,7 @@ async fn a_host_of_another_major_is_flagged_until_it_matches_again() {
         row(two).release_mismatch.as_deref(),
         Some("ceph-volume is Ceph 18.2.7 (reef), the cluster runs 16 pacific")
     );
-    let warnings = d.health().await.warnings;
+    let warnings = d.health().warnings;
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert_eq!(warnings[0].code, "OSDKEEPER_CEPH_VOLUME_RELEASE");
     assert_eq!(warnings[0].message, "1 host with ceph-volume of a major release the cluster does not run");
@@ -65,7 +65,7 @@ async fn a_host_of_another_major_is_flagged_until_it_matches_again() {
     poll(two).await;
     d.inventory.note_release_flags().await.unwrap();
     assert_eq!(hosts(&d).await.iter().find(|h| h.name == two).unwrap().release_mismatch, None);
-    assert!(d.health().await.warnings.is_empty());
+    assert!(d.health().warnings.is_empty());
     // Polled again unchanged: no event again.
     poll(two).await;
     d.inventory.note_release_flags().await.unwrap();
@@ -92,4 +92,8 @@ async fn a_host_of_another_major_is_flagged_until_it_matches_again() {
         ],
         "oldest first; flagged at the first look after start: remembered, not told"
     );
+    // `/healthz` lists it from the last look; a removed host goes at once.
+    assert_eq!(d.health().warnings[0].detail.len(), 1);
+    d.inventory.remove_host(two, true).await.unwrap();
+    assert!(d.health().warnings.is_empty(), "{:?}", d.health());
 }
