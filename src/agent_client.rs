@@ -2,6 +2,8 @@
 //! its HTTP implementation. Only this module and `wire::agent` know how
 //! agents are reached.
 
+mod answer;
+
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -28,6 +30,11 @@ pub enum AgentError {
     Busy { addr: String, message: String },
     #[error("the agent at {addr} sent something unreadable: {message}")]
     Decode { addr: String, message: String },
+    /// An answer longer than the daemon reads from its route (`AnswerCap`).
+    #[error(
+        "the agent at {addr} answered {route} with more than {cap} bytes, the most the daemon reads from that route"
+    )]
+    TooLarge { addr: String, route: String, cap: usize },
     #[error(
         "not sent to the agent at {addr}: plain HTTP off loopback would carry the agent token in clear; \
          give the host an https:// address (and the daemon --agent-ca)"
@@ -165,9 +172,10 @@ impl AgentError {
         }
     }
 
-    /// The request may have been carried out, or not: no answer came.
+    /// The request may have been carried out, or not: no answer came, or
+    /// one too large to be read.
     pub fn outcome_unknown(&self) -> bool {
-        matches!(self, AgentError::Unreachable { .. } | AgentError::Timeout { .. })
+        matches!(self, AgentError::Unreachable { .. } | AgentError::Timeout { .. } | AgentError::TooLarge { .. })
     }
 }
 
@@ -234,7 +242,7 @@ impl HttpAgents {
         addr: &str,
         req: reqwest::RequestBuilder,
         timeout: Duration,
-    ) -> Result<Option<impl AsRef<[u8]>>, AgentError> {
+    ) -> Result<Option<Vec<u8>>, AgentError> {
         let req = match &self.token {
             Some(_) if !crate::tls::keeps_secrets(&Self::url(addr, "/")) => {
                 return Err(AgentError::InClear { addr: addr.into() })
@@ -249,16 +257,7 @@ impl HttpAgents {
                 AgentError::Unreachable { addr: addr.to_string(), message: with_causes(&e) }
             }
         })?;
-        let status = resp.status();
-        let body =
-            resp.bytes().await.map_err(|e| AgentError::Unreachable { addr: addr.into(), message: with_causes(&e) })?;
-        if status.as_u16() == 304 {
-            return Ok(None);
-        }
-        if !status.is_success() {
-            return Err(AgentError::answered(addr, status.as_u16(), &body));
-        }
-        Ok(Some(body))
+        answer::read(addr, resp).await
     }
 }
 

@@ -1,14 +1,17 @@
 //! Cheap requests that would cost a lot (issue 35), against the real
-//! binaries: made-up methods and `/metrics`, and the scalar-alias spec
-//! offline and through the daemon.
+//! binaries: made-up methods and `/metrics`, a 1 GB agent answer, and the
+//! scalar-alias spec offline and through the daemon.
 
 mod common;
 
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Command;
+use std::thread;
 use std::time::Duration;
 
 use common::*;
+use serde_json::Value;
 
 fn healthz_within(url: &str, limit: Duration) -> reqwest::Result<reqwest::blocking::Response> {
     reqwest::blocking::Client::builder().timeout(limit).build().unwrap().get(format!("{url}/healthz")).send()
@@ -121,4 +124,65 @@ fn made_up_methods_leave_metrics_as_they_were() {
     assert_eq!(before, after, "the series of /metrics changed");
     assert!(after.iter().any(|s| s.contains("method=\"other\",route=\"/api/v1/hosts\"")), "{after:#?}");
     assert!(after.iter().any(|s| s.contains("method=\"other\",route=\"unmatched\"")), "{after:#?}");
+}
+
+/// What answers at an agent's address: its identity as `h1`, and an
+/// inventory of `total` bytes sent in chunks until the reader stops
+/// reading. Returns the address and how many bytes each inventory answer
+/// got out.
+fn endless_inventory_agent(total: u64) -> (String, std::sync::mpsc::Receiver<u64>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let tx = tx.clone();
+            thread::spawn(move || {
+                let mut head = [0u8; 4096];
+                let n = conn.read(&mut head).unwrap_or(0);
+                let line = String::from_utf8_lossy(&head[..n]).lines().next().unwrap_or("").to_string();
+                if line.contains("/v1/identity") {
+                    let body = r#"{"host": "h1", "version": "0"}"#;
+                    let answer = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = conn.write_all(answer.as_bytes());
+                    return;
+                }
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+                let _ = conn.write_all(head.as_bytes());
+                let chunk = format!("100000\r\n{}\r\n", "x".repeat(1 << 20));
+                let mut sent = 0u64;
+                while sent < total && conn.write_all(chunk.as_bytes()).is_ok() {
+                    sent += 1 << 20;
+                }
+                let _ = tx.send(sent);
+            });
+        }
+    });
+    (addr, rx)
+}
+
+#[test]
+fn a_1_gb_agent_answer_is_refused_within_its_cap() {
+    let cap: u64 = 65 << 20;
+    let (addr, sent) = endless_inventory_agent(1 << 30);
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = start_daemon(dir.path(), "poll:\n  interval_s: 1\n", &[]);
+    let before = peak_rss(daemon.proc.pid());
+    cli_ok(&daemon.url, None, &["host", "add", "h1", &addr]);
+    let sent = sent.recv_timeout(Duration::from_secs(120)).expect("the inventory asked for");
+    assert!(sent < cap + (32 << 20), "the daemon read on: {sent} bytes went out");
+    let host = wait_for("the host's error", Duration::from_secs(60), || {
+        let out = cli_ok(&daemon.url, None, &["host", "ls", "--format", "json"]);
+        let hosts: Value = serde_json::from_str(&out).unwrap();
+        hosts[0]["last_error"].as_str().map(str::to_string)
+    });
+    let said = format!("answered /v1/inventory with more than {cap} bytes, the most the daemon reads from that route");
+    assert!(host.contains(&said), "{host}");
+    let grown = peak_rss(daemon.proc.pid()).saturating_sub(before);
+    assert!(grown < cap + (32 << 20), "the daemon grew by {} MiB", grown >> 20);
+    assert_eq!(healthz_within(&daemon.url, Duration::from_secs(2)).unwrap().status(), 200);
 }

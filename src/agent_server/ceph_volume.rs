@@ -49,7 +49,12 @@ pub enum VersionError {
 
 /// Output kept of a command: enough for any real ceph-volume run, bounded
 /// against a runaway one.
-const COMMAND_OUTPUT_LIMIT: usize = 4 << 20;
+pub const COMMAND_OUTPUT_LIMIT: usize = 4 << 20;
+
+/// The largest inventory ceph-volume may print: 75 000 devices at the
+/// 850 bytes a device of the fleet benchmark takes (every `sys_api` key of
+/// 16.2), 8000 at 8 KB (a DB SSD listing a dozen LVs).
+pub const INVENTORY_OUTPUT_LIMIT: usize = 64 << 20;
 
 impl CephVolume {
     /// `ceph-volume inventory --format json`, accepted only if it is a list
@@ -66,7 +71,7 @@ impl CephVolume {
         if filter_for_batch {
             cmd.arg("--filter-for-batch");
         }
-        let limits = Limits { timeout: self.inventory_timeout, max_output: 64 << 20, keep: Keep::Head };
+        let limits = Limits { timeout: self.inventory_timeout, max_output: INVENTORY_OUTPUT_LIMIT, keep: Keep::Head };
         let out = process::run(cmd, limits).await?;
         if !out.status.success() {
             let (code, stderr) = (out.exit_code(), out.stderr.last_line());
