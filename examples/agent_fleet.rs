@@ -81,7 +81,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             stop.wait_for(|s| *s).await.ok();
         };
         let never = std::future::pending::<()>();
-        servers.push(tokio::spawn(agent_server::serve(listener, state, None, shutdown, never)));
+        servers.push(tokio::spawn(agent_server::serve(listener, state, None, config.http, shutdown, never)));
     }
     let hosts_file = args.dir.join("hosts.json");
     std::fs::write(&hosts_file, serde_json::to_vec_pretty(&listed)?)?;

@@ -43,7 +43,22 @@ pub struct FileConfig {
     pub tls: TlsFile,
     #[serde(default)]
     pub agents: AgentsFile,
+    #[serde(default)]
+    pub http: HttpFile,
 }
+
+/// What a client of the API may hold (`http_server` says what each is).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpFile {
+    pub header_read_timeout_s: Option<u64>,
+    pub request_timeout_s: Option<u64>,
+    pub max_connections: Option<usize>,
+}
+
+/// Connections the API serves at once: dashboards, CLIs, scripts and
+/// Prometheus are a few dozen; the units' `LimitNOFILE` is 65536.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 
 /// The API's certificate and key (PEM); both or neither.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -157,6 +172,8 @@ pub struct Config {
     pub stall_after: Duration,
     pub tls: Option<crate::tls::TlsFiles>,
     pub agent_ca: Option<PathBuf>,
+    /// The API server's timeouts and connection cap.
+    pub http: crate::http_server::ServerLimits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -208,6 +225,17 @@ impl FileConfig {
             _ => return Err("expected a single YAML document".into()),
         };
         serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+}
+
+/// The API server's limits: the file's, else the defaults.
+fn http_limits(file: &HttpFile) -> crate::http_server::ServerLimits {
+    use crate::http_server::{DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_REQUEST_TIMEOUT};
+    let secs = |v: Option<u64>, default: Duration| v.map_or(default, |s| Duration::from_secs(s.max(1)));
+    crate::http_server::ServerLimits {
+        header_read_timeout: secs(file.header_read_timeout_s, DEFAULT_HEADER_READ_TIMEOUT),
+        request_timeout: secs(file.request_timeout_s, DEFAULT_REQUEST_TIMEOUT),
+        max_connections: file.max_connections.unwrap_or(DEFAULT_MAX_CONNECTIONS).max(1),
     }
 }
 
@@ -300,6 +328,7 @@ impl Config {
             stall_after: secs(file.removal.stall_after_s, 600),
             tls,
             agent_ca: o.agent_ca.or(file.agents.ca),
+            http: http_limits(&file.http),
         })
     }
 }
@@ -398,5 +427,21 @@ mod tests {
         assert!(r.enabled.is_some() && r.interval_s.is_some() && r.command_timeout_s.is_some());
         let m = &f.removal;
         assert!(m.max_draining.is_some() && m.interval_s.is_some() && m.stall_after_s.is_some());
+        let h = &f.http;
+        assert!(h.header_read_timeout_s.is_some() && h.request_timeout_s.is_some() && h.max_connections.is_some());
+    }
+
+    // The example shows the defaults, and they bound a client's hold: a
+    // half-sent request is cut off within a minute.
+    #[test]
+    fn the_http_limits_default_to_what_the_example_shows() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/osdkeeper.example.yaml")).unwrap();
+        let shown = Config::resolve(FileConfig::parse(&text).unwrap(), Overrides::default()).unwrap().http;
+        let default = Config::resolve(FileConfig::default(), Overrides::default()).unwrap().http;
+        assert_eq!(shown, default);
+        assert!(default.header_read_timeout <= Duration::from_secs(60), "{default:?}");
+        assert!(default.request_timeout <= Duration::from_secs(60), "{default:?}");
+        assert_eq!(default.max_connections, DEFAULT_MAX_CONNECTIONS);
     }
 }

@@ -26,6 +26,8 @@ pub mod daemon;
 pub mod domain;
 /// An error with its causes, as one message.
 pub mod error_chain;
+/// The HTTP(S) server of the daemon and the agent, with its timeouts and connection cap.
+pub mod http_server;
 /// Tables and JSON documents for operators.
 pub mod render;
 /// A simulated cluster and agents (demo, tests, scale runs).
@@ -36,7 +38,7 @@ pub mod store;
 pub mod telemetry;
 /// Appending formatted text to a String.
 mod text;
-/// TLS for every hop (rustls): server configs, trusted CAs, serving.
+/// TLS for every hop (rustls): server configs, trusted CAs.
 pub mod tls;
 /// External formats (ceph-volume inventory JSON, inventory files) into domain types.
 pub mod wire;

@@ -4,12 +4,10 @@
 //! them (not the system's roots: these are a cluster's own certificates,
 //! made with `osdkeeper certs` or the operator's PKI). Plain HTTP is left
 //! for loopback listeners, which `config` and the agent's config enforce.
+//! `http_server` serves with the server config made here.
 
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-use axum::Router;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
@@ -80,79 +78,6 @@ pub fn client_builder(ca: Option<&Path>) -> Result<reqwest::ClientBuilder, TlsEr
         }
     }
     Ok(b)
-}
-
-/// Serves `app` on `listener`, over TLS when `tls` is given, until
-/// `shutdown` completes; requests in flight finish first.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    tls: Option<Arc<rustls::ServerConfig>>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let Some(tls) = tls else {
-        return axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
-    };
-    serve_tls(listener, app, tls, shutdown, |s| s).await
-}
-
-/// Serves `app` over TLS, each connection's decrypted stream passed
-/// through `wrap` first (the daemon gives hyper's own bodiless error
-/// answers a JSON body there, as on its plain listener).
-pub async fn serve_tls<W, F>(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    tls: Arc<rustls::ServerConfig>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-    wrap: F,
-) -> std::io::Result<()>
-where
-    F: Fn(TlsStream) -> W + Clone + Send + Sync + 'static,
-    W: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let handle = axum_server::Handle::new();
-    let stopper = handle.clone();
-    tokio::spawn(async move {
-        shutdown.await;
-        stopper.graceful_shutdown(None);
-    });
-    let listener = listener.into_std()?;
-    let rustls = axum_server::tls_rustls::RustlsAcceptor::new(axum_server::tls_rustls::RustlsConfig::from_config(tls));
-    axum_server::from_tcp(listener)?
-        .acceptor(AfterTls { tls: rustls, wrap })
-        .handle(handle)
-        .serve(app.into_make_service())
-        .await
-}
-
-/// A connection's stream once TLS is set up.
-pub type TlsStream = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
-
-/// The TLS acceptor, then `wrap` on the decrypted stream.
-#[derive(Clone)]
-struct AfterTls<F> {
-    tls: axum_server::tls_rustls::RustlsAcceptor,
-    wrap: F,
-}
-
-impl<S, F, W> axum_server::accept::Accept<tokio::net::TcpStream, S> for AfterTls<F>
-where
-    S: Send + 'static,
-    F: Fn(TlsStream) -> W + Clone + Send + Sync + 'static,
-    W: Send + 'static,
-{
-    type Stream = W;
-    type Service = S;
-    type Future = futures::future::BoxFuture<'static, std::io::Result<(W, S)>>;
-
-    fn accept(&self, stream: tokio::net::TcpStream, service: S) -> Self::Future {
-        let accepted = self.tls.accept(stream, service);
-        let wrap = self.wrap.clone();
-        Box::pin(async move {
-            let (stream, service) = accepted.await?;
-            Ok((wrap(stream), service))
-        })
-    }
 }
 
 /// Whether a request failed in the TLS handshake (a certificate not of the

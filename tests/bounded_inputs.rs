@@ -1,14 +1,17 @@
 //! Cheap requests that would cost a lot (issue 35), against the real
-//! binaries: made-up methods and `/metrics`, a 1 GB agent answer, and the
-//! scalar-alias spec offline and through the daemon.
+//! binaries: half-sent requests held open against the daemon and the
+//! agent, a body that never ends, more connections than the cap, made-up
+//! methods and `/metrics`, a 1 GB agent answer, and the scalar-alias spec
+//! offline and through the daemon.
 
 mod common;
 
 use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::Command;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::Value;
@@ -185,4 +188,125 @@ fn a_1_gb_agent_answer_is_refused_within_its_cap() {
     let grown = peak_rss(daemon.proc.pid()).saturating_sub(before);
     assert!(grown < cap + (32 << 20), "the daemon grew by {} MiB", grown >> 20);
     assert_eq!(healthz_within(&daemon.url, Duration::from_secs(2)).unwrap().status(), 200);
+}
+
+fn host_port(url: &str) -> &str {
+    url.trim_start_matches("http://")
+}
+
+const HALF_SENT: &[u8] = b"GET /healthz HTTP/1.1\r\nhost: x\r\n";
+
+/// `n` connections to `addr`, each with a request's head begun and never ended.
+fn half_sent(addr: &str, n: usize) -> Vec<TcpStream> {
+    (0..n)
+        .map(|i| {
+            let mut c = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connection {i}: {e}"));
+            c.write_all(HALF_SENT).unwrap();
+            c
+        })
+        .collect()
+}
+
+/// Waits until the server ends each connection (end of file, or a reset),
+/// at most `within` from `since`; panics naming the first still open then.
+fn all_closed(conns: Vec<TcpStream>, since: Instant, within: Duration) {
+    for (i, mut c) in conns.into_iter().enumerate() {
+        let left = within.saturating_sub(since.elapsed()).max(Duration::from_millis(1));
+        c.set_read_timeout(Some(left)).unwrap();
+        let mut buf = [0u8; 1024];
+        loop {
+            match c.read(&mut buf) {
+                Ok(0) => break,
+                // hyper may say 408 before it closes.
+                Ok(_) => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+                Err(e) => panic!("connection {i} still open {:?} after it was opened: {e}", since.elapsed()),
+            }
+        }
+    }
+}
+
+#[test]
+fn the_daemon_answers_healthz_beside_1100_half_sent_requests_and_closes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = start_daemon(dir.path(), "http:\n  header_read_timeout_s: 3\n", &[]);
+    let opened = Instant::now();
+    let held = half_sent(host_port(&daemon.url), 1100);
+    let asked = Instant::now();
+    let health = healthz_within(&daemon.url, Duration::from_secs(2)).expect("/healthz within 2 s");
+    assert_eq!(health.status(), 200, "answered in {:?}", asked.elapsed());
+    all_closed(held, opened, Duration::from_secs(60));
+    // Closed by their timeout, not at once: each was held about 3 s.
+    assert!(opened.elapsed() >= Duration::from_secs(3), "{:?}", opened.elapsed());
+    assert_eq!(healthz_within(&daemon.url, Duration::from_secs(2)).unwrap().status(), 200);
+}
+
+#[test]
+fn the_daemon_serves_at_most_its_connection_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = start_daemon(dir.path(), "http:\n  header_read_timeout_s: 60\n  max_connections: 20\n", &[]);
+    let addr = host_port(&daemon.url).to_string();
+    let mut held = half_sent(&addr, 20);
+    // The kernel queues connections in the order they came: the 20 held
+    // ones are served, the next waits for one of them to end.
+    let refused = healthz_within(&daemon.url, Duration::from_secs(1));
+    assert!(refused.is_err(), "answered beyond the cap: {refused:?}");
+    drop(held.pop());
+    let health = healthz_within(&daemon.url, Duration::from_secs(10)).expect("answered once a slot is free");
+    assert_eq!(health.status(), 200);
+}
+
+#[test]
+fn a_body_that_never_ends_is_cut_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = start_daemon(dir.path(), "http:\n  request_timeout_s: 2\n", &[]);
+    let head = "POST /api/v1/specs?dry_run=true HTTP/1.1\r\nhost: 127.0.0.1\r\n\
+                content-type: application/yaml\r\ncontent-length: 1000\r\n\r\nservice_type: osd\n";
+    body_cut_off_after_2_s(host_port(&daemon.url), head);
+}
+
+/// Sends `request`, whose body is shorter than its `content-length` says,
+/// and expects a 400 for a body late by the 2 s allowed, then the end.
+fn body_cut_off_after_2_s(addr: &str, request: &str) {
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.write_all(request.as_bytes()).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).expect("an answer, then the connection closed");
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("did not arrive within 2 s of its head"), "{answer}");
+}
+
+fn start_agent(dir: &Path, flags: &[&str]) -> (Proc, String) {
+    let inventory = repo().join("tests/fixtures/agent/inventory_file.json");
+    let mut cmd = Command::new(bin());
+    cmd.args(["agent", "--listen", "127.0.0.1:0", "--host-name", "h1", "--inventory-file"]).arg(inventory);
+    cmd.args(flags).env_remove("OSDKEEPER_AGENT_TOKEN");
+    let (proc, addr) = spawn_listening(cmd, "agent", &dir.join("agent.log"));
+    (proc, format!("http://{addr}"))
+}
+
+#[test]
+fn the_agent_answers_healthz_beside_half_sent_requests_closes_them_and_cuts_slow_bodies_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_agent, url) = start_agent(dir.path(), &["--header-read-timeout-s", "2", "--request-timeout-s", "2"]);
+    let opened = Instant::now();
+    let held = half_sent(host_port(&url), 200);
+    assert_eq!(healthz_within(&url, Duration::from_secs(2)).expect("/healthz within 2 s").status(), 200);
+    all_closed(held, opened, Duration::from_secs(60));
+    assert!(opened.elapsed() >= Duration::from_secs(2), "{:?}", opened.elapsed());
+
+    let head = "POST /v1/zap HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+                content-length: 100\r\n\r\n{\"path\": ";
+    body_cut_off_after_2_s(host_port(&url), head);
+}
+
+#[test]
+fn the_agent_serves_at_most_its_connection_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_agent, url) = start_agent(dir.path(), &["--header-read-timeout-s", "60", "--max-connections", "5"]);
+    let mut held = half_sent(host_port(&url), 5);
+    assert!(healthz_within(&url, Duration::from_secs(1)).is_err(), "answered beyond the cap");
+    drop(held.pop());
+    assert_eq!(healthz_within(&url, Duration::from_secs(10)).expect("a slot is free").status(), 200);
 }

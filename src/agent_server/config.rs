@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::osd_stop::{ControlMethod, TemplateError, DEFAULT_UNIT_TEMPLATE};
+use crate::http_server::ServerLimits;
 
 /// The bearer token clients must present. Debug output hides it.
 #[derive(Clone)]
@@ -62,6 +63,8 @@ pub struct AgentConfig {
     /// For how long after a boot the OSDs' LVs are looked after
     /// (`boot_activation`); zero: not at all.
     pub boot_activation_window: Duration,
+    /// The HTTP server's timeouts and connection cap.
+    pub http: ServerLimits,
 }
 
 /// The settings as given on the command line and in the environment.
@@ -92,11 +95,19 @@ pub struct RawSettings {
     pub osd_data_dir: Option<PathBuf>,
     /// `--boot-activation-window-s`; 0 turns the looks off.
     pub boot_activation_window_s: u64,
+    /// `--header-read-timeout-s`, `--request-timeout-s`, `--max-connections`
+    /// (`http_server`); None: the defaults.
+    pub header_read_timeout_s: Option<u64>,
+    pub request_timeout_s: Option<u64>,
+    pub max_connections: Option<usize>,
 }
 
 /// The default address is loopback: a token is needed for anything else.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8741";
 const DEFAULT_PORT: u16 = crate::wire::agent::AGENT_PORT;
+/// Connections served at once: the agent's clients are the daemon and its
+/// standbys, a few connections each; the unit's `LimitNOFILE` is far above.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -115,6 +126,8 @@ pub enum ConfigError {
     DeviceLink { path: String, source: std::io::Error },
     #[error("--{name} must be at least 1 second")]
     ZeroTimeout { name: &'static str },
+    #[error("--max-connections must be at least 1")]
+    ZeroConnections,
     #[error("cannot tell this host's name ({0}); give it with --host-name")]
     HostName(String),
     #[error("--host-name must not be empty")]
@@ -173,10 +186,15 @@ impl AgentConfig {
             ("inventory-timeout-s", raw.inventory_timeout_s),
             ("osd-stop-timeout-s", raw.osd_stop_timeout_s),
             ("osd-start-timeout-s", raw.osd_start_timeout_s),
+            ("header-read-timeout-s", raw.header_read_timeout_s.unwrap_or(1)),
+            ("request-timeout-s", raw.request_timeout_s.unwrap_or(1)),
         ] {
             if secs == 0 {
                 return Err(ConfigError::ZeroTimeout { name });
             }
+        }
+        if raw.max_connections == Some(0) {
+            return Err(ConfigError::ZeroConnections);
         }
         let unit_template = raw.osd_unit_template.as_deref().unwrap_or(DEFAULT_UNIT_TEMPLATE);
         let by_unit = ControlMethod::systemd(unit_template)
@@ -210,6 +228,7 @@ impl AgentConfig {
             osd_cluster_conf: raw.osd_cluster_conf,
             osd_data_dir: raw.osd_data_dir.unwrap_or_else(|| PathBuf::from(super::host_roots::DEFAULT_OSD_DATA)),
             boot_activation_window: Duration::from_secs(raw.boot_activation_window_s),
+            http: http_limits(raw.header_read_timeout_s, raw.request_timeout_s, raw.max_connections),
         })
     }
 
@@ -217,6 +236,16 @@ impl AgentConfig {
     /// reader reports.
     pub fn names_loop_devices(&self) -> bool {
         self.devices.iter().flatten().any(|d| is_loop_device(d))
+    }
+}
+
+fn http_limits(header_s: Option<u64>, request_s: Option<u64>, connections: Option<usize>) -> ServerLimits {
+    use crate::http_server::{DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_REQUEST_TIMEOUT};
+    let secs = |v: Option<u64>, default| v.map_or(default, Duration::from_secs);
+    ServerLimits {
+        header_read_timeout: secs(header_s, DEFAULT_HEADER_READ_TIMEOUT),
+        request_timeout: secs(request_s, DEFAULT_REQUEST_TIMEOUT),
+        max_connections: connections.unwrap_or(DEFAULT_MAX_CONNECTIONS),
     }
 }
 

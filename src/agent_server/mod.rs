@@ -72,18 +72,19 @@ pub use config::{AgentConfig, RawSettings};
 pub use http::build_router;
 pub use state::AgentState;
 
-/// Serves until `shutdown` completes, then lets requests in flight finish
+/// Serves within `limits` until `shutdown` completes, then lets requests in flight finish
 /// and waits for a running command (ceph-volume, zap, OSD stop), unless `force` completes
 /// first (a second signal). A forced exit leaves such a command running.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AgentState,
     tls: Option<std::sync::Arc<rustls::ServerConfig>>,
+    limits: crate::http_server::ServerLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
     force: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let busy = state.busy.clone();
-    let server = crate::tls::serve(listener, build_router(state), tls, shutdown);
+    let server = crate::http_server::serve(listener, build_router(state), tls, limits, shutdown, |s| s);
     tokio::pin!(force);
     tokio::select! {
         served = server => served?,

@@ -15,26 +15,8 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
 
 use crate::wire::api::error::ErrorBody;
-
-/// The daemon's listener, handing out wrapped connections.
-pub struct JsonErrorListener(pub TcpListener);
-
-impl axum::serve::Listener for JsonErrorListener {
-    type Io = JsonErrors<TcpStream>;
-    type Addr = std::net::SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (io, addr) = axum::serve::Listener::accept(&mut self.0).await;
-        (JsonErrors::new(io), addr)
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.0.local_addr()
-    }
-}
 
 pub struct JsonErrors<S> {
     inner: S,

@@ -24,7 +24,9 @@ async fn serve_sim() -> (tempfile::TempDir, Arc<Daemon>, String) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let app = super::router(d.clone(), settings);
-    tokio::spawn(async move { axum::serve(super::raw_errors::JsonErrorListener(listener), app).await });
+    let limits = crate::http_server::ServerLimits::with_max_connections(64);
+    let serving = crate::http_server::serve(listener, app, None, limits, std::future::pending(), |s| s);
+    tokio::spawn(serving);
     (dir, d, url)
 }
 

@@ -119,13 +119,14 @@ pub async fn serve_with(
     let gate = Gate::new(db.clone());
     let leading: Arc<OnceLock<Arc<Daemon>>> = Arc::new(OnceLock::new());
     let url = format!("{scheme}://{}", advertised(local));
+    let limits = config.http;
     let lead = Lead { agents, ceph, config, gate: gate.clone(), leading: leading.clone() };
     // A daemon on a file leads before it listens: its first request finds the API.
     let (lead, led) = match opened {
         Some(store) => (None, Some(lead.start(store, None))),
         None => (Some(lead), None),
     };
-    let served = tokio::spawn(serve_http(listener, gate.router(), tls, stop.clone(), leading));
+    let served = tokio::spawn(serve_http(listener, gate.router(), tls, limits, stop.clone(), leading));
     // Tests and scripts read the bound address (port 0) from this line.
     println!("listening on {local}");
     eprintln!("osdkeeper: dashboard at {scheme}://{local}/");
@@ -222,6 +223,7 @@ async fn serve_http(
     listener: TcpListener,
     app: axum::Router,
     tls: Option<Arc<rustls::ServerConfig>>,
+    limits: crate::http_server::ServerLimits,
     stop: CancellationToken,
     leading: Arc<OnceLock<Arc<Daemon>>>,
 ) -> std::io::Result<()> {
@@ -233,13 +235,7 @@ async fn serve_http(
     };
     // hyper's own 400/414/431 answers are bodiless; every connection is
     // wrapped to give them a JSON body (the decrypted side under TLS).
-    match tls {
-        None => {
-            let listener = crate::api::raw_errors::JsonErrorListener(listener);
-            axum::serve(listener, app).with_graceful_shutdown(shutdown).await
-        }
-        Some(tls) => crate::tls::serve_tls(listener, app, tls, shutdown, crate::api::raw_errors::JsonErrors::new).await,
-    }
+    crate::http_server::serve(listener, app, tls, limits, shutdown, crate::api::raw_errors::JsonErrors::new).await
 }
 
 /// The address others reach this daemon at: the bound one, or the

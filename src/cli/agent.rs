@@ -78,6 +78,17 @@ pub struct AgentArgs {
     /// (ceph-volume@lvm-ID-FSID) is enabled; 0 turns it off.
     #[arg(long, default_value_t = 900, value_name = "SECONDS")]
     boot_activation_window_s: u64,
+    /// A request's head (its line and headers) must arrive within this many
+    /// seconds of the connection opening or its previous answer: also how
+    /// long a kept-alive connection may stay idle.
+    #[arg(long, default_value_t = crate::http_server::DEFAULT_HEADER_READ_TIMEOUT.as_secs(), value_name = "SECONDS")]
+    header_read_timeout_s: u64,
+    /// A request's body must arrive within this many seconds of its head.
+    #[arg(long, default_value_t = crate::http_server::DEFAULT_REQUEST_TIMEOUT.as_secs(), value_name = "SECONDS")]
+    request_timeout_s: u64,
+    /// Connections served at once; more wait in the kernel's queue.
+    #[arg(long, default_value_t = agent_server::config::DEFAULT_MAX_CONNECTIONS, value_name = "N")]
+    max_connections: usize,
     /// The ceph-volume program.
     #[arg(long, env = "OSDKEEPER_CEPH_VOLUME", default_value = "ceph-volume", value_name = "PATH")]
     ceph_volume: String,
@@ -107,6 +118,9 @@ pub fn run(args: AgentArgs) -> ExitCode {
         osd_cluster_conf: args.osd_cluster_conf,
         osd_data_dir: Some(args.osd_data_dir),
         boot_activation_window_s: args.boot_activation_window_s,
+        header_read_timeout_s: Some(args.header_read_timeout_s),
+        request_timeout_s: Some(args.request_timeout_s),
+        max_connections: Some(args.max_connections),
     };
     let config = match AgentConfig::resolve(raw) {
         Ok(c) => c,
@@ -151,7 +165,7 @@ pub fn run(args: AgentArgs) -> ExitCode {
             let looks = BootActivation::new(config.boot_activation_window, config.devices.clone());
             tokio::spawn(looks.run(state.busy.clone()));
         }
-        match agent_server::serve(listener, state, tls, shutdown, force).await {
+        match agent_server::serve(listener, state, tls, config.http, shutdown, force).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("osdkeeper agent: {e}");

@@ -41,8 +41,9 @@ fn server() -> &'static Server {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let url = format!("http://{}", listener.local_addr().unwrap());
             let app = osdkeeper::api::router(d, settings);
-            let listener = osdkeeper::api::raw_errors::JsonErrorListener(listener);
-            tokio::spawn(async move { axum::serve(listener, app).await });
+            let limits = osdkeeper::http_server::ServerLimits::with_max_connections(64);
+            let wrap = osdkeeper::api::raw_errors::JsonErrors::new;
+            tokio::spawn(osdkeeper::http_server::serve(listener, app, None, limits, std::future::pending(), wrap));
             url
         });
         Server { url, http: reqwest::blocking::Client::new(), _runtime: runtime, _dir: dir }
