@@ -96,6 +96,7 @@ fn the_scalar_alias_spec_is_refused_by_the_daemon_which_stays_small() {
     assert_eq!(answer.status(), 400);
     assert!(answer.text().unwrap().contains(REFUSAL));
     let peak = peak_rss(daemon.pid());
+    eprintln!("the daemon's peak RSS: {} MiB", peak >> 20);
     assert!(peak < 200 << 20, "peak {} MiB", peak >> 20);
     assert_eq!(healthz_within(&url, Duration::from_secs(2)).unwrap().status(), 200);
 }
@@ -186,6 +187,7 @@ fn a_1_gb_agent_answer_is_refused_within_its_cap() {
     let said = format!("answered /v1/inventory with more than {cap} bytes, the most the daemon reads from that route");
     assert!(host.contains(&said), "{host}");
     let grown = peak_rss(daemon.proc.pid()).saturating_sub(before);
+    eprintln!("sent {} MiB before the daemon stopped reading; its peak RSS grew by {} MiB", sent >> 20, grown >> 20);
     assert!(grown < cap + (32 << 20), "the daemon grew by {} MiB", grown >> 20);
     assert_eq!(healthz_within(&daemon.url, Duration::from_secs(2)).unwrap().status(), 200);
 }
@@ -309,4 +311,24 @@ fn the_agent_serves_at_most_its_connection_cap() {
     assert!(healthz_within(&url, Duration::from_secs(1)).is_err(), "answered beyond the cap");
     drop(held.pop());
     assert_eq!(healthz_within(&url, Duration::from_secs(10)).expect("a slot is free").status(), 200);
+}
+
+#[test]
+fn a_tls_handshake_never_begun_is_cut_off_at_the_header_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = dir.path().join("pki");
+    let made = Command::new(bin())
+        .args(["certs", "--daemon", "127.0.0.1", "--host", "h1,127.0.0.1", "--out"])
+        .arg(&pki)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let (cert, key) = (pki.join("h1.pem"), pki.join("h1-key.pem"));
+    let tls = ["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()];
+    let (_agent, url) = start_agent(dir.path(), &[&tls[..], &["--header-read-timeout-s", "2"]].concat());
+    let opened = Instant::now();
+    let held = (0..50).map(|_| TcpStream::connect(host_port(&url)).unwrap()).collect();
+    // Well before the 10 s a TLS acceptor's own handshake timeout would take.
+    all_closed(held, opened, Duration::from_secs(8));
+    assert!(opened.elapsed() >= Duration::from_secs(2), "{:?}", opened.elapsed());
 }

@@ -1,12 +1,14 @@
 //! `/metrics` in Prometheus' text format: removals by state, PGs left, drain
 //! rate and ETA per OSD being removed, inventory age and poll errors per
 //! host, and API request latency. Written by hand: a few gauges and one
-//! histogram do not need a metrics framework.
+//! histogram do not need a metrics framework. The fleet's series are
+//! rendered at most once a second (`FLEET_KEPT_FOR`); every label comes
+//! from a closed set or from the fleet, never from what a client sent.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::Method;
@@ -27,11 +29,19 @@ struct Histogram {
     sum: f64,
 }
 
-/// Request latency by method and route.
+/// Request latency by method and route, and the fleet's series as last
+/// rendered.
 #[derive(Default)]
 pub struct HttpMetrics {
     by_route: Mutex<BTreeMap<(&'static str, String), Histogram>>,
+    fleet: tokio::sync::Mutex<Option<(Instant, Arc<str>)>>,
 }
+
+/// How long the fleet's series (removals, hosts, workers) are kept once
+/// rendered: they grow with the fleet (300 KB and about a millisecond at
+/// 2000 hosts), and `/metrics` needs no token, so any number of scrapes
+/// costs at most one rendering a second; a scrape comes every 15 s or more.
+const FLEET_KEPT_FOR: Duration = Duration::from_secs(1);
 
 impl HttpMetrics {
     fn observe(&self, method: &'static str, route: &str, seconds: f64) {
@@ -93,6 +103,26 @@ pub async fn metrics(State(d): State<Arc<Daemon>>, Extension(http): Extension<Ar
 }
 
 async fn render(d: &Daemon, http: &HttpMetrics) -> Result<String, String> {
+    let fleet = {
+        // Held while rendering: scrapes that come meanwhile wait for it.
+        let mut kept = http.fleet.lock().await;
+        match &*kept {
+            Some((at, text)) if at.elapsed() < FLEET_KEPT_FOR => text.clone(),
+            _ => {
+                let text: Arc<str> = render_fleet(d).await?.into();
+                *kept = Some((Instant::now(), text.clone()));
+                text
+            }
+        }
+    };
+    let mut out = String::with_capacity(fleet.len() + 16 * 1024);
+    out.push_str(&fleet);
+    render_requests(http, &mut out);
+    Ok(out)
+}
+
+/// The removals', hosts' and workers' series.
+async fn render_fleet(d: &Daemon) -> Result<String, String> {
     let view = d.metrics_view().await.map_err(|e| e.to_string())?;
     let mut out = String::new();
     put!(out, "# HELP osdkeeper_removals Active OSD removals by state.\n# TYPE osdkeeper_removals gauge\n");
@@ -156,6 +186,11 @@ async fn render(d: &Daemon, http: &HttpMetrics) -> Result<String, String> {
             );
         }
     }
+    Ok(out)
+}
+
+/// The request latency histogram, as it is now.
+fn render_requests(http: &HttpMetrics, out: &mut String) {
     put!(out, "# HELP osdkeeper_http_request_duration_seconds API request latency.\n# TYPE osdkeeper_http_request_duration_seconds histogram\n");
     for ((method, route), h) in http.by_route.lock().expect("metrics lock").iter() {
         let l = format!("method=\"{method}\",route=\"{}\"", esc(route));
@@ -166,7 +201,6 @@ async fn render(d: &Daemon, http: &HttpMetrics) -> Result<String, String> {
         put!(out, "osdkeeper_http_request_duration_seconds_sum{{{l}}} {}\n", h.sum);
         put!(out, "osdkeeper_http_request_duration_seconds_count{{{l}}} {}\n", h.count);
     }
-    Ok(out)
 }
 
 #[cfg(test)]
