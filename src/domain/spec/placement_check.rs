@@ -54,8 +54,8 @@ pub fn check_placement(placement: &Placement, known: &[HostRef<'_>]) -> Option<P
         return None;
     }
     let selector = match (&placement.label, &placement.host_pattern) {
-        (Some(label), _) => format!("label '{label}'"),
-        (None, Some(pattern)) => format!("host_pattern '{pattern}'"),
+        (Some(label), _) => format!("label '{}'", excerpt(label)),
+        (None, Some(pattern)) => format!("host_pattern '{}'", excerpt(pattern)),
         (None, None) => unreachable!("checked above"),
     };
     let held = if schedulable.len() < known.len() {
@@ -232,6 +232,20 @@ mod tests {
         let err = problem.refusal(&known).expect("a refusal");
         assert!(err.message.len() < 1_000, "{} bytes", err.message.len());
         assert!(err.message.contains("and 1992 more"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_huge_pattern_matching_nothing_is_quoted_short() {
+        let names: Vec<String> = (0..2000).map(|i| format!("node-{i}")).collect();
+        let none: Vec<String> = vec![];
+        let known: Vec<HostRef> = names.iter().map(|n| HostRef { name: n, labels: &none }).collect();
+        for key in ["host_pattern", "label"] {
+            let p = placement(&[(key, Value::Str("[".repeat(300_000)))]);
+            let w = check_placement(&p, &known).expect("warned");
+            let w = w.warning().expect("a warning");
+            assert!(w.len() < 1_000, "{key}: {} bytes", w.len());
+            assert!(w.contains("(300000 bytes)"), "{w}");
+        }
     }
 
     #[test]
