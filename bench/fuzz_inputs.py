@@ -13,8 +13,9 @@ Each round writes a spec and an inventory and runs the release binary on
 them (`preview --format table` or `json`), with a 4 GiB address-space limit
 so that a runaway input cannot take the machine down. Specs are valid specs
 with random keys and values, byte-level perturbations of those, or known
-attacks (nested aliases, deep nesting, many keys, huge scalars, huge host
-patterns, a byte order mark, invalid UTF-8, absurd counts). Inventories are
+attacks (nested aliases, a large scalar aliased many times or nested in
+anchors, deep nesting, many keys, huge scalars, huge host patterns, a byte
+order mark, invalid UTF-8, absurd counts). Inventories are
 random realistic ones, perturbations of their JSON text, or hostile ones
 (70 000-character paths and host names, paths listed twice, deep JSON).
 
@@ -31,7 +32,8 @@ under the same address-space limit and sends it, one at a time, specs
 (valid, perturbed, hostile) as dry-runs and now and then as applies, JSON
 bodies for every POST route (random, perturbed, wrong types, huge), odd
 query strings and path parameters, and raw requests hyper must refuse
-(malformed lines, 70 KB URIs, 500 KB headers, bodies that end early).
+(malformed lines, 70 KB URIs, 500 KB headers, bodies that end early) or
+the router must (made-up methods).
 Findings: a 5xx, an answer that is not JSON, no answer within --timeout
 (a hang), the daemon gone (a crash). Every 20 requests /healthz is asked
 while a large spec is being planned on another connection. Peak memory is
@@ -112,9 +114,24 @@ def laughs(levels, fanout):
     return "\n".join(lines) + "\n"
 
 
+def scalar_aliases(size, count):
+    """One anchored scalar of `size` bytes, aliased `count` times: issue 35's
+    shape (600 000 and 90 000: 1 MB asking for 54 GB)."""
+    return "big: &a '{}'\nmany: [{}]\n".format("x" * size, ",".join(["*a"] * count))
+
+
+def nested_anchors(size, levels):
+    """A scalar of `size` bytes inside `levels` anchored lists, each anchor
+    keeping its own copy of what it holds."""
+    text = "'{}'".format("x" * size)
+    for i in range(levels):
+        text = "&a{} [{}]".format(i, text)
+    return "v: " + text + "\n"
+
+
 def hostile_spec(rng):
     big = "x" * rng.choice([70000, 300000])
-    kind = rng.randrange(13)
+    kind = rng.randrange(14)
     if kind == 0:
         return "laughs", laughs(rng.randint(6, 12), rng.randint(6, 12)).encode()
     if kind == 1:
@@ -147,6 +164,12 @@ def hostile_spec(rng):
     if kind == 11:
         return "huge value", ("service_type: osd\nservice_id: " + big[:200000] + "\nplacement: {hosts: ['h:" + big
                               + "']}\ndata_devices: {all: true}\n").encode()
+    if kind == 12:
+        size = rng.choice([1000, 50000, 600000])
+        if rng.random() < 0.3:
+            return "scalar aliases", nested_anchors(size, rng.randint(2, 60)).encode()
+        count = min(90000, ((1 << 20) - size - 32) // 3)
+        return "scalar aliases", scalar_aliases(size, rng.randint(count // 2, count)).encode()
     return "huge file", (BASE + "data_devices: {all: true}\n# " + "y" * (2 << 20) + "\n").encode()
 
 
@@ -375,7 +398,12 @@ def odd_query(rng):
 
 def raw_request(rng, port):
     host = "127.0.0.1:{}".format(port)
-    kind = rng.randrange(6)
+    kind = rng.randrange(7)
+    if kind == 6:
+        method = "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ-_!") for _ in range(rng.randint(1, 20)))
+        path = rng.choice(GET_ROUTES + POST_ROUTES + ["/metrics", "/healthz", "/nowhere/{}".format(rng.randrange(10 ** 6))])
+        return "raw: made-up method", "{} {} HTTP/1.1\r\nHost: {}\r\nconnection: close\r\n\r\n".format(
+            method, path, host).encode()
     if kind == 0:
         return "raw: long URI", "GET /api/v1/hosts?{} HTTP/1.1\r\nHost: {}\r\nconnection: close\r\n\r\n".format("a" * 70000, host).encode()
     if kind == 1:
