@@ -202,6 +202,8 @@ pub struct Overrides {
     pub token_file: Option<PathBuf>,
     pub agent_token_file: Option<PathBuf>,
     pub agent_key_file: Option<PathBuf>,
+    /// Wins over `agents.previous_key_file`.
+    pub agent_previous_key_file: Option<PathBuf>,
     pub log_format: Option<LogFormat>,
     pub ceph_conf: Option<PathBuf>,
     pub tls_cert: Option<PathBuf>,
@@ -265,8 +267,9 @@ impl Config {
         }
         .filter(|t| !t.is_empty());
         let key_file = o.agent_key_file.or(file.agents.key_file.clone());
+        let previous_key_file = o.agent_previous_key_file.or(file.agents.previous_key_file.clone());
         let (agent_key, agent_fallback) =
-            agent_secrets::agent_secrets(key_file.as_deref(), file.agents.previous_key_file.as_deref(), agent_token)?;
+            agent_secrets::agent_secrets(key_file.as_deref(), previous_key_file.as_deref(), agent_token)?;
         let listen = o.listen.or(file.listen).unwrap_or_else(|| DEFAULT_LISTEN.parse().expect("default address"));
         if token.is_none() && !listen.ip().is_loopback() {
             return Err(ConfigError::Unsafe(format!(

@@ -14,13 +14,23 @@ use std::sync::Mutex;
 use super::AgentError;
 use crate::wire::agent_token::AgentKey;
 
-/// What agents that have not moved to their own token yet take.
-#[derive(Debug, Clone)]
+/// What agents that have not moved to their own token yet take. Its
+/// debug form hides the secret.
+#[derive(Clone)]
 pub enum Fallback {
     /// The one token every agent took before each host had its own.
     SharedToken(String),
     /// The key before the current one, whose tokens the agents still hold.
     PreviousKey(AgentKey),
+}
+
+impl std::fmt::Debug for Fallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fallback::SharedToken(_) => f.write_str("SharedToken(<hidden>)"),
+            Fallback::PreviousKey(_) => f.write_str("PreviousKey(<hidden>)"),
+        }
+    }
 }
 
 /// Which of the daemon's secrets an attempt sends.
@@ -214,8 +224,9 @@ mod tests {
         let creds = AgentCredentials::new(Some(key(2)), Some(Fallback::PreviousKey(key(1))));
         let tries = creds.attempts("h1");
         assert_eq!(tries[1], (Which::Fallback, Some(key(1).token_for("h1"))));
-        let legacy = AgentCredentials::new(None, Some(Fallback::SharedToken("s".into())));
-        assert_eq!(legacy.attempts("h1"), [(Which::Fallback, Some("s".to_string()))]);
+        let legacy = AgentCredentials::new(None, Some(Fallback::SharedToken("s3cret".into())));
+        assert!(!format!("{legacy:?}").contains("s3cret"), "{legacy:?}");
+        assert_eq!(legacy.attempts("h1"), [(Which::Fallback, Some("s3cret".to_string()))]);
         assert!(legacy.any());
         let none = AgentCredentials::default();
         assert_eq!(none.attempts("h1"), [(Which::Own, None)]);

@@ -39,6 +39,9 @@ pub struct ServeArgs {
     /// File holding the agent key, from which each host's agent token is derived (wins over agents.key_file).
     #[arg(long, value_name = "FILE")]
     agent_key_file: Option<PathBuf>,
+    /// File holding the key before it, while agents still hold its tokens (wins over agents.previous_key_file).
+    #[arg(long, value_name = "FILE", env = "OSDKEEPER_AGENT_PREVIOUS_KEY_FILE")]
+    agent_previous_key_file: Option<PathBuf>,
     /// File holding the one token all agents took before each had its own, for agents not moved yet
     /// (wins over agent_token_file).
     #[arg(long, value_name = "FILE", env = "OSDKEEPER_AGENT_TOKEN_FILE")]
@@ -65,6 +68,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         token_file: args.token_file,
         agent_token_file: args.agent_token_file,
         agent_key_file: args.agent_key_file,
+        agent_previous_key_file: args.agent_previous_key_file,
         log_format: args.log_format,
         ceph_conf: args.ceph_conf,
         tls_cert: args.tls_cert,
