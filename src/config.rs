@@ -8,8 +8,12 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::agent_client::Fallback;
 use crate::domain::yaml11;
 use crate::store::location::DbLocation;
+use crate::wire::agent_token::AgentKey;
+
+mod agent_secrets;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -26,7 +30,9 @@ pub struct FileConfig {
     pub db: Option<PathBuf>,
     /// File holding the API token (the env var OSDKEEPER_TOKEN wins).
     pub token_file: Option<PathBuf>,
-    /// File holding the agents' token (the env var OSDKEEPER_AGENT_TOKEN wins).
+    /// File holding the one token every agent took before each host had
+    /// its own: tried after a host's own is refused, while agents move
+    /// (the env var OSDKEEPER_AGENT_TOKEN wins).
     pub agent_token_file: Option<PathBuf>,
     pub log_format: Option<LogFormat>,
     #[serde(default)]
@@ -59,6 +65,12 @@ pub struct AgentsFile {
     /// CA (PEM) that signed the agents' certificates; `https://` agents
     /// are trusted through it and nothing else.
     pub ca: Option<PathBuf>,
+    /// File holding the agent key, from which each host's agent token is
+    /// derived (`osdkeeper agent-token HOST`).
+    pub key_file: Option<PathBuf>,
+    /// The key before it, while the agents still hold its tokens (a key
+    /// being rotated).
+    pub previous_key_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -131,7 +143,10 @@ pub struct Config {
     /// Create the RADOS pool `db` names when it is missing.
     pub create_pool: bool,
     pub token: Option<String>,
-    pub agent_token: Option<String>,
+    /// Each host's agent token is derived from it.
+    pub agent_key: Option<AgentKey>,
+    /// What agents not yet on their own token take (`agent_client::credentials`).
+    pub agent_fallback: Option<Fallback>,
     pub log_format: LogFormat,
     pub poll_interval: Duration,
     pub poll_timeout: Duration,
@@ -183,9 +198,12 @@ pub struct Overrides {
     pub create_pool: bool,
     pub token: Option<String>,
     pub agent_token: Option<String>,
-    /// Win over the file's `token_file` / `agent_token_file`.
+    /// Win over the file's `token_file` / `agent_token_file` / `agents.key_file`.
     pub token_file: Option<PathBuf>,
     pub agent_token_file: Option<PathBuf>,
+    pub agent_key_file: Option<PathBuf>,
+    /// Wins over `agents.previous_key_file`.
+    pub agent_previous_key_file: Option<PathBuf>,
     pub log_format: Option<LogFormat>,
     pub ceph_conf: Option<PathBuf>,
     pub tls_cert: Option<PathBuf>,
@@ -226,6 +244,12 @@ fn read_secret(path: &Path) -> Result<String, ConfigError> {
 }
 
 impl Config {
+    /// Whether the daemon sends the agents a secret (then never in clear
+    /// off loopback).
+    pub fn sends_agent_secrets(&self) -> bool {
+        self.agent_key.is_some() || self.agent_fallback.is_some()
+    }
+
     pub fn resolve(file: FileConfig, o: Overrides) -> Result<Config, ConfigError> {
         let own_ceph_bin = file.ceph.bin.is_some();
         let token_file = o.token_file.or(file.token_file.clone());
@@ -242,6 +266,10 @@ impl Config {
             (None, None) => None,
         }
         .filter(|t| !t.is_empty());
+        let key_file = o.agent_key_file.or(file.agents.key_file.clone());
+        let previous_key_file = o.agent_previous_key_file.or(file.agents.previous_key_file.clone());
+        let (agent_key, agent_fallback) =
+            agent_secrets::agent_secrets(key_file.as_deref(), previous_key_file.as_deref(), agent_token)?;
         let listen = o.listen.or(file.listen).unwrap_or_else(|| DEFAULT_LISTEN.parse().expect("default address"));
         if token.is_none() && !listen.ip().is_loopback() {
             return Err(ConfigError::Unsafe(format!(
@@ -272,7 +300,8 @@ impl Config {
             db,
             create_pool: o.create_pool,
             token,
-            agent_token,
+            agent_key,
+            agent_fallback,
             log_format: o.log_format.or(file.log_format).unwrap_or(LogFormat::Human),
             poll_interval: secs(file.poll.interval_s, 60),
             poll_timeout: secs(file.poll.timeout_s, 10),
@@ -385,6 +414,7 @@ mod tests {
         assert!(f.listen.is_some() && f.db.is_some() && f.log_format.is_some() && f.max_body_bytes.is_some());
         assert!(f.token_file.is_some() && f.agent_token_file.is_some());
         assert!(f.tls.cert.is_some() && f.tls.key.is_some() && f.agents.ca.is_some());
+        assert!(f.agents.key_file.is_some() && f.agents.previous_key_file.is_some());
         let c = &f.ceph;
         assert!(
             c.conf.is_some() && c.bin.is_some() && c.timeout_s.is_some() && c.name.is_some() && c.keyring.is_some()

@@ -53,7 +53,7 @@ pub fn build_router(state: AgentState) -> Router {
         .route("/v1/replace-header", post(replace_header))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(state.token.clone(), require_token))
+        .layer(middleware::from_fn_with_state(state.clone(), require_token))
         .layer(middleware::from_fn_with_state(state.token.clone(), browser_guard))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(TraceLayer::new_for_http())

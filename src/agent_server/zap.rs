@@ -36,6 +36,11 @@ pub enum ZapError {
     #[error("{0} is not among the devices this agent may touch (--devices)")]
     NotAllowed(String),
     #[error(
+        "refusing to zap osd.{osd_id}: it has LVs on {devices}, which this agent may not touch (--devices); \
+         nothing was wiped"
+    )]
+    OsdOutsideDevices { osd_id: u32, devices: String },
+    #[error(
         "this agent serves a fixed inventory from --inventory-file {0} and wipes no devices; \
          run it without --inventory-file on the storage host"
     )]
@@ -75,7 +80,7 @@ impl ZapError {
     pub fn status(&self) -> StatusCode {
         match self {
             ZapError::NoForce(_) | ZapError::BadPath(_) => StatusCode::BAD_REQUEST,
-            ZapError::NotAllowed(_) => StatusCode::FORBIDDEN,
+            ZapError::NotAllowed(_) | ZapError::OsdOutsideDevices { .. } => StatusCode::FORBIDDEN,
             ZapError::NotInInventory(_) => StatusCode::NOT_FOUND,
             ZapError::FixedInventory(_)
             | ZapError::AgentBusy

@@ -126,7 +126,8 @@ pub fn start_and_fail(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, Strin
 /// environment variables that matter to `calls.log`, prints them, and
 /// sleeps when the affinity says `slow`. `inventory` fails, as it does on
 /// hosts without udev, unless `set_inventory` gave it a device list;
-/// `lvm zap` fails after `fail_zaps`.
+/// `lvm list` prints what `set_lvm_list` gave it, and no OSD once an `lvm
+/// zap` succeeded; `lvm zap` fails after `fail_zaps`.
 pub struct FakeCephVolume {
     pub dir: tempfile::TempDir,
 }
@@ -139,7 +140,9 @@ impl FakeCephVolume {
 if [ "$1" = inventory ] && [ -f {inventory} ]; then echo "inventory $*" >> {log}; cat {inventory}; exit 0; fi
 if [ "$1" = inventory ]; then echo '--> FileNotFoundError: udevadm' >&2; exit 1; fi
 echo "args=$* affinity=$CEPH_VOLUME_OSDSPEC_AFFINITY loops=$CEPH_VOLUME_ALLOW_LOOP_DEVICES" >> {log}
+if [ "$1 $2" = "lvm list" ] && [ -f {lvm_list} ]; then cat {lvm_list}; exit 0; fi
 if [ "$1 $2" = "lvm zap" ] && [ -f {fail_zap} ]; then echo '--> RuntimeError: Unable to zap' >&2; exit 1; fi
+if [ "$1 $2" = "lvm zap" ] && [ -f {lvm_list} ]; then echo '{{}}' > {lvm_list}; fi
 echo "created: $*"
 echo "--> some progress" >&2
 if [ "$CEPH_VOLUME_OSDSPEC_AFFINITY" = slow ]; then sleep 3; fi
@@ -148,7 +151,8 @@ exit 0
 "#,
             log = dir.path().join("calls.log").display(),
             inventory = dir.path().join("inventory.json").display(),
-            fail_zap = dir.path().join("fail-zap").display()
+            fail_zap = dir.path().join("fail-zap").display(),
+            lvm_list = dir.path().join("lvm-list.json").display()
         );
         let path = dir.path().join("ceph-volume");
         std::fs::write(&path, script).unwrap();
@@ -160,6 +164,11 @@ exit 0
     /// From now on `inventory` prints `devices`.
     pub fn set_inventory(&self, devices: &serde_json::Value) {
         std::fs::write(self.dir.path().join("inventory.json"), devices.to_string()).unwrap();
+    }
+
+    /// From now on `lvm list` prints `listing`, and no OSD once an `lvm zap` succeeded.
+    pub fn set_lvm_list(&self, listing: &serde_json::Value) {
+        std::fs::write(self.dir.path().join("lvm-list.json"), listing.to_string()).unwrap();
     }
 
     /// From now on `lvm zap` fails.
