@@ -11,7 +11,7 @@ use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, AgentErrorBody, AgentErrorCode, AgentIdentity, CephVolumeRequest, CommandResult, HostOsds,
     InventoryReport, OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ReplaceHeaderRequest,
-    ReplaceHeaderResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
+    ReplaceHeaderResult, StopRequest, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -28,6 +28,9 @@ pub enum AgentError {
     Busy { addr: String, message: String },
     #[error("the agent at {addr} sent something unreadable: {message}")]
     Decode { addr: String, message: String },
+    /// Not what the request named is on the host (`identity_mismatch`): final.
+    #[error("the agent at {addr} refused: {message} (HTTP 409)")]
+    Mismatch { addr: String, message: String },
     #[error(
         "not sent to the agent at {addr}: plain HTTP off loopback would carry the agent token in clear; \
          give the host an https:// address (and the daemon --agent-ca)"
@@ -96,8 +99,12 @@ pub trait HostAgents: Send + Sync {
         host: &'a ManagedHost,
         osd_id: u32,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
-    fn stop_osd<'a>(&'a self, host: &'a ManagedHost, osd_id: u32)
-        -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+    fn stop_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+        req: &'a StopRequest,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
     fn zap<'a>(
         &'a self,
         host: &'a ManagedHost,
@@ -161,6 +168,7 @@ impl AgentError {
         };
         match code {
             Some(AgentErrorCode::Busy) => AgentError::Busy { addr: addr.into(), message },
+            Some(AgentErrorCode::IdentityMismatch) => AgentError::Mismatch { addr: addr.into(), message },
             _ => AgentError::Refused { addr: addr.into(), status, message },
         }
     }
@@ -328,13 +336,9 @@ impl HostAgents for HttpAgents {
         &'a self,
         host: &'a ManagedHost,
         osd_id: u32,
+        req: &'a StopRequest,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
-        Box::pin(async move {
-            // An empty JSON body: a POST without its content type is refused (`wire::browser_guard`).
-            let req =
-                self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/stop"))).json(&serde_json::json!({}));
-            self.send(&host.addr, req, self.command_timeout).await
-        })
+        Box::pin(async move { self.command(host, &format!("/v1/osd/{osd_id}/stop"), req).await })
     }
 
     fn zap<'a>(
@@ -377,13 +381,8 @@ impl HostAgents for HttpAgents {
         host: &'a ManagedHost,
         osd_id: u32,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
-        Box::pin(async move {
-            let req = self
-                .client
-                .post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/start")))
-                .json(&serde_json::json!({}));
-            self.send(&host.addr, req, self.command_timeout).await
-        })
+        // An empty JSON body: a POST without its content type is refused (`wire::browser_guard`).
+        Box::pin(async move { self.command(host, &format!("/v1/osd/{osd_id}/start"), &serde_json::json!({})).await })
     }
 
     fn probe<'a>(
@@ -426,6 +425,8 @@ mod tests {
         assert!(AgentError::answered("a", 409, br#"{"error": "", "code": "busy"}"#).is_busy());
         let refused = br#"{"error": "/dev/sdb is busy", "code": "conflict"}"#;
         assert!(!AgentError::answered("a", 409, refused).is_busy());
+        let other = AgentError::answered("a", 409, br#"{"error": "not that disk", "code": "identity_mismatch"}"#);
+        assert!(matches!(other, AgentError::Mismatch { message, .. } if message == "not that disk"));
         let e = AgentError::answered("a", 502, b"<html>bad gateway</html>");
         assert_eq!(e.to_string(), "the agent at a refused: <html>bad gateway</html> (HTTP 502)");
         let e = AgentError::answered("a", 409, busy);

@@ -98,7 +98,12 @@ impl AgentState {
             roots: roots.clone(),
             systemd: matches!(config.osd_start, super::osd_stop::ControlMethod::Systemd { .. }),
         });
-        let zapper = Arc::new(Zapper { inventory: inventory.clone(), ceph_volume: ceph_volume.clone(), roots });
+        let zapper = Arc::new(Zapper {
+            inventory: inventory.clone(),
+            ceph_volume: ceph_volume.clone(),
+            roots,
+            blkid: "blkid".into(),
+        });
         Ok(AgentState {
             inventory,
             ceph_volume,

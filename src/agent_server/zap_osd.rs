@@ -9,6 +9,8 @@
 //! fsid pins the OSD: once it is purged its id is free, and a new OSD made
 //! on this host meanwhile may carry it.
 //!
+//! The request names the devices the daemon recorded for the OSD: an LV
+//! of it on any other device refuses the zap before anything is removed.
 //! ceph-volume's exit status is not trusted: the LVs are listed again
 //! afterwards and the zap fails if any of that OSD's is left. Its unit is
 //! disabled afterwards (ceph-volume's zap leaves it enabled: at the next
@@ -45,6 +47,17 @@ impl OsdZapper {
         let before = self.listed(id, fsid).await?;
         let mut steps = Vec::new();
         let devices: BTreeSet<String> = before.iter().flat_map(osd_devices).collect();
+        if let Some(named) = &req.devices {
+            let elsewhere: Vec<&String> = devices.iter().filter(|d| !named.contains(d)).collect();
+            if !elsewhere.is_empty() {
+                return Err(ZapError::LvsElsewhere {
+                    osd_id: id,
+                    fsid: fsid.to_string(),
+                    found: elsewhere.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", "),
+                    named: named.join(", "),
+                });
+            }
+        }
         if before.is_empty() {
             steps.push(format!("ceph-volume lists no LV of osd.{id} (fsid {fsid}): nothing left to zap"));
         } else {
