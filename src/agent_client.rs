@@ -15,7 +15,7 @@ use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, AgentErrorBody, AgentErrorCode, AgentIdentity, CephVolumeRequest, CommandResult, HostOsds,
     InventoryReport, OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ReplaceHeaderRequest,
-    ReplaceHeaderResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
+    ReplaceHeaderResult, StopRequest, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -32,6 +32,9 @@ pub enum AgentError {
     Busy { addr: String, message: String },
     #[error("the agent at {addr} sent something unreadable: {message}")]
     Decode { addr: String, message: String },
+    /// Not what the request named is on the host (`identity_mismatch`): final.
+    #[error("the agent at {addr} refused: {message} (HTTP 409)")]
+    Mismatch { addr: String, message: String },
     #[error(
         "not sent to the agent at {addr}: plain HTTP off loopback would carry the agent token in clear; \
          give the host an https:// address (and the daemon --agent-ca)"
@@ -100,8 +103,12 @@ pub trait HostAgents: Send + Sync {
         host: &'a ManagedHost,
         osd_id: u32,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
-    fn stop_osd<'a>(&'a self, host: &'a ManagedHost, osd_id: u32)
-        -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+    fn stop_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+        req: &'a StopRequest,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
     fn zap<'a>(
         &'a self,
         host: &'a ManagedHost,
@@ -165,6 +172,7 @@ impl AgentError {
         };
         match code {
             Some(AgentErrorCode::Busy) => AgentError::Busy { addr: addr.into(), message },
+            Some(AgentErrorCode::IdentityMismatch) => AgentError::Mismatch { addr: addr.into(), message },
             _ => AgentError::Refused { addr: addr.into(), status, message },
         }
     }
@@ -347,13 +355,9 @@ impl HostAgents for HttpAgents {
         &'a self,
         host: &'a ManagedHost,
         osd_id: u32,
+        req: &'a StopRequest,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
-        Box::pin(async move {
-            // An empty JSON body: a POST without its content type is refused (`wire::browser_guard`).
-            let req =
-                self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/stop"))).json(&serde_json::json!({}));
-            self.send(host, req, self.command_timeout).await
-        })
+        Box::pin(async move { self.command(host, &format!("/v1/osd/{osd_id}/stop"), req).await })
     }
 
     fn zap<'a>(
@@ -396,13 +400,8 @@ impl HostAgents for HttpAgents {
         host: &'a ManagedHost,
         osd_id: u32,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
-        Box::pin(async move {
-            let req = self
-                .client
-                .post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/start")))
-                .json(&serde_json::json!({}));
-            self.send(host, req, self.command_timeout).await
-        })
+        // An empty JSON body: a POST without its content type is refused (`wire::browser_guard`).
+        Box::pin(async move { self.command(host, &format!("/v1/osd/{osd_id}/start"), &serde_json::json!({})).await })
     }
 
     fn probe<'a>(

@@ -19,6 +19,8 @@ fn answers_are_judged_by_their_code_never_their_words() {
     assert!(AgentError::answered("a", 409, br#"{"error": "", "code": "busy"}"#).is_busy());
     let refused = br#"{"error": "/dev/sdb is busy", "code": "conflict"}"#;
     assert!(!AgentError::answered("a", 409, refused).is_busy());
+    let other = AgentError::answered("a", 409, br#"{"error": "not that disk", "code": "identity_mismatch"}"#);
+    assert!(matches!(other, AgentError::Mismatch { message, .. } if message == "not that disk"));
     let e = AgentError::answered("a", 502, b"<html>bad gateway</html>");
     assert_eq!(e.to_string(), "the agent at a refused: <html>bad gateway</html> (HTTP 502)");
     let e = AgentError::answered("a", 409, busy);

@@ -11,6 +11,8 @@
 //!
 //! An agent limited to some devices (`--devices`) zaps only an OSD whose
 //! LVs are all on them: listed before the zap, under the agent's lock.
+//! The request names the devices the daemon recorded for the OSD: an LV
+//! of it on any other device refuses the zap before anything is removed.
 //!
 //! ceph-volume's exit status is not trusted: the LVs are listed again
 //! afterwards and the zap fails if any of that OSD's is left. Its unit is
@@ -51,6 +53,17 @@ impl OsdZapper {
         let mut steps = Vec::new();
         let devices: BTreeSet<String> = before.iter().flat_map(osd_devices).collect();
         self.check_allowed(id, &devices)?;
+        if let Some(named) = &req.devices {
+            let elsewhere: Vec<&String> = devices.iter().filter(|d| !named.contains(d)).collect();
+            if !elsewhere.is_empty() {
+                return Err(ZapError::LvsElsewhere {
+                    osd_id: id,
+                    fsid: fsid.to_string(),
+                    found: elsewhere.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", "),
+                    named: named.join(", "),
+                });
+            }
+        }
         if before.is_empty() {
             steps.push(format!("ceph-volume lists no LV of osd.{id} (fsid {fsid}): nothing left to zap"));
         } else {

@@ -252,6 +252,12 @@ impl Drop for LoopDevice {
     }
 }
 
+/// The OSD uuid `bluestore_label` writes in its header.
+pub const LABEL_UUID: &str = "4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55";
+
+/// The cluster `bluestore_label` names (`ceph_fsid`).
+pub const LABEL_CLUSTER: &str = "75757249-f864-4e02-9720-f37e52df334e";
+
 /// A BlueStore label as `ceph-osd --mkfs` writes it (header, then the
 /// encoded `bluestore_bdev_label_t` with `whoami` in its meta map), for a
 /// device of `size` bytes.
@@ -329,6 +335,17 @@ impl FakeOsd {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Waits until it holds `device` open (the script opens it first
+    /// thing, but a check made before that sees nothing of it).
+    pub fn wait_holding(&self, device: &str) {
+        let fd = format!("/proc/{}/fd/3", self.pid());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::fs::read_link(&fd).map(|t| t != Path::new(device)).unwrap_or(true) {
+            assert!(Instant::now() < deadline, "the fake osd.{} never opened {device}", self.id);
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// The `--osd-stop-command` template that kills it.
