@@ -1,6 +1,8 @@
 //! The daemon's side of the host agents: a trait the daemon talks to, and
 //! its HTTP implementation. Only this module and `wire::agent` know how
-//! agents are reached.
+//! agents are reached; `credentials.rs`, which secret each host's agent gets.
+
+mod credentials;
 
 mod answer;
 
@@ -8,12 +10,14 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
+pub use credentials::{AgentCredentials, Fallback};
+
 use crate::error_chain::with_causes;
 use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, AgentErrorBody, AgentErrorCode, AgentIdentity, CephVolumeRequest, CommandResult, HostOsds,
     InventoryReport, OsdDaemonStatus, ProbeRequest, ProbeResult, RawInventoryReport, ReplaceHeaderRequest,
-    ReplaceHeaderResult, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
+    ReplaceHeaderResult, StopRequest, ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -35,6 +39,9 @@ pub enum AgentError {
         "the agent at {addr} answered {route} with more than {cap} bytes, the most the daemon reads from that route"
     )]
     TooLarge { addr: String, route: String, cap: usize },
+    /// Not what the request named is on the host (`identity_mismatch`): final.
+    #[error("the agent at {addr} refused: {message} (HTTP 409)")]
+    Mismatch { addr: String, message: String },
     #[error(
         "not sent to the agent at {addr}: plain HTTP off loopback would carry the agent token in clear; \
          give the host an https:// address (and the daemon --agent-ca)"
@@ -103,8 +110,12 @@ pub trait HostAgents: Send + Sync {
         host: &'a ManagedHost,
         osd_id: u32,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
-    fn stop_osd<'a>(&'a self, host: &'a ManagedHost, osd_id: u32)
-        -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
+    fn stop_osd<'a>(
+        &'a self,
+        host: &'a ManagedHost,
+        osd_id: u32,
+        req: &'a StopRequest,
+    ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>>;
     fn zap<'a>(
         &'a self,
         host: &'a ManagedHost,
@@ -168,6 +179,7 @@ impl AgentError {
         };
         match code {
             Some(AgentErrorCode::Busy) => AgentError::Busy { addr: addr.into(), message },
+            Some(AgentErrorCode::IdentityMismatch) => AgentError::Mismatch { addr: addr.into(), message },
             _ => AgentError::Refused { addr: addr.into(), status, message },
         }
     }
@@ -179,10 +191,10 @@ impl AgentError {
     }
 }
 
-/// Agents over HTTP with a bearer token.
+/// Agents over HTTP, each with its host's bearer token.
 pub struct HttpAgents {
     client: reqwest::Client,
-    token: Option<String>,
+    credentials: AgentCredentials,
     inventory_timeout: Duration,
     command_timeout: Duration,
 }
@@ -190,7 +202,7 @@ pub struct HttpAgents {
 impl HttpAgents {
     /// `ca`: the CA of the agents' certificates, for `https://` agents.
     pub fn new(
-        token: Option<String>,
+        credentials: AgentCredentials,
         inventory_timeout: Duration,
         command_timeout: Duration,
         ca: Option<&std::path::Path>,
@@ -199,7 +211,7 @@ impl HttpAgents {
             .connect_timeout(Duration::from_secs(5))
             .build()
             .expect("an HTTP client from checked settings");
-        Ok(HttpAgents { client, token, inventory_timeout, command_timeout })
+        Ok(HttpAgents { client, credentials, inventory_timeout, command_timeout })
     }
 
     fn url(addr: &str, path: &str) -> String {
@@ -219,31 +231,46 @@ impl HttpAgents {
         body: &impl serde::Serialize,
     ) -> Result<T, AgentError> {
         let req = self.client.post(Self::url(&host.addr, path)).json(body);
-        self.send(&host.addr, req, self.command_timeout).await
+        self.send(host, req, self.command_timeout).await
     }
 
     async fn send<T: serde::de::DeserializeOwned>(
         &self,
-        addr: &str,
+        host: &ManagedHost,
         req: reqwest::RequestBuilder,
         timeout: Duration,
     ) -> Result<T, AgentError> {
-        let body = self.exchange(addr, req, timeout).await?.ok_or_else(|| AgentError::Decode {
-            addr: addr.into(),
+        let body = self.exchange(host, req, timeout).await?.ok_or_else(|| AgentError::Decode {
+            addr: host.addr.clone(),
             message: "304 Not Modified to a request that named no inventory".into(),
         })?;
-        decode(addr, body.as_ref())
+        decode(&host.addr, body.as_ref())
     }
 
-    /// Sends the request: the body of a successful answer, `None` for `304
-    /// Not Modified`, else the agent's refusal.
+    /// Sends the request with the host's credential (`credentials.rs`).
     async fn exchange(
         &self,
-        addr: &str,
+        host: &ManagedHost,
         req: reqwest::RequestBuilder,
         timeout: Duration,
     ) -> Result<Option<Vec<u8>>, AgentError> {
-        let req = match &self.token {
+        let send = |token: Option<String>| {
+            let req = req.try_clone().expect("the agents' requests have no streamed body");
+            self.exchange_as(&host.addr, req, token, timeout)
+        };
+        self.credentials.send(&host.name, send).await
+    }
+
+    /// Sends the request with `token`: the body of a successful answer,
+    /// `None` for `304 Not Modified`, else the agent's refusal.
+    async fn exchange_as(
+        &self,
+        addr: &str,
+        req: reqwest::RequestBuilder,
+        token: Option<String>,
+        timeout: Duration,
+    ) -> Result<Option<Vec<u8>>, AgentError> {
+        let req = match token {
             Some(_) if !crate::tls::keeps_secrets(&Self::url(addr, "/")) => {
                 return Err(AgentError::InClear { addr: addr.into() })
             }
@@ -278,7 +305,7 @@ impl HostAgents for HttpAgents {
             if let Some(etag) = known {
                 req = req.header(reqwest::header::IF_NONE_MATCH, format!("\"{etag}\""));
             }
-            let Some(body) = self.exchange(&host.addr, req, self.inventory_timeout).await? else {
+            let Some(body) = self.exchange(host, req, self.inventory_timeout).await? else {
                 return match known {
                     Some(_) => Ok(InventoryAnswer::Unchanged),
                     None => Err(AgentError::Decode {
@@ -296,7 +323,7 @@ impl HostAgents for HttpAgents {
     fn identity<'a>(&'a self, host: &'a ManagedHost) -> BoxFuture<'a, Result<AgentIdentity, AgentError>> {
         Box::pin(async move {
             let req = self.client.get(Self::url(&host.addr, "/v1/identity"));
-            match self.send(&host.addr, req, self.command_timeout).await {
+            match self.send(host, req, self.command_timeout).await {
                 // An agent older than the endpoint: its inventory names it.
                 Err(AgentError::Refused { status: 404, .. }) => identity_by_inventory(self, host).await,
                 other => other,
@@ -319,7 +346,7 @@ impl HostAgents for HttpAgents {
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         Box::pin(async move {
             let req = self.client.get(Self::url(&host.addr, &format!("/v1/osd/{osd_id}")));
-            self.send(&host.addr, req, self.inventory_timeout).await
+            self.send(host, req, self.inventory_timeout).await
         })
     }
 
@@ -327,13 +354,9 @@ impl HostAgents for HttpAgents {
         &'a self,
         host: &'a ManagedHost,
         osd_id: u32,
+        req: &'a StopRequest,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
-        Box::pin(async move {
-            // An empty JSON body: a POST without its content type is refused (`wire::browser_guard`).
-            let req =
-                self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/stop"))).json(&serde_json::json!({}));
-            self.send(&host.addr, req, self.command_timeout).await
-        })
+        Box::pin(async move { self.command(host, &format!("/v1/osd/{osd_id}/stop"), req).await })
     }
 
     fn zap<'a>(
@@ -355,7 +378,7 @@ impl HostAgents for HttpAgents {
     fn list_osds<'a>(&'a self, host: &'a ManagedHost) -> BoxFuture<'a, Result<HostOsds, AgentError>> {
         Box::pin(async move {
             let req = self.client.get(Self::url(&host.addr, "/v1/osds"));
-            self.send(&host.addr, req, self.inventory_timeout).await
+            self.send(host, req, self.inventory_timeout).await
         })
     }
 
@@ -367,7 +390,7 @@ impl HostAgents for HttpAgents {
     ) -> BoxFuture<'a, Result<CommandResult, AgentError>> {
         Box::pin(async move {
             let req = self.client.post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/activate"))).json(request);
-            self.send(&host.addr, req, self.command_timeout).await
+            self.send(host, req, self.command_timeout).await
         })
     }
 
@@ -376,13 +399,8 @@ impl HostAgents for HttpAgents {
         host: &'a ManagedHost,
         osd_id: u32,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
-        Box::pin(async move {
-            let req = self
-                .client
-                .post(Self::url(&host.addr, &format!("/v1/osd/{osd_id}/start")))
-                .json(&serde_json::json!({}));
-            self.send(&host.addr, req, self.command_timeout).await
-        })
+        // An empty JSON body: a POST without its content type is refused (`wire::browser_guard`).
+        Box::pin(async move { self.command(host, &format!("/v1/osd/{osd_id}/start"), &serde_json::json!({})).await })
     }
 
     fn probe<'a>(
@@ -392,7 +410,7 @@ impl HostAgents for HttpAgents {
     ) -> BoxFuture<'a, Result<ProbeResult, AgentError>> {
         Box::pin(async move {
             let req = self.client.post(Self::url(&host.addr, "/v1/probe")).json(request);
-            self.send(&host.addr, req, probe_timeout(request)).await
+            self.send(host, req, probe_timeout(request)).await
         })
     }
 
@@ -406,43 +424,4 @@ impl HostAgents for HttpAgents {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn host(addr: &str) -> ManagedHost {
-        ManagedHost::unpolled("f5-422-01", addr)
-    }
-
-    #[test]
-    fn answers_are_judged_by_their_code_never_their_words() {
-        let busy = br#"{"error": "another command ... is still running on this host", "code": "busy"}"#;
-        assert!(AgentError::answered("a", 409, busy).is_busy());
-        // The same words without the code, from an agent before the codes: a refusal.
-        let old = br#"{"error": "another command ... is still running on this host"}"#;
-        let e = AgentError::answered("a", 409, old);
-        assert!(!e.is_busy() && matches!(e, AgentError::Refused { status: 409, .. }), "{e}");
-        // A busy code is busy whatever the words.
-        assert!(AgentError::answered("a", 409, br#"{"error": "", "code": "busy"}"#).is_busy());
-        let refused = br#"{"error": "/dev/sdb is busy", "code": "conflict"}"#;
-        assert!(!AgentError::answered("a", 409, refused).is_busy());
-        let e = AgentError::answered("a", 502, b"<html>bad gateway</html>");
-        assert_eq!(e.to_string(), "the agent at a refused: <html>bad gateway</html> (HTTP 502)");
-        let e = AgentError::answered("a", 409, busy);
-        assert_eq!(
-            e.to_string(),
-            "the agent at a refused: another command ... is still running on this host (HTTP 409)"
-        );
-    }
-
-    // A host row from before agents spoke TLS: the token is kept back, and
-    // nothing is sent (the port here is closed: a sent request would say so).
-    #[tokio::test]
-    async fn the_token_is_not_sent_in_clear_off_loopback() {
-        let agents =
-            HttpAgents::new(Some("s3cret".into()), Duration::from_secs(1), Duration::from_secs(1), None).unwrap();
-        let e = agents.inventory(&host("10.255.255.1:9"), None).await.unwrap_err();
-        assert!(matches!(e, AgentError::InClear { .. }), "{e}");
-        let e = agents.inventory(&host("127.0.0.1:9"), None).await.unwrap_err();
-        assert!(matches!(e, AgentError::Unreachable { .. }), "loopback is tried: {e}");
-    }
-}
+mod tests;

@@ -8,8 +8,8 @@ mod agent_common;
 
 use std::time::{Duration, Instant};
 
-use agent_common::{client, fixture, Agent, FakeOsd, LoopDevice};
-use osdkeeper::wire::agent::{AgentErrorBody, OsdDaemonStatus};
+use agent_common::{bluestore_label, client, fixture, Agent, FakeOsd, LoopDevice, LABEL_UUID};
+use osdkeeper::wire::agent::{AgentErrorBody, AgentErrorCode, OsdDaemonStatus};
 
 fn agent(extra: &[&str]) -> Agent {
     let inv = fixture("inventory_file.json");
@@ -140,4 +140,34 @@ async fn an_agent_limited_to_devices_does_not_stop_other_osds() {
     let resp = stop(&agent, "9110").await;
     assert_eq!(resp.status(), 200, "{}", agent.log());
     assert!(own.exited_after_stop());
+}
+
+/// A stop names the OSD it means by its fsid: a daemon serving the id for
+/// another OSD (the BlueStore label of the disk it holds names another) is
+/// not stopped, and the refusal says what was found; the OSD named is.
+#[tokio::test]
+async fn a_stop_naming_another_osd_fsid_stops_nothing() {
+    let dev = LoopDevice::new(1 << 30);
+    dev.write_head(&bluestore_label(9111, 1 << 30));
+    let osd = FakeOsd::start_holding(9111, Some(&dev.path));
+    osd.wait_holding(&dev.path);
+    let agent = agent(&["--osd-stop-command", &osd.stop_command()]);
+    wait_until_seen(&agent, &osd).await;
+    let other = "0a0a0a0a-5b8e-4d0c-9a57-0d3c4e1f6a55";
+    let url = agent.url("/v1/osd/9111/stop");
+    let resp = client().post(&url).json(&serde_json::json!({"osd_fsid": other})).send().await.unwrap();
+    assert_eq!(resp.status(), 409, "{}", agent.log());
+    let body: AgentErrorBody = resp.json().await.unwrap();
+    assert_eq!(body.code, Some(AgentErrorCode::IdentityMismatch), "the daemon acts on the code");
+    assert_eq!(
+        body.error,
+        format!(
+            "refusing to stop osd.9111: the daemon serving it here is OSD fsid {LABEL_UUID} (its BlueStore label), \
+             not {other}; nothing was stopped"
+        )
+    );
+    assert!(osd.alive(), "the other OSD's daemon runs on");
+    let resp = client().post(&url).json(&serde_json::json!({"osd_fsid": LABEL_UUID})).send().await.unwrap();
+    assert_eq!(resp.status(), 200, "{}", agent.log());
+    assert!(osd.exited_after_stop());
 }

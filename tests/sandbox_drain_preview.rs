@@ -103,7 +103,9 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
     let table = cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "0", "1", "2", "3", "--dry-run"]);
     assert!(table.contains("Blockers (osd rm refuses") && table.contains("pool 'sandbox'"), "{table}");
 
-    // 2. One OSD: the preview, then the drain, then what really moved.
+    // 2. One OSD: the preview, then the drain, then what really moved;
+    //    one PG pinned onto it by an upmap entry, as the balancer pins.
+    let pinned = sb.pin_a_pg_onto(1, &[0, 1]);
     let before = up_sets(&sb);
     let started = std::time::Instant::now();
     let p = preview(&daemon.url, &["1"]);
@@ -117,6 +119,7 @@ fn the_preview_refuses_what_cannot_finish_and_predicts_what_moves() {
     let moving: Vec<&str> = p["moves"].as_array().unwrap().iter().map(|m| m["pgid"].as_str().unwrap()).collect();
     assert!(on_osd1.iter().all(|pg| moving.contains(&pg.as_str())), "{on_osd1:?} vs {moving:?}");
     assert_eq!(p["pgs_to_move"], moving.len());
+    assert!(moving.contains(&pinned.as_str()), "the monitors drop {pinned}'s entry onto osd.1 at weight 0: {p}");
     assert!(p["bytes_to_move"].as_u64().unwrap() > 0, "{p}");
     cli_ok(&daemon.url, Some(TOKEN), &["osd", "rm", "1"]);
     wait_for_or(

@@ -11,11 +11,15 @@
 //! 3 MB) and one backfill at a time.
 //!
 //! One test, in order on one sandbox: the host's preview (its OSDs' PGs
-//! move, nothing changes) and `host rm` refused while it has OSDs; then
+//! move, nothing changes; its moves are the drain's own remap, PG by PG)
+//! and `host rm` refused while it has OSDs; then
 //! `host drain f5-422-03 --fast` (its OSDs begin together: neither is
-//! first sent PGs of the other), then `host drain stop` while they drain
-//! (backfill frozen with `nobackfill` once data was seen moving, so an OSD
-//! seen draining then is provably still draining when the stop lands):
+//! first sent PGs of the other), then `host drain stop` while they drain,
+//! the drain held still rather than raced: backfill frozen (`nobackfill`,
+//! `norecover`)
+//! before it starts, one receiving OSD then given no backfill slot
+//! (`osd_max_backfills` 0) so that the PGs it must take stay on the host,
+//! the rest let go until data is seen leaving, then frozen again:
 //! their CRUSH weights come back, the host loses `_no_schedule`, the
 //! recovery settings are put back. Then the same drain to its end: no OSD
 //! left under the host, HEALTH_OK (two hosts still hold the pool's two
@@ -27,6 +31,7 @@
 
 mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use common::client::Api;
@@ -40,6 +45,9 @@ const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
 const HOST: &str = "f5-422-03";
 /// `removal.stall_after_s`: shorter than the drain, so a stall could show.
 const STALL_AFTER_S: u64 = 30;
+/// The sandbox's OSDs: the other hosts' receive the drained host's.
+const EVERY_OSD: [u32; 6] = [0, 1, 2, 3, 4, 5];
+const RECEIVERS: [u32; 4] = [0, 1, 2, 3];
 
 fn env() -> Vec<(&'static str, &'static str)> {
     vec![("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)]
@@ -176,6 +184,153 @@ fn one_backfill_at_a_time(sb: &Sandbox) {
     );
 }
 
+/// A PG with a copy on a drained OSD, as the PG map has it once the OSD's
+/// weight is 0: the OSDs it backfills (`up` less `acting`) and the OSD that
+/// reserves the backfill first (the acting primary).
+#[derive(Debug, Clone)]
+struct PgMove {
+    pgid: String,
+    from: Vec<u64>,
+    targets: Vec<u64>,
+    primary: u64,
+}
+
+/// The PGs listed on `osds` that no longer map to any of them.
+fn pg_moves_off(sb: &Sandbox, osds: &[u64]) -> Vec<PgMove> {
+    let ids = |v: &Value| -> Vec<u64> { v.as_array().unwrap().iter().filter_map(Value::as_u64).collect() };
+    let mut moves: Vec<PgMove> = Vec::new();
+    for osd in osds {
+        let listed = sb.json(&["pg", "ls-by-osd", &osd.to_string()]);
+        for p in listed["pg_stats"].as_array().cloned().unwrap_or_default() {
+            let pgid = p["pgid"].as_str().unwrap().to_string();
+            let (up, acting) = (ids(&p["up"]), ids(&p["acting"]));
+            if moves.iter().any(|m| m.pgid == pgid) || up.iter().any(|o| osds.contains(o)) {
+                continue;
+            }
+            moves.push(PgMove {
+                pgid,
+                from: acting.iter().copied().filter(|o| osds.contains(o)).collect(),
+                targets: up.iter().copied().filter(|o| !acting.contains(o)).collect(),
+                primary: p["acting_primary"].as_u64().unwrap(),
+            });
+        }
+    }
+    moves
+}
+
+/// The PGs `pg ls-by-osd` lists on any of `osds`.
+fn pgs_listed_on(sb: &Sandbox, osds: &[u64]) -> BTreeSet<String> {
+    let listed = |osd: &u64| sb.json(&["pg", "ls-by-osd", &osd.to_string()])["pg_stats"].clone();
+    let pgids = |v: Value| -> Vec<String> {
+        v.as_array().into_iter().flatten().filter_map(|p| Some(p["pgid"].as_str()?.to_string())).collect()
+    };
+    osds.iter().flat_map(|osd| pgids(listed(osd))).collect()
+}
+
+/// Every PG's up set now (`pg dump pgs_brief`).
+fn up_sets(sb: &Sandbox) -> BTreeMap<String, Vec<u64>> {
+    let dump = sb.json(&["pg", "dump", "pgs_brief"]);
+    let pgs = dump["pg_stats"].as_array().cloned().unwrap_or_else(|| dump.as_array().cloned().unwrap_or_default());
+    let ids = |v: &Value| -> Vec<u64> { v.as_array().unwrap().iter().filter_map(Value::as_u64).collect() };
+    pgs.iter().map(|p| (p["pgid"].as_str().unwrap().to_string(), ids(&p["up"]))).collect()
+}
+
+/// The PGs whose up set now has an OSD it lacked `before`: those a CRUSH
+/// change moves, however far their data got.
+fn pgs_gaining_an_osd(sb: &Sandbox, before: &BTreeMap<String, Vec<u64>>) -> BTreeSet<String> {
+    let gains = |pgid: &str, up: &[u64]| before.get(pgid).is_none_or(|old| up.iter().any(|o| !old.contains(o)));
+    up_sets(sb).into_iter().filter(|(pgid, up)| gains(pgid, up)).map(|(pgid, _)| pgid).collect()
+}
+
+/// Backfill and recovery frozen (`nobackfill`, `norecover`): no copy moves.
+fn freeze(sb: &Sandbox) {
+    for flag in ["nobackfill", "norecover"] {
+        assert_eq!(sb.ceph(&["osd", "set", flag]).0, 0, "osd set {flag}");
+    }
+}
+
+fn thaw(sb: &Sandbox) {
+    for flag in ["nobackfill", "norecover"] {
+        assert_eq!(sb.ceph(&["osd", "unset", flag]).0, 0, "osd unset {flag}");
+    }
+}
+
+/// The receiving OSD that takes no backfill while the drain is stopped,
+/// and what that leaves of the drain. A PG that backfills onto it, or
+/// whose backfill it must reserve as primary, is held: its copy stays on
+/// the host until the OSD takes backfill again, whatever the machine's
+/// speed. The others are free to leave (every other OSD takes as many
+/// backfills as there are PGs, so a held PG's reservation delays none).
+struct HeldDrain {
+    osd: u64,
+    held: Vec<PgMove>,
+    free: Vec<PgMove>,
+}
+
+impl HeldDrain {
+    /// The first receiving OSD that holds a PG of each drained OSD and
+    /// leaves one of them both held and free PGs (so that its data is seen
+    /// leaving while it still drains); else the first that does the latter.
+    /// The PG map is CRUSH's answer, the same at every run of a release.
+    fn choose(moves: &[PgMove]) -> HeldDrain {
+        let split = |osd: u64| {
+            let (held, free): (Vec<PgMove>, Vec<PgMove>) =
+                moves.iter().cloned().partition(|m| m.primary == osd || m.targets.contains(&osd));
+            HeldDrain { osd, held, free }
+        };
+        let mut candidates: Vec<HeldDrain> = (0..4).map(split).collect();
+        let holds = |h: &HeldDrain, o: u64| h.held.iter().any(|m| m.from.contains(&o));
+        let frees = |h: &HeldDrain, o: u64| h.free.iter().any(|m| m.from.contains(&o));
+        let seen_leaving = |h: &HeldDrain| [4, 5].into_iter().any(|o| holds(h, o) && frees(h, o));
+        let holds_both = |h: &HeldDrain| seen_leaving(h) && [4, 5].into_iter().all(|o| holds(h, o));
+        let chosen = candidates.iter().position(holds_both).or_else(|| candidates.iter().position(seen_leaving));
+        let Some(chosen) = chosen else {
+            panic!("no receiving OSD holds part of a drained OSD's PGs and frees the rest: {moves:?}")
+        };
+        candidates.swap_remove(chosen)
+    }
+
+    /// The held OSD takes no backfill; every other OSD as many as there
+    /// are PGs.
+    fn hold(&self, sb: &Sandbox) {
+        set_max_backfills(sb, &EVERY_OSD, |id| if u64::from(id) == self.osd { "0".into() } else { "64".into() });
+    }
+
+    /// The drained OSDs a held PG keeps a copy on.
+    fn held_osds(&self) -> Vec<u64> {
+        let mut osds: Vec<u64> = self.held.iter().flat_map(|m| m.from.clone()).collect();
+        osds.sort_unstable();
+        osds.dedup();
+        osds
+    }
+}
+
+/// `osd_max_backfills` as osd.N runs it now.
+fn max_backfills_running(sb: &Sandbox, id: u32) -> String {
+    sb.ceph(&["config", "show", &format!("osd.{id}"), "osd_max_backfills"]).1.trim().to_string()
+}
+
+/// Sets `osd_max_backfills` on each of `osds` at runtime (above the
+/// config database and ceph.conf; under mClock it holds with the override
+/// the sandbox sets) and waits until each runs it.
+fn set_max_backfills(sb: &Sandbox, osds: &[u32], value: impl Fn(u32) -> String) {
+    if sb.runs_mclock() {
+        assert_eq!(sb.ceph(&["config", "set", "osd", "osd_mclock_override_recovery_settings", "true"]).0, 0);
+    }
+    let running = || osds.iter().map(|id| (*id, max_backfills_running(sb, *id))).collect::<Vec<_>>();
+    wait_for_or(
+        &format!("osds {osds:?} to run the osd_max_backfills asked for"),
+        Duration::from_secs(60),
+        || {
+            for id in osds {
+                sb.ceph(&["tell", &format!("osd.{id}"), "config", "set", "osd_max_backfills", &value(*id)]);
+            }
+            running().iter().all(|(id, now)| *now == value(*id)).then_some(())
+        },
+        || format!("osd_max_backfills (osd, running): {:?}", running()),
+    );
+}
+
 #[test]
 fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     let t0 = Instant::now();
@@ -219,35 +374,89 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     assert!(boost_gone(&sb));
     let weights = [sb.crush_weight(4), sb.crush_weight(5)];
     assert!(weights.iter().all(|w| *w > 0.0), "{weights:?}");
+    let pinned = sb.pin_a_pg_onto(4, &[4, 5]);
+    step("a PG pinned onto osd.4 by an upmap entry");
 
-    // 0. Before anything: the host's preview (CRUSH moves exactly the PGs
-    //    with a copy on the host: no PG has two, and the other hosts' draws
-    //    do not change), which changes nothing; and `host rm` refused while
-    //    the host has OSDs.
-    let pgs_before = [pgs_on(&sb, 4), pgs_on(&sb, 5)];
+    // 0. Before anything: the host's preview, which changes nothing; and
+    //    `host rm` refused while the host has OSDs. Every PG with a copy
+    //    on the host moves; CRUSH may move a few others within their hosts
+    //    (a retry's draw changes with the host gone), and the preview's
+    //    moves are held to the drain's own remap below, PG by PG.
+    // `osd df` counts each OSD's PGs from the OSDs' own reports, a few
+    // seconds behind the PG map (the pinned PG, just moved).
+    let counted_in_the_pg_map = |osd: u64| up_sets(&sb).values().filter(|up| up.contains(&osd)).count() as i64;
+    let pgs_before = wait_for_or(
+        "osd df to count osd.4's and osd.5's PGs as the PG map does",
+        Duration::from_secs(120),
+        || {
+            let counted = [pgs_on(&sb, 4), pgs_on(&sb, 5)];
+            (counted == [counted_in_the_pg_map(4), counted_in_the_pg_map(5)]).then_some(counted)
+        },
+        || {
+            format!(
+                "osd df: {:?}, the PG map: {:?}",
+                [pgs_on(&sb, 4), pgs_on(&sb, 5)],
+                [counted_in_the_pg_map(4), counted_in_the_pg_map(5)]
+            )
+        },
+    );
+    let on_host = pgs_listed_on(&sb, &[4, 5]);
+    let up_before = up_sets(&sb);
     let p: Value =
         serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", HOST, "--dry-run", "--format", "json"]))
             .unwrap();
     assert_eq!(p["blockers"], serde_json::json!([]), "two hosts keep the pool's two copies: {p}");
-    assert_eq!(p["pgs_to_move"].as_i64(), Some(pgs_before[0] + pgs_before[1]), "{p}");
+    let previewed: BTreeSet<String> =
+        p["moves"].as_array().unwrap().iter().map(|m| m["pgid"].as_str().unwrap().to_string()).collect();
+    assert_eq!(p["pgs_to_move"].as_u64(), Some(previewed.len() as u64), "{p}");
+    assert!(on_host.is_subset(&previewed), "every PG with a copy on the host moves: {on_host:?} vs {p}");
+    assert!(previewed.contains(&pinned), "the monitors drop {pinned}'s entry onto osd.4 at weight 0: {p}");
     assert!(p["bytes_to_move"].as_u64().is_some_and(|b| b > 0), "{p}");
     assert_eq!([sb.crush_weight(4), sb.crush_weight(5)], weights, "a preview changes no weight");
     assert!(!no_schedule(&daemon.url) && live_removals(&daemon.url).is_empty(), "nor the host, nor the queue");
     let (code, _, err) = cli(&daemon.url, Some(TOKEN), &["host", "rm", HOST]);
     assert!(code == 1 && err.contains("osd.4, osd.5"), "host rm of a host with OSDs: {code} {err}");
 
-    // 1. Stopped in the middle: data seen moving, then frozen, then stopped.
-    step("host drain --fast");
+    // 1. Stopped in the middle, the drain held still: backfill frozen
+    //    before it starts; once its PGs are remapped, one receiving OSD
+    //    takes no backfill, the others as many as there are PGs, and the
+    //    freeze is lifted: the PGs that need the held OSD stay on the host
+    //    however fast the machine is, the others leave.
+    let running_backfills: Vec<String> = EVERY_OSD.iter().map(|id| max_backfills_running(&sb, *id)).collect();
+    freeze(&sb);
+    step("backfill frozen; host drain --fast");
     let s: Value =
         serde_json::from_str(&osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast", "--format", "json"])).unwrap();
     assert_eq!(s["no_schedule"], true, "{s}");
     let mut ids: Vec<u64> = s["removals"].as_array().unwrap().iter().map(|r| r["osd_id"].as_u64().unwrap()).collect();
     ids.sort_unstable();
     assert_eq!(ids, [4, 5], "{s}");
+    let moves = wait_for_or(
+        "both OSDs draining, every PG the preview named remapped, and only those",
+        Duration::from_secs(300),
+        || {
+            let rs = live_removals(&daemon.url);
+            let draining = rs.iter().filter(|r| r["state"] == "draining").count();
+            let moves = pg_moves_off(&sb, &[4, 5]);
+            let remapped = pgs_gaining_an_osd(&sb, &up_before) == previewed;
+            (draining == 2 && remapped).then_some(moves)
+        },
+        || {
+            format!(
+                "status now: {:?}\nPGs off the host: {:?}\nPGs gaining an OSD: {:?}\npreviewed: {previewed:?}",
+                live_removals(&daemon.url),
+                pg_moves_off(&sb, &[4, 5]),
+                pgs_gaining_an_osd(&sb, &up_before)
+            )
+        },
+    );
+    let hold = HeldDrain::choose(&moves);
+    eprintln!("held drain: osd.{} takes no backfill; held {:?}, free {:?}", hold.osd, hold.held, hold.free);
+    hold.hold(&sb);
+    thaw(&sb);
+    step("backfill released but for the held OSD");
     // Each OSD's bytes against its own first figure: the two drains start
-    // a round apart, so a sum first seen for one OSD only is no baseline
-    // (on Tentacle osd.5 fell from 2.3 MB to 0.5 MB while the sum stayed
-    // above osd.4's first 1.5 MB).
+    // a round apart, so a sum first seen for one OSD only is no baseline.
     let mut first_left: std::collections::HashMap<u64, f64> = std::collections::HashMap::new();
     let seen = std::cell::RefCell::new(Vec::new());
     wait_for_or(
@@ -270,10 +479,14 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         || {
             let mut seen = seen.borrow_mut();
             seen.dedup_by(|a, b| a.split_once(": ").map(|x| x.1) == b.split_once(": ").map(|x| x.1));
-            format!("status now: {:?}; seen (when it changed): {seen:?}", live_removals(&daemon.url))
+            format!(
+                "status now: {:?}; seen (when it changed): {seen:?}\nPGs: {:?}",
+                live_removals(&daemon.url),
+                pg_moves_off(&sb, &[4, 5])
+            )
         },
     );
-    assert_eq!(sb.ceph(&["osd", "set", "nobackfill"]).0, 0);
+    freeze(&sb);
     step("data seen leaving; backfill frozen");
     // The host's OSDs began together: none was first sent PGs of the other
     // (CRUSH moves some of a reweighted OSD's PGs to its host's other OSDs).
@@ -281,8 +494,8 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         [4, 5].iter().map(|osd| removal_of(&daemon.url, *osd).unwrap()["pgs_at_start"].as_i64().unwrap()).collect();
     assert_eq!(at_start, pgs_before, "PGs at the drains' start vs before the drain");
     wait_settings(&sb, "the fast drain's recovery settings", boost_set);
-    // With backfill frozen, an OSD still draining with PGs left stays so
-    // until the stop; one that drained before the freeze is past undo.
+    // An OSD with a held PG still drains with PGs left, until the stop;
+    // one whose PGs all left before the freeze is past undo.
     let frozen = drain_status(&daemon.url);
     let rs = frozen["removals"].as_array().unwrap();
     let undoable: Vec<u64> = rs
@@ -290,7 +503,12 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         .filter(|r| r["state"] == "draining" && r["pgs_now"].as_i64().is_some_and(|n| n > 0))
         .map(|r| r["osd_id"].as_u64().unwrap())
         .collect();
-    assert!(!undoable.is_empty(), "an OSD of the host still drains: {frozen}");
+    assert!(
+        hold.held_osds().iter().all(|osd| undoable.contains(osd)),
+        "every OSD with a held PG still drains ({:?}): {frozen}\nPGs: {:?}",
+        hold.held_osds(),
+        pg_moves_off(&sb, &[4, 5])
+    );
     let left: f64 = rs.iter().filter_map(|r| r["bytes_left"].as_f64()).sum();
     assert!(
         left > 0.0 && frozen["totals"]["bytes_left"].as_f64() == Some(left),
@@ -314,28 +532,55 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     assert_eq!(stop["no_schedule_removed"], continuing.is_empty(), "{stop}");
     assert_eq!(no_schedule(&daemon.url), !continuing.is_empty(), "specs may choose the host again once nothing runs");
     wait_settings(&sb, "the recovery settings back after the stop", boost_gone);
-    assert_eq!(sb.ceph(&["osd", "unset", "nobackfill"]).0, 0);
+    set_max_backfills(&sb, &EVERY_OSD, |id| running_backfills[id as usize].clone());
+    thaw(&sb);
     sb.wait_clean();
 
-    // 2. The same drain to its end, its ETA watched every second.
-    step("stopped, cluster clean; host drain --fast again");
+    // 2. The same drain to its end, its ETA watched every second, held the
+    //    same way until the status shows one: frozen until the daemon has
+    //    read the bytes on both OSDs, then the free PGs let go (a fall it
+    //    sees, so a rate) while the held ones keep bytes left (so an ETA);
+    //    then everything released. The ETA's accuracy is read from then on.
+    step("stopped, cluster clean; backfill frozen; host drain --fast again");
+    freeze(&sb);
     let started = Instant::now();
     osdkeeper(&daemon.url, &["host", "drain", HOST, "--fast"]);
-    let mut polls: Vec<(f64, Value)> = Vec::new();
-    let mut boosted = false;
+    let polls: std::cell::RefCell<Vec<(f64, Value)>> = Default::default();
+    let boosted = std::cell::Cell::new(false);
+    let poll = || {
+        // `osd rm status` reads the daemon's store only: a poll a second
+        // even on a loaded machine (`host drain status` asks Ceph too).
+        let live = live_removals(&daemon.url);
+        polls.borrow_mut().push((started.elapsed().as_secs_f64(), Value::Array(live.clone())));
+        boosted.set(boosted.get() || boost_set(&sb));
+        std::thread::sleep(Duration::from_millis(500));
+        live
+    };
+    let shown = || format!("polls (seconds, status): {:?}", polls.borrow());
+    let both_read = |r: &Value| r["state"] == "draining" && r["bytes_left"].is_number();
+    wait_for_or(
+        "both OSDs draining, with their bytes left read",
+        Duration::from_secs(300),
+        || (poll().iter().filter(|r| both_read(r)).count() == 2).then_some(()),
+        shown,
+    );
+    hold.hold(&sb);
+    thaw(&sb);
+    step("backfill released but for the held OSD");
+    wait_for_or(
+        "an ETA in the status while held PGs keep bytes left",
+        Duration::from_secs(300),
+        || poll().iter().any(|r| r["state"] == "draining" && r["eta_s"].is_number()).then_some(()),
+        shown,
+    );
+    // The receiving OSDs as before; the drained ones leave (purged once
+    // drained), whatever they run.
+    set_max_backfills(&sb, &RECEIVERS, |id| running_backfills[id as usize].clone());
+    step("an ETA shown; the held OSD released");
     wait_for_or(
         "the host's removals to finish",
         Duration::from_secs(900),
-        || {
-            // `osd rm status` reads the daemon's store only: a poll a second
-            // even on a loaded machine (`host drain status` asks Ceph too).
-            let live = live_removals(&daemon.url);
-            let empty = live.is_empty();
-            polls.push((started.elapsed().as_secs_f64(), Value::Array(live)));
-            boosted = boosted || boost_set(&sb);
-            std::thread::sleep(Duration::from_millis(500));
-            empty.then_some(())
-        },
+        || poll().is_empty().then_some(()),
         || format!("status now: {}", drain_status(&daemon.url)),
     );
     step("the host's removals done");
@@ -349,7 +594,7 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         assert!(bytes.iter().max().is_some_and(|b| *b > 0), "osd.{osd} had data to move: {samples:?}");
         assert_eq!(bytes.last(), Some(&0), "osd.{osd}'s bytes left fell to 0: {samples:?}");
     }
-    assert!(boosted, "recovery raised while it drained");
+    assert!(boosted.get(), "recovery raised while it drained");
     let tree = sb.json(&["osd", "tree"]);
     let host = tree["nodes"].as_array().unwrap().iter().find(|n| n["name"] == HOST).cloned();
     assert!(
@@ -362,7 +607,7 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     assert_eq!(s["no_schedule"], true, "a drained host stays _no_schedule until it is removed: {s}");
     wait_settings(&sb, "the recovery settings back after the drain", boost_gone);
     step("HEALTH_OK");
-    check_the_estimates(&polls);
+    check_the_estimates(&polls.borrow());
 
     // 3. A preview now estimates at the rate the drains moved data (no
     //    recovery under way), and says so.
@@ -428,11 +673,13 @@ fn check_the_estimates(polls: &[(f64, Value)]) {
                 etas += 1;
             }
             // A stall only after the bytes made no new low for the whole wait
-            // (the daemon asks less: no fall since the last one).
+            // (the daemon asks less: no fall since the last one). Before the
+            // first figure seen, the figure itself stands for the bytes.
             if !r["stalled"].is_null() {
                 let s = &series[(osd - 4) as usize];
+                let first = s.first().map_or(f64::MAX, |p| p.1);
                 let before =
-                    s.iter().filter(|(at, _)| *at < t - STALL_AFTER_S as f64).map(|p| p.1).fold(f64::MAX, f64::min);
+                    s.iter().filter(|(at, _)| *at < t - STALL_AFTER_S as f64).map(|p| p.1).fold(first, f64::min);
                 let since = s
                     .iter()
                     .filter(|(at, _)| *at >= t - STALL_AFTER_S as f64 + 2.0)

@@ -100,9 +100,10 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use super::*;
-    use crate::agent_client::{HostAgents, HttpAgents};
+    use crate::agent_client::{AgentCredentials, HostAgents, HttpAgents};
     use crate::agent_server::ceph_volume::{COMMAND_OUTPUT_LIMIT, INVENTORY_OUTPUT_LIMIT};
     use crate::store::ManagedHost;
+    use crate::wire::agent::StopRequest;
 
     #[test]
     fn each_route_has_its_cap() {
@@ -155,7 +156,8 @@ mod tests {
     }
 
     fn agents() -> HttpAgents {
-        HttpAgents::new(None, Duration::from_secs(10), Duration::from_secs(10), None).unwrap()
+        HttpAgents::new(AgentCredentials::new(None, None), Duration::from_secs(10), Duration::from_secs(10), None)
+            .unwrap()
     }
 
     #[tokio::test]
@@ -163,7 +165,7 @@ mod tests {
         let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
         // 160 MiB offered; the stop's cap is 1 MiB.
         let (addr, sent) = endless_agent(head, 2560).await;
-        let e = agents().stop_osd(&ManagedHost::unpolled("h", &addr), 3).await.unwrap_err();
+        let e = agents().stop_osd(&ManagedHost::unpolled("h", &addr), 3, &StopRequest::default()).await.unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(

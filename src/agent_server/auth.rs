@@ -1,4 +1,6 @@
-//! Bearer-token check for every request but `GET /healthz`.
+//! Bearer-token check for every request but `GET /healthz`. The agent
+//! holds one token, its host's own (`wire::agent_token`: the daemon derives
+//! it from its key), and takes no other.
 
 use std::sync::Arc;
 
@@ -9,9 +11,10 @@ use axum::response::{IntoResponse, Response};
 
 use super::config::Token;
 use super::error::ApiError;
+use super::state::AgentState;
 
-pub async fn require_token(State(token): State<Option<Arc<Token>>>, req: Request, next: Next) -> Response {
-    let Some(token) = token else {
+pub async fn require_token(State(s): State<AgentState>, req: Request, next: Next) -> Response {
+    let Some(token) = s.token.as_ref() else {
         return next.run(req).await;
     };
     if req.method() == Method::GET && req.uri().path() == "/healthz" {
@@ -23,7 +26,12 @@ pub async fn require_token(State(token): State<Option<Arc<Token>>>, req: Request
     });
     match presented {
         Some(t) if token.matches(t.as_bytes()) => next.run(req).await,
-        Some(_) => ApiError::unauthorized("wrong token").into_response(),
+        Some(_) => ApiError::unauthorized(format!(
+            "wrong token: this agent takes only the token of host {host} (`osdkeeper agent-token {host}` on the \
+             daemon's machine prints it)",
+            host = s.inventory.host
+        ))
+        .into_response(),
         None => ApiError::unauthorized(
             "this agent needs a token: send the header `Authorization: Bearer <OSDKEEPER_AGENT_TOKEN>`",
         )

@@ -1,5 +1,5 @@
 //! The agent's settings, checked before anything listens: the token (never
-//! shown), the listen address (loopback only without a token), the device
+//! shown, never the daemon's agent key), the listen address (loopback only without a token), the device
 //! list, how OSD daemons are stopped, and the timeouts.
 
 use std::collections::BTreeSet;
@@ -120,6 +120,11 @@ pub enum ConfigError {
     TokenFile { path: String, source: std::io::Error },
     #[error("the token file {0} is empty")]
     EmptyTokenFile(String),
+    #[error(
+        "the token given is the daemon's agent key, which must stay on the daemon's machine: give this agent \
+         its host's own token (`osdkeeper agent-token HOST` there prints it)"
+    )]
+    KeyAsToken,
     #[error("--devices: {path} is not a device path (expected /dev/...)")]
     NotADevice { path: String },
     #[error("--devices: {path}: {source}")]
@@ -162,6 +167,9 @@ impl AgentConfig {
         };
         if token.is_none() && !listen.ip().is_loopback() {
             return Err(ConfigError::NoToken(listen));
+        }
+        if token.as_ref().is_some_and(|t| crate::wire::agent_token::looks_like_key(&t.0)) {
+            return Err(ConfigError::KeyAsToken);
         }
         let tls = match (raw.tls_cert, raw.tls_key) {
             (Some(cert), Some(key)) => Some(crate::tls::TlsFiles { cert, key }),
@@ -355,11 +363,18 @@ mod tests {
         assert!(c.token.unwrap().matches(b"env"));
         std::fs::write(&f, "\n").unwrap();
         assert!(matches!(
-            AgentConfig::resolve(RawSettings { token_file: Some(f), ..raw() }),
+            AgentConfig::resolve(RawSettings { token_file: Some(f.clone()), ..raw() }),
             Err(ConfigError::EmptyTokenFile(_))
         ));
         let missing = RawSettings { token_file: Some(dir.path().join("nope")), ..raw() };
         assert!(matches!(AgentConfig::resolve(missing), Err(ConfigError::TokenFile { .. })));
+        // The daemon's key is no token: it would open every host's agent.
+        let key = crate::wire::agent_token::AgentKey::from_random(&[3; 32]);
+        std::fs::write(&f, key.text()).unwrap();
+        let e = AgentConfig::resolve(RawSettings { token_file: Some(f.clone()), ..raw() }).unwrap_err();
+        assert!(matches!(e, ConfigError::KeyAsToken), "{e}");
+        std::fs::write(&f, key.token_for("h1")).unwrap();
+        assert!(AgentConfig::resolve(RawSettings { token_file: Some(f), ..raw() }).is_ok());
     }
 
     #[test]

@@ -39,6 +39,12 @@ impl ApiError {
         ApiError { status: StatusCode::CONFLICT, code: AgentErrorCode::Busy, message: BUSY.to_string() }
     }
 
+    /// What the request named is not what is on the host (another disk,
+    /// another OSD's volumes or daemon): refused for good.
+    pub fn mismatch(message: impl Into<String>) -> Self {
+        ApiError { status: StatusCode::CONFLICT, code: AgentErrorCode::IdentityMismatch, message: message.into() }
+    }
+
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, message)
     }
@@ -80,6 +86,9 @@ impl From<InventoryError> for ApiError {
 
 impl From<StopError> for ApiError {
     fn from(e: StopError) -> Self {
+        if matches!(e, StopError::OtherOsd { .. }) {
+            return ApiError::mismatch(e.to_string());
+        }
         let status = match &e {
             StopError::StillRunning { .. } | StopError::Run { source: RunError::TimedOut { .. }, .. } => {
                 StatusCode::GATEWAY_TIMEOUT
@@ -112,6 +121,7 @@ impl From<ZapError> for ApiError {
     fn from(e: ZapError) -> Self {
         match e {
             ZapError::AgentBusy => ApiError::busy(),
+            e @ (ZapError::NotExpected { .. } | ZapError::LvsElsewhere { .. }) => ApiError::mismatch(e.to_string()),
             e => ApiError::new(e.status(), e.to_string()),
         }
     }

@@ -87,6 +87,12 @@ impl ExclusiveDevice {
         }
     }
 
+    /// The device number of what is held (`st_rdev`).
+    pub fn rdev(&self) -> Option<u64> {
+        use std::os::unix::fs::MetadataExt;
+        self.file.metadata().ok().map(|m| m.rdev())
+    }
+
     /// The first `len` bytes (fewer on a smaller device).
     pub fn read_head(&self, len: usize) -> Result<Vec<u8>, ExclusiveError> {
         read_head(&self.file, self.size, len).map_err(|source| self.io("read", source))

@@ -29,8 +29,8 @@ use super::state::AgentState;
 use super::zap::{check_request, ZapError};
 use crate::wire::agent::{
     etag_matches, ActivateRequest, AgentIdentity, CephVolumeRequest, CommandResult, HostOsds, OsdDaemonStatus,
-    ProbeRequest, ProbeResult, ReplaceHeaderRequest, ReplaceHeaderResult, ZapOsdRequest, ZapOsdResult, ZapRequest,
-    ZapResult,
+    ProbeRequest, ProbeResult, ReplaceHeaderRequest, ReplaceHeaderResult, StopRequest, ZapOsdRequest, ZapOsdResult,
+    ZapRequest, ZapResult,
 };
 
 /// Requests are small JSON documents; anything bigger is a mistake.
@@ -53,7 +53,7 @@ pub fn build_router(state: AgentState) -> Router {
         .route("/v1/replace-header", post(replace_header))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(state.token.clone(), require_token))
+        .layer(middleware::from_fn_with_state(state.clone(), require_token))
         .layer(middleware::from_fn_with_state(state.token.clone(), browser_guard))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(TraceLayer::new_for_http())
@@ -120,8 +120,10 @@ async fn osd_status(
 async fn osd_stop(
     State(s): State<AgentState>,
     id: Result<Path<String>, PathRejection>,
+    body: Result<Json<StopRequest>, JsonRejection>,
 ) -> Result<Json<OsdDaemonStatus>, ApiError> {
     let id = osd_id(id)?;
+    let Json(req) = body?;
     // A stopped daemon stays stopped without waiting for the lock, which a
     // long ceph-volume run may hold.
     if !s.osd.status(id).await?.running {
@@ -147,7 +149,7 @@ async fn osd_stop(
     // done with the lock released.
     let job = tokio::spawn(async move {
         let _busy = busy;
-        osd.stop(id).await
+        osd.stop(id, req.osd_fsid.as_deref()).await
     });
     match job.await {
         Ok(result) => Ok(Json(result?)),

@@ -64,6 +64,7 @@ pub mod release;
 pub mod replace_header;
 pub mod state;
 pub mod zap;
+pub mod zap_identity;
 pub mod zap_osd;
 
 use std::future::Future;

@@ -1,11 +1,13 @@
-//! The OSD id a BlueStore label names (`whoami` in its meta map), so that a
-//! zap can tell whose data a raw device holds even when no LVM tags say
-//! so. The label (`bluestore_bdev_label_t`, Ceph 14-18) is the first 4 KiB
-//! of the device: the text `bluestore block device\n<osd uuid>\n`, then the
-//! encoded struct: version, compat version, length (u8, u8, u32), osd uuid
-//! (16 bytes), size (u64), birth time (two u32), description (string) and,
-//! from version 2, the meta map (u32 count of string pairs). Integers are
-//! little-endian, strings a u32 length and the bytes.
+//! The OSD a BlueStore label names (its uuid in the text header, `whoami`
+//! and the cluster's `ceph_fsid` in its meta map), so that a zap can tell
+//! whose data a raw device holds even when no LVM tags say so, and a stop
+//! which OSD a running daemon serves. The label (`bluestore_bdev_label_t`,
+//! Ceph 14-18) is the first 4 KiB of the device: the text `bluestore block
+//! device\n<osd uuid>\n`, then the encoded struct: version, compat version,
+//! length (u8, u8, u32), osd uuid (16 bytes), size (u64), birth time (two
+//! u32), description (string) and, from version 2, the meta map (u32 count
+//! of string pairs). Integers are little-endian, strings a u32 length and
+//! the bytes.
 
 /// Bytes of the label block.
 pub const LABEL_LEN: usize = 4096;
@@ -14,6 +16,27 @@ const MAGIC: &[u8] = b"bluestore block device\n";
 
 /// `whoami` of a BlueStore label, when `head` starts with one that has it.
 pub fn whoami(head: &[u8]) -> Option<u32> {
+    super::osd_argv::parse_id(&meta(head, b"whoami")?)
+}
+
+/// The OSD uuid a BlueStore label's text header names (its second line),
+/// when `head` starts with one.
+pub fn osd_uuid(head: &[u8]) -> Option<String> {
+    if !head.starts_with(MAGIC) || head.get(HEADER_LEN - 1) != Some(&b'\n') {
+        return None;
+    }
+    let text = std::str::from_utf8(&head[MAGIC.len()..HEADER_LEN - 1]).ok()?;
+    let shaped = text.len() == 36 && text.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    shaped.then(|| text.to_ascii_lowercase())
+}
+
+/// The cluster a BlueStore label names (`ceph_fsid` in its meta map).
+pub fn ceph_fsid(head: &[u8]) -> Option<String> {
+    meta(head, b"ceph_fsid").filter(|f| !f.is_empty())
+}
+
+/// A value of the label's meta map (version 2 on).
+fn meta(head: &[u8], wanted: &[u8]) -> Option<String> {
     if !head.starts_with(MAGIC) || head.get(HEADER_LEN - 1) != Some(&b'\n') {
         return None;
     }
@@ -29,8 +52,8 @@ pub fn whoami(head: &[u8]) -> Option<u32> {
     for _ in 0..pairs {
         let key = r.string()?;
         let value = r.string()?;
-        if key == b"whoami" {
-            return super::osd_argv::parse_id(std::str::from_utf8(value).ok()?);
+        if key == wanted {
+            return Some(std::str::from_utf8(value).ok()?.to_string());
         }
     }
     None
@@ -106,6 +129,19 @@ mod tests {
         assert_eq!(whoami(&test_label(Some("4"), 1)), None, "version 1 has no meta");
         assert_eq!(whoami(&test_label(Some("x"), 2)), None);
         assert_eq!(whoami(&[0u8; LABEL_LEN]), None);
+    }
+
+    #[test]
+    fn reads_the_osd_uuid_and_the_cluster() {
+        let label = test_label(Some("4"), 2);
+        assert_eq!(osd_uuid(&label).as_deref(), Some("f9364872-2ea4-4bec-afa7-b42bb5513f12"));
+        assert_eq!(ceph_fsid(&label).as_deref(), Some("75757249-f864-4e02-9720-f37e52df334e"));
+        assert_eq!(osd_uuid(&label[..59]), None, "cut in the header");
+        assert_eq!(osd_uuid(&[0u8; LABEL_LEN]), None);
+        let mut odd = label.clone();
+        odd[30] = b'z';
+        assert_eq!(osd_uuid(&odd), None, "not a uuid");
+        assert_eq!(ceph_fsid(&test_label(Some("4"), 1)), None, "version 1 has no meta");
     }
 
     #[test]

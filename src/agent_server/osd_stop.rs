@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use super::ceph_volume::command_line;
 use super::osd_status::{describe, join_pids, osd_pids};
 use super::process::{self, Keep, Limits, RunError};
-use crate::wire::agent::OsdDaemonStatus;
+use crate::wire::agent::{same_uuid, OsdDaemonStatus};
 
 pub const DEFAULT_UNIT_TEMPLATE: &str = "ceph-osd@{id}";
 pub(super) const PLACEHOLDER: &str = "{id}";
@@ -122,6 +122,11 @@ pub enum StopError {
     StillRunning { command: String, osd_id: u32, pids: String, waited: Duration },
     #[error("the stop stopped unexpectedly: {0}")]
     Task(String),
+    #[error(
+        "refusing to stop osd.{osd_id}: the daemon serving it here is OSD fsid {found} (its BlueStore label), not \
+         {expected}; nothing was stopped"
+    )]
+    OtherOsd { osd_id: u32, expected: String, found: String },
 }
 
 /// Everything a stop needs.
@@ -142,6 +147,24 @@ impl OsdControl {
             .map_err(StopError::Scan)
     }
 
+    /// Whether the running daemon of `osd_id` is the OSD `expected`: an
+    /// error when its label names another, `Ok(true)` when no label could
+    /// be read (nothing to tell it by).
+    async fn check_fsid(&self, osd_id: u32, expected: &str) -> Result<bool, StopError> {
+        let roots = self.roots.clone();
+        let found = tokio::task::spawn_blocking(move || super::osd_devices::running_fsids(&roots, osd_id))
+            .await
+            .map_err(|e| StopError::Task(e.to_string()))?
+            .map_err(StopError::Scan)?;
+        if found.is_empty() {
+            return Ok(true);
+        }
+        if found.iter().any(|f| same_uuid(f, expected)) {
+            return Ok(false);
+        }
+        Err(StopError::OtherOsd { osd_id, expected: expected.to_string(), found: found.join(", ") })
+    }
+
     async fn pids(&self, osd_id: u32) -> Result<Vec<u32>, StopError> {
         let roots = self.roots.clone();
         tokio::task::spawn_blocking(move || osd_pids(&roots, osd_id))
@@ -152,12 +175,18 @@ impl OsdControl {
 
     /// Stops the daemon of `osd_id` and waits for its processes to exit.
     /// Nothing is run when none serves the id, so a repeated stop is
-    /// harmless.
-    pub async fn stop(&self, osd_id: u32) -> Result<OsdDaemonStatus, StopError> {
+    /// harmless; nor when `fsid` names another OSD than the one the
+    /// daemon's label names (a daemon whose label cannot be read is
+    /// stopped, and the answer says so).
+    pub async fn stop(&self, osd_id: u32, fsid: Option<&str>) -> Result<OsdDaemonStatus, StopError> {
         let before = self.pids(osd_id).await?;
         if before.is_empty() {
             return Ok(nothing_to_stop(osd_id));
         }
+        let unverified = match fsid {
+            Some(expected) => self.check_fsid(osd_id, expected).await?,
+            None => false,
+        };
         let argv = self.method.argv(osd_id);
         let Some((program, args)) = argv.split_first() else {
             return Err(StopError::Run {
@@ -190,9 +219,10 @@ impl OsdControl {
                     None => format!("ran `{command}` (killed after {} s)", self.timeout.as_secs()),
                 };
                 let detail = format!(
-                    "{how}; ceph-osd for osd.{osd_id} (pids {}) exited after {:.1} s",
+                    "{how}; ceph-osd for osd.{osd_id} (pids {}) exited after {:.1} s{}",
                     join_pids(&before),
-                    started.elapsed().as_secs_f64()
+                    started.elapsed().as_secs_f64(),
+                    if unverified { "; its fsid could not be read from the devices it held" } else { "" }
                 );
                 tracing::info!(osd_id, "{detail}");
                 return Ok(OsdDaemonStatus { osd_id, running: false, pids, detail });
@@ -267,7 +297,7 @@ mod tests {
         let p = FakeProc::new();
         let marker = p.dir.path().join("ran");
         let c = control(&p, &["touch", marker.to_str().unwrap(), "{id}"], 2000);
-        let s = c.stop(3).await.unwrap();
+        let s = c.stop(3, None).await.unwrap();
         assert!(!s.running);
         assert_eq!(s.detail, "no ceph-osd process serves osd.3 on this host; nothing to stop");
         assert!(!marker.exists());
@@ -281,10 +311,32 @@ mod tests {
         let stat = dir.join("stat");
         let script = format!("echo '300 (ceph-osd) Z 1' > {}", stat.display());
         let c = control(&p, &["sh", "-c", &script, "stop-{id}"], 5000);
-        let s = c.stop(5).await.unwrap();
+        let s = c.stop(5, None).await.unwrap();
         assert!(!s.running && s.pids.is_empty());
         assert!(s.detail.starts_with("ran `sh -c 'echo "), "{}", s.detail);
         assert!(s.detail.contains("ceph-osd for osd.5 (pids 300) exited after"), "{}", s.detail);
+    }
+
+    #[tokio::test]
+    async fn a_daemon_of_another_osd_under_the_id_is_not_stopped() {
+        let p = FakeProc::new();
+        p.add(302, 'S', "ceph-osd", &["ceph-osd", "-i", "7"]);
+        let block = p.dir.path().join("block");
+        std::fs::write(&block, super::super::osd_label::test_label(Some("7"), 2)).unwrap();
+        p.open(302, 9, block.to_str().unwrap());
+        let marker = p.dir.path().join("ran");
+        let c = control(&p, &["touch", marker.to_str().unwrap(), "{id}"], 300);
+        let e = c.stop(7, Some("0a0a0a0a-2ea4-4bec-afa7-b42bb5513f12")).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "refusing to stop osd.7: the daemon serving it here is OSD fsid f9364872-2ea4-4bec-afa7-b42bb5513f12 \
+             (its BlueStore label), not 0a0a0a0a-2ea4-4bec-afa7-b42bb5513f12; nothing was stopped"
+        );
+        assert!(!marker.exists(), "the stop command did not run");
+        // The OSD named: stopped (the fake stays, so the stop times out, after the command ran).
+        let e = c.stop(7, Some("F9364872-2EA4-4BEC-AFA7-B42BB5513F12")).await.unwrap_err();
+        assert!(matches!(e, StopError::StillRunning { .. }), "{e}");
+        assert!(marker.exists());
     }
 
     #[tokio::test]
@@ -292,15 +344,15 @@ mod tests {
         let p = FakeProc::new();
         p.add(301, 'S', "ceph-osd", &["ceph-osd", "--id", "6"]);
         let c = control(&p, &["true", "{id}"], 300);
-        let e = c.stop(6).await.unwrap_err();
+        let e = c.stop(6, None).await.unwrap_err();
         assert_eq!(e.to_string(), "osd.6 still runs 0 s after `true 6` (pids 301); it was not stopped");
         let c = control(&p, &["sh", "-c", "echo cannot >&2; exit 3", "{id}"], 2000);
-        let e = c.stop(6).await.unwrap_err();
+        let e = c.stop(6, None).await.unwrap_err();
         assert_eq!(
             e.to_string(),
             "`sh -c 'echo cannot >&2; exit 3' 6` exited with status 3 (cannot) and osd.6 still runs (pids 301)"
         );
         let c = control(&p, &["/nonexistent/stop", "{id}"], 2000);
-        assert!(matches!(c.stop(6).await, Err(StopError::Run { source: RunError::NotFound { .. }, .. })));
+        assert!(matches!(c.stop(6, None).await, Err(StopError::Run { source: RunError::NotFound { .. }, .. })));
     }
 }

@@ -97,8 +97,14 @@ impl AgentState {
             ceph_volume: ceph_volume.clone(),
             roots: roots.clone(),
             systemd: matches!(config.osd_start, super::osd_stop::ControlMethod::Systemd { .. }),
+            allowed: config.devices.clone(),
         });
-        let zapper = Arc::new(Zapper { inventory: inventory.clone(), ceph_volume: ceph_volume.clone(), roots });
+        let zapper = Arc::new(Zapper {
+            inventory: inventory.clone(),
+            ceph_volume: ceph_volume.clone(),
+            roots,
+            blkid: "blkid".into(),
+        });
         Ok(AgentState {
             inventory,
             ceph_volume,

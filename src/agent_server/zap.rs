@@ -1,10 +1,13 @@
 //! `POST /v1/zap`: erasing a device's labels so that it can hold a new OSD.
 //! Refused unless forced, for a device this agent does not report or may
-//! not touch, by an agent serving a file, and for a device in use: a
-//! ceph-osd serving an OSD whose data is on it (by its LVM tags or its
-//! BlueStore label), or any holder the kernel knows of (the exclusive
-//! open). The wipe runs through the exclusive handle (`exclusive`), so
-//! nothing can take the device between the check and the wipe.
+//! not touch, by an agent serving a file, for a device in use: a ceph-osd
+//! serving an OSD whose data is on it (by its LVM tags or its BlueStore
+//! label), or any holder the kernel knows of (the exclusive open); and for
+//! a disk that is not what the request names (`zap_identity`: another disk
+//! at the path, an LV or a label of another OSD or cluster on it), checked
+//! before anything runs and again under the claim. The wipe runs through
+//! the exclusive handle (`exclusive`), so nothing can take the device
+//! between the check and the wipe.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -24,7 +27,8 @@ use super::mounts::resolve;
 use super::osd_label::whoami;
 use super::osd_status::{join_pids, osd_pids};
 use super::process::{self, Keep, Limits, RunError};
-use crate::wire::agent::{InventorySource, ZapRequest, ZapResult};
+use super::zap_identity::{seen_before, seen_under_claim, udev_id, UDEV_DATA};
+use crate::wire::agent::{check_zap, DiskSeen, InventorySource, ZapExpect, ZapMismatch, ZapRequest, ZapResult};
 use crate::wire::ceph_volume::DeviceReport;
 
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +39,11 @@ pub enum ZapError {
     BadPath(String),
     #[error("{0} is not among the devices this agent may touch (--devices)")]
     NotAllowed(String),
+    #[error(
+        "refusing to zap osd.{osd_id}: it has LVs on {devices}, which this agent may not touch (--devices); \
+         nothing was wiped"
+    )]
+    OsdOutsideDevices { osd_id: u32, devices: String },
     #[error(
         "this agent serves a fixed inventory from --inventory-file {0} and wipes no devices; \
          run it without --inventory-file on the storage host"
@@ -53,6 +62,13 @@ pub enum ZapError {
     DeviceBusy { path: String, holders: String },
     #[error("refusing to zap: {0}")]
     Device(ExclusiveError),
+    #[error("refusing to zap {path}: {mismatch}; nothing was wiped")]
+    NotExpected { path: String, mismatch: ZapMismatch },
+    #[error(
+        "refusing to zap the LVs of osd.{osd_id} (fsid {fsid}): ceph-volume lists them on {found}, not only on the \
+         devices named ({named}); nothing was removed"
+    )]
+    LvsElsewhere { osd_id: u32, fsid: String, found: String, named: String },
     #[error("`{command}` failed with exit status {code} ({stderr}); nothing was wiped")]
     LvmZap { command: String, code: i32, stderr: String },
     #[error("could not run `{command}`: {source}; nothing was wiped")]
@@ -75,12 +91,14 @@ impl ZapError {
     pub fn status(&self) -> StatusCode {
         match self {
             ZapError::NoForce(_) | ZapError::BadPath(_) => StatusCode::BAD_REQUEST,
-            ZapError::NotAllowed(_) => StatusCode::FORBIDDEN,
+            ZapError::NotAllowed(_) | ZapError::OsdOutsideDevices { .. } => StatusCode::FORBIDDEN,
             ZapError::NotInInventory(_) => StatusCode::NOT_FOUND,
             ZapError::FixedInventory(_)
             | ZapError::AgentBusy
             | ZapError::OsdRunning { .. }
             | ZapError::DeviceBusy { .. }
+            | ZapError::NotExpected { .. }
+            | ZapError::LvsElsewhere { .. }
             | ZapError::Device(ExclusiveError::NotBlockDevice { .. })
             | ZapError::DataDir { source: ReleaseError::OsdRunning { .. }, .. } => StatusCode::CONFLICT,
             ZapError::LvmZapRun { source: RunError::TimedOut { .. }, .. } => StatusCode::GATEWAY_TIMEOUT,
@@ -133,6 +151,7 @@ pub struct Zapper {
     pub inventory: Arc<Inventory>,
     pub ceph_volume: Arc<CephVolume>,
     pub roots: HostRoots,
+    pub blkid: String,
 }
 
 impl Zapper {
@@ -144,6 +163,17 @@ impl Zapper {
         let taken = self.inventory.take().await?;
         let Some(device) = taken.device(&path) else {
             return Err(ZapError::NotInInventory(path));
+        };
+        // What the request names, held against the disk before anything runs.
+        let named = match req.expect() {
+            Some(expect) => {
+                let seen = seen_before(device, &path, &self.blkid).await;
+                if let Err(mismatch) = check_zap(&expect, &seen) {
+                    return Err(ZapError::NotExpected { path, mismatch });
+                }
+                Some((expect, seen))
+            }
+            None => None,
         };
         for osd_id in lv_osd_ids(device) {
             let pids = self.osd_pids(osd_id).await?;
@@ -176,7 +206,7 @@ impl Zapper {
         }
         let roots = self.roots.clone();
         let wiped_path = path.clone();
-        let wiped = tokio::task::spawn_blocking(move || wipe(&wiped_path, &roots))
+        let wiped = tokio::task::spawn_blocking(move || wipe(&wiped_path, &roots, named.as_ref()))
             .await
             .map_err(|e| ZapError::Task(e.to_string()))?;
         steps.extend(wiped?);
@@ -251,9 +281,11 @@ impl Zapper {
     }
 }
 
-/// The wipe proper, on a blocking thread: claim the device, make sure no
-/// daemon of the OSD its label names runs, zero both ends, flush, release.
-fn wipe(path: &str, roots: &HostRoots) -> Result<Vec<String>, ZapError> {
+/// The wipe proper, on a blocking thread: claim the device, check again
+/// that it is the disk named with only what the request names on it, make
+/// sure no daemon of the OSD its label names runs, zero both ends, flush,
+/// release.
+fn wipe(path: &str, roots: &HostRoots, named: Option<&(ZapExpect, DiskSeen)>) -> Result<Vec<String>, ZapError> {
     let dev = match ExclusiveDevice::open(path) {
         Ok(d) => d,
         Err(ExclusiveError::Busy { .. }) => {
@@ -266,6 +298,14 @@ fn wipe(path: &str, roots: &HostRoots) -> Result<Vec<String>, ZapError> {
     let mut steps = vec![format!("held {path} exclusively (O_EXCL)")];
     // The head's label, or a copy further in (19.2+) when the head was wiped.
     let label = signatures::find_label(dev.size, |o, n| dev.read_at(o, n)).map_err(ZapError::Device)?;
+    if let Some((expect, before)) = named {
+        let id = dev.rdev().and_then(|rdev| udev_id(rdev, Path::new(UDEV_DATA)));
+        let now = seen_under_claim(before, id, label.as_ref().map(|(_, block)| block.as_slice()));
+        if let Err(mismatch) = check_zap(expect, &now) {
+            return Err(ZapError::NotExpected { path: path.to_string(), mismatch });
+        }
+        steps.push(format!("checked under the claim that {path} is the disk named, with nothing else's on it"));
+    }
     if let Some(osd_id) = label.and_then(|(_, block)| whoami(&block)) {
         // A daemon that has not opened its device yet (starting up) does
         // not make the open fail.
@@ -322,7 +362,14 @@ mod tests {
     use serde_json::json;
 
     fn req(path: &str, force: bool) -> ZapRequest {
-        ZapRequest { path: path.into(), force, reason: Some("test".into()) }
+        ZapRequest {
+            path: path.into(),
+            force,
+            reason: Some("test".into()),
+            device_id: None,
+            osd_fsids: None,
+            cluster_fsid: None,
+        }
     }
 
     fn set(items: &[&str]) -> BTreeSet<String> {

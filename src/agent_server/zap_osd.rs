@@ -9,6 +9,11 @@
 //! fsid pins the OSD: once it is purged its id is free, and a new OSD made
 //! on this host meanwhile may carry it.
 //!
+//! An agent limited to some devices (`--devices`) zaps only an OSD whose
+//! LVs are all on them: listed before the zap, under the agent's lock.
+//! The request names the devices the daemon recorded for the OSD: an LV
+//! of it on any other device refuses the zap before anything is removed.
+//!
 //! ceph-volume's exit status is not trusted: the LVs are listed again
 //! afterwards and the zap fails if any of that OSD's is left. Its unit is
 //! disabled afterwards (ceph-volume's zap leaves it enabled: at the next
@@ -30,6 +35,8 @@ pub struct OsdZapper {
     /// The host runs its OSDs with systemd (ceph-volume enables a unit per
     /// LVM OSD there).
     pub systemd: bool,
+    /// `--devices`: an OSD with an LV on any other device is not zapped.
+    pub allowed: Option<BTreeSet<String>>,
 }
 
 impl OsdZapper {
@@ -45,6 +52,18 @@ impl OsdZapper {
         let before = self.listed(id, fsid).await?;
         let mut steps = Vec::new();
         let devices: BTreeSet<String> = before.iter().flat_map(osd_devices).collect();
+        self.check_allowed(id, &devices)?;
+        if let Some(named) = &req.devices {
+            let elsewhere: Vec<&String> = devices.iter().filter(|d| !named.contains(d)).collect();
+            if !elsewhere.is_empty() {
+                return Err(ZapError::LvsElsewhere {
+                    osd_id: id,
+                    fsid: fsid.to_string(),
+                    found: elsewhere.iter().map(|d| d.as_str()).collect::<Vec<_>>().join(", "),
+                    named: named.join(", "),
+                });
+            }
+        }
         if before.is_empty() {
             steps.push(format!("ceph-volume lists no LV of osd.{id} (fsid {fsid}): nothing left to zap"));
         } else {
@@ -75,6 +94,16 @@ impl OsdZapper {
             steps.push(disable_unit(&format!("ceph-volume@lvm-{id}-{fsid}.service")).await?);
         }
         Ok(ZapOsdResult { osd_id: id, osd_fsid: fsid.to_string(), devices: devices.into_iter().collect(), steps })
+    }
+
+    /// Refuses an OSD with an LV on a device outside `--devices`.
+    fn check_allowed(&self, id: u32, devices: &BTreeSet<String>) -> Result<(), ZapError> {
+        let Some(allowed) = &self.allowed else { return Ok(()) };
+        let outside: Vec<&str> = devices.iter().filter(|d| !allowed.contains(*d)).map(String::as_str).collect();
+        if outside.is_empty() {
+            return Ok(());
+        }
+        Err(ZapError::OsdOutsideDevices { osd_id: id, devices: outside.join(", ") })
     }
 
     /// Runs ceph-volume; the command line comes back for the errors to name.

@@ -52,6 +52,7 @@ pub async fn remove(
         ignore_preview_blockers: b.ignore_preview_blockers,
         slot: None,
         in_place: None,
+        expected_uuids: Vec::new(),
     };
     let recs = d.removals.schedule_removals(&req).await?;
     Ok((StatusCode::ACCEPTED, Json(d.read_model.removal_statuses(&recs).await?)))

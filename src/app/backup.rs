@@ -13,7 +13,7 @@ use crate::store::backup;
 use crate::store::location::{DbLocation, VFS_LOCK, VFS_LOCK_TIMEOUT};
 use crate::wire::leader::LeaderRecord;
 
-pub use crate::store::backup::{known_schema_version, BackupFacts};
+pub use crate::store::backup::{known_schema_version, BackupFacts, KeptFromReplaced, Restored};
 pub use crate::store::location::RadosDb;
 
 /// The `db` value `--db` gives, else the config file's.
@@ -59,8 +59,9 @@ pub async fn backup(db: &Path, dest: &Path) -> Result<BackupFacts, String> {
     backup::backup(db, dest).await.map_err(|e| e.to_string())
 }
 
-/// The facts of the restored backup, and where the replaced database went.
-pub async fn restore(db: &Path, file: &Path) -> Result<(BackupFacts, Option<PathBuf>), String> {
+/// The facts of the restored backup, where the replaced database went and
+/// what was kept of it.
+pub async fn restore(db: &Path, file: &Path) -> Result<Restored<PathBuf>, String> {
     let now_s = crate::clock::now_ms() / 1000;
     backup::restore(db, file, now_s).await.map_err(|e| e.to_string())
 }
@@ -68,14 +69,15 @@ pub async fn restore(db: &Path, file: &Path) -> Result<(BackupFacts, Option<Path
 /// `restore FILE` into a database kept in RADOS: the backup checked, the
 /// pool there, no daemon holding the database (its lock, whose holder the
 /// leader's record names), then the store's restore. The facts of the
-/// backup and where the replaced content was copied. `conf` is the
-/// cluster's config file (`CEPH_CONF` or the config's `ceph.conf`).
+/// backup, where the replaced content was copied and what was kept of it.
+/// `conf` is the cluster's config file (`CEPH_CONF` or the config's
+/// `ceph.conf`).
 pub async fn restore_rados(
     db: &RadosDb,
     ceph: &CephFile,
     conf: Option<PathBuf>,
     file: &Path,
-) -> Result<(BackupFacts, Option<RadosDb>), String> {
+) -> Result<Restored<RadosDb>, String> {
     let facts = backup::restorable(file).await.map_err(|e| e.to_string())?;
     let cli = rados_cli(ceph, conf)?;
     // The VFS aborts the process when it cannot reach the cluster.
@@ -90,7 +92,7 @@ pub async fn restore_rados(
     let now_s = crate::clock::now_ms() / 1000;
     let aside = db.beside(&format!(".before-restore-{now_s}"));
     match backup::restore_rados(db, file, &aside).await {
-        Ok(kept) => Ok((facts, kept)),
+        Ok((aside, kept)) => Ok(Restored { facts, aside, kept }),
         Err(e) => {
             // Said again with whoever holds the lock now, if anyone does.
             match holder(db, &cli).await {

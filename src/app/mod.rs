@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent_client::{HostAgents, HttpAgents};
+use crate::agent_client::{AgentCredentials, Fallback, HostAgents, HttpAgents};
 use crate::api::standby::Gate;
 use crate::api::ApiSettings;
 use crate::ceph::cli::CephCli;
@@ -49,7 +49,7 @@ pub enum ServeError {
 /// `osdkeeper serve`: runs the daemon until a shutdown signal arrives.
 pub async fn serve(config: Config) -> Result<(), ServeError> {
     let agents = HttpAgents::new(
-        config.agent_token.clone(),
+        agent_credentials(&config),
         config.poll_timeout,
         config.command_timeout,
         config.agent_ca.as_deref(),
@@ -58,6 +58,24 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
     let agents: Arc<dyn HostAgents> = Arc::new(agents);
     let ceph: Arc<dyn CephCluster> = Arc::new(ceph_cli(&config, config.ceph_session.clone().map(Session::new)));
     serve_with(config, agents, ceph, shutdown_signal()).await
+}
+
+/// The agents' secrets as the config names them; what is left of the old
+/// shared token is said at start.
+fn agent_credentials(config: &Config) -> AgentCredentials {
+    match (&config.agent_key, &config.agent_fallback) {
+        (None, Some(_)) => tracing::warn!(
+            "every agent takes the same token (agent_token_file): root on any storage host can command all of \
+             them; give the daemon an agent key (agents.key_file) and each host its own token \
+             (docs/operations.md, \"Agent tokens\")"
+        ),
+        (Some(_), Some(Fallback::SharedToken(_))) => tracing::warn!(
+            "the shared agent token is still sent to agents that refuse their own; each such host is named \
+             in a warning: once none is, remove agent_token_file"
+        ),
+        _ => {}
+    }
+    AgentCredentials::new(config.agent_key.clone(), config.agent_fallback.clone())
 }
 
 /// The `ceph` and `rados` command lines as the config names them.

@@ -1,8 +1,10 @@
 //! What the removal preview reads from the cluster, in one go: the osdmap
 //! (`ceph osd getmap`), CRUSH's placement of every PG on it now and with
 //! the drained OSDs at CRUSH weight 0 (Ceph's own `osdmaptool
-//! --adjust-crush-weight` on a copy, then `--test-map-pgs-dump-all`, whose
-//! up sets have the upmap entries applied), PG bytes, pools and their
+//! --adjust-crush-weight` on a copy, then `--upmap-cleanup` as the
+//! monitors clean the entries a CRUSH change invalidates, and
+//! `--test-map-pgs-dump-all`, whose up sets have the entries left
+//! applied), PG bytes, pools and their
 //! rules, OSD usage and ratios, `ok-to-stop`, and the recovery rate if the
 //! cluster is recovering. Nothing on the cluster changes: the map is
 //! edited in a temporary directory, removed when the preview is done.
@@ -154,9 +156,10 @@ impl CephCli {
 
     /// CRUSH's placement of every PG now and on a copy of the osdmap with
     /// these CRUSH weights (`osdmaptool --adjust-crush-weight ... --save`,
-    /// then `--test-map-pgs-dump-all`: raw sets, and up sets with the
-    /// upmap entries applied as Ceph applies them), with `osd dump`. The
-    /// map is edited in a temporary directory, removed after.
+    /// then `--upmap-cleanup` and `--test-map-pgs-dump-all`: raw sets, and
+    /// up sets with the upmap entries the monitors keep applied as Ceph
+    /// applies them), with `osd dump`. The map is edited in a temporary
+    /// directory, removed after.
     pub(super) async fn map_with_weights(
         &self,
         weights: &[(u32, f64)],
@@ -189,8 +192,13 @@ impl CephCli {
             self.osdmaptool(&after, &["--adjust-crush-weight", &adjust.join(","), "--save"]).await?;
         }
         let dump_all = ["--test-map-pgs-dump-all"];
+        // The monitors drop the upmap entries a CRUSH change leaves invalid
+        // (one onto an OSD at weight 0, say) with the change itself: the
+        // copy's placement is osdmaptool's after the same cleanup.
+        let cleanup = dir.path().join("upmap-cleanup").to_string_lossy().into_owned();
+        let cleaned_dump_all = ["--upmap-cleanup", &cleanup, "--test-map-pgs-dump-all"];
         let (now_text, after_text) =
-            tokio::try_join!(self.osdmaptool(&now, &dump_all), self.osdmaptool(&after, &dump_all))?;
+            tokio::try_join!(self.osdmaptool(&now, &dump_all), self.osdmaptool(&after, &cleaned_dump_all))?;
         let decode = |m| CephError::Decode { command: "osdmaptool --test-map-pgs-dump-all".into(), message: m };
         let up_now = parse_pgs_dump_all(&now_text).map_err(decode)?;
         let up_after = parse_pgs_dump_all(&after_text).map_err(decode)?;

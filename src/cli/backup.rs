@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use super::exit;
 use super::remote::Remote;
-use crate::app::backup::{self, BackupFacts, RadosDb};
+use crate::app::backup::{self, BackupFacts, KeptFromReplaced, RadosDb};
 use crate::wire::api::backup::BackupRequest;
 
 #[derive(clap::Args, Debug)]
@@ -73,15 +73,49 @@ pub fn run_restore(args: DbArgs) -> ExitCode {
         Ok((db, r))
     });
     match done {
-        Ok((db, (facts, aside))) => {
-            super::out::line(format!("restored {} from {} ({})", db.display(), args.file.display(), holds(&facts)));
-            if let Some(aside) = aside {
-                super::out::line(format!("the database it replaced is kept as {}", aside.display()));
-            }
-            migrates(&facts);
+        Ok((db, r)) => {
+            let aside = r.aside.map(|a| a.display().to_string());
+            restored(&db.display().to_string(), &args, &r.facts, aside, r.kept.as_ref());
             ExitCode::SUCCESS
         }
         Err(e) => fail("restore", e),
+    }
+}
+
+/// What a restore did, in lines.
+fn restored(db: &str, args: &DbArgs, facts: &BackupFacts, aside: Option<String>, kept: Option<&KeptFromReplaced>) {
+    super::out::line(format!("restored {db} from {} ({})", args.file.display(), holds(facts)));
+    if let Some(aside) = aside {
+        super::out::line(format!("the database it replaced is kept as {aside}"));
+    }
+    match kept {
+        Some(kept) => taken_over(kept),
+        None => {
+            super::out::line(
+                "no database was replaced: tokens revoked, disks held and a recovery boost set after the backup \
+                 are not in it (revoke and hold them again; `ceph config dump` shows the boost's settings)",
+            );
+            migrates(facts);
+        }
+    }
+}
+
+/// What was taken over from the replaced database, one line per kind.
+fn taken_over(k: &KeptFromReplaced) {
+    let lists = [
+        ("tokens revoked after the backup, revoked again", &k.revoked),
+        ("tokens made after the backup, kept", &k.tokens),
+        ("holds made after the backup, kept", &k.holds),
+        ("holds released after the backup, held again (`device release` them again)", &k.holds_released_since),
+        ("hosts added after the backup that hold disks, kept", &k.hosts),
+    ];
+    for (what, names) in lists.into_iter().filter(|(_, n)| !n.is_empty()) {
+        super::out::line(format!("{what}: {}", names.join(", ")));
+    }
+    if k.boost_taken {
+        super::out::line("the recovery boost set on the cluster is kept: it is put back once no fast drain is left");
+    } else if k.boost_dropped {
+        super::out::line("the backup's recovery boost is dropped: it was put back after the backup");
     }
 }
 
@@ -95,12 +129,9 @@ fn restore_rados(args: &DbArgs, db: &RadosDb) -> ExitCode {
         runtime()?.block_on(backup::restore_rados(db, &ceph, conf, &args.file))
     });
     match done {
-        Ok((facts, aside)) => {
-            super::out::line(format!("restored {db} from {} ({})", args.file.display(), holds(&facts)));
-            if let Some(aside) = aside {
-                super::out::line(format!("the database it replaced is kept as {aside}"));
-            }
-            migrates(&facts);
+        Ok(r) => {
+            let aside = r.aside.map(|a| a.to_string());
+            restored(&db.to_string(), args, &r.facts, aside, r.kept.as_ref());
             ExitCode::SUCCESS
         }
         Err(e) => fail("restore", e),

@@ -5,8 +5,13 @@
 //!
 //! DIR gets `ca.pem` (give it to the daemon as `agents.ca`, and to the CLI
 //! as `--cacert`), `ca-key.pem` (keep it offline: it signs new hosts),
-//! `daemon.pem` + `daemon-key.pem`, and `HOST.pem` + `HOST-key.pem` per host.
-//! Keys are written readable by their owner only.
+//! `daemon.pem` + `daemon-key.pem`, `HOST.pem` + `HOST-key.pem` per host;
+//! and the agents' credentials: `agent-key` (the daemon's `agents.key_file`,
+//! never on a storage host; `--agent-key FILE` takes the one the daemon
+//! has instead of making one) and `HOST.agent-token` per host (that host's
+//! `/etc/osdkeeper/agent-token`, derived from the key: it opens that
+//! host's agent and no other). Keys and tokens are written readable by
+//! their owner only.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,6 +36,9 @@ pub struct CertsArgs {
     /// addresses the daemon reaches its agent by (comma-separated). Repeat per host.
     #[arg(long, value_name = "NAME,ADDR...")]
     host: Vec<String>,
+    /// The daemon's agent key to derive the hosts' agent tokens from [default: a new one, written as DIR/agent-key].
+    #[arg(long, value_name = "FILE")]
+    agent_key: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -74,6 +82,27 @@ fn leaf(out: &Path, file: &str, names: &[String], ca: &Issuer<'_, KeyPair>) -> R
     write(&out.join(format!("{file}-key.pem")), &key.serialize_pem(), true)
 }
 
+/// The agent key given, or a new one written to DIR; each host's token.
+fn agent_tokens(args: &CertsArgs, hosts: &[Vec<String>]) -> Result<Vec<PathBuf>, CertsError> {
+    let mut written = Vec::new();
+    let key = match &args.agent_key {
+        Some(file) => super::agent_token::read_key(file).map_err(CertsError::Usage)?,
+        None => {
+            let key = super::agent_token::new_key().map_err(CertsError::Usage)?;
+            let path = args.out.join("agent-key");
+            write(&path, &format!("{}\n", key.text()), true)?;
+            written.push(path);
+            key
+        }
+    };
+    for names in hosts {
+        let path = args.out.join(format!("{}.agent-token", names[0]));
+        write(&path, &format!("{}\n", key.token_for(&names[0])), true)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
 fn make(args: &CertsArgs) -> Result<Vec<PathBuf>, CertsError> {
     let mut hosts = Vec::new();
     for h in &args.host {
@@ -87,6 +116,8 @@ fn make(args: &CertsArgs) -> Result<Vec<PathBuf>, CertsError> {
         hosts.push(names);
     }
     std::fs::create_dir_all(&args.out).map_err(|e| CertsError::Write { path: args.out.clone(), source: e })?;
+    // The key first: a key file that cannot be read stops before any file is written.
+    let credentials = agent_tokens(args, &hosts)?;
     let ca_key = KeyPair::generate().map_err(|e| CertsError::Generate("the CA".into(), e))?;
     let mut ca_params = params(&[], "osdkeeper CA")?;
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
@@ -102,6 +133,7 @@ fn make(args: &CertsArgs) -> Result<Vec<PathBuf>, CertsError> {
     }
     let mut written = vec![args.out.join("ca.pem"), args.out.join("daemon.pem")];
     written.extend(hosts.iter().map(|n| args.out.join(format!("{}.pem", n[0]))));
+    written.extend(credentials);
     Ok(written)
 }
 
@@ -111,7 +143,10 @@ pub fn run(args: CertsArgs) -> ExitCode {
             for f in files {
                 super::out::line(format!("wrote {}", f.display()));
             }
-            super::out::line("keys (*-key.pem) are readable by you only; keep ca-key.pem offline");
+            super::out::line(
+                "keys (*-key.pem, agent-key) and agent tokens are readable by you only; keep ca-key.pem offline, \
+                 agent-key on the daemon's machine only, each HOST.agent-token on its host only",
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -1,6 +1,7 @@
 //! The `osdkeeper` command line: argument definitions and dispatch.
 
 mod agent;
+mod agent_token;
 mod apply;
 mod backup;
 mod bench;
@@ -106,8 +107,11 @@ pub enum Command {
     Preview(preview::PreviewArgs),
     /// Run the host agent on a storage host: reports its disks, runs ceph-volume for the daemon.
     Agent(agent::AgentArgs),
-    /// Make a small CA and TLS certificates for the daemon and its hosts (for operators without a PKI).
+    /// Make a small CA and TLS certificates for the daemon and its hosts (for operators without a PKI),
+    /// the agent key and each host's agent token.
     Certs(certs::CertsArgs),
+    /// Print one host's agent token, derived from the daemon's agent key (run on the daemon's machine).
+    AgentToken(agent_token::AgentTokenArgs),
     /// Copy the daemon's database to FILE while it runs (SQLite's VACUUM INTO), and check the copy.
     Backup(backup::DbArgs),
     /// Put a backup in place of the database (the daemon stopped; the old one is kept aside).
@@ -141,6 +145,7 @@ pub fn run() -> ExitCode {
         Command::Events { args } => remote::run(|| async move { events::run(&remote, args).await }),
         Command::Agent(args) => agent::run(args),
         Command::Certs(args) => certs::run(args),
+        Command::AgentToken(args) => agent_token::run(args),
         Command::Backup(args) => backup::run_backup(args, &remote),
         Command::Restore(args) => backup::run_restore(args),
     }

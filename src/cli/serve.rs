@@ -36,8 +36,15 @@ pub struct ServeArgs {
     /// File holding the bootstrap admin token (wins over token_file; OSDKEEPER_TOKEN wins over both).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// File holding the token sent to the agents (wins over agent_token_file).
+    /// File holding the agent key, from which each host's agent token is derived (wins over agents.key_file).
     #[arg(long, value_name = "FILE")]
+    agent_key_file: Option<PathBuf>,
+    /// File holding the key before it, while agents still hold its tokens (wins over agents.previous_key_file).
+    #[arg(long, value_name = "FILE", env = "OSDKEEPER_AGENT_PREVIOUS_KEY_FILE")]
+    agent_previous_key_file: Option<PathBuf>,
+    /// File holding the one token all agents took before each had its own, for agents not moved yet
+    /// (wins over agent_token_file).
+    #[arg(long, value_name = "FILE", env = "OSDKEEPER_AGENT_TOKEN_FILE")]
     agent_token_file: Option<PathBuf>,
     /// The CA that signed the agents' certificates (agents at https:// addresses).
     #[arg(long, value_name = "FILE")]
@@ -60,6 +67,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
         agent_token: std::env::var("OSDKEEPER_AGENT_TOKEN").ok(),
         token_file: args.token_file,
         agent_token_file: args.agent_token_file,
+        agent_key_file: args.agent_key_file,
+        agent_previous_key_file: args.agent_previous_key_file,
         log_format: args.log_format,
         ceph_conf: args.ceph_conf,
         tls_cert: args.tls_cert,

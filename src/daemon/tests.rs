@@ -14,6 +14,7 @@ mod boost;
 mod device_replace;
 mod fake_agents;
 mod host_drain;
+mod identity;
 mod metrics;
 mod polling;
 mod preview;

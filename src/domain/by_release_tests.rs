@@ -25,11 +25,7 @@ fn osd_of(path: &str, of: &str) -> Device {
     let mut d = blank(path);
     d.report.available = false;
     d.report.ceph_device = true;
-    d.report.lvs = vec![Lv {
-        affinity: Affinity::Value(Found::Str(Arc::from(of))),
-        osd_id: Some(Arc::from("7")),
-        kind: Some(Arc::from("block")),
-    }];
+    d.report.lvs = vec![Lv { affinity: Affinity::Value(Found::Str(Arc::from(of))), ..Lv::of_osd("7", "block") }];
     d
 }
 

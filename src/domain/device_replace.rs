@@ -11,6 +11,7 @@
 //! failed SSD would otherwise be redeployed at once, without a DB).
 
 use super::device_id::same_disk;
+use super::identity::{disk_at_path, DiskAtPath};
 use super::inventory::Device;
 
 /// An OSD with volumes on the disk being replaced, and what they are
@@ -88,10 +89,8 @@ pub fn companions(slot: &str, replaced: &[u32], devices: &[OsdDevice]) -> Vec<Os
 /// without a serial or WWN cannot be told from the old one: the operator
 /// says so with `device release`.
 pub fn slot_filled(old_id: Option<&str>, now_at_slot: Option<&Device>) -> bool {
-    let (Some(old), Some(now)) = (old_id.filter(|i| !i.trim().is_empty()), now_at_slot) else {
-        return false;
-    };
-    !now.device_id.trim().is_empty() && !same_disk(old, &now.device_id)
+    let now = now_at_slot.map(|d| &*d.device_id);
+    matches!(disk_at_path(old_id.unwrap_or(""), now), DiskAtPath::Another { .. })
 }
 
 /// Whether ceph-volume's "being replaced" header is to be written on the
@@ -142,18 +141,11 @@ pub fn clear_plan(slot: &str, held: &[String], removals: &[SlotRemoval]) -> Clea
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::inventory::{Affinity, Device, DeviceReport, Lv};
+    use crate::domain::inventory::{Device, DeviceReport, Lv};
 
     fn disk(path: &str, id: &str, lvs: &[(&str, &str)]) -> Device {
         let mut r = DeviceReport { path: path.into(), device_id: id.into(), ..DeviceReport::default() };
-        r.lvs = lvs
-            .iter()
-            .map(|(osd, kind)| Lv {
-                affinity: Affinity::Absent,
-                osd_id: Some((*osd).into()),
-                kind: Some((*kind).into()),
-            })
-            .collect();
+        r.lvs = lvs.iter().map(|(osd, kind)| Lv::of_osd(osd, kind)).collect();
         Device::from(r)
     }
 

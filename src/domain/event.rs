@@ -105,6 +105,9 @@ event_kinds! {
     /// In place: destroyed and zapped, waiting under `noout` for its new disk.
     RemovalRejoining = "removal-rejoining",
     RemovalCancelled = "removal-cancelled",
+    /// Another OSD took a removal's id, or another disk its disk's path:
+    /// the removal ended, acting on nothing more.
+    RemovalSuperseded = "removal-superseded",
     /// A step of a removal failed; it is tried again.
     RemovalActionFailed = "removal-action-failed",
     /// Fast drains: recovery settings raised (what, from what, and what keeps them from working).
@@ -114,6 +117,10 @@ event_kinds! {
     /// A device is about to be wiped.
     Zap = "zap",
     Zapped = "zapped",
+    /// A disk an operation would have wiped is not the one it recorded
+    /// (another disk at the path, another OSD's or cluster's volumes on it):
+    /// it is left alone.
+    DiskNotOurs = "disk-not-ours",
     /// An API token was created (its name and role; never its secret).
     TokenCreated = "token-created",
     TokenRevoked = "token-revoked",

@@ -99,6 +99,24 @@ pub struct Lv {
     pub osd_id: Option<Arc<str>>,
     /// `block`, `db`, `wal`, ... (`type` in the report).
     pub kind: Option<Arc<str>>,
+    /// The `osd_fsid` tag: which OSD (by its uuid) the LV belongs to; an
+    /// id is given again to a new OSD once the old one is purged, a uuid never.
+    pub osd_fsid: Option<Arc<str>>,
+    /// The `cluster_fsid` tag: the cluster the OSD was made for.
+    pub cluster_fsid: Option<Arc<str>>,
+}
+
+impl Lv {
+    /// An LV of the OSD `osd_id` (its `type`), without the fsid tags.
+    pub fn of_osd(osd_id: &str, kind: &str) -> Lv {
+        Lv {
+            affinity: Affinity::Absent,
+            osd_id: Some(Arc::from(osd_id)),
+            kind: Some(Arc::from(kind)),
+            osd_fsid: None,
+            cluster_fsid: None,
+        }
+    }
 }
 
 /// What libstoragemgmt says of a disk (`lsm_data`; ceph-volume fills it

@@ -15,6 +15,7 @@ pub mod device_replace;
 pub mod drain_preview;
 pub mod event;
 pub mod fnmatch;
+pub mod identity;
 pub mod inventory;
 pub mod inventory_diff;
 pub mod operation;

@@ -136,13 +136,17 @@ pub enum Outcome<T> {
     /// No answer (a timeout, a busy host): whether it happened is for the
     /// next observation to say.
     Unknown(String),
+    /// It did not happen: the host found something other than what the
+    /// effect named (another disk at the path, another OSD at the id), in
+    /// its words. Asked again, it would be refused again.
+    Refused(String),
 }
 
 impl<T> Outcome<T> {
     pub fn status(&self) -> OutcomeStatus {
         match self {
             Outcome::Done(_) => OutcomeStatus::Ok,
-            Outcome::Failed(_) => OutcomeStatus::Failed,
+            Outcome::Failed(_) | Outcome::Refused(_) => OutcomeStatus::Failed,
             Outcome::Unknown(_) => OutcomeStatus::Unknown,
         }
     }
@@ -151,7 +155,7 @@ impl<T> Outcome<T> {
     pub fn error(&self) -> Option<&str> {
         match self {
             Outcome::Done(_) => None,
-            Outcome::Failed(why) | Outcome::Unknown(why) => Some(why),
+            Outcome::Failed(why) | Outcome::Unknown(why) | Outcome::Refused(why) => Some(why),
         }
     }
 }
@@ -262,7 +266,7 @@ pub fn after_outcome<S, T>(op: &mut Operation<S>, outcome: &Outcome<T>, now: i64
             op.last_error = None;
             op.failures = 0;
         }
-        Outcome::Failed(why) => {
+        Outcome::Failed(why) | Outcome::Refused(why) => {
             op.last_error = Some(why.clone());
             op.failures = op.failures.saturating_add(1);
         }

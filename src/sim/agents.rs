@@ -12,8 +12,8 @@ use crate::agent_client::{AgentError, HostAgents, InventoryAnswer};
 use crate::store::ManagedHost;
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, ListedOsd,
-    OsdDaemonStatus, OsdKind, ProbeRequest, ProbeResult, ReplaceHeaderRequest, ReplaceHeaderResult, ZapOsdRequest,
-    ZapOsdResult, ZapRequest, ZapResult,
+    OsdDaemonStatus, OsdKind, ProbeRequest, ProbeResult, ReplaceHeaderRequest, ReplaceHeaderResult, StopRequest,
+    ZapOsdRequest, ZapOsdResult, ZapRequest, ZapResult,
 };
 use crate::wire::ceph_volume::report_of;
 
@@ -53,7 +53,8 @@ pub(super) fn inventory(s: &mut SimState, host: &str) -> Vec<Value> {
                 d["lvs"] = json!(on_disk
                     .iter()
                     .map(|o| json!({"name": format!("osd-block-{}", o.id), "osd_id": o.id.to_string(),
-                    "cluster_name": "ceph", "type": "block", "osdspec_affinity": o.affinity}))
+                    "cluster_name": "ceph", "type": "block", "osdspec_affinity": o.affinity,
+                    "osd_fsid": o.fsid, "cluster_fsid": SIM_FSID}))
                     .collect::<Vec<_>>());
             } else if let Some((_, _, ids)) = s
                 .db_disks
@@ -63,12 +64,19 @@ pub(super) fn inventory(s: &mut SimState, host: &str) -> Vec<Value> {
                 d["available"] = json!(false);
                 d["ceph_device"] = json!(true);
                 d["rejected_reasons"] = json!(["Has a FileSystem", "LVM detected"]);
+                let fsid_of = |id: &u32| s.osds.iter().find(|o| o.id == *id).map(|o| o.fsid.clone());
                 d["lvs"] = json!(ids
                     .iter()
                     .map(|id| json!({"name": format!("osd-db-{id}"), "osd_id": id.to_string(),
-                    "cluster_name": "ceph", "type": "db", "osdspec_affinity": ""}))
+                    "cluster_name": "ceph", "type": "db", "osdspec_affinity": "",
+                    "osd_fsid": fsid_of(id), "cluster_fsid": SIM_FSID}))
                     .collect::<Vec<_>>());
-            } else if s.dirty.iter().any(|(h, p)| h == host && *p == path) {
+            } else if let Some((_, _, lv)) = s.foreign.iter().find(|(h, p, _)| h == host && *p == path) {
+                d["available"] = json!(false);
+                d["ceph_device"] = json!(true);
+                d["rejected_reasons"] = json!(["LVM detected"]);
+                d["lvs"] = json!([lv]);
+            } else if s.dirty.iter().any(|(h, p, _)| h == host && *p == path) {
                 d["available"] = json!(false);
                 d["rejected_reasons"] = json!(["Has BlueStore device label"]);
                 d["lvs"] = json!([]);
@@ -224,9 +232,11 @@ impl HostAgents for SimCluster {
         &'a self,
         host: &'a ManagedHost,
         osd_id: u32,
+        request: &'a StopRequest,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         let r = self.with(|s| {
             unreachable(s, host)?;
+            super::identity::check_stop_request(s, host, osd_id, request)?;
             if let Some(o) = s.osds.iter_mut().find(|o| o.id == osd_id && o.host == host.name) {
                 o.daemon_running = false;
                 o.up = false;
@@ -269,7 +279,9 @@ impl HostAgents for SimCluster {
                     message: format!("{} is busy: a running OSD holds it", request.path),
                 });
             }
-            s.dirty.retain(|(h, p)| !(h == &host.name && *p == request.path));
+            super::identity::check_zap_request(s, host, request)?;
+            s.dirty.retain(|(h, p, _)| !(h == &host.name && *p == request.path));
+            s.foreign.retain(|(h, p, _)| !(h == &host.name && *p == request.path));
             s.marked.retain(|(h, p)| !(h == &host.name && *p == request.path));
             // A destroyed OSD keeps its id in the map, but no longer its disk.
             for o in s.osds.iter_mut().filter(|o| o.host == host.name && o.device == request.path && o.destroyed) {
@@ -297,6 +309,7 @@ impl HostAgents for SimCluster {
                 });
             }
             let (id, fsid) = (request.osd_id, request.osd_fsid.as_str());
+            super::identity::check_zap_osd_request(s, host, request)?;
             if s.osds.iter().any(|o| o.host == host.name && o.id == id && o.fsid == fsid && o.daemon_running) {
                 return Err(AgentError::Refused {
                     addr: host.addr.clone(),
@@ -308,7 +321,7 @@ impl HostAgents for SimCluster {
             let purged = s.purged_lvs.iter().position(|(h, i, f, _)| h == &host.name && *i == id && f == fsid);
             if let Some(pos) = purged {
                 let (_, _, _, device) = s.purged_lvs.remove(pos);
-                s.dirty.retain(|(h, p)| !(h == &host.name && *p == device));
+                s.dirty.retain(|(h, p, _)| !(h == &host.name && *p == device));
                 devices.push(device);
             }
             // A destroyed OSD (`--replace`) keeps its id, not its volumes.
@@ -395,7 +408,8 @@ impl HostAgents for SimCluster {
                 return Ok(ReplaceHeaderResult { path, marked: false, changed: false, steps });
             }
             let in_use = s.osds.iter().any(|o| o.host == host.name && o.device == path)
-                || s.dirty.iter().any(|(h, p)| h == &host.name && *p == path);
+                || s.dirty.iter().any(|(h, p, _)| h == &host.name && *p == path)
+                || s.foreign.iter().any(|(h, p, _)| h == &host.name && *p == path);
             if in_use {
                 return Err(AgentError::Refused {
                     addr: host.addr.clone(),

@@ -231,7 +231,8 @@ impl CephCluster for SimCluster {
                     kb_used: Some((o.pgs.ceil() as u64) * 4096),
                     crush_host: Some(o.host.clone()),
                     device_class: Some(o.device_class.clone()).filter(|c| !c.is_empty()),
-                    uuid: Some(o.fsid.clone()),
+                    // `osd destroy` clears it (`domain::identity::osd_at_id`).
+                    uuid: (!o.destroyed).then(|| o.fsid.clone()),
                 })
                 .collect(),
             pg_states: match &s.pg_map {
@@ -379,7 +380,7 @@ impl CephCluster for SimCluster {
             let gone = s.osds.remove(pos);
             s.osds_changed();
             s.purged_lvs.push((gone.host.clone(), gone.id, gone.fsid.clone(), gone.device.clone()));
-            s.dirty.push((gone.host, gone.device));
+            s.dirty.push((gone.host, gone.device, gone.fsid));
             Self::map_changed(s);
             Ok(())
         });

@@ -8,6 +8,7 @@ mod agents;
 mod answers;
 mod cluster;
 mod health;
+mod identity;
 mod pgmap;
 mod placement;
 mod prepare;

@@ -51,6 +51,9 @@ pub(super) fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest)
         }
         let crush_weight =
             super::answers::initial_weight(s, id, super::crush_weight_of(device.size_bytes.unwrap_or(1e12)));
+        // `osd new` gives every OSD a uuid of its own, whatever id it takes.
+        s.made += 1;
+        let made = format!("{path}@{}", s.made);
         s.osds.push(SimOsd {
             id,
             host: host.to_string(),
@@ -65,7 +68,7 @@ pub(super) fn prepare(s: &mut SimState, host: &str, request: &CephVolumeRequest)
             daemon_running: false,
             affinity: request.osdspec_affinity.clone().unwrap_or_default(),
             device_class: bound.unwrap_or_else(|| class.clone().unwrap_or_else(|| super::class_of(&device))),
-            fsid: super::sim_fsid(host, &path, id),
+            fsid: super::sim_fsid(host, &made, id),
             activated: false,
         });
         s.osds_changed();

@@ -44,8 +44,13 @@ pub(super) struct SimState {
     pub unreachable: Vec<String>,
     /// Hosts whose next zap fails as if the connection dropped.
     pub zaps_lost: Vec<String>,
-    /// (host, path) of disks that still carry a purged OSD's label.
-    pub dirty: Vec<(String, String)>,
+    /// (host, path, OSD fsid) of disks that still carry a purged OSD's label.
+    pub dirty: Vec<(String, String, String)>,
+    /// (host, path, LV report) of used disks pushed into a host from
+    /// elsewhere (`SimCluster::push_used_disk`): another cluster's OSD volume.
+    pub foreign: Vec<(String, String, serde_json::Value)>,
+    /// OSDs made so far: a new OSD's fsid is never an earlier one's.
+    pub made: u32,
     /// (host, path) of disks with ceph-volume's "being replaced" header.
     pub marked: Vec<(String, String)>,
     /// The release every host's ceph-volume reports (none: not said).
@@ -87,6 +92,8 @@ impl SimState {
             unreachable: Vec::new(),
             zaps_lost: Vec::new(),
             dirty: Vec::new(),
+            foreign: Vec::new(),
+            made: 0,
             marked: Vec::new(),
             ceph_volume_release: None,
             purged_lvs: Vec::new(),

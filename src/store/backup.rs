@@ -23,6 +23,35 @@ pub struct BackupFacts {
     pub bytes: u64,
 }
 
+/// What a restore took over from the database it replaced, which knows
+/// more of now than the backup (`sqlite/restore_carry.rs` has the rules).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KeptFromReplaced {
+    /// Tokens active in the backup and revoked since: revoked.
+    pub revoked: Vec<String>,
+    /// Tokens made after the backup, kept as they are (revoked or not).
+    pub tokens: Vec<String>,
+    /// Holds made or changed after the backup (`HOST PATH`).
+    pub holds: Vec<String>,
+    /// Holds of the backup released since: kept (`HOST PATH`).
+    pub holds_released_since: Vec<String>,
+    /// Hosts added after the backup that hold disks: kept with their holds.
+    pub hosts: Vec<String>,
+    /// The replaced database's recovery boost was taken (one is set on the cluster).
+    pub boost_taken: bool,
+    /// The backup's boost was dropped: it was put back since.
+    pub boost_dropped: bool,
+}
+
+/// A restore's outcome: the backup's facts, where the replaced database
+/// went, and what was taken over from it (nothing was replaced: `None`).
+#[derive(Debug, Clone)]
+pub struct Restored<Aside> {
+    pub facts: BackupFacts,
+    pub aside: Option<Aside>,
+    pub kept: Option<KeptFromReplaced>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum BackupError {
     #[error("{path}: {message}")]
@@ -114,14 +143,16 @@ pub fn known_schema_version() -> i64 {
     sqlite::backup::known_schema_version()
 }
 
-/// Puts `backup` in place of `db`. The daemon must be stopped; the current
-/// database is moved aside, never deleted, and its new name returned. The
-/// next `serve` migrates an older backup forward.
-pub async fn restore(db: &Path, backup: &Path, now_s: i64) -> Result<(BackupFacts, Option<PathBuf>), BackupError> {
+/// Puts `backup` in place of `db`, keeping what `db` knows of now
+/// (tokens revoked, holds, the recovery boost). The daemon must be
+/// stopped; the current database is moved aside, never deleted, and its
+/// new name returned. The next `serve` migrates an older backup forward
+/// (one that replaced a database already is).
+pub async fn restore(db: &Path, backup: &Path, now_s: i64) -> Result<Restored<PathBuf>, BackupError> {
     let _lock = DbLock::take(db)?;
     let facts = restorable(backup).await?;
-    let aside = sqlite::backup::put_in_place(db, backup, now_s).await?;
-    Ok((facts, aside))
+    let (aside, kept) = sqlite::backup::put_in_place(db, backup, now_s).await?;
+    Ok(Restored { facts, aside, kept })
 }
 
 /// Checks that `backup` may be restored by this build: an osdkeeper
@@ -149,10 +180,15 @@ pub const RADOS_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(
 
 /// Puts the backup `backup` (checked with `restorable`) in place of the
 /// content of the database `db` kept in RADOS, in one transaction under
-/// the database's own lock, after a copy of what it held to `aside`; the
-/// copy's name when there was anything to keep (`sqlite/rados_restore.rs`).
-/// The caller found no daemon holding the lock.
-pub async fn restore_rados(db: &RadosDb, backup: &Path, aside: &RadosDb) -> Result<Option<RadosDb>, BackupError> {
+/// the database's own lock, after a copy of what it held to `aside`, and
+/// keeping what it knows of now as `restore` does; the copy's name and
+/// what was kept when there was anything (`sqlite/rados_restore.rs`). The
+/// caller found no daemon holding the lock.
+pub async fn restore_rados(
+    db: &RadosDb,
+    backup: &Path,
+    aside: &RadosDb,
+) -> Result<(Option<RadosDb>, Option<KeptFromReplaced>), BackupError> {
     sqlite::rados_restore::restore(db, backup, aside, RADOS_LOCK_WAIT).await
 }
 

@@ -8,9 +8,9 @@
 //! | `GET /v1/inventory` | | `InventoryReport` with an `ETag`; `304 Not Modified` (no body) to an `If-None-Match` that names the current one |
 //! | `POST /v1/ceph-volume` | `CephVolumeRequest` | `CommandResult` (also when the command failed), or 4xx `AgentErrorBody` when refused |
 //! | `GET /v1/osd/{id}` | | `OsdDaemonStatus` |
-//! | `POST /v1/osd/{id}/stop` | | `OsdDaemonStatus` after stopping (idempotent: a stopped daemon stays stopped) |
-//! | `POST /v1/zap` | `ZapRequest` | `ZapResult`, or 4xx `AgentErrorBody` when refused (busy device, not in inventory or `--devices`, no force) |
-//! | `POST /v1/zap-osd` | `ZapOsdRequest` | `ZapOsdResult`, or 4xx `AgentErrorBody` when refused (the OSD runs, no force) |
+//! | `POST /v1/osd/{id}/stop` | `StopRequest` | `OsdDaemonStatus` after stopping (idempotent: a stopped daemon stays stopped), or 409 `identity_mismatch` when another OSD's daemon serves the id |
+//! | `POST /v1/zap` | `ZapRequest` | `ZapResult`, or 4xx `AgentErrorBody` when refused (busy device, not in inventory or `--devices`, no force; `identity_mismatch`: another disk, or another OSD's or cluster's volumes on it) |
+//! | `POST /v1/zap-osd` | `ZapOsdRequest` | `ZapOsdResult`, or 4xx `AgentErrorBody` when refused (the OSD runs, no force; `identity_mismatch`: its LVs on a device not named) |
 //! | `GET /v1/osds` | | `HostOsds`: the OSDs ceph-volume finds on this host's devices (`raw list`, `lvm list`) |
 //! | `POST /v1/osd/{id}/activate` | `ActivateRequest` | `CommandResult` of `ceph-volume raw activate` / `lvm activate` (also when it failed) |
 //! | `POST /v1/osd/{id}/start` | | `OsdDaemonStatus` once a process serves the id (idempotent: a running daemon is left alone) |
@@ -170,6 +170,11 @@ fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
     h
 }
 
+/// The one rule by which a zap's request is held against the disk it
+/// would wipe (`ZapRequest::expect`), and a stop's fsid against the
+/// daemon's: the agent judges by it, as the simulator does.
+pub use crate::domain::identity::{check_zap, same_uuid, DiskSeen, LabelSeen, LvSeen, ZapExpect, ZapMismatch};
+
 /// The one grammar of the ceph-volume command (the planner's), by which
 /// the agent reads every word of a `CephVolumeRequest`.
 pub use crate::domain::osd_layout::args as ceph_volume_grammar;
@@ -224,6 +229,10 @@ pub enum AgentErrorCode {
     /// Refused for what is on the host now: a device in use, an OSD that
     /// runs or is not there, a fixed inventory (409).
     Conflict,
+    /// What the request named is not what is there: another disk at the
+    /// path, another OSD's or cluster's volumes on it, another OSD's daemon
+    /// under the id (409). Asked again, it is refused again.
+    IdentityMismatch,
     /// The command did not finish in its time and was stopped (504).
     TimedOut,
     /// The agent could not do it (500).
@@ -271,6 +280,59 @@ pub struct ZapRequest {
     /// Why (logged and shown), e.g. "removal of osd.4".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The disk meant: its serial/WWN id as the daemon recorded it; empty
+    /// where it had none (its content must then tell it: `osd_fsids`).
+    /// Another disk found at the path is refused (`identity_mismatch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    /// The OSDs (their fsids) whose LVs and BlueStore label the zap may
+    /// destroy: an LV or a label of any other OSD on the disk is refused.
+    /// Absent: an operator's zap of the disk whatever it holds (the daemon
+    /// checked that no OSD of the cluster uses it), or a daemon from
+    /// before this field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub osd_fsids: Option<Vec<String>>,
+    /// The cluster those OSDs belong to: an LV or a label of another
+    /// cluster is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_fsid: Option<String>,
+}
+
+impl ZapRequest {
+    /// A zap naming what it may destroy.
+    pub fn expecting(path: &str, expect: ZapExpect, reason: String) -> ZapRequest {
+        ZapRequest {
+            path: path.to_string(),
+            force: true,
+            reason: Some(reason),
+            device_id: Some(expect.device_id),
+            osd_fsids: expect.osd_fsids,
+            cluster_fsid: expect.cluster_fsid,
+        }
+    }
+
+    /// What the request names, for `identity::check_zap`; `None` from a
+    /// daemon before the fields (it is checked as before them).
+    pub fn expect(&self) -> Option<ZapExpect> {
+        if self.device_id.is_none() && self.osd_fsids.is_none() {
+            return None;
+        }
+        Some(ZapExpect {
+            device_id: self.device_id.clone().unwrap_or_default(),
+            osd_fsids: self.osd_fsids.clone(),
+            cluster_fsid: self.cluster_fsid.clone(),
+        })
+    }
+}
+
+/// `POST /v1/osd/{id}/stop`: the OSD meant, by its fsid (the OSD map's
+/// uuid); a daemon serving the id for another OSD is not stopped
+/// (`identity_mismatch`). An empty body (a daemon from before the field)
+/// stops whatever serves the id.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StopRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub osd_fsid: Option<String>,
 }
 
 /// `POST /v1/zap-osd`: removes one LVM OSD's LVs (block, DB, WAL, wherever
@@ -286,6 +348,11 @@ pub struct ZapOsdRequest {
     pub force: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The devices the daemon recorded for the OSD: an LV of it on any
+    /// other device is refused (`identity_mismatch`), nothing removed.
+    /// Absent (a daemon from before the field): not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub devices: Option<Vec<String>>,
 }
 
 /// `GET /v1/identity`: who answers, without a scan (checking a host's

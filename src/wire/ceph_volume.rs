@@ -80,7 +80,7 @@ impl<'de> serde::Deserialize<'de> for Text<'de> {
 
 impl Lv {
     fn malformed() -> Lv {
-        Lv { affinity: Affinity::Malformed, osd_id: None, kind: None }
+        Lv { affinity: Affinity::Malformed, osd_id: None, kind: None, osd_fsid: None, cluster_fsid: None }
     }
 }
 
@@ -791,17 +791,20 @@ impl<'de> Visitor<'de> for LvSeed {
         f.write_str("a logical volume report")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut lv = Lv { affinity: Affinity::Absent, osd_id: None, kind: None };
+        let mut lv = Lv { affinity: Affinity::Absent, osd_id: None, kind: None, osd_fsid: None, cluster_fsid: None };
         let mut hits = Hits::default();
         let mut nested = Hits::default();
         while let Some(key) = map.next_key::<Text<'de>>()?.map(|t| t.0) {
-            let keep = matches!(key.as_ref(), "osdspec_affinity" | "osd_id" | "type") || key_index(&key).is_some();
+            let keep = matches!(key.as_ref(), "osdspec_affinity" | "osd_id" | "type" | "osd_fsid" | "cluster_fsid")
+                || key_index(&key).is_some();
             let p = map.next_value_seed(Probe { keep_value: keep })?;
             match (key.as_ref(), &p.value) {
                 ("osdspec_affinity", v) => lv.affinity = Affinity::Value(v.clone()),
                 ("osd_id", Found::Str(s)) => lv.osd_id = Some(s.clone()),
                 ("osd_id", Found::Number(n)) => lv.osd_id = Some(intern(&n.to_string())),
                 ("type", Found::Str(s)) => lv.kind = Some(s.clone()),
+                ("osd_fsid", Found::Str(s)) if !s.is_empty() => lv.osd_fsid = Some(s.clone()),
+                ("cluster_fsid", Found::Str(s)) if !s.is_empty() => lv.cluster_fsid = Some(s.clone()),
                 _ => {}
             }
             if let Some(i) = key_index(&key) {

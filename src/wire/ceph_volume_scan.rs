@@ -520,7 +520,7 @@ fn lookups_of(raw: [&[u8]; 5]) -> Option<SysRead> {
 }
 
 fn lv(c: &mut Cursor<'_>) -> Option<Lv> {
-    let mut lv = Lv { affinity: Affinity::Absent, osd_id: None, kind: None };
+    let mut lv = Lv { affinity: Affinity::Absent, osd_id: None, kind: None, osd_fsid: None, cluster_fsid: None };
     let mut seen = 0u32;
     c.members(|c, key| {
         match key {
@@ -543,11 +543,27 @@ fn lv(c: &mut Cursor<'_>) -> Option<Lv> {
                     _ => None,
                 };
             }
+            b"osd_fsid" => {
+                first(&mut seen, 8)?;
+                lv.osd_fsid = tag(c.scalar()?);
+            }
+            b"cluster_fsid" => {
+                first(&mut seen, 16)?;
+                lv.cluster_fsid = tag(c.scalar()?);
+            }
             _ => c.skip(2)?,
         }
         Some(())
     })?;
     Some(lv)
+}
+
+/// A tag's value as the reader keeps it: a string that is not empty.
+fn tag(found: Found) -> Option<std::sync::Arc<str>> {
+    match found {
+        Found::Str(s) if !s.is_empty() => Some(s),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -566,8 +582,8 @@ mod tests {
         "sectors": 0, "size": 2000398934016.0, "human_readable_size": "1.82 TB", "ok": null, "t": true,
         "type": "disk"}, "ceph_device": true, "lsm_data": {"transport": "SAS", "rpm": 7200, "health": "Good",
         "ledSupport": {"IDENTstatus": "Off", "FAILstatus": "Unknown"}}, "available": false, "rejected_reasons": ["b", "a"],
-        "device_id": "WDC_X", "lvs": [{"osd_id": "3", "type": "block", "osdspec_affinity": "fast", "name": "n"},
-        {"osd_id": 4, "type": null}]}"#;
+        "device_id": "WDC_X", "lvs": [{"osd_id": "3", "type": "block", "osdspec_affinity": "fast", "name": "n",
+        "osd_fsid": "1d0c2e4a", "cluster_fsid": "6f2c"}, {"osd_id": 4, "type": null, "osd_fsid": ""}]}"#;
 
     #[test]
     fn agrees_with_the_visitor_on_a_full_report() {
@@ -576,6 +592,9 @@ mod tests {
         let (slow, _) = super::super::ceph_volume::parse_list(json.as_bytes(), false).unwrap();
         assert_eq!(fast, slow);
         assert_eq!(&*fast[0].lvs[1].osd_id.clone().unwrap(), "4");
+        assert_eq!(fast[0].lvs[0].osd_fsid.as_deref(), Some("1d0c2e4a"));
+        assert_eq!(fast[0].lvs[0].cluster_fsid.as_deref(), Some("6f2c"));
+        assert_eq!(fast[0].lvs[1].osd_fsid, None, "an empty tag is none");
         assert_eq!(&*fast[0].rejected_reasons[0], "a");
     }
 
@@ -684,6 +703,8 @@ mod tests {
                 "osdspec_affinity",
                 "osd_id",
                 "type",
+                "osd_fsid",
+                "cluster_fsid",
                 "path",
                 "IDENTstatus",
                 "transport",
@@ -722,6 +743,8 @@ mod tests {
                 "osd_id",
                 "type",
                 "osdspec_affinity",
+                "osd_fsid",
+                "cluster_fsid",
                 "partitions",
                 "type",
                 "ceph_device_lvm",

@@ -126,7 +126,8 @@ pub fn start_and_fail(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, Strin
 /// environment variables that matter to `calls.log`, prints them, and
 /// sleeps when the affinity says `slow`. `inventory` fails, as it does on
 /// hosts without udev, unless `set_inventory` gave it a device list;
-/// `lvm zap` fails after `fail_zaps`.
+/// `lvm list` prints what `set_lvm_list` gave it, and no OSD once an `lvm
+/// zap` succeeded; `lvm zap` fails after `fail_zaps`.
 pub struct FakeCephVolume {
     pub dir: tempfile::TempDir,
 }
@@ -139,7 +140,9 @@ impl FakeCephVolume {
 if [ "$1" = inventory ] && [ -f {inventory} ]; then echo "inventory $*" >> {log}; cat {inventory}; exit 0; fi
 if [ "$1" = inventory ]; then echo '--> FileNotFoundError: udevadm' >&2; exit 1; fi
 echo "args=$* affinity=$CEPH_VOLUME_OSDSPEC_AFFINITY loops=$CEPH_VOLUME_ALLOW_LOOP_DEVICES" >> {log}
+if [ "$1 $2" = "lvm list" ] && [ -f {lvm_list} ]; then cat {lvm_list}; exit 0; fi
 if [ "$1 $2" = "lvm zap" ] && [ -f {fail_zap} ]; then echo '--> RuntimeError: Unable to zap' >&2; exit 1; fi
+if [ "$1 $2" = "lvm zap" ] && [ -f {lvm_list} ]; then echo '{{}}' > {lvm_list}; fi
 echo "created: $*"
 echo "--> some progress" >&2
 if [ "$CEPH_VOLUME_OSDSPEC_AFFINITY" = slow ]; then sleep 3; fi
@@ -148,7 +151,8 @@ exit 0
 "#,
             log = dir.path().join("calls.log").display(),
             inventory = dir.path().join("inventory.json").display(),
-            fail_zap = dir.path().join("fail-zap").display()
+            fail_zap = dir.path().join("fail-zap").display(),
+            lvm_list = dir.path().join("lvm-list.json").display()
         );
         let path = dir.path().join("ceph-volume");
         std::fs::write(&path, script).unwrap();
@@ -160,6 +164,11 @@ exit 0
     /// From now on `inventory` prints `devices`.
     pub fn set_inventory(&self, devices: &serde_json::Value) {
         std::fs::write(self.dir.path().join("inventory.json"), devices.to_string()).unwrap();
+    }
+
+    /// From now on `lvm list` prints `listing`, and no OSD once an `lvm zap` succeeded.
+    pub fn set_lvm_list(&self, listing: &serde_json::Value) {
+        std::fs::write(self.dir.path().join("lvm-list.json"), listing.to_string()).unwrap();
     }
 
     /// From now on `lvm zap` fails.
@@ -243,6 +252,12 @@ impl Drop for LoopDevice {
     }
 }
 
+/// The OSD uuid `bluestore_label` writes in its header.
+pub const LABEL_UUID: &str = "4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55";
+
+/// The cluster `bluestore_label` names (`ceph_fsid`).
+pub const LABEL_CLUSTER: &str = "75757249-f864-4e02-9720-f37e52df334e";
+
 /// A BlueStore label as `ceph-osd --mkfs` writes it (header, then the
 /// encoded `bluestore_bdev_label_t` with `whoami` in its meta map), for a
 /// device of `size` bytes.
@@ -320,6 +335,17 @@ impl FakeOsd {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Waits until it holds `device` open (the script opens it first
+    /// thing, but a check made before that sees nothing of it).
+    pub fn wait_holding(&self, device: &str) {
+        let fd = format!("/proc/{}/fd/3", self.pid());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::fs::read_link(&fd).map(|t| t != Path::new(device)).unwrap_or(true) {
+            assert!(Instant::now() < deadline, "the fake osd.{} never opened {device}", self.id);
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// The `--osd-stop-command` template that kills it.

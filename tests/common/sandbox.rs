@@ -309,6 +309,31 @@ impl Sandbox {
 }
 
 impl Sandbox {
+    /// Pins a PG with no copy on `host_osds` (the OSDs of `osd`'s host)
+    /// onto `osd` with an upmap entry, as the balancer does, and waits
+    /// until it is clean there. A drain of `osd` must move it too: the
+    /// monitors drop an entry onto an OSD at CRUSH weight 0. Its PG id.
+    pub fn pin_a_pg_onto(&self, osd: u64, host_osds: &[u64]) -> String {
+        let dump = self.json(&["pg", "dump", "pgs_brief"]);
+        let pgs = dump["pg_stats"].as_array().cloned().unwrap_or_else(|| dump.as_array().cloned().unwrap_or_default());
+        let away = |p: &&Value| {
+            p["up"].as_array().unwrap().iter().all(|o| o.as_u64().is_some_and(|o| !host_osds.contains(&o)))
+        };
+        let pg = pgs.iter().find(away).unwrap_or_else(|| panic!("no PG away from {host_osds:?}: {pgs:?}"));
+        let (pgid, from) = (pg["pgid"].as_str().unwrap().to_string(), pg["up"][0].as_u64().unwrap());
+        let (code, _, err) = self.ceph(&["osd", "pg-upmap-items", &pgid, &from.to_string(), &osd.to_string()]);
+        assert_eq!(code, 0, "pg-upmap-items {pgid} {from} {osd}: {err}");
+        let up = || self.json(&["pg", "map", &pgid])["up"].clone();
+        wait_for_or(
+            &format!("{pgid} mapped onto osd.{osd}"),
+            Duration::from_secs(60),
+            || up().as_array().unwrap().iter().any(|o| o.as_u64() == Some(osd)).then_some(()),
+            || format!("{pgid} up {}", up()),
+        );
+        self.wait_clean();
+        pgid
+    }
+
     /// Makes drains backfill, as on a real cluster, instead of recovering
     /// from the PG logs: the sandbox's PGs hold a few objects each, all
     /// still in their logs (Ceph keeps at least 250 entries), so a PG

@@ -21,7 +21,7 @@ mod reasons;
 pub mod signatures;
 pub mod size;
 pub mod sysfs;
-mod udev;
+pub mod udev;
 
 #[cfg(test)]
 pub(crate) mod fake_host;

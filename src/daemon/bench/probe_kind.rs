@@ -100,7 +100,7 @@ impl OperationKind for ProbeKind {
     fn apply(&self, op: &Operation<Probe>, _effect: &RunFio, outcome: &Outcome<Self::Output>, _now: i64) -> Probe {
         let outcome = match outcome {
             Outcome::Done((run, _)) => Outcome::Done(run.clone()),
-            Outcome::Failed(why) => Outcome::Failed(why.clone()),
+            Outcome::Failed(why) | Outcome::Refused(why) => Outcome::Failed(why.clone()),
             Outcome::Unknown(why) => Outcome::Unknown(why.clone()),
         };
         run::apply(&op.state, &outcome)

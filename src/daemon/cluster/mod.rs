@@ -128,6 +128,13 @@ impl Cluster {
         }
     }
 
+    /// The cluster's fsid, as the last good read gave it: what a zap names
+    /// as the cluster whose volumes it may destroy.
+    pub fn fsid(&self) -> Option<String> {
+        let seen = self.seen.lock().expect("cluster seen lock");
+        seen.good.as_ref().map(|(state, _)| state.fsid.clone()).filter(|f| !f.is_empty())
+    }
+
     /// Every read so far.
     pub fn reads(&self) -> Seen {
         self.seen.lock().expect("cluster seen lock").clone()

@@ -125,7 +125,9 @@ impl OperationKind for DeploymentKind {
         let d = &after.state;
         let detail = self.detail(before, effect);
         let event = match outcome {
-            Outcome::Failed(why) => Some((Level::Error, format!("{detail} on {}: {why}", d.host))),
+            Outcome::Failed(why) | Outcome::Refused(why) => {
+                Some((Level::Error, format!("{detail} on {}: {why}", d.host)))
+            }
             Outcome::Unknown(why) => {
                 Some((Level::Warning, format!("{detail} on {}: no outcome yet ({why}); will look again", d.host)))
             }

@@ -7,6 +7,7 @@ use crate::agent_client::AgentError;
 use crate::clock::now_ms;
 use crate::daemon::DaemonError;
 use crate::domain::event::{EventKind, Level};
+use crate::domain::identity::ZapExpect;
 use crate::domain::removal::Removal;
 use crate::wire::agent::ZapRequest;
 use crate::wire::api::devices::Hold;
@@ -42,7 +43,9 @@ impl Inventory {
                 format!("Zapping {path} on {host_name} (requested by an operator)"),
             )
             .await;
-        let req = ZapRequest { path: path.to_string(), force: true, reason: Some("requested by an operator".into()) };
+        // The disk the operator saw, whatever it holds (no OSD of the cluster uses it).
+        let expect = ZapExpect { device_id: device.device_id.to_string(), osd_fsids: None, cluster_fsid: None };
+        let req = ZapRequest::expecting(path, expect, "requested by an operator".into());
         let result = match self.agents.zap(&host, &req).await {
             Ok(r) => r,
             Err(e) => {
@@ -53,7 +56,9 @@ impl Inventory {
                     }
                 }
                 return Err(match e {
-                    AgentError::Refused { message, .. } | AgentError::Busy { message, .. } => {
+                    AgentError::Refused { message, .. }
+                    | AgentError::Busy { message, .. }
+                    | AgentError::Mismatch { message, .. } => {
                         DaemonError::RefusedUnsafe(format!("the agent on {host_name} refused: {message}"))
                     }
                     // It may have wiped the disk: the hold stays.

@@ -39,7 +39,7 @@ impl Inventory {
             if !seen.insert(s.hostname.as_str()) {
                 problems.push(format!("host {} is in the file twice", s.hostname));
             }
-            if let Err(e) = check_addr(&s.addr, self.config.agent_ca.is_some(), self.config.agent_token.is_some()) {
+            if let Err(e) = check_addr(&s.addr, self.config.agent_ca.is_some(), self.config.sends_agent_secrets()) {
                 problems.push(format!("host {}: {e}", s.hostname));
             }
             problems.extend(

@@ -80,7 +80,7 @@ impl Inventory {
         check: bool,
     ) -> Result<ManagedHost, DaemonError> {
         check_host_name(name)?;
-        check_addr(addr, self.config.agent_ca.is_some(), self.config.agent_token.is_some())?;
+        check_addr(addr, self.config.agent_ca.is_some(), self.config.sends_agent_secrets())?;
         for l in labels {
             check_label(l)?;
         }

@@ -323,7 +323,7 @@ impl<K: OperationKind> Executor<K> {
         let now = now_ms();
         let (detail, output) = match &outcome {
             Outcome::Done(out) => self.kind.done_detail(out),
-            Outcome::Failed(why) | Outcome::Unknown(why) => (why.clone(), None),
+            Outcome::Failed(why) | Outcome::Unknown(why) | Outcome::Refused(why) => (why.clone(), None),
         };
         self.store.finish_action(action, outcome.status(), &detail, output.as_deref(), now).await?;
         match outcome.status() {

@@ -210,6 +210,8 @@ impl Removals {
             ignore_preview_blockers: req.ignore_preview_blockers,
             slot: Some(req.path.clone()),
             in_place: req.in_place.then_some(InPlace { accept_inactive: req.accept_inactive }),
+            // The OSDs found on the disk, not others that took their ids since.
+            expected_uuids: ids.iter().filter_map(|id| state.osd(*id)?.uuid.clone().map(|u| (*id, u))).collect(),
         };
         if let Err(e) = self.schedule_removals(&removal).await {
             for path in &written {

@@ -3,7 +3,7 @@
 
 use super::Removals;
 use crate::domain::event::{EventKind, Level};
-use crate::domain::removal::{Phase, RemovalRecord};
+use crate::domain::removal::{Ending, Phase, RemovalRecord};
 
 /// The event for entering `rec`'s phase from `before`, if that change has one.
 pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, String)> {
@@ -57,6 +57,10 @@ pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, St
                 "osd.{id} on {host} is destroyed and zapped; noout keeps its PGs in place until a new disk takes its id"
             ),
         ),
+        Phase::Cancelled if matches!(r.ending, Some(Ending::Superseded(_))) => (
+            EventKind::RemovalSuperseded,
+            format!("Removal of osd.{id} on {host} ended, {}", r.note().unwrap_or_default()),
+        ),
         Phase::Cancelled => {
             (EventKind::RemovalCancelled, format!("Removal of osd.{id} stopped: {}", r.note().unwrap_or_default()))
         }
@@ -79,7 +83,8 @@ impl Removals {
         }
         if let Some((kind, message)) = announcement(rec, before) {
             let subject = format!("osd.{}", rec.state.osd_id);
-            self.events.record(Level::Info, kind, Some(&rec.state.host), Some(&subject), message).await;
+            let level = if kind == EventKind::RemovalSuperseded { Level::Warning } else { Level::Info };
+            self.events.record(level, kind, Some(&rec.state.host), Some(&subject), message).await;
         }
     }
 }
@@ -87,7 +92,7 @@ impl Removals {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::removal::{queued_record, Ending, Removal};
+    use crate::domain::removal::{queued_record, Removal};
 
     fn rec(phase: Phase, replace: bool) -> RemovalRecord {
         let mut removal = Removal::new(15, "f5-422-03".into(), replace, false, true, vec!["/dev/sde".into()]);
@@ -119,5 +124,20 @@ mod tests {
             "Removal of osd.15 on f5-422-03 finished: osd.15 no longer exists (removed outside osdkeeper)"
         );
         assert_eq!(said(&rec(Phase::Queued, false), Phase::Queued), None);
+        let mut taken = rec(Phase::Cancelled, false);
+        taken.state.osd_uuid = Some("4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55".into());
+        taken.state.ending = Some(Ending::Superseded(crate::domain::removal::Superseded::Osd {
+            uuid: "9f1e2d3c-0000-4b8e-9c3a-7e5f1d2c3b4a".into(),
+        }));
+        assert_eq!(
+            said(&taken, Phase::Destroying),
+            Some((
+                EventKind::RemovalSuperseded,
+                "Removal of osd.15 on f5-422-03 ended, superseded: osd.15 is now another OSD (uuid \
+                 9f1e2d3c-0000-4b8e-9c3a-7e5f1d2c3b4a, not 4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55); nothing more was \
+                 done to it"
+                    .into()
+            ))
+        );
     }
 }

@@ -15,6 +15,7 @@ mod preview;
 mod schedule;
 mod worker;
 
+pub(crate) use host_effects::outcome_of;
 pub use schedule::RemoveRequest;
 
 use std::sync::Arc;

@@ -8,6 +8,7 @@ use crate::daemon::{audit, DaemonError};
 use crate::domain::cluster::same_host;
 use crate::domain::cluster::OsdState;
 use crate::domain::event::{EventKind, Level};
+use crate::domain::identity::same_uuid;
 use crate::domain::operation::NewOperation;
 use crate::domain::removal::{identify, zap_plan, Identified, InPlace, Phase, Removal, RemovalRecord};
 use crate::store::ManagedHost;
@@ -35,6 +36,9 @@ pub struct RemoveRequest {
     pub slot: Option<String>,
     /// No drain (`device replace --in-place`), its risk checked and accepted by the caller.
     pub in_place: Option<InPlace>,
+    /// The uuid an OSD must have to be removed (a swap's old OSDs, as the
+    /// swap recorded them): another OSD at the id is not removed.
+    pub expected_uuids: Vec<(u32, String)>,
 }
 
 impl Removals {
@@ -54,6 +58,14 @@ impl Removals {
                     "osd.{id} is already destroyed (waiting for a replacement disk)"
                 )));
             }
+            if let Some((_, want)) = req.expected_uuids.iter().find(|(i, _)| *i == id) {
+                if !osd.uuid.as_deref().is_some_and(|u| same_uuid(u, want)) {
+                    return Err(DaemonError::NotFound(format!(
+                        "osd.{id} is now another OSD (uuid {}, not {want})",
+                        osd.uuid.as_deref().unwrap_or("none")
+                    )));
+                }
+            }
             if let Some(active) = self.store.ops::<RemovalCodec>().active_on(&removal_subject(id)).await? {
                 return Err(DaemonError::Conflict(format!(
                     "osd.{id} is already being removed ({}); `osdkeeper osd rm stop {id}` stops that removal",
@@ -63,6 +75,7 @@ impl Removals {
             let located = self.locate(id, osd, &hosts, req.zap).await?;
             let (host, found, zaps) = (located.host, located.found, located.zaps);
             let mut r = Removal::new(id, host.name.clone(), req.replace, req.force, req.zap, found.paths);
+            r.osd_uuid = osd.uuid.clone();
             r.device_ids = found.device_ids;
             if req.zap && zaps.iter().any(|d| !d.own.is_empty()) {
                 let Some(fsid) = osd.uuid.clone() else {

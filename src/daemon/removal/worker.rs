@@ -24,8 +24,8 @@ use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{Outcome, Recorded};
 use crate::domain::removal::{
     advance, after_step, apply, began_drain, bytes_to_move, cadence, clean_devices, held_back, may_start_drain,
-    observe_cluster, questions, replaced_devices, sample_due, undone_outside, Drain, Effect, Observation, PacingFacts,
-    Phase, Removal, RemovalRecord, Step, Verdict,
+    observe_cluster, questions, replaced_devices, sample_due, shared_now, undone_outside, Drain, Effect, Observation,
+    PacingFacts, Phase, Removal, RemovalRecord, Step, Verdict,
 };
 use crate::store::{DrainSampleRow, RemovalCodec};
 
@@ -177,10 +177,7 @@ impl OperationKind for RemovalKind {
     }
 
     async fn perform(&self, rec: &RemovalRecord, effect: &Effect) -> Outcome<String> {
-        match self.carry_out(&rec.state, effect).await {
-            Ok(text) => Outcome::Done(text),
-            Err(text) => Outcome::Failed(text),
-        }
+        self.carry_out(&rec.state, effect).await
     }
 
     fn done_detail(&self, text: &String) -> (String, Option<String>) {
@@ -193,13 +190,17 @@ impl OperationKind for RemovalKind {
 
     async fn after_effect(
         &self,
-        _before: &RemovalRecord,
+        before: &RemovalRecord,
         after: &RemovalRecord,
         effect: &Effect,
         outcome: &Outcome<String>,
         round: &mut Round,
     ) -> Flow {
         let r = &after.state;
+        // A refusal ended it (another disk at the path, another OSD's daemon).
+        if before.state.phase != r.phase {
+            self.d.announce(after, before.state.phase).await;
+        }
         let (id, subject) = (r.osd_id, format!("osd.{}", r.osd_id));
         match (outcome, effect) {
             (Outcome::Done(_), Effect::Zap { path }) => {
@@ -216,6 +217,15 @@ impl OperationKind for RemovalKind {
                 self.d.events.record(Level::Info, EventKind::Zapped, Some(&r.host), Some(&subject), message).await;
             }
             (Outcome::Done(_), _) => {}
+            (Outcome::Refused(found), Effect::Zap { .. } | Effect::ZapLvs { .. }) => {
+                let message = format!("osd.{id}: not zapped: {found}");
+                self.d
+                    .events
+                    .record(Level::Warning, EventKind::DiskNotOurs, Some(&r.host), Some(&subject), message)
+                    .await;
+            }
+            // The removal's end says it (`events.rs`).
+            (Outcome::Refused(_), _) => {}
             (Outcome::Failed(text) | Outcome::Unknown(text), _) => {
                 let message = format!("osd.{id}: {text}");
                 self.d
@@ -336,6 +346,7 @@ impl RemovalKind {
                     Ok(devices) => {
                         obs.clean_devices = clean_devices(r, &devices);
                         obs.replaced_devices = replaced_devices(r, &devices);
+                        obs.shared_now = shared_now(r, &devices);
                     }
                     Err(e) => tracing::error!("{e}"),
                 },
@@ -402,8 +413,8 @@ impl RemovalKind {
         }
     }
 
-    /// The effect itself; Ok with what was done, Err with why it failed.
-    async fn carry_out(&self, r: &Removal, effect: &Effect) -> Result<String, String> {
+    /// The effect itself, and what became of it.
+    async fn carry_out(&self, r: &Removal, effect: &Effect) -> Outcome<String> {
         let id = r.osd_id;
         let ceph = &self.d.ceph;
         let on_cluster = match effect {
@@ -428,6 +439,9 @@ impl RemovalKind {
                 return self.d.carry_out_on_host(r, effect).await
             }
         };
-        on_cluster.map_err(|e| e.to_string())
+        match on_cluster {
+            Ok(text) => Outcome::Done(text),
+            Err(e) => Outcome::Failed(e.to_string()),
+        }
     }
 }

@@ -6,6 +6,7 @@
 use super::schedule::osd_names;
 use super::{deployment_service, deployment_subject, Swaps};
 use crate::clock::now_ms;
+use crate::daemon::removal::outcome_of;
 use crate::daemon::removal::RemoveRequest;
 use crate::daemon::DaemonError;
 use crate::domain::ceph_release::Release;
@@ -14,11 +15,11 @@ use crate::domain::command::{Argv, CommandLine};
 use crate::domain::deploy::Deployment;
 use crate::domain::operation::{NewOperation, Outcome};
 use crate::domain::swap::{
-    deploy_commands, initial_weight_sections, legacy_initial_weight_section, Effect, SwapRecord, UpmapItem, Way,
-    HANDOVER_WEIGHT,
+    deploy_commands, initial_weight_sections, legacy_initial_weight_section, zap_expect, Effect, SwapRecord, UpmapItem,
+    Way, HANDOVER_WEIGHT,
 };
 use crate::store::{DeploymentCodec, StoreError};
-use crate::wire::agent::ZapRequest;
+use crate::wire::agent::{StopRequest, ZapRequest};
 
 fn upmap_line(i: &UpmapItem) -> String {
     if i.pairs.is_empty() {
@@ -135,10 +136,7 @@ impl Swaps {
             Effect::MarkDown { osd } => done(ceph.mark_down(*osd).await, format!("marked osd.{osd} down")),
             Effect::Destroy { osd } => done(ceph.destroy_unchecked(*osd).await, format!("destroyed osd.{osd}")),
             Effect::StopDaemon { .. } | Effect::StartDaemon { .. } | Effect::Zap { .. } => {
-                match self.on_host(rec, effect).await {
-                    Ok(text) => Outcome::Done(text),
-                    Err(text) => Outcome::Failed(text),
-                }
+                self.on_host(rec, effect).await
             }
         }
     }
@@ -197,7 +195,9 @@ impl Swaps {
         if ids.is_empty() {
             return Outcome::Done("the removals were stored already".into());
         }
-        let req = RemoveRequest { ids: ids.clone(), zap: true, ..RemoveRequest::default() };
+        let expected_uuids =
+            rec.state.olds.iter().filter_map(|o| o.uuid.clone().map(|u| (o.id, u))).collect::<Vec<_>>();
+        let req = RemoveRequest { ids: ids.clone(), zap: true, expected_uuids, ..RemoveRequest::default() };
         match self.removals.schedule_removals(&req).await {
             Ok(_) => Outcome::Done(format!("removal of {} stored", osd_names(&ids))),
             Err(DaemonError::NotFound(m)) => Outcome::Done(format!("{m}: nothing to retire")),
@@ -205,20 +205,28 @@ impl Swaps {
         }
     }
 
-    async fn on_host(&self, rec: &SwapRecord, effect: &Effect) -> Result<String, String> {
+    async fn on_host(&self, rec: &SwapRecord, effect: &Effect) -> Outcome<String> {
         let s = &rec.state;
-        let host = self.store.host(&s.host).await.map_err(|e| e.to_string())?;
+        let host = match self.store.host(&s.host).await {
+            Ok(h) => h,
+            Err(e) => return Outcome::Failed(e.to_string()),
+        };
         let agents = &self.agents;
+        let uuid_of = |osd: u32| s.olds.iter().find(|o| o.id == osd).and_then(|o| o.uuid.clone());
         let done = match effect {
             Effect::Zap { path } => {
                 let reason = format!("swap {} of {}", rec.number, osd_names(&s.old_ids()));
-                let req = ZapRequest { path: path.clone(), force: true, reason: Some(reason) };
+                let expect = zap_expect(s, path, self.cluster.fsid().as_deref());
+                let req = ZapRequest::expecting(path, expect, reason);
                 agents.zap(&host, &req).await.map(|z| z.steps.join("; "))
             }
             Effect::StartDaemon { osd } => agents.start_osd(&host, *osd).await.map(|st| st.detail),
-            Effect::StopDaemon { osd } => agents.stop_osd(&host, *osd).await.map(|st| st.detail),
-            _ => return Err(format!("{} is not done on the host", effect.name())),
+            Effect::StopDaemon { osd } => {
+                let req = StopRequest { osd_fsid: uuid_of(*osd) };
+                agents.stop_osd(&host, *osd, &req).await.map(|st| st.detail)
+            }
+            _ => return Outcome::Failed(format!("{} is not done on the host", effect.name())),
         };
-        done.map_err(|e| e.to_string())
+        outcome_of(done)
     }
 }

@@ -10,9 +10,11 @@ use super::{deployment_subject, Swaps};
 use crate::agent_client::AgentError;
 use crate::ceph::ClusterState;
 use crate::domain::deploy::DeployPhase;
+use crate::domain::inventory::Device;
 use crate::domain::removal::{unhealthy, Phase as RemovalPhase};
 use crate::domain::swap::{
-    initial_weight_sections, short_pgs, DeploymentSeen, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord, Way,
+    initial_weight_sections, short_pgs, DeploymentSeen, DiskNow, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord,
+    Way,
 };
 use crate::store::{DeploymentCodec, RemovalCodec};
 
@@ -66,6 +68,7 @@ impl Swaps {
             .filter_map(|id| state.osd(*id))
             .map(|o| OsdSeen {
                 id: o.id,
+                uuid: o.uuid.clone(),
                 up: o.up,
                 is_in: o.is_in,
                 destroyed: o.destroyed,
@@ -198,17 +201,35 @@ impl Swaps {
         }
         match self.store.inventory(&s.host).await {
             Ok(Some(inv)) => match self.inventory.parsed(&inv) {
-                Ok(devices) => {
-                    obs.blank_disks = devices
-                        .iter()
-                        .filter(|d| d.available && d.lvs.is_empty())
-                        .map(|d| (d.path.to_string(), d.device_id.to_string()))
-                        .collect();
-                }
+                Ok(devices) => obs.disks = devices.iter().map(disk_now).collect(),
                 Err(e) => tracing::error!("{e}"),
             },
             Ok(None) => {}
             Err(e) => tracing::error!("cannot read the inventory of {}: {e}", s.host),
         }
+    }
+}
+
+/// A disk of the host as the swap sees it: blank or not, the OSD fsids of
+/// its LVs, and what is on it in words.
+fn disk_now(d: &Device) -> DiskNow {
+    let blank = d.available && d.lvs.is_empty();
+    let mut holds: Vec<String> = d
+        .lvs
+        .iter()
+        .map(|lv| match (lv.osd_id.as_deref(), lv.osd_fsid.as_deref()) {
+            (Some(id), Some(fsid)) => format!("an LV of osd.{id} (fsid {fsid})"),
+            (Some(id), None) => format!("an LV of osd.{id}"),
+            _ => "an LV of no OSD".to_string(),
+        })
+        .collect();
+    holds.extend(d.rejected_reasons.iter().map(|r| r.to_lowercase()));
+    holds.dedup();
+    DiskNow {
+        path: d.path.to_string(),
+        device_id: d.device_id.to_string(),
+        blank,
+        osd_fsids: d.lvs.iter().filter_map(|lv| lv.osd_fsid.as_deref().map(str::to_string)).collect(),
+        holds: if holds.is_empty() { "something the inventory does not name".into() } else { holds.join(", ") },
     }
 }

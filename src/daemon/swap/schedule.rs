@@ -177,7 +177,7 @@ impl Swaps {
                 }
                 _ => host = Some(on),
             }
-            metas.push((id, osd.crush_weight.unwrap_or(0.0), meta));
+            metas.push((id, osd.crush_weight.unwrap_or(0.0), osd.uuid.clone(), meta));
         }
         let host = self.managed(host.unwrap_or_default(), req.host.as_deref()).await?;
         let inventory = match self.store.inventory(&host).await? {
@@ -185,10 +185,10 @@ impl Swaps {
             None => return Err(invalid("host", &host, "its inventory was never read")),
         };
         let mut olds = Vec::new();
-        for (id, weight, meta) in metas {
+        for (id, weight, uuid, meta) in metas {
             let found = identify(id, &host, meta.as_ref(), &inventory, req.way == Way::InPlace)
                 .map_err(|e| DaemonError::CannotAct(e.to_string()))?;
-            olds.push(OldOsd { id, weight, devices: found.paths, device_ids: found.device_ids });
+            olds.push(OldOsd { id, uuid, weight, devices: found.paths, device_ids: found.device_ids });
         }
         let news = match req.way {
             Way::FreeBay => self.new_disks(&host, &req.devices, &inventory).await?,

@@ -34,7 +34,18 @@ impl Swaps {
         Executor::new(kind, self.store.clone(), self.backoff).round().await
     }
 
+    /// Each disk the swap newly leaves alone, and why: a used disk is
+    /// never wiped by a swap.
+    async fn announce_passed_over(&self, before: &SwapRecord, after: &SwapRecord) {
+        let host = &after.state.host;
+        for (path, why) in after.state.passed_over.iter().filter(|p| !before.state.passed_over.contains(p)) {
+            let message = format!("Swap {} leaves {path} on {host} alone: {why}", after.number);
+            self.events.record(Level::Warning, EventKind::DiskNotOurs, Some(host), Some(path), message).await;
+        }
+    }
+
     async fn announce(&self, before: &SwapRecord, after: &SwapRecord) {
+        self.announce_passed_over(before, after).await;
         let (b, a) = (&before.state, &after.state);
         if b.phase == a.phase {
             return;
@@ -121,13 +132,14 @@ impl OperationKind for SwapKind {
 
     async fn after_effect(
         &self,
-        _before: &SwapRecord,
+        before: &SwapRecord,
         after: &SwapRecord,
         effect: &Effect,
         outcome: &Outcome<String>,
         _round: &mut Arc<ClusterState>,
     ) -> Flow {
-        if let Outcome::Failed(why) | Outcome::Unknown(why) = outcome {
+        self.d.announce(before, after).await;
+        if let Outcome::Failed(why) | Outcome::Unknown(why) | Outcome::Refused(why) = outcome {
             let message = format!("swap {}: {}: {why}", after.number, effect.name());
             let host = after.state.host.clone();
             self.d.events.record(Level::Error, EventKind::SwapActionFailed, Some(&host), None, message).await;

@@ -11,8 +11,8 @@ use crate::store::ManagedHost;
 use crate::store::Store;
 use crate::wire::agent::{
     ActivateRequest, CephVolumeRequest, CommandResult, HostOsds, InventoryReport, InventorySource, OsdDaemonStatus,
-    ProbeRequest, ProbeResult, ReplaceHeaderRequest, ReplaceHeaderResult, ZapOsdRequest, ZapOsdResult, ZapRequest,
-    ZapResult,
+    ProbeRequest, ProbeResult, ReplaceHeaderRequest, ReplaceHeaderResult, StopRequest, ZapOsdRequest, ZapOsdResult,
+    ZapRequest, ZapResult,
 };
 
 /// Serves one fixed device list per host and records ceph-volume calls.
@@ -96,6 +96,7 @@ impl HostAgents for FakeAgents {
         &'a self,
         host: &'a ManagedHost,
         osd_id: u32,
+        _request: &'a StopRequest,
     ) -> BoxFuture<'a, Result<OsdDaemonStatus, AgentError>> {
         self.osd_status(host, osd_id)
     }

@@ -10,7 +10,7 @@ use crate::domain::swap::{Phase, SwapRecord, Way};
 use crate::store::SwapCodec;
 
 /// osd.8 (an HDD of 931 GB on f5-422-03) out, the free SSD /dev/sdb of that host in.
-fn replace_8() -> swap::SwapRequest {
+pub(super) fn replace_8() -> swap::SwapRequest {
     swap::SwapRequest {
         osds: vec![8],
         host: None,
@@ -22,23 +22,51 @@ fn replace_8() -> swap::SwapRequest {
     }
 }
 
-async fn pg_map_daemon() -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster) {
+/// osd.8 replaced in place, its single-copy risk accepted.
+pub(super) fn replace_8_in_place() -> swap::SwapRequest {
+    let mut req = replace_8();
+    req.way = Way::InPlace;
+    req.devices.clear();
+    req.accept.single_copy = true;
+    req
+}
+
+pub(super) async fn pg_map_daemon() -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster) {
     daemon_on_sim(crate::sim::field_report_cluster(20.0, 10.0, 50.0).manual_clock().with_pg_map()).await
 }
 
-async fn latest(d: &Arc<Daemon>) -> SwapRecord {
+pub(super) async fn latest(d: &Arc<Daemon>) -> SwapRecord {
     d.store.ops::<SwapCodec>().with_finished(10).await.unwrap().pop().expect("a swap")
 }
 
 /// One round of each worker a swap leans on, then 20 ms of the cluster's time.
-async fn rounds(d: &Arc<Daemon>, sim: &crate::sim::SimCluster) {
+pub(super) async fn rounds(d: &Arc<Daemon>, sim: &crate::sim::SimCluster) {
     d.swaps().round().await.unwrap();
     d.deployments.round().await.unwrap();
     d.removals.round().await.unwrap();
     sim.advance(std::time::Duration::from_millis(20));
 }
 
-async fn until(d: &Arc<Daemon>, sim: &crate::sim::SimCluster, done: impl Fn(&SwapRecord) -> bool) -> SwapRecord {
+/// Rounds, each armed to crash right after `effect` (`kind:effect`) went
+/// through, until one did: whether it did.
+pub(super) async fn rounds_until_crash(d: &Arc<Daemon>, sim: &crate::sim::SimCluster, effect: &str) -> bool {
+    for _ in 0..400 {
+        let (d2, sim2) = (d.clone(), sim.clone());
+        let armed = operations::crash::CRASH_AFTER_IN_TEST.scope(effect.to_string(), async move {
+            rounds(&d2, &sim2).await;
+        });
+        if tokio::spawn(armed).await.is_err() {
+            return true;
+        }
+    }
+    false
+}
+
+pub(super) async fn until(
+    d: &Arc<Daemon>,
+    sim: &crate::sim::SimCluster,
+    done: impl Fn(&SwapRecord) -> bool,
+) -> SwapRecord {
     for _ in 0..400 {
         rounds(d, sim).await;
         let rec = latest(d).await;
@@ -113,18 +141,7 @@ async fn a_crash_in_the_hand_over_resumes_without_issuing_or_moving_anything_twi
     let (_dir, d, sim) = pg_map_daemon().await;
     d.swaps().schedule(&replace_8()).await.unwrap();
     // Every round armed: the one that issues the first entries dies right after they went through.
-    let mut crashed = false;
-    for _ in 0..400 {
-        let (d2, sim2) = (d.clone(), sim.clone());
-        let armed = operations::crash::CRASH_AFTER_IN_TEST.scope("swap:upmap".into(), async move {
-            rounds(&d2, &sim2).await;
-        });
-        if tokio::spawn(armed).await.is_err() {
-            crashed = true;
-            break;
-        }
-    }
-    assert!(crashed, "the hand-over never began");
+    assert!(rounds_until_crash(&d, &sim, "swap:upmap").await, "the hand-over never began");
     let issued = sim.upmaps();
     assert!(!issued.is_empty(), "the entries went through before the crash");
     let rec = latest(&d).await;
@@ -210,10 +227,7 @@ async fn the_in_place_way_is_refused_on_a_size_two_pool_unless_its_risk_is_accep
 #[tokio::test]
 async fn an_in_place_swap_keeps_the_id_and_rebuilds_its_copies_once_from_the_others() {
     let (_dir, d, sim) = pg_map_daemon().await;
-    let mut req = replace_8();
-    req.way = Way::InPlace;
-    req.devices.clear();
-    req.accept.single_copy = true;
+    let req = replace_8_in_place();
     let (_, costs) = d.swaps().schedule(&req).await.unwrap();
     assert_eq!(costs.in_place.making, None, "no deployment yet to time the making by");
     let rec = until(&d, &sim, |r| r.state.phase == Phase::AwaitingDisk).await;

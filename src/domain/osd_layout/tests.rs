@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::domain::inventory::{Affinity, DeviceReport, Lv};
+use crate::domain::inventory::{DeviceReport, Lv};
 
 const HDD: f64 = 4000787030016.0;
 const NVME: f64 = 375083606016.0;
@@ -19,10 +19,7 @@ fn with_lvs(mut d: Device, reasons: &[&str], lvs: &[(&str, &str)]) -> Device {
     d.report.available = false;
     d.report.ceph_device = true;
     d.report.rejected_reasons = reasons.iter().map(|r| Arc::from(*r)).collect();
-    d.report.lvs = lvs
-        .iter()
-        .map(|(kind, id)| Lv { affinity: Affinity::Absent, osd_id: Some(Arc::from(*id)), kind: Some(Arc::from(*kind)) })
-        .collect();
+    d.report.lvs = lvs.iter().map(|(kind, id)| Lv::of_osd(id, kind)).collect();
     d
 }
 

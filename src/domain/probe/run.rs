@@ -129,7 +129,7 @@ pub fn apply(p: &Probe, outcome: &Outcome<ProbeRun>) -> Probe {
             next.command = Some(run.command.clone());
             next.steps = run.steps.clone();
         }
-        Outcome::Failed(why) => {
+        Outcome::Failed(why) | Outcome::Refused(why) => {
             next.phase = ProbePhase::Failed;
             next.error = Some(why.clone());
         }

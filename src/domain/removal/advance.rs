@@ -1,17 +1,37 @@
 //! `advance`: the next step of one removal, from its state and what the
 //! worker just saw. Pure; the table tests in `tests.rs` pin every gate.
 
-use super::{pgs_left, Effect, Ending, Observation, Phase, Removal, Step};
+use super::gate::{superseded, with_uuid};
+use super::{pgs_left, Effect, Ending, Observation, Phase, Removal, Step, Superseded};
 use crate::domain::operation::Outcome;
 
 /// What an effect's outcome changes in the removal: a wiped device is
-/// recorded as such. Every other effect shows in the next observation.
+/// recorded as such; a host that found another disk at the path, other
+/// volumes on it, or another OSD's daemon under the id, ends the removal
+/// as superseded. Every other effect shows in the next observation.
 pub fn apply<T>(r: &Removal, effect: &Effect, outcome: &Outcome<T>) -> Removal {
     let mut next = r.clone();
-    match (effect, outcome) {
-        (Effect::Zap { path }, Outcome::Done(_)) if !next.zapped.contains(path) => next.zapped.push(path.clone()),
-        (Effect::ZapLvs { .. }, Outcome::Done(_)) => next.lvs_zapped = true,
-        _ => {}
+    let by = match (effect, outcome) {
+        (Effect::Zap { path }, Outcome::Done(_)) if !next.zapped.contains(path) => {
+            next.zapped.push(path.clone());
+            None
+        }
+        (Effect::ZapLvs { .. }, Outcome::Done(_)) => {
+            next.lvs_zapped = true;
+            None
+        }
+        (Effect::Zap { path }, Outcome::Refused(found)) => {
+            Some(Superseded::Disk { path: path.clone(), found: found.clone() })
+        }
+        (Effect::ZapLvs { .. }, Outcome::Refused(found)) => {
+            Some(Superseded::Disk { path: r.devices.join(", "), found: found.clone() })
+        }
+        (Effect::StopDaemon, Outcome::Refused(found)) => Some(Superseded::Daemon { found: found.clone() }),
+        _ => None,
+    };
+    if let Some(by) = by {
+        next.phase = Phase::Cancelled;
+        next.ending = Some(Ending::Superseded(by));
     }
     next
 }
@@ -30,8 +50,13 @@ fn zapped(mut next: Removal) -> Step {
 }
 
 /// Decides the next step. Pure: the same removal and observation always
-/// give the same step.
+/// give the same step. The gate (`gate.rs`) comes first: the OSD at the
+/// id must be the one scheduled.
 pub fn advance(r: &Removal, obs: &Observation) -> Step {
+    let r = &with_uuid(r, obs);
+    if let Some(step) = superseded(r, obs) {
+        return step;
+    }
     let mut next = r.clone();
     let id = r.osd_id;
     match r.phase {
@@ -190,7 +215,8 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 if r.force && r.in_place.is_none() {
                     let mut next = next;
                     next.phase = Phase::Done;
-                    let left = r.devices.iter().filter(|p| !next.zapped.contains(p) && !r.shared_devices.contains(p));
+                    let shared = |p: &&String| r.shared_devices.contains(p) || obs.shared_now.contains(p);
+                    let left = r.devices.iter().filter(|p| !next.zapped.contains(p) && !shared(p));
                     next.ending = Some(Ending::NotZapped { devices: left.cloned().collect() });
                     return Step::go(next);
                 }
@@ -205,7 +231,10 @@ pub fn advance(r: &Removal, obs: &Observation) -> Step {
                 return Step::act(next, Effect::ZapLvs { fsid: fsid.clone() });
             }
             for path in &r.devices {
-                if r.zapped.contains(path) || r.shared_devices.contains(path) || obs.replaced_devices.contains(path) {
+                // A device another OSD's LVs are on (now, or when it was
+                // scheduled) loses only this OSD's LVs (`ZapLvs` above).
+                let shared = r.shared_devices.contains(path) || obs.shared_now.contains(path);
+                if r.zapped.contains(path) || shared || obs.replaced_devices.contains(path) {
                     continue;
                 }
                 if obs.clean_devices.contains(path) {

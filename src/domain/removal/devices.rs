@@ -8,7 +8,8 @@
 
 use crate::domain::cluster::OsdDevices;
 use crate::domain::device_id::same_disk;
-use crate::domain::inventory::Device;
+use crate::domain::identity::{disk_at_path, same_uuid, DiskAtPath, ZapExpect};
+use crate::domain::inventory::{Device, Lv};
 
 use super::Removal;
 
@@ -97,21 +98,51 @@ pub fn clean_devices(r: &Removal, inventory: &[Device]) -> Vec<String> {
 }
 
 /// The removal's devices whose path the host's inventory now shows with
-/// another disk: both the recorded id and the one there now are known and
-/// name different disks.
+/// another disk (`identity::disk_at_path`): the old one was pulled.
 pub fn replaced_devices(r: &Removal, inventory: &[Device]) -> Vec<String> {
     r.devices
         .iter()
         .enumerate()
         .filter(|(i, path)| {
             let want_id = r.device_ids.get(*i).map(String::as_str).unwrap_or("");
-            !want_id.is_empty()
-                && inventory.iter().any(|d| {
-                    &*d.path == path.as_str() && !d.device_id.trim().is_empty() && !same_disk(&d.device_id, want_id)
-                })
+            let now = inventory.iter().find(|d| &*d.path == path.as_str()).map(|d| &*d.device_id);
+            matches!(disk_at_path(want_id, now), DiskAtPath::Another { .. })
         })
         .map(|(_, p)| p.clone())
         .collect()
+}
+
+/// Whether an LV is this removal's OSD's: by its fsid tag where both are
+/// known (an id may have been given to a new OSD since), else by its id.
+fn is_own(r: &Removal, lv: &Lv) -> bool {
+    match (r.uuid(), lv.osd_fsid.as_deref()) {
+        (Some(own), Some(tag)) => same_uuid(own, tag),
+        _ => lv.osd_id.as_deref() == Some(r.osd_id.to_string().as_str()),
+    }
+}
+
+/// The removal's devices on which the host's inventory shows an LV that
+/// is not its OSD's (another OSD's DB put there during the drain, an OSD
+/// that took its id since, an LV of no OSD): they lose this OSD's LVs only.
+pub fn shared_now(r: &Removal, inventory: &[Device]) -> Vec<String> {
+    r.devices
+        .iter()
+        .filter(|path| inventory.iter().any(|d| &*d.path == path.as_str() && d.lvs.iter().any(|lv| !is_own(r, lv))))
+        .cloned()
+        .collect()
+}
+
+/// What a zap of one of the removal's devices names to the agent: the
+/// disk's id as recorded, the OSD whose volumes may go (by its uuid), and
+/// the cluster. A removal without a uuid names no OSD: a disk with an
+/// OSD's volume or label on it is then refused.
+pub fn zap_expect(r: &Removal, path: &str, cluster_fsid: Option<&str>) -> ZapExpect {
+    let i = r.devices.iter().position(|p| p == path);
+    ZapExpect {
+        device_id: i.and_then(|i| r.device_ids.get(i)).cloned().unwrap_or_default(),
+        osd_fsids: Some(r.uuid().map(str::to_string).into_iter().collect()),
+        cluster_fsid: cluster_fsid.filter(|f| !f.is_empty()).map(str::to_string),
+    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,24 @@ pub enum Ending {
     Rejoined,
     /// In place, stopped while it waited for its new OSD: `noout` lifted.
     NooutLifted,
+    /// Another OSD or another disk took the place of the one scheduled:
+    /// nothing more was done.
+    Superseded(Superseded),
+}
+
+/// What took the removal's place.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Superseded {
+    /// Another OSD has the id now (its uuid; the one scheduled in `Removal::osd_uuid`).
+    Osd { uuid: String },
+    /// The disk at this path is not the one the OSD had: what the host found there.
+    Disk { path: String, found: String },
+    /// The daemon serving the id on its host is another OSD's: what the host found.
+    Daemon { found: String },
+    /// The removal was stored without its OSD's uuid (by an osdkeeper
+    /// before uuids were recorded) and was past the stop: the OSD now at
+    /// the id cannot be told from a new one.
+    Unrecorded,
 }
 
 impl Ending {
@@ -45,6 +63,25 @@ impl Ending {
             Ending::NooutLifted => format!(
                 "stopped while osd.{id} waited for its new disk: noout lifted, so Ceph rebuilds its copies on the \
                  other OSDs; osd.{id} stays destroyed"
+            ),
+            Ending::Superseded(Superseded::Osd { uuid }) => format!(
+                "superseded: osd.{id} is now another OSD (uuid {uuid}, not {}); nothing more was done to it",
+                r.osd_uuid.as_deref().unwrap_or("the one scheduled")
+            ),
+            Ending::Superseded(Superseded::Disk { path, found }) => format!(
+                "superseded: the disk at {path} on {} is not the one osd.{id} had ({found}); it was not zapped, and \
+                 nothing more was done",
+                r.host
+            ),
+            Ending::Superseded(Superseded::Daemon { found }) => format!(
+                "superseded: the daemon serving osd.{id} on {} is not the OSD scheduled ({found}); it was not \
+                 stopped, and nothing more was done",
+                r.host
+            ),
+            Ending::Superseded(Superseded::Unrecorded) => format!(
+                "superseded: osd.{id}'s uuid was not recorded (the removal was stored by an older osdkeeper) and an \
+                 OSD that cannot be told from a new one has its id; nothing more was done: `osdkeeper osd rm {id}` \
+                 again if it is the same OSD"
             ),
         }
     }

@@ -35,6 +35,7 @@ pub mod boost;
 pub mod cadence;
 mod devices;
 mod ending;
+mod gate;
 pub mod mclock_shards;
 mod pacing;
 mod record;
@@ -43,8 +44,9 @@ pub mod zap_plan;
 
 pub use super::cluster::Verdict;
 pub use advance::{advance, apply};
-pub use devices::{clean_devices, identify, replaced_devices, Identified, IdentifyError};
-pub use ending::Ending;
+pub use devices::{clean_devices, identify, replaced_devices, shared_now, zap_expect, Identified, IdentifyError};
+pub use ending::{Ending, Superseded};
+pub use gate::with_uuid;
 pub use pacing::{may_start_drain, unhealthy, Drain, PacingFacts};
 pub use record::{
     after_step, began_drain, changed, observe_cluster, progress, questions, sample_due, undone_outside, Questions,
@@ -118,6 +120,10 @@ impl Phase {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Removal {
     pub osd_id: u32,
+    /// The OSD's uuid (the OSD map's), recorded when it was scheduled: its
+    /// id may be given to a new OSD, its uuid never. `None` in a removal
+    /// stored before uuids were (`gate::with_uuid` says what then).
+    pub osd_uuid: Option<String>,
     pub host: String,
     pub replace: bool,
     pub force: bool,
@@ -176,6 +182,7 @@ impl Removal {
     pub fn new(osd_id: u32, host: String, replace: bool, force: bool, zap: bool, devices: Vec<String>) -> Removal {
         Removal {
             osd_id,
+            osd_uuid: None,
             host,
             replace,
             force,
@@ -224,8 +231,17 @@ impl Removal {
     /// Not when the OSD vanished before osdkeeper drained it: whoever
     /// removed it decides about its disks; nor for a `device replace`,
     /// whose slot holds them (or let them go: the new disk is in).
+    /// Nor when another OSD took its id: what it used may be the new OSD's.
     pub fn frees_devices(&self) -> bool {
-        self.slot.is_none() && !(self.ending == Some(Ending::RemovedOutside) && self.pgs_at_start.is_none())
+        let taken = matches!(self.ending, Some(Ending::Superseded(Superseded::Osd { .. } | Superseded::Unrecorded)));
+        self.slot.is_none() && !(self.ending == Some(Ending::RemovedOutside) && self.pgs_at_start.is_none()) && !taken
+    }
+
+    /// The uuid its OSD goes by: the one recorded, or for an LVM OSD
+    /// removed with `--zap` by an osdkeeper before uuids were recorded, the
+    /// fsid its LVs were to be zapped by (the same value).
+    pub fn uuid(&self) -> Option<&str> {
+        self.osd_uuid.as_deref().or(self.lvm_fsid.as_deref())
     }
 }
 
@@ -242,6 +258,8 @@ pub struct InPlace {
 pub struct Observation {
     /// The OSD is in the OSD map.
     pub exists: bool,
+    /// The uuid the OSD map shows at the id (none for a destroyed OSD).
+    pub uuid: Option<String>,
     /// Marked destroyed (id kept for a replacement).
     pub destroyed: bool,
     pub up: bool,
@@ -265,6 +283,10 @@ pub struct Observation {
     /// Recorded devices whose path now holds another disk (another serial):
     /// the old one was pulled, and the new one is not this removal's to wipe.
     pub replaced_devices: Vec<String>,
+    /// Recorded devices that hold another OSD's LVs now (a DB another OSD
+    /// put there during the drain): never wiped whole, decided again right
+    /// before the zap (`shared_now`).
+    pub shared_now: Vec<String>,
 }
 
 /// One action on the cluster or a host. All are safe to repeat.

@@ -14,6 +14,7 @@ pub fn observe_cluster(r: &Removal, cluster: &ClusterState, may_start_drain: Ver
     let osd = cluster.osd(r.osd_id);
     Observation {
         exists: osd.is_some(),
+        uuid: osd.and_then(|o| o.uuid.clone()),
         destroyed: osd.is_some_and(|o| o.destroyed),
         up: osd.is_some_and(|o| o.up),
         is_in: osd.is_some_and(|o| o.is_in),
@@ -27,6 +28,7 @@ pub fn observe_cluster(r: &Removal, cluster: &ClusterState, may_start_drain: Ver
         daemon_running: None,
         clean_devices: Vec::new(),
         replaced_devices: Vec::new(),
+        shared_now: Vec::new(),
     }
 }
 

@@ -1,15 +1,20 @@
 use super::*;
 use crate::domain::operation::Outcome;
 
-fn removal(phase: Phase) -> Removal {
+/// The uuid of osd.4 when it was scheduled.
+pub(super) const UUID: &str = "4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55";
+
+pub(super) fn removal(phase: Phase) -> Removal {
     let mut r = Removal::new(4, "f5-422-03".into(), false, false, true, vec!["/dev/loop4".into()]);
+    r.osd_uuid = Some(UUID.into());
     r.phase = phase;
     r
 }
 
-fn healthy() -> Observation {
+pub(super) fn healthy() -> Observation {
     Observation {
         exists: true,
+        uuid: Some(UUID.into()),
         destroyed: false,
         up: true,
         is_in: true,
@@ -23,6 +28,7 @@ fn healthy() -> Observation {
         daemon_running: Some(true),
         clean_devices: vec![],
         replaced_devices: vec![],
+        shared_now: vec![],
     }
 }
 
@@ -32,7 +38,7 @@ fn safe(mut o: Observation) -> Observation {
 }
 
 /// Runs advance until it asks for an effect or waits, like the worker.
-fn run(r: &Removal, o: &Observation) -> Step {
+pub(super) fn run(r: &Removal, o: &Observation) -> Step {
     crate::domain::operation::walk(r, |r| advance(r, o))
 }
 

@@ -99,10 +99,10 @@ fn upper(kinds: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::inventory::{Affinity, Device, Lv};
+    use crate::domain::inventory::{Device, Lv};
 
     fn lv(osd: &str, kind: &str) -> Lv {
-        Lv { affinity: Affinity::Absent, osd_id: Some(osd.into()), kind: Some(kind.into()) }
+        Lv::of_osd(osd, kind)
     }
 
     fn device(path: &str, lvs: Vec<Lv>) -> Device {

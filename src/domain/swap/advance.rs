@@ -1,6 +1,7 @@
 //! `advance` for the free bay, and what an outcome or a restart changes.
 //! Pure; the table tests in `tests.rs` pin every phase.
 
+use super::gate::{not_ours, with_uuids, NotOurs};
 use super::handover::{cleanup, plan};
 use super::{in_place, lowest_free_ids, Effect, Observation, Phase, Step, Swap, Way, HANDOVER_WEIGHT};
 use crate::domain::operation::Outcome;
@@ -10,12 +11,24 @@ use crate::domain::operation::Outcome;
 /// was asked for (the entries issued, the balancer paused).
 pub fn apply<T>(s: &Swap, effect: &Effect, outcome: &Outcome<T>) -> Swap {
     let mut next = s.clone();
-    if let (Effect::Zap { path }, Outcome::Done(_)) = (effect, outcome) {
-        if !next.zapped.contains(path) {
-            next.zapped.push(path.clone());
+    match (effect, outcome) {
+        (Effect::Zap { path }, Outcome::Done(_)) if !next.zapped.contains(path) => next.zapped.push(path.clone()),
+        // The host found another disk, or other volumes, at the path: left alone.
+        (Effect::Zap { path }, Outcome::Refused(found)) => pass_over(&mut next, path, found),
+        (Effect::StopDaemon { osd } | Effect::Destroy { osd }, Outcome::Refused(found)) => {
+            next.ending = Some(format!("superseded: osd.{osd}: {found}; nothing more was done to it"));
+            next.phase = Phase::Failed;
         }
+        _ => {}
     }
     next
+}
+
+/// Records a disk the swap leaves alone, and why (once per path).
+pub(super) fn pass_over(next: &mut Swap, path: &str, why: &str) {
+    if !next.passed_over.iter().any(|(p, _)| p == path) {
+        next.passed_over.push((path.to_string(), why.to_string()));
+    }
 }
 
 /// What a swap whose effect a restart cut off becomes: the same. Every
@@ -34,12 +47,30 @@ fn unread(obs: &Observation, what: &str) -> String {
     }
 }
 
-/// Decides the next step. Pure.
+/// Decides the next step. Pure. The gate (`gate.rs`) comes first: each
+/// old OSD at its id must be the one the swap was asked for.
 pub fn advance(s: &Swap, obs: &Observation) -> Step {
+    let s = &with_uuids(s, obs);
+    match not_ours(s, obs) {
+        Some(NotOurs::Other(why)) => return superseded(s.clone(), why, obs),
+        Some(NotOurs::CannotTell(why)) => return Step::wait(s.clone(), why),
+        None => {}
+    }
     match s.way {
         Way::FreeBay => free_bay(s, obs),
         Way::InPlace => in_place::advance(s, obs),
     }
+}
+
+/// Another OSD has an old OSD's id: the free bay unwinds what it set
+/// (nothing of that OSD's), the in-place way ends where it is.
+fn superseded(mut next: Swap, why: String, obs: &Observation) -> Step {
+    if next.way == Way::FreeBay {
+        return fail(next, format!("superseded: {why}"), obs);
+    }
+    next.ending = Some(format!("superseded: {why}; nothing more was done to it"));
+    next.phase = Phase::Failed;
+    Step::go(next)
 }
 
 /// CRUSH keeps weights in 16.16 fixed point: what `osd tree` shows of a

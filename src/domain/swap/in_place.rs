@@ -5,8 +5,9 @@
 //! the other copies. The risk was computed and accepted before the swap
 //! was stored (`cost.rs`); `ok-to-stop` is asked again before the stop.
 
-use super::advance::fail;
+use super::advance::{fail, pass_over};
 use super::{Effect, Observation, OldOsd, Phase, Step, Swap};
+use crate::domain::identity::{disk_at_path, same_uuid, DiskAtPath, ZapExpect};
 
 pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
     let mut next = s.clone();
@@ -78,17 +79,41 @@ pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
         },
         Phase::Zapping => {
             for (i, path) in old.devices.iter().enumerate() {
-                let old_id = old.device_ids.get(i).map(String::as_str).unwrap_or("");
-                let blank = obs.blank_disks.iter().any(|(p, d)| p == path && d == old_id);
-                if next.zapped.contains(path) || blank {
-                    if !next.zapped.contains(path) {
-                        next.zapped.push(path.clone());
-                    }
+                if next.zapped.contains(path) || next.passed_over.iter().any(|(p, _)| p == path) {
                     continue;
                 }
-                // The old disk already pulled: another disk, or none, in its slot.
-                if obs.blank_disks.iter().any(|(p, d)| p == path && d != old_id) {
+                let old_id = old.device_ids.get(i).map(String::as_str).unwrap_or("");
+                let now = obs.disk(path);
+                match disk_at_path(old_id, now.map(|d| d.device_id.as_str())) {
+                    DiskAtPath::Empty => {
+                        return Step::wait(
+                            next,
+                            format!(
+                                "zap: no disk at {path} on {}: the old disk was pulled before it was wiped; \
+                                 waiting for a disk in its slot",
+                                s.host
+                            ),
+                        )
+                    }
+                    // The old disk already pulled: what is there is not its to wipe.
+                    DiskAtPath::Another { found } => {
+                        let why = match now.filter(|d| !d.blank) {
+                            Some(d) => format!("another disk is there ({found}), and it holds {}", d.holds),
+                            None => format!("another disk is there ({found})"),
+                        };
+                        pass_over(&mut next, path, &why);
+                        continue;
+                    }
+                    DiskAtPath::Recorded | DiskAtPath::CannotTell => {}
+                }
+                let now = now.expect("a disk is at the path");
+                if now.blank {
                     next.zapped.push(path.clone());
+                    continue;
+                }
+                let ours = |f: &String| old.uuid.as_deref().is_some_and(|u| same_uuid(u, f));
+                if !now.osd_fsids.is_empty() && !now.osd_fsids.iter().any(ours) {
+                    pass_over(&mut next, path, &format!("it holds {}", now.holds));
                     continue;
                 }
                 if !obs.host_reachable {
@@ -103,16 +128,28 @@ pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
             let Some(slot) = next.news.first().map(|n| n.path.clone()) else {
                 return fail(next, "no slot to wait for".into(), obs);
             };
-            match obs.blank_disks.iter().find(|(p, d)| *p == slot && is_new_disk(old, &slot, d)) {
-                Some((_, disk_id)) => {
-                    next.news[0].device_id = disk_id.clone();
+            let waiting =
+                format!("waiting for a new disk in {slot} on {} (osd.{id} is destroyed, its id kept)", s.host);
+            match obs.disk(&slot).filter(|d| is_new_disk(old, &slot, &d.device_id)) {
+                Some(d) if d.blank => {
+                    next.news[0].device_id = d.device_id.clone();
                     next.phase = Phase::Deploying;
                     advance(&next, obs)
                 }
-                None => Step::wait(
-                    next,
-                    format!("waiting for a new disk in {slot} on {} (osd.{id} is destroyed, its id kept)", s.host),
-                ),
+                // A used disk pushed into the slot is never wiped here.
+                Some(d) => {
+                    let why = format!("a used disk is in the slot ({}): it holds {}", shown_id(&d.device_id), d.holds);
+                    pass_over(&mut next, &slot, &why);
+                    Step::wait(
+                        next,
+                        format!(
+                            "{waiting}: the disk in {slot} is not blank ({why}); a swap never wipes a used disk: \
+                             `osdkeeper device zap {} {slot} --force` if it may go, or put in a blank one",
+                            s.host
+                        ),
+                    )
+                }
+                None => Step::wait(next, waiting),
             }
         }
         Phase::Deploying => match &obs.deployment {
@@ -163,17 +200,39 @@ pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
     }
 }
 
-/// Whether the blank disk with id `disk_id` at `slot` is a new one, not
-/// the old OSD's disk wiped. A disk with an id is new when it is none of
-/// the old disk's ids. A disk without one (no serial: loop devices, some
-/// RAID controllers) cannot be told from the old disk at the old disk's
-/// own path; at another path it is another disk, since the old one was
-/// wiped where it is (the slot the operator named with `--with`).
+/// Whether the disk with id `disk_id` at `slot` is a new one, not the old
+/// OSD's disk: one with an id that none of the old disk's names
+/// (`identity::disk_at_path`). A disk without an id (no serial: loop devices, some RAID
+/// controllers) cannot be told from the old disk at the old disk's own
+/// path; at another path it is another disk, since the old one was wiped
+/// where it is (the slot the operator named with `--with`).
 fn is_new_disk(old: &OldOsd, slot: &str, disk_id: &str) -> bool {
-    if old.device_ids.iter().any(|d| d == disk_id && !d.is_empty()) {
+    let recorded = |id: &String| matches!(disk_at_path(id, Some(disk_id)), DiskAtPath::Recorded);
+    if old.device_ids.iter().any(recorded) {
         return false;
     }
-    !disk_id.is_empty() || !old.devices.iter().any(|p| p == slot)
+    !disk_id.trim().is_empty() || !old.devices.iter().any(|p| p == slot)
+}
+
+/// What the in-place way's zap of an old disk names to the agent: the
+/// disk's id as recorded, the old OSD (by its uuid) whose volumes may go,
+/// and the cluster.
+pub fn zap_expect(s: &Swap, path: &str, cluster_fsid: Option<&str>) -> ZapExpect {
+    let old = s.olds.iter().find(|o| o.devices.iter().any(|p| p == path));
+    let i = old.and_then(|o| o.devices.iter().position(|p| p == path));
+    ZapExpect {
+        device_id: old.zip(i).and_then(|(o, i)| o.device_ids.get(i)).cloned().unwrap_or_default(),
+        osd_fsids: Some(old.and_then(|o| o.uuid.clone()).into_iter().collect()),
+        cluster_fsid: cluster_fsid.filter(|f| !f.is_empty()).map(str::to_string),
+    }
+}
+
+fn shown_id(id: &str) -> String {
+    if id.trim().is_empty() {
+        "no serial".into()
+    } else {
+        id.to_string()
+    }
 }
 
 /// Before the OSD was stopped: `noout` off again, nothing else changed.

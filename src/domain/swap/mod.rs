@@ -19,7 +19,10 @@
 
 mod advance;
 pub mod cost;
+mod gate;
 pub mod handover;
+#[cfg(test)]
+mod identity_tests;
 mod in_place;
 pub mod making;
 mod observation;
@@ -32,7 +35,8 @@ pub mod window;
 
 pub use advance::{advance, apply, interrupted};
 pub use handover::{Handed, PgNow, UpmapItem};
-pub use observation::{short_pgs, DeploymentSeen, Observation, OsdSeen, RemovalSeen, SwapInput};
+pub use in_place::zap_expect;
+pub use observation::{short_pgs, DeploymentSeen, DiskNow, Observation, OsdSeen, RemovalSeen, SwapInput};
 pub use recipe::{deploy_commands, method_of, Recipe};
 
 /// The weight a new OSD holds while PGs are handed to it: above 0, since
@@ -153,6 +157,10 @@ impl Phase {
 #[derive(Debug, Clone, PartialEq)]
 pub struct OldOsd {
     pub id: u32,
+    /// Its uuid (the OSD map's) when the swap was asked for: another uuid
+    /// at the id is another OSD, never acted on. `None` in a swap stored
+    /// before uuids were (`gate.rs` says what then).
+    pub uuid: Option<String>,
     /// Its CRUSH weight when the swap was asked for.
     pub weight: f64,
     /// Its devices on the host (the in-place way zaps them; a free bay's
@@ -234,6 +242,10 @@ pub struct Swap {
     pub stop_sent: bool,
     /// In place: devices already wiped.
     pub zapped: Vec<String>,
+    /// In place: old devices not wiped, each with why (another disk at the
+    /// path, or other volumes on it), and used disks found in the slot: a
+    /// used disk is never wiped by a swap.
+    pub passed_over: Vec<(String, String)>,
     /// Why it cannot go on: it unwinds, then ends `failed`.
     pub failure: Option<String>,
     /// How it ended when not plainly, in words.
@@ -264,6 +276,7 @@ impl Swap {
             risk: None,
             stop_sent: false,
             zapped: Vec::new(),
+            passed_over: Vec::new(),
             failure: None,
             ending: None,
         }

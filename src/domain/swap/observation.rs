@@ -22,6 +22,8 @@ pub struct SwapInput {
 #[derive(Debug, Clone, PartialEq)]
 pub struct OsdSeen {
     pub id: u32,
+    /// Its uuid in the OSD map (none for a destroyed OSD).
+    pub uuid: Option<String>,
     pub up: bool,
     pub is_in: bool,
     pub destroyed: bool,
@@ -76,8 +78,8 @@ pub struct Observation {
     /// `osd_max_backfills` as an OSD runs with it.
     pub max_backfills: u32,
     pub removals: Vec<RemovalSeen>,
-    /// Disks the host's inventory shows blank: (path, serial/WWN id).
-    pub blank_disks: Vec<(String, String)>,
+    /// The host's disks as its inventory shows them now.
+    pub disks: Vec<DiskNow>,
     /// In place: `ok-to-stop` for the old OSDs, when asked.
     pub ok_to_stop: Option<Verdict>,
     pub host_reachable: bool,
@@ -110,4 +112,22 @@ impl Observation {
     pub fn osd(&self, id: u32) -> Option<&OsdSeen> {
         self.osds.iter().find(|o| o.id == id)
     }
+
+    pub fn disk(&self, path: &str) -> Option<&DiskNow> {
+        self.disks.iter().find(|d| d.path == path)
+    }
+}
+
+/// A disk of the host, as its inventory shows it now.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DiskNow {
+    pub path: String,
+    /// Its serial/WWN id, "" where the host reports none.
+    pub device_id: String,
+    /// Nothing on it: available, no LV.
+    pub blank: bool,
+    /// The OSD fsids its LVs carry (none on a raw OSD's disk).
+    pub osd_fsids: Vec<String>,
+    /// What is on it when it is not blank, in words.
+    pub holds: String,
 }

@@ -89,15 +89,12 @@ pub fn deploy_commands(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::inventory::{Affinity, Lv};
+    use crate::domain::inventory::Lv;
 
     fn device(path: &str, lv_of: Option<&str>) -> Device {
         let mut d = Device::default();
         d.report.path = path.into();
-        d.report.lvs = lv_of
-            .map(|o| Lv { affinity: Affinity::Absent, osd_id: Some(o.into()), kind: Some("block".into()) })
-            .into_iter()
-            .collect();
+        d.report.lvs = lv_of.map(|o| Lv::of_osd(o, "block")).into_iter().collect();
         d
     }
 

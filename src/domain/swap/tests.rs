@@ -5,18 +5,48 @@ use super::*;
 use crate::domain::cluster::Verdict;
 
 /// osd.8 (0.9 of CRUSH weight) out, /dev/sdb (1.7) in, on f5-422-03.
-fn swap(phase: Phase) -> Swap {
-    let olds = vec![OldOsd { id: 8, weight: 0.9, devices: vec!["/dev/sdd".into()], device_ids: vec!["HDD-8".into()] }];
+pub(super) fn swap(phase: Phase) -> Swap {
+    let olds = vec![OldOsd {
+        id: 8,
+        uuid: Some(uuid(8)),
+        weight: 0.9,
+        devices: vec!["/dev/sdd".into()],
+        device_ids: vec!["HDD-8".into()],
+    }];
     let news =
         vec![NewDisk { path: "/dev/sdb".into(), device_id: "SSD-B".into(), weight: 1.7, osd: None, planned_id: None }];
     Swap { phase, ..Swap::new("f5-422-03".into(), Way::FreeBay, olds, news) }
 }
 
-fn osd(id: u32, weight: f64) -> OsdSeen {
-    OsdSeen { id, up: true, is_in: true, destroyed: false, crush_weight: Some(weight), noout: false }
+/// The uuid of the OSD the swap knows by `id`.
+pub(super) fn uuid(id: u32) -> String {
+    format!("{id:08x}-5151-4000-8000-000000000008")
 }
 
-fn calm() -> Observation {
+pub(super) fn osd(id: u32, weight: f64) -> OsdSeen {
+    OsdSeen {
+        id,
+        uuid: Some(uuid(id)),
+        up: true,
+        is_in: true,
+        destroyed: false,
+        crush_weight: Some(weight),
+        noout: false,
+    }
+}
+
+/// A disk of the host: blank, or holding the LV of the OSD `of`.
+pub(super) fn disk(path: &str, id: &str, of: Option<&str>) -> DiskNow {
+    DiskNow {
+        path: path.into(),
+        device_id: id.into(),
+        blank: of.is_none(),
+        osd_fsids: of.map(|f| vec![f.to_string()]).unwrap_or_default(),
+        holds: of.map(|f| format!("an LV of osd.8 (fsid {f})")).unwrap_or_default(),
+    }
+}
+
+pub(super) fn calm() -> Observation {
     Observation {
         osds: vec![osd(8, 0.9), osd(15, 1.6)],
         balancer_on: Some(true),
@@ -28,7 +58,7 @@ fn calm() -> Observation {
 }
 
 /// The new OSD (osd.20) made and at the hand-over weight.
-fn deployed(mut s: Swap) -> (Swap, Observation) {
+pub(super) fn deployed(mut s: Swap) -> (Swap, Observation) {
     s.news[0].osd = Some(20);
     let mut o = calm();
     o.osds.push(osd(20, HANDOVER_WEIGHT));
@@ -39,7 +69,7 @@ fn deployed(mut s: Swap) -> (Swap, Observation) {
 }
 
 /// Runs advance until it asks for an effect or waits, as the kernel does.
-fn run(s: &Swap, o: &Observation) -> Step {
+pub(super) fn run(s: &Swap, o: &Observation) -> Step {
     crate::domain::operation::walk(s, |s| advance(s, o))
 }
 
@@ -220,7 +250,7 @@ fn a_restart_observes_again() {
     assert_eq!(zapped.zapped, ["/dev/sdd"]);
 }
 
-fn in_place(phase: Phase) -> Swap {
+pub(super) fn in_place(phase: Phase) -> Swap {
     let mut s = swap(phase);
     s.way = Way::InPlace;
     s.news =
@@ -241,20 +271,22 @@ fn in_place_stops_under_noout_destroys_keeping_the_id_and_waits_for_a_new_disk()
     let st = run(&st.next, &o);
     assert_eq!(st.effect, Some(Effect::Destroy { osd: 8 }));
     o.osds[0].destroyed = true;
+    o.osds[0].uuid = None;
+    o.disks = vec![disk("/dev/sdd", "HDD-8", Some(&uuid(8)))];
     let st = run(&st.next, &o);
     assert_eq!(st.effect, Some(Effect::Zap { path: "/dev/sdd".into() }));
     // Wiped: blank with the old disk's id, which is not a new disk.
-    o.blank_disks = vec![("/dev/sdd".into(), "HDD-8".into())];
+    o.disks = vec![disk("/dev/sdd", "HDD-8", None)];
     let st = run(&st.next, &o);
     assert_eq!(st.next.phase, Phase::AwaitingDisk);
     assert!(st.waiting_on.unwrap().starts_with("waiting for a new disk in /dev/sdd"));
-    o.blank_disks = vec![("/dev/sdd".into(), "HDD-NEW".into())];
+    o.disks = vec![disk("/dev/sdd", "HDD-NEW", None)];
     let st = run(&st.next, &o);
     assert_eq!((st.next.phase, st.effect), (Phase::Deploying, Some(Effect::Deploy)));
     assert_eq!(st.next.news[0].device_id, "HDD-NEW");
     o.deployment =
         Some(DeploymentSeen { number: 2, finished: true, gave_up: None, osds: vec![(8, "/dev/sdd".into())] });
-    o.osds[0] = OsdSeen { up: true, destroyed: false, ..o.osds[0].clone() };
+    o.osds[0] = OsdSeen { up: true, destroyed: false, uuid: Some("new-osd-8".into()), ..o.osds[0].clone() };
     o.short_pgs = Some(12);
     let st = run(&st.next, &o);
     assert_eq!(st.waiting_on.as_deref(), Some("recovering: 12 PGs degraded, undersized or not active"));
@@ -272,8 +304,8 @@ fn in_place_without_serials_takes_a_blank_disk_only_at_a_slot_other_than_the_old
     let mut s = in_place(Phase::AwaitingDisk);
     s.olds[0].device_ids = vec![String::new()];
     let mut o = calm();
-    o.osds[0] = OsdSeen { up: false, destroyed: true, ..o.osds[0].clone() };
-    o.blank_disks = vec![("/dev/sdd".into(), String::new()), ("/dev/sdg".into(), String::new())];
+    o.osds[0] = OsdSeen { up: false, destroyed: true, uuid: None, ..o.osds[0].clone() };
+    o.disks = vec![disk("/dev/sdd", "", None), disk("/dev/sdg", "", None)];
     let st = run(&s, &o);
     assert!(st.waiting_on.unwrap().starts_with("waiting for a new disk in /dev/sdd"), "the old disk, wiped");
     // The slot named with `--with`: what is there is not the old disk, wiped where it is.
@@ -282,7 +314,7 @@ fn in_place_without_serials_takes_a_blank_disk_only_at_a_slot_other_than_the_old
     assert_eq!((st.next.phase, st.effect), (Phase::Deploying, Some(Effect::Deploy)));
     // Unless it carries the old disk's id (moved there).
     s.olds[0].device_ids = vec!["HDD-8".into()];
-    o.blank_disks = vec![("/dev/sdg".into(), "HDD-8".into())];
+    o.disks = vec![disk("/dev/sdg", "HDD-8", None)];
     assert_eq!(run(&s, &o).next.phase, Phase::AwaitingDisk);
 }
 

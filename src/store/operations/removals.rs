@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{version_of, Codec, Ops};
 use crate::domain::operation::Kind;
-use crate::domain::removal::{Effect, Ending, InPlace, Phase, Removal};
+use crate::domain::removal::{Effect, Ending, InPlace, Phase, Removal, Superseded};
 use crate::store::{Result, Store, Topic};
 
 /// The removal kind's codec: `store.ops::<RemovalCodec>()`.
@@ -27,6 +27,10 @@ struct RemovalV1 {
     #[serde(default = "one")]
     v: u64,
     osd_id: u32,
+    /// The OSD's uuid when it was scheduled; absent in removals stored
+    /// before it was recorded (`domain::removal::with_uuid` says what then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    osd_uuid: Option<String>,
     host: String,
     replace: bool,
     force: bool,
@@ -92,6 +96,10 @@ enum EndingV1 {
     WeightRestored { weight: Option<f64> },
     Rejoined,
     NooutLifted,
+    SupersededByOsd { uuid: String },
+    SupersededByDisk { path: String, found: String },
+    SupersededByDaemon { found: String },
+    SupersededUnrecorded,
 }
 
 impl From<&Ending> for EndingV1 {
@@ -105,6 +113,12 @@ impl From<&Ending> for EndingV1 {
             Ending::WeightRestored { weight } => EndingV1::WeightRestored { weight: *weight },
             Ending::Rejoined => EndingV1::Rejoined,
             Ending::NooutLifted => EndingV1::NooutLifted,
+            Ending::Superseded(Superseded::Osd { uuid }) => EndingV1::SupersededByOsd { uuid: uuid.clone() },
+            Ending::Superseded(Superseded::Disk { path, found }) => {
+                EndingV1::SupersededByDisk { path: path.clone(), found: found.clone() }
+            }
+            Ending::Superseded(Superseded::Daemon { found }) => EndingV1::SupersededByDaemon { found: found.clone() },
+            Ending::Superseded(Superseded::Unrecorded) => EndingV1::SupersededUnrecorded,
         }
     }
 }
@@ -120,6 +134,10 @@ impl From<EndingV1> for Ending {
             EndingV1::WeightRestored { weight } => Ending::WeightRestored { weight },
             EndingV1::Rejoined => Ending::Rejoined,
             EndingV1::NooutLifted => Ending::NooutLifted,
+            EndingV1::SupersededByOsd { uuid } => Ending::Superseded(Superseded::Osd { uuid }),
+            EndingV1::SupersededByDisk { path, found } => Ending::Superseded(Superseded::Disk { path, found }),
+            EndingV1::SupersededByDaemon { found } => Ending::Superseded(Superseded::Daemon { found }),
+            EndingV1::SupersededUnrecorded => Ending::Superseded(Superseded::Unrecorded),
         }
     }
 }
@@ -157,6 +175,7 @@ impl Codec for RemovalCodec {
                 1
             },
             osd_id: r.osd_id,
+            osd_uuid: r.osd_uuid.clone(),
             host: r.host.clone(),
             replace: r.replace,
             force: r.force,
@@ -194,6 +213,7 @@ impl Codec for RemovalCodec {
         let s: RemovalV1 = serde_json::from_str(json).map_err(|e| e.to_string())?;
         let phase = Phase::parse(&s.phase).ok_or_else(|| format!("phase {:?}", s.phase))?;
         let mut r = Removal::new(s.osd_id, s.host, s.replace, s.force, s.zap, s.devices);
+        r.osd_uuid = s.osd_uuid;
         r.fast = s.fast;
         r.phase = phase;
         r.original_weight = s.original_weight;

@@ -44,6 +44,9 @@ struct SwapV1 {
     risk: Option<RiskV1>,
     stop_sent: bool,
     zapped: Vec<String>,
+    /// Disks left alone, each with why; absent before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    passed_over: Vec<(String, String)>,
     failure: Option<String>,
     ending: Option<String>,
 }
@@ -51,6 +54,10 @@ struct SwapV1 {
 #[derive(Serialize, Deserialize)]
 struct OldV1 {
     id: u32,
+    /// The OSD's uuid when the swap was asked for; absent in swaps stored
+    /// before it was recorded (`domain::swap::gate` says what then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    uuid: Option<String>,
     weight: f64,
     devices: Vec<String>,
     device_ids: Vec<String>,
@@ -130,6 +137,7 @@ impl Codec for SwapCodec {
                 .iter()
                 .map(|o| OldV1 {
                     id: o.id,
+                    uuid: o.uuid.clone(),
                     weight: o.weight,
                     devices: o.devices.clone(),
                     device_ids: o.device_ids.clone(),
@@ -171,6 +179,7 @@ impl Codec for SwapCodec {
             }),
             stop_sent: s.stop_sent,
             zapped: s.zapped.clone(),
+            passed_over: s.passed_over.clone(),
             failure: s.failure.clone(),
             ending: s.ending.clone(),
         };
@@ -189,7 +198,13 @@ impl Codec for SwapCodec {
             olds: v1
                 .olds
                 .into_iter()
-                .map(|o| OldOsd { id: o.id, weight: o.weight, devices: o.devices, device_ids: o.device_ids })
+                .map(|o| OldOsd {
+                    id: o.id,
+                    uuid: o.uuid,
+                    weight: o.weight,
+                    devices: o.devices,
+                    device_ids: o.device_ids,
+                })
                 .collect(),
             news: v1
                 .news
@@ -232,6 +247,7 @@ impl Codec for SwapCodec {
             }),
             stop_sent: v1.stop_sent,
             zapped: v1.zapped,
+            passed_over: v1.passed_over,
             failure: v1.failure,
             ending: v1.ending,
         })
@@ -297,7 +313,13 @@ mod tests {
         let mut s = Swap::new(
             "f5-422-03".into(),
             Way::FreeBay,
-            vec![OldOsd { id: 8, weight: 0.9, devices: vec!["/dev/sdd".into()], device_ids: vec!["X".into()] }],
+            vec![OldOsd {
+                id: 8,
+                uuid: Some("4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55".into()),
+                weight: 0.9,
+                devices: vec!["/dev/sdd".into()],
+                device_ids: vec!["X".into()],
+            }],
             vec![NewDisk {
                 path: "/dev/sdb".into(),
                 device_id: "Y".into(),
@@ -317,7 +339,10 @@ mod tests {
             making_s: Some(41.5),
             accept_inactive: true,
         });
+        s.passed_over = vec![("/dev/sdd".into(), "another disk is there (Z)".into())];
         assert_eq!(SwapCodec::decode_state(&SwapCodec::encode_state(&s)).unwrap(), s);
+        let before_uuids = SwapCodec::encode_state(&s).replace(r#""uuid":"4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55","#, "");
+        assert_eq!(SwapCodec::decode_state(&before_uuids).unwrap().olds[0].uuid, None, "a swap stored before uuids");
         let upmap = Effect::Upmap { items: s.handed.clone() };
         let json = SwapCodec::encode_effect(&upmap);
         assert_eq!(json, r#"{"effect":"upmap","items":[{"pgid":"1.a","pairs":[[8,20]]}]}"#);

@@ -162,3 +162,27 @@ fn an_in_place_removal_is_written_as_version_3_and_read_back_whole() {
         assert_eq!(RemovalCodec::decode_effect(&RemovalCodec::encode_effect(&e)).unwrap(), e);
     }
 }
+
+/// The uuid a removal goes by, and how it ended when another OSD or disk
+/// took its place; a record stored before uuids reads with none.
+#[test]
+fn a_removals_uuid_and_its_superseded_ending_read_back_and_old_records_have_none() {
+    use crate::domain::removal::{Ending, Phase, Removal, Superseded};
+    let mut r = Removal::new(5, "f5-422-03".into(), false, false, true, vec!["/dev/loop5".into()]);
+    r.osd_uuid = Some("4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55".into());
+    r.phase = Phase::Cancelled;
+    for by in [
+        Superseded::Osd { uuid: "9f1e2d3c-0000-4b8e-9c3a-7e5f1d2c3b4a".into() },
+        Superseded::Disk { path: "/dev/loop5".into(), found: "the disk there is \"B\", not \"A\"".into() },
+        Superseded::Daemon { found: "fsid 9f1e".into() },
+        Superseded::Unrecorded,
+    ] {
+        r.ending = Some(Ending::Superseded(by));
+        assert_eq!(RemovalCodec::decode_state(&RemovalCodec::encode_state(&r)).unwrap(), r);
+    }
+    let before = r#"{"v":1,"osd_id":5,"host":"f5-422-03","replace":false,"force":false,"zap":true,
+        "phase":"destroying","original_weight":1.0,"was_in":true,"devices":["/dev/loop5"],"zapped":[],
+        "stop_requested":false,"stop_sent":true,"pgs_at_start":20}"#;
+    let old = RemovalCodec::decode_state(before).unwrap();
+    assert_eq!((old.osd_uuid, old.phase), (None, Phase::Destroying));
+}

@@ -4,7 +4,9 @@
 //! snapshot of the live database (WAL included) in one read transaction,
 //! so the daemon keeps writing meanwhile, and the copy is compact. It is
 //! SQLite's own online copy, without the unsafe C backup API that sqlx
-//! does not wrap. A restore moves the database aside with its WAL.
+//! does not wrap. A restore moves the database aside with its WAL, after
+//! the restored copy took over what the replaced one knows of now
+//! (`restore_carry.rs`).
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -12,7 +14,7 @@ use std::str::FromStr;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
 use sqlx::{ConnectOptions, Connection};
 
-use crate::store::backup::{suffixed, BackupError, BackupFacts};
+use crate::store::backup::{suffixed, BackupError, BackupFacts, KeptFromReplaced};
 use crate::store::DbError;
 
 fn db_error(path: &Path) -> impl Fn(sqlx::Error) -> BackupError + '_ {
@@ -111,13 +113,23 @@ pub(in crate::store) fn known_schema_version() -> i64 {
     sqlx::migrate!("./migrations").iter().map(|m| m.version).max().unwrap_or(0)
 }
 
+/// Makes `incoming`, a copy of the backup, keep what the database `db`
+/// knows of now (`restore_carry.rs`), through a copy of `db`.
+async fn keep_from(db: &Path, incoming: &Path) -> Result<KeptFromReplaced, BackupError> {
+    let scratch = tempfile::tempdir().map_err(|source| BackupError::Io { path: std::env::temp_dir(), source })?;
+    let replaced = scratch.path().join("replaced.db");
+    backup(db, &replaced).await?;
+    super::restore_carry::carry(incoming, &replaced).await
+}
+
 /// Moves the database `db` aside (with its WAL, folded in first) and puts
-/// a copy of `backup` in its place; the name it was moved to.
+/// a copy of `backup` in its place, after it took over what `db` knows of
+/// now; the name `db` was moved to and what was taken over.
 pub(in crate::store) async fn put_in_place(
     db: &Path,
     backup: &Path,
     now_s: i64,
-) -> Result<Option<PathBuf>, BackupError> {
+) -> Result<(Option<PathBuf>, Option<KeptFromReplaced>), BackupError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| BackupError::Io { path, source }
@@ -125,7 +137,16 @@ pub(in crate::store) async fn put_in_place(
     // Copied next to the database first, so the final step is a rename.
     let incoming = suffixed(db, ".restoring");
     std::fs::copy(backup, &incoming).map_err(io(&incoming))?;
-    let aside = if db.exists() {
+    let (aside, kept) = if db.exists() {
+        let kept = match keep_from(db, &incoming).await {
+            Ok(kept) => kept,
+            Err(e) => {
+                if let Err(left) = std::fs::remove_file(&incoming) {
+                    tracing::warn!("cannot remove {}: {left}", incoming.display());
+                }
+                return Err(e);
+            }
+        };
         // Owned as the file it replaces: root restores, the daemon's user writes.
         use std::os::unix::fs::MetadataExt;
         let was = std::fs::metadata(db).map_err(io(db))?;
@@ -146,10 +167,10 @@ pub(in crate::store) async fn put_in_place(
             }
         }
         std::fs::rename(db, &aside).map_err(io(db))?;
-        Some(aside)
+        (Some(aside), Some(kept))
     } else {
-        None
+        (None, None)
     };
     std::fs::rename(&incoming, db).map_err(io(db))?;
-    Ok(aside)
+    Ok((aside, kept))
 }

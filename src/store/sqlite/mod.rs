@@ -35,6 +35,7 @@ mod osd_benches;
 mod packed;
 pub(super) mod rados;
 pub(super) mod rados_restore;
+mod restore_carry;
 mod runs;
 mod samples;
 mod specs;

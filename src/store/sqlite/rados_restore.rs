@@ -7,7 +7,11 @@
 //!
 //! 1. what the database holds is copied to `NAME.before-restore-<time>`
 //!    beside it (`VACUUM INTO` through the same VFS), and that copy checked;
-//! 2. the backup file is attached through the unix VFS, read-only, and in
+//!    then to a local file, from which a local copy of the backup takes
+//!    over what the database knows of now (`restore_carry.rs`: tokens
+//!    revoked, holds, the recovery boost);
+//! 2. that copy (the backup itself when the database held nothing) is
+//!    attached through the unix VFS, read-only, and in
 //!    one transaction every table of the database is dropped and the
 //!    backup's made and filled, then its indexes, triggers and views, its
 //!    `sqlite_sequence` and user version;
@@ -28,7 +32,7 @@ use sqlx::sqlite::SqliteConnection;
 use sqlx::{ConnectOptions, Connection, Row};
 
 use super::rados;
-use crate::store::backup::{uri_path, BackupError};
+use crate::store::backup::{uri_path, BackupError, KeptFromReplaced};
 use crate::store::location::RadosDb;
 
 /// An object of a database's schema, as `sqlite_master` lists it.
@@ -42,15 +46,16 @@ struct SchemaObject {
 }
 
 /// Puts the backup in place of the content of `db` (module comment),
-/// waiting at most `wait` for its lock; the copy of the old content when
-/// there was one. The caller checked the backup and that no daemon leads.
+/// waiting at most `wait` for its lock; the copy of the old content and
+/// what was taken over from it, when there was one. The caller checked the
+/// backup and that no daemon leads.
 pub(in crate::store) async fn restore(
     db: &RadosDb,
     backup: &Path,
     aside: &RadosDb,
     wait: Duration,
-) -> Result<Option<RadosDb>, BackupError> {
-    let backup_uri = format!("file:{}?vfs=unix&mode=ro", uri_path(backup)?);
+) -> Result<(Option<RadosDb>, Option<KeptFromReplaced>), BackupError> {
+    uri_path(backup)?;
     rados::register_vfs().await.map_err(|e| in_rados(db, format!("{e}")))?;
     let name = db.to_string();
     let opening = async {
@@ -72,7 +77,7 @@ pub(in crate::store) async fn restore(
             ))
         }
     };
-    let done = replace(&mut conn, db, tables > 0, &backup_uri, aside).await;
+    let done = replace(&mut conn, db, tables > 0, backup, aside).await;
     let closed = conn.close().await.map_err(failed(db, "cannot close it"));
     let kept = done?;
     closed?;
@@ -83,15 +88,18 @@ async fn replace(
     conn: &mut SqliteConnection,
     db: &RadosDb,
     holds_anything: bool,
-    backup_uri: &str,
+    backup: &Path,
     aside: &RadosDb,
-) -> Result<Option<RadosDb>, BackupError> {
-    let kept = if holds_anything {
+) -> Result<(Option<RadosDb>, Option<KeptFromReplaced>), BackupError> {
+    let scratch = tempfile::tempdir().map_err(|source| BackupError::Io { path: std::env::temp_dir(), source })?;
+    let (kept_aside, taken_over, restored) = if holds_anything {
         keep(conn, db, aside).await?;
-        Some(aside.clone())
+        let (restored, taken_over) = take_over(conn, db, backup, scratch.path()).await?;
+        (Some(aside.clone()), Some(taken_over), restored)
     } else {
-        None
+        (None, None, backup.to_path_buf())
     };
+    let backup_uri = format!("file:{}?vfs=unix&mode=ro", uri_path(&restored)?);
     sqlx::query("ATTACH DATABASE ? AS backup")
         .bind(backup_uri)
         .execute(&mut *conn)
@@ -114,7 +122,24 @@ async fn replace(
     if let Err(why) = facts {
         return Err(in_rados(db, format!("the restored database {why}")));
     }
-    Ok(kept)
+    Ok((kept_aside, taken_over))
+}
+
+/// A local copy of the backup that took over what the database knows of
+/// now, from a local copy of the database, both in `scratch`.
+async fn take_over(
+    conn: &mut SqliteConnection,
+    db: &RadosDb,
+    backup: &Path,
+    scratch: &Path,
+) -> Result<(std::path::PathBuf, KeptFromReplaced), BackupError> {
+    let (replaced, restored) = (scratch.join("replaced.db"), scratch.join("restored.db"));
+    let uri = format!("file://{}?vfs=unix", uri_path(&replaced)?);
+    let why = "cannot copy it to a local file to keep its revocations, holds and recovery boost (nothing changed)";
+    sqlx::query("VACUUM INTO ?").bind(&uri).execute(&mut *conn).await.map_err(failed(db, why))?;
+    std::fs::copy(backup, &restored).map_err(|source| BackupError::Io { path: restored.clone(), source })?;
+    let kept = super::restore_carry::carry(&restored, &replaced).await?;
+    Ok((restored, kept))
 }
 
 /// Copies what the database holds to `aside` (which must not exist) and

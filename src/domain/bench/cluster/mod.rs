@@ -336,7 +336,7 @@ pub fn apply(b: &ClusterBench, outcome: &Outcome<BenchOutput>) -> ClusterBench {
             after.results.push(r.clone());
         }
         Outcome::Done(BenchOutput::CleanedUp) => {}
-        Outcome::Failed(why) | Outcome::Unknown(why) => {
+        Outcome::Failed(why) | Outcome::Unknown(why) | Outcome::Refused(why) => {
             after.failure.get_or_insert_with(|| why.clone());
         }
     }
