@@ -492,7 +492,13 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     // (CRUSH moves some of a reweighted OSD's PGs to its host's other OSDs).
     let at_start: Vec<i64> =
         [4, 5].iter().map(|osd| removal_of(&daemon.url, *osd).unwrap()["pgs_at_start"].as_i64().unwrap()).collect();
-    assert_eq!(at_start, pgs_before, "PGs at the drains' start vs before the drain");
+    assert_eq!(
+        at_start,
+        pgs_before,
+        "PGs at the drains' start vs before the drain; removals: {:?}; events: {}",
+        [removal_of(&daemon.url, 4), removal_of(&daemon.url, 5)],
+        osdkeeper(&daemon.url, &["events", "--limit", "30"])
+    );
     wait_settings(&sb, "the fast drain's recovery settings", boost_set);
     // An OSD with a held PG still drains with PGs left, until the stop;
     // one whose PGs all left before the freeze is past undo.

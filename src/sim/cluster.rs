@@ -108,6 +108,11 @@ impl SimCluster {
         self.inner.lock().expect("sim lock").zaps_lost.push(host.to_string());
     }
 
+    /// Makes the next `n` `ok-to-stop` questions time out.
+    pub fn time_out_ok_to_stop(&self, n: usize) {
+        self.inner.lock().expect("sim lock").ok_to_stop_timeouts = n;
+    }
+
     /// Puts another disk in a slot: the device at `path` on `host` reports
     /// a new serial/WWN id (the old disk pulled, a new one pushed in).
     pub fn swap_disk(&self, host: &str, path: &str, device_id: &str) {
@@ -283,8 +288,14 @@ impl CephCluster for SimCluster {
     }
 
     fn ok_to_stop(&self, ids: &[u32]) -> BoxFuture<'_, Result<Verdict, CephError>> {
-        let r = self.with(|s| super::answers::ok_to_stop(s, ids));
-        Box::pin(async move { Ok(r) })
+        let r = self.with(|s| {
+            if s.ok_to_stop_timeouts == 0 {
+                return Ok(super::answers::ok_to_stop(s, ids));
+            }
+            s.ok_to_stop_timeouts -= 1;
+            Err(CephError::Timeout { command: format!("ceph osd ok-to-stop {ids:?}"), seconds: 10 })
+        });
+        Box::pin(async move { r })
     }
 
     fn preview_input(&self, ids: &[u32]) -> BoxFuture<'_, Result<PreviewInput, CephError>> {

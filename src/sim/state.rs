@@ -44,6 +44,8 @@ pub(super) struct SimState {
     pub unreachable: Vec<String>,
     /// Hosts whose next zap fails as if the connection dropped.
     pub zaps_lost: Vec<String>,
+    /// `ok-to-stop` questions left to time out, as a loaded monitor's do.
+    pub ok_to_stop_timeouts: usize,
     /// (host, path, OSD fsid) of disks that still carry a purged OSD's label.
     pub dirty: Vec<(String, String, String)>,
     /// (host, path, LV report) of used disks pushed into a host from
@@ -91,6 +93,7 @@ impl SimState {
             pace,
             unreachable: Vec::new(),
             zaps_lost: Vec::new(),
+            ok_to_stop_timeouts: 0,
             dirty: Vec::new(),
             foreign: Vec::new(),
             made: 0,

@@ -323,12 +323,24 @@ impl Sandbox {
         let (pgid, from) = (pg["pgid"].as_str().unwrap().to_string(), pg["up"][0].as_u64().unwrap());
         let (code, _, err) = self.ceph(&["osd", "pg-upmap-items", &pgid, &from.to_string(), &osd.to_string()]);
         assert_eq!(code, 0, "pg-upmap-items {pgid} {from} {osd}: {err}");
-        let up = || self.json(&["pg", "map", &pgid])["up"].clone();
+        // The PG stats (`pg dump`, `osd df`, `pg stat`) trail the OSD map
+        // (`pg map`) by seconds: until they show the PG clean on `osd`, a
+        // reading of "before" may still be the PG's old place.
+        let stats = || {
+            let dump = self.json(&["pg", "dump", "pgs_brief"]);
+            let pgs =
+                dump["pg_stats"].as_array().cloned().unwrap_or_else(|| dump.as_array().cloned().unwrap_or_default());
+            pgs.into_iter().find(|p| p["pgid"] == pgid.as_str()).unwrap_or_default()
+        };
+        let on = |p: &Value, set: &str| p[set].as_array().is_some_and(|s| s.iter().any(|o| o.as_u64() == Some(osd)));
         wait_for_or(
-            &format!("{pgid} mapped onto osd.{osd}"),
-            Duration::from_secs(60),
-            || up().as_array().unwrap().iter().any(|o| o.as_u64() == Some(osd)).then_some(()),
-            || format!("{pgid} up {}", up()),
+            &format!("the PG stats to show {pgid} clean on osd.{osd}"),
+            Duration::from_secs(120),
+            || {
+                let p = stats();
+                (on(&p, "up") && on(&p, "acting") && p["state"] == "active+clean").then_some(())
+            },
+            || format!("{pgid} in the PG stats: {}, in the OSD map: {}", stats(), self.json(&["pg", "map", &pgid])),
         );
         self.wait_clean();
         pgid

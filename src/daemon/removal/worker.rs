@@ -301,11 +301,9 @@ impl RemovalKind {
     /// first one's reweight remapped were peering, and began a round later,
     /// after CRUSH had moved some of the first one's PGs onto it (seen on
     /// the sandbox). When the host's OSDs together may not stop, each is
-    /// asked alone, as before.
+    /// asked alone, as before; when the question could not be asked, the
+    /// host's OSDs all wait for the next round, still together.
     async fn ok_to_stop(&self, r: &Removal, round: &mut Round) -> Verdict {
-        let ask = |ids: Vec<u32>| async move {
-            self.d.ceph.ok_to_stop(&ids).await.unwrap_or_else(|e| Verdict::no(e.to_string()))
-        };
         if let Some((_, v)) = round.ok_to_stop.iter().find(|(h, _)| same_host(h, &r.host)) {
             return v.clone();
         }
@@ -314,12 +312,19 @@ impl RemovalKind {
             ids.push(r.osd_id);
         }
         let alone = ids.len() == 1;
-        let together = ask(ids).await;
+        let together = match self.d.ceph.ok_to_stop(&ids).await {
+            Ok(v) => v,
+            Err(e) => {
+                let v = Verdict::no(format!("cannot ask ok-to-stop: {e}"));
+                round.ok_to_stop.push((r.host.clone(), v.clone()));
+                return v;
+            }
+        };
         if together.ok || alone {
             round.ok_to_stop.push((r.host.clone(), together.clone()));
             return together;
         }
-        ask(vec![r.osd_id]).await
+        self.d.ceph.ok_to_stop(&[r.osd_id]).await.unwrap_or_else(|e| Verdict::no(format!("cannot ask ok-to-stop: {e}")))
     }
 
     async fn observe_host(&self, r: &Removal, devices: bool, obs: &mut Observation) {

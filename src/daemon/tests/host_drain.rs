@@ -93,3 +93,32 @@ async fn a_fast_host_drain_raises_recovery_until_stopped_or_done_also_across_a_r
     assert_eq!(osd_section(&sim), []);
     assert_eq!(d.store.boost().await.unwrap(), None);
 }
+
+/// A host's OSDs begin draining in one round even when `ok-to-stop` times
+/// out: one begun alone would first send the others some of its PGs.
+#[tokio::test]
+async fn a_host_whose_ok_to_stop_times_out_begins_its_drains_together_later() {
+    use crate::domain::removal::Phase;
+    use crate::wire::api::hosts::HostDrainBody;
+    let (_dir, d, sim) = sim_daemon(1.0).await;
+    d.removals.drain_host("f5-422-03", &HostDrainBody::default()).await.unwrap();
+    sim.time_out_ok_to_stop(2);
+    let mut phases_seen = Vec::new();
+    for _ in 0..10 {
+        d.removals.round().await.unwrap();
+        let all = d.store.ops::<crate::store::RemovalCodec>().active().await.unwrap();
+        let mut phases: Vec<(u32, Phase)> = all.iter().map(|r| (r.state.osd_id, r.state.phase)).collect();
+        phases.sort_unstable_by_key(|(id, _)| *id);
+        phases_seen.push(phases.clone());
+        if phases.iter().all(|(_, p)| *p != Phase::Queued) {
+            break;
+        }
+    }
+    assert_eq!(phases_seen[0], [(8, Phase::Queued), (15, Phase::Queued)], "{phases_seen:?}");
+    let last = phases_seen.last().unwrap();
+    assert_eq!(last, &[(8, Phase::Draining), (15, Phase::Draining)], "{phases_seen:?}");
+    assert!(
+        phases_seen.iter().all(|p| p.iter().all(|(_, ph)| *ph == Phase::Queued) || p == last),
+        "never one of the host's OSDs draining while the other waits: {phases_seen:?}"
+    );
+}
