@@ -305,7 +305,11 @@ impl FakeOsd {
         let dir = tempfile::tempdir().unwrap();
         let osd = dir.path().join("ceph-osd");
         let hold = device.map(|d| format!("exec 3<'{d}'\n")).unwrap_or_default();
-        std::fs::write(&osd, format!("#!/bin/sh\n{hold}while :; do sleep 0.2; done\n")).unwrap();
+        // It waits on its stdin, a pipe this test holds open, and forks
+        // nothing: a forked shell keeps the script's name and arguments
+        // until it execs, and the agent would rightly count it as a second
+        // process serving the OSD.
+        std::fs::write(&osd, format!("#!/bin/sh\n{hold}read _\n")).unwrap();
         let stop = dir.path().join("stop-osd");
         let script = format!("#!/bin/sh\nkill \"$(cat {}/osd.$1.pid)\"\n", dir.path().display());
         std::fs::write(&stop, script).unwrap();
@@ -319,7 +323,7 @@ impl FakeOsd {
         let child = loop {
             let spawned = Command::new(&osd)
                 .args(["-i", &id.to_string(), "-c", "/nonexistent/ceph.conf"])
-                .stdin(Stdio::null())
+                .stdin(Stdio::piped())
                 .spawn();
             match spawned {
                 Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
