@@ -7,6 +7,7 @@
 mod agents;
 mod answers;
 mod cluster;
+mod faults;
 mod health;
 mod identity;
 mod pgmap;

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::Removals;
 use crate::agent_client::AgentError;
-use crate::ceph::ClusterState;
+use crate::ceph::{CephError, ClusterState};
 use crate::daemon::live::Live;
 use crate::daemon::operations::{Executor, Flow, OperationKind};
 use crate::daemon::{DaemonError, Pace};
@@ -311,20 +311,17 @@ impl RemovalKind {
         if !ids.contains(&r.osd_id) {
             ids.push(r.osd_id);
         }
-        let alone = ids.len() == 1;
-        let together = match self.d.ceph.ok_to_stop(&ids).await {
-            Ok(v) => v,
-            Err(e) => {
-                let v = Verdict::no(format!("cannot ask ok-to-stop: {e}"));
-                round.ok_to_stop.push((r.host.clone(), v.clone()));
-                return v;
-            }
+        let unasked = |e: CephError| Verdict::no(format!("cannot ask ok-to-stop: {e}"));
+        // An error is no answer: the host's OSDs wait together (no "alone").
+        let (together, asked) = match self.d.ceph.ok_to_stop(&ids).await {
+            Ok(v) => (v, true),
+            Err(e) => (unasked(e), false),
         };
-        if together.ok || alone {
+        if together.ok || ids.len() == 1 || !asked {
             round.ok_to_stop.push((r.host.clone(), together.clone()));
             return together;
         }
-        self.d.ceph.ok_to_stop(&[r.osd_id]).await.unwrap_or_else(|e| Verdict::no(format!("cannot ask ok-to-stop: {e}")))
+        self.d.ceph.ok_to_stop(&[r.osd_id]).await.unwrap_or_else(unasked)
     }
 
     async fn observe_host(&self, r: &Removal, devices: bool, obs: &mut Observation) {
