@@ -229,8 +229,7 @@ fn pgs_listed_on(sb: &Sandbox, osds: &[u64]) -> BTreeSet<String> {
 
 /// Every PG's up set now (`pg dump pgs_brief`).
 fn up_sets(sb: &Sandbox) -> BTreeMap<String, Vec<u64>> {
-    let dump = sb.json(&["pg", "dump", "pgs_brief"]);
-    let pgs = dump["pg_stats"].as_array().cloned().unwrap_or_else(|| dump.as_array().cloned().unwrap_or_default());
+    let pgs = sb.pgs_brief();
     let ids = |v: &Value| -> Vec<u64> { v.as_array().unwrap().iter().filter_map(Value::as_u64).collect() };
     pgs.iter().map(|p| (p["pgid"].as_str().unwrap().to_string(), ids(&p["up"]))).collect()
 }

@@ -309,13 +309,19 @@ impl Sandbox {
 }
 
 impl Sandbox {
+    /// Every PG's brief stats (`pg dump pgs_brief`, whether the release
+    /// wraps them in `pg_stats` or prints the list alone).
+    pub fn pgs_brief(&self) -> Vec<Value> {
+        let dump = self.json(&["pg", "dump", "pgs_brief"]);
+        dump["pg_stats"].as_array().cloned().unwrap_or_else(|| dump.as_array().cloned().unwrap_or_default())
+    }
+
     /// Pins a PG with no copy on `host_osds` (the OSDs of `osd`'s host)
     /// onto `osd` with an upmap entry, as the balancer does, and waits
     /// until it is clean there. A drain of `osd` must move it too: the
     /// monitors drop an entry onto an OSD at CRUSH weight 0. Its PG id.
     pub fn pin_a_pg_onto(&self, osd: u64, host_osds: &[u64]) -> String {
-        let dump = self.json(&["pg", "dump", "pgs_brief"]);
-        let pgs = dump["pg_stats"].as_array().cloned().unwrap_or_else(|| dump.as_array().cloned().unwrap_or_default());
+        let pgs = self.pgs_brief();
         let away = |p: &&Value| {
             p["up"].as_array().unwrap().iter().all(|o| o.as_u64().is_some_and(|o| !host_osds.contains(&o)))
         };
@@ -326,12 +332,7 @@ impl Sandbox {
         // The PG stats (`pg dump`, `osd df`, `pg stat`) trail the OSD map
         // (`pg map`) by seconds: until they show the PG clean on `osd`, a
         // reading of "before" may still be the PG's old place.
-        let stats = || {
-            let dump = self.json(&["pg", "dump", "pgs_brief"]);
-            let pgs =
-                dump["pg_stats"].as_array().cloned().unwrap_or_else(|| dump.as_array().cloned().unwrap_or_default());
-            pgs.into_iter().find(|p| p["pgid"] == pgid.as_str()).unwrap_or_default()
-        };
+        let stats = || self.pgs_brief().into_iter().find(|p| p["pgid"] == pgid.as_str()).unwrap_or_default();
         let on = |p: &Value, set: &str| p[set].as_array().is_some_and(|s| s.iter().any(|o| o.as_u64() == Some(osd)));
         wait_for_or(
             &format!("the PG stats to show {pgid} clean on osd.{osd}"),
