@@ -11,28 +11,13 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::sandbox::{ceph_wrapper, sandbox_agent, Sandbox};
+use common::loop_hosts::*;
+use common::sandbox::{ceph_wrapper, Sandbox};
 use common::*;
 use serde_json::Value;
-
-const TOKEN: &str = "sandbox-api-token";
-const AGENT_TOKEN: &str = "sandbox-agent-token";
-const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
-
-fn daemon_config(sb: &Sandbox, ceph_bin: &Path) -> String {
-    format!(
-        "poll:\n  interval_s: 2\n  timeout_s: 10\nreconcile:\n  enabled: false\nremoval:\n  interval_s: 1\n{}  timeout_s: 30\n",
-        sb.ceph_yaml(Some(ceph_bin))
-    )
-}
-
-fn env() -> Vec<(&'static str, &'static str)> {
-    vec![("OSDKEEPER_TOKEN", TOKEN), ("OSDKEEPER_AGENT_TOKEN", AGENT_TOKEN)]
-}
 
 fn removal_of(url: &str, osd: u32) -> Option<Value> {
     let out = cli_ok(url, Some(TOKEN), &["osd", "rm", "status", "--format", "json", "--history", "50"]);
@@ -90,27 +75,15 @@ fn an_id_reused_while_a_purges_outcome_was_lost_is_never_acted_on() {
     let work = tempfile::Builder::new().prefix("osdkeeper-sandbox").tempdir().unwrap();
     let sb = Sandbox::start(&work.path().join("cluster"), &["--loop"]);
     let (ceph_bin, ceph_log) = ceph_wrapper(work.path(), &sb);
-    let loops = sb.loops();
-    let dev = |id: u32| loops.iter().find(|(i, _)| *i == id).map(|(_, d)| d.clone()).unwrap();
-    let mut agents = Vec::new();
-    for (n, host) in HOSTS.iter().enumerate() {
-        let devices = [dev(2 * n as u32), dev(2 * n as u32 + 1)];
-        agents.push(sandbox_agent(work.path(), &sb, host, &devices, AGENT_TOKEN));
-    }
+    let dev = |id: u32| device_of(&sb, id);
+    let agents = agents(work.path(), &sb);
     let old_uuid = sb.osd(5).unwrap()["uuid"].as_str().unwrap().to_string();
 
     // The removal, and a crash right after the purge went through.
     let mut crash_env = env();
     crash_env.push(("OSDKEEPER_CRASH_AFTER", "purge"));
     let mut crashing = start_daemon(work.path(), &daemon_config(&sb, &ceph_bin), &crash_env);
-    for (host, (_, addr)) in HOSTS.iter().zip(&agents) {
-        cli_ok(&crashing.url, Some(TOKEN), &["host", "add", host, addr]);
-    }
-    wait_for("inventories of the three hosts", Duration::from_secs(120), || {
-        let (_, out, _) = cli(&crashing.url, Some(TOKEN), &["device", "ls", "--format", "json"]);
-        let v: Value = serde_json::from_str(&out).ok()?;
-        v.as_array()?.iter().all(|h| h["devices"].as_array().is_some_and(|d| d.len() == 2)).then_some(())
-    });
+    add_hosts(&crashing.url, &agents);
     cli_ok(&crashing.url, Some(TOKEN), &["osd", "rm", "5", "--zap", "--fast"]);
     wait_for("the daemon to crash right after the purge", Duration::from_secs(300), || {
         crashing.proc.child.try_wait().ok().flatten().map(|_| ())

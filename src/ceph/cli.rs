@@ -23,8 +23,8 @@ use super::reads::read_command;
 use super::session::{Connection, Session};
 use super::wire::{OsdDf, OsdDump, OsdMetadata, OsdTree, PgStat, Versions};
 use super::{
-    CephCluster, CephError, CephRelease, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts,
-    PgOnOsd, PreviewInput, RecoveryNow, SwapInput, SwapPlacements, Verdict,
+    CephCluster, CephError, CephRelease, ClusterHealth, ClusterState, Copies, DbEntry, OsdDevices, OsdState,
+    PacingFacts, PgOnOsd, PreviewInput, RecoveryNow, SwapInput, SwapPlacements, Verdict,
 };
 
 pub struct CephCli {
@@ -339,6 +339,10 @@ impl CephCluster for CephCli {
         Box::pin(
             async move { self.ok(&["osd", "destroy", &id.to_string(), "--yes-i-really-mean-it"]).await.map(|_| ()) },
         )
+    }
+
+    fn copies(&self) -> BoxFuture<'_, Result<Copies, CephError>> {
+        Box::pin(self.read_copies())
     }
 }
 

@@ -8,7 +8,7 @@
 //! `config set` does, with the mask (`osd/host:NAME`).
 
 use super::cli::CephCli;
-use super::placement::{crush_items, pool_rules};
+use super::placement::crush_items;
 use super::wire::{ConfigDumped, ConfigShown, CrushRule, OsdDumpPools, OsdTree, PgDump, PgStatEntry};
 use super::CephError;
 use crate::domain::removal::boost::{DbEntry, RecoveryNow, Running};
@@ -38,7 +38,8 @@ impl CephCli {
             command: format!("config show {who} osd_max_backfills"),
             message: format!("not a count: {:?}", max.stdout.trim()),
         })?;
-        Ok(PacingFacts { max_backfills, pools: pool_rules(&osd_dump, &rules), crush: crush_items(tree) })
+        let pools = self.pool_rules_of(&osd_dump, &rules).await?;
+        Ok(PacingFacts { max_backfills, pools, crush: crush_items(tree) })
     }
 
     pub(super) async fn read_recovery_config(&self, probe: u32) -> Result<RecoveryNow, CephError> {

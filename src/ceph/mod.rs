@@ -9,6 +9,7 @@
 pub mod bench;
 pub mod cli;
 mod cli_bench;
+mod copies;
 mod drain;
 mod health_json;
 mod placement;
@@ -56,6 +57,7 @@ pub enum CephError {
 pub use crate::domain::ceph_release::CephRelease;
 pub use crate::domain::cluster::{ClusterState, OsdDevices, OsdState, Verdict};
 pub use crate::domain::cluster_health::ClusterHealth;
+pub use crate::domain::copies::Copies;
 pub use crate::domain::drain_preview::PreviewInput;
 pub use crate::domain::removal::boost::{DbEntry, RecoveryNow};
 pub use crate::domain::removal::{PacingFacts, PgOnOsd};
@@ -129,4 +131,8 @@ pub trait CephCluster: CephBench + Send + Sync {
     /// (docs/design/swap.md); Ceph's safe-to-destroy says no while the
     /// OSD still has PGs mapped.
     fn destroy_unchecked(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>>;
+    /// Every PG's acting set, each pool's size, min_size, pg_num and the
+    /// copies a PG needs to be read, the OSDs down: read fresh right before
+    /// an in-place stop, destroy or zap (`domain::copies`). Changes nothing.
+    fn copies(&self) -> BoxFuture<'_, Result<Copies, CephError>>;
 }

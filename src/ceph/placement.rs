@@ -17,6 +17,7 @@ use std::time::Duration;
 use tokio::process::Command;
 
 use super::cli::CephCli;
+use super::copies::{data_shards, erasure_profiles};
 use super::status::Status;
 use super::wire::{parse_pgs_dump_all, CrushRule, MappedPg, OsdDfSizes, OsdDumpPools, OsdTree, PgDump};
 use super::{CephError, CephRelease};
@@ -40,8 +41,13 @@ fn tool_too_old(program: &str, tool: &CephRelease, required: &str) -> Option<Str
     })
 }
 
-/// Each pool with what its CRUSH rule asks for.
-pub(super) fn pool_rules(osd_dump: &OsdDumpPools, rules: &[CrushRule]) -> Vec<PoolRule> {
+/// Each pool with what its CRUSH rule asks for, and the copies its PGs
+/// need to be read (`shards`: each erasure-code profile's k).
+pub(super) fn pool_rules(
+    osd_dump: &OsdDumpPools,
+    rules: &[CrushRule],
+    shards: &HashMap<String, u32>,
+) -> Result<Vec<PoolRule>, CephError> {
     osd_dump
         .pools
         .iter()
@@ -51,17 +57,30 @@ pub(super) fn pool_rules(osd_dump: &OsdDumpPools, rules: &[CrushRule]) -> Vec<Po
                 .find(|r| r.rule_id == p.crush_rule)
                 .map(CrushRule::placement)
                 .unwrap_or((None, None, "osd".into()));
-            PoolRule {
+            Ok(PoolRule {
                 id: p.pool,
                 name: p.pool_name.clone(),
                 size: p.size,
                 min_size: p.min_size,
+                data_shards: data_shards(p.kind, &p.erasure_code_profile, &p.pool_name, shards)?,
                 root,
                 device_class,
                 failure_domain,
-            }
+            })
         })
         .collect()
+}
+
+impl CephCli {
+    /// The pools of `osd dump` with their rules and k (`pool_rules`).
+    pub(super) async fn pool_rules_of(
+        &self,
+        osd_dump: &OsdDumpPools,
+        rules: &[CrushRule],
+    ) -> Result<Vec<PoolRule>, CephError> {
+        let profiles = erasure_profiles(osd_dump.pools.iter().map(|p| (p.kind, p.erasure_code_profile.as_str())));
+        pool_rules(osd_dump, rules, &self.erasure_shards(&profiles).await?)
+    }
 }
 
 /// The CRUSH hierarchy of `osd tree`, weights as they are now.
@@ -130,7 +149,7 @@ impl CephCli {
         )?;
 
         let pgs = placements(up_now, &up_after, &dump);
-        let pools = pool_rules(&osd_dump, &rules);
+        let pools = self.pool_rules_of(&osd_dump, &rules).await?;
         let crush = crush_items(tree);
         let usage = df
             .nodes

@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::cli::CephCli;
-use super::placement::pool_rules;
 use super::status::Status;
 use super::wire::{CrushRule, MappedPg, PgDump, PgStatEntry};
 use super::CephError;
@@ -155,7 +154,7 @@ impl CephCli {
             .collect();
         Ok(SwapPlacements {
             pgs,
-            pools: pool_rules(&osd_dump, &rules),
+            pools: self.pool_rules_of(&osd_dump, &rules).await?,
             down: dump.osds.iter().filter(|o| o.up == 0).map(|o| o.osd).collect(),
             recovery_now: status.pgmap.recovering_bytes_per_sec,
             final_known: false,

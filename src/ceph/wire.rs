@@ -189,6 +189,11 @@ pub struct PoolEntry {
     pub size: u32,
     pub min_size: u32,
     pub crush_rule: i64,
+    /// 1 replicated, 3 erasure-coded (its profile names its k).
+    #[serde(rename = "type", default)]
+    pub kind: u8,
+    #[serde(default)]
+    pub erasure_code_profile: String,
 }
 
 /// One rule of `ceph osd crush rule dump`.

@@ -15,6 +15,7 @@ mod device_replace;
 mod fake_agents;
 mod host_drain;
 mod identity;
+mod last_copy;
 mod metrics;
 mod polling;
 mod preview;

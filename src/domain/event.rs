@@ -110,6 +110,11 @@ event_kinds! {
     RemovalSuperseded = "removal-superseded",
     /// A step of a removal failed; it is tried again.
     RemovalActionFailed = "removal-action-failed",
+    /// An in-place disk change's stop, destroy or zap waits: the cluster is
+    /// worse than accepted (the PGs named), or its PG map cannot be read.
+    InPlaceHeld = "in-place-held",
+    /// The cluster is no worse than accepted again: the held act goes on.
+    InPlaceHoldLifted = "in-place-hold-lifted",
     /// Fast drains: recovery settings raised (what, from what, and what keeps them from working).
     RecoveryBoosted = "recovery-boosted",
     /// The last fast drain ended or was stopped: the settings are back.

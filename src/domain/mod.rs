@@ -9,6 +9,7 @@ pub mod ceph_release;
 pub mod cluster;
 pub mod cluster_health;
 pub mod command;
+pub mod copies;
 pub mod deploy;
 pub mod device_id;
 pub mod device_replace;

@@ -23,6 +23,7 @@ pub fn preview_text(p: &SwapPreview) -> String {
         ways: &p.ways,
         bytes_per_s: p.bytes_per_s,
         eta_basis: &p.eta_basis,
+        lost: &p.lost,
         single_copy: &p.single_copy,
         inactive: &p.inactive,
         making: p.making.as_ref(),
@@ -37,6 +38,7 @@ pub fn replace_ways_text(w: &ReplaceWays) -> String {
         ways: &w.ways,
         bytes_per_s: w.bytes_per_s,
         eta_basis: &w.eta_basis,
+        lost: &w.lost,
         single_copy: &w.single_copy,
         inactive: &w.inactive,
         making: w.making.as_ref(),
@@ -49,6 +51,7 @@ struct Ways<'a> {
     ways: &'a [WayRow],
     bytes_per_s: Option<f64>,
     eta_basis: &'a str,
+    lost: &'a [PoolRiskRow],
     single_copy: &'a [PoolRiskRow],
     inactive: &'a [PoolRiskRow],
     making: Option<&'a MakingEstimate>,
@@ -94,7 +97,11 @@ fn ways_text(p: &Ways) -> String {
             w.pgs_degraded
         ));
     }
-    let risks = [(p.single_copy, "left with one copy"), (p.inactive, "inactive (client I/O stops)")];
+    let risks = [
+        (p.lost, "left with no copy (refused whatever the flags)"),
+        (p.single_copy, "left with one copy"),
+        (p.inactive, "inactive (client I/O stops)"),
+    ];
     for (list, what) in risks {
         for r in list {
             out.push_str(&format!(
@@ -169,6 +176,7 @@ mod tests {
             ways: &ways,
             bytes_per_s: Some(1024.0 * 1024.0),
             eta_basis: "the recovery rate of the last hour",
+            lost: &[],
             single_copy: &[],
             inactive: &[],
             making: Some(&made),

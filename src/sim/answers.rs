@@ -13,6 +13,16 @@ use crate::domain::removal::boost::Running;
 const SIM_VERSION: &str = "ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)";
 
 /// `ceph versions`: every OSD, a mon and a mgr on one release.
+/// `osd destroy N --yes-i-really-mean-it`: refused while the OSD is up.
+pub(super) fn destroy_down(o: &mut super::cluster::SimOsd) -> Result<(), CephError> {
+    if o.up {
+        let message = format!("osd.{} is not `down`.", o.id);
+        return Err(CephError::Command { command: format!("osd destroy {}", o.id), code: 16, message });
+    }
+    o.destroyed = true;
+    Ok(())
+}
+
 pub(super) fn versions(s: &SimState) -> Vec<(CephRelease, u64)> {
     let release = CephRelease::parse(SIM_VERSION).expect("the simulator's version line reads");
     vec![(release, s.osds.len() as u64 + 2)]

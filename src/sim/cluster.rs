@@ -9,8 +9,8 @@ use super::pgmap::PgMap;
 use super::state::SimClock;
 pub(super) use super::state::SimState;
 use crate::ceph::{
-    CephCluster, CephError, CephRelease, ClusterHealth, ClusterState, DbEntry, OsdDevices, OsdState, PacingFacts,
-    PgOnOsd, PreviewInput, RecoveryNow, SwapInput, SwapPlacements, Verdict,
+    CephCluster, CephError, CephRelease, ClusterHealth, ClusterState, Copies, DbEntry, OsdDevices, OsdState,
+    PacingFacts, PgOnOsd, PreviewInput, RecoveryNow, SwapInput, SwapPlacements, Verdict,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -415,13 +415,14 @@ impl CephCluster for SimCluster {
     fn destroy_unchecked(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>> {
         let r = self.with(|s| {
             let o = Self::find(s, id)?;
-            if o.up {
-                let message = format!("osd.{id} is not `down`.");
-                return Err(CephError::Command { command: format!("osd destroy {id}"), code: 16, message });
-            }
-            o.destroyed = true;
+            super::answers::destroy_down(o)?;
             super::answers::with_map(s, |m| m.lose(id))
         });
         Box::pin(async move { r })
+    }
+
+    fn copies(&self) -> BoxFuture<'_, Result<Copies, CephError>> {
+        let r = self.with(|s| super::pgmap::copies(s));
+        Box::pin(async move { Ok(r) })
     }
 }

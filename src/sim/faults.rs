@@ -1,5 +1,6 @@
 //! What a test makes go wrong, or change under the daemon: an agent out of
-//! reach, a zap or an `ok-to-stop` lost, a disk pulled and another pushed in.
+//! reach, a zap or an `ok-to-stop` lost, a disk pulled and another pushed in,
+//! an OSD that fails and comes back.
 
 use super::cluster::SimCluster;
 
@@ -21,6 +22,15 @@ impl SimCluster {
     /// Makes the next `n` `ok-to-stop` questions time out.
     pub fn time_out_ok_to_stop(&self, n: usize) {
         self.inner.lock().expect("sim lock").ok_to_stop_timeouts = n;
+    }
+
+    /// Makes an OSD fail (its daemon dies, the monitors mark it down), or
+    /// start again.
+    pub fn set_osd_failed(&self, id: u32, failed: bool) {
+        let mut s = self.inner.lock().expect("sim lock");
+        for o in s.osds.iter_mut().filter(|o| o.id == id) {
+            (o.up, o.daemon_running) = (!failed, !failed);
+        }
     }
 
     /// Puts another disk in a slot: the device at `path` on `host` reports

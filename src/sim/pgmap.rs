@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use super::cluster::{SimOsd, SimState};
 use super::placement::{pg_num, place, topology, weighted, Weighted, PG_BYTES, POOL};
 use crate::ceph::CephError;
+use crate::domain::copies::{self, Copies, Pg};
 use crate::domain::swap::cost::{Placement, SwapPlacements};
 use crate::domain::swap::upmap::{apply, kept, same_osds};
 use crate::domain::swap::{PgNow, SwapInput};
@@ -234,6 +235,34 @@ pub(super) fn swap_input(s: &SimState, weights: &[(u32, f64)]) -> Result<SwapInp
         balancer_on: map.balancer_on,
         noout: s.osds.iter().filter(|o| o.noout).map(|o| o.id).collect(),
     })
+}
+
+/// Every PG's copies, for the last-copy gate: where its data is (the
+/// map's, else where the simulator places it), the OSDs down.
+pub(super) fn copies(s: &SimState) -> Copies {
+    let live: Vec<&SimOsd> = s.osds.iter().filter(|o| !o.destroyed).collect();
+    let count = s.pg_map.as_ref().map_or_else(|| pg_num(&live), |m| m.pgs.len() as u32);
+    let w = weighted(&live, weight_now);
+    let pgs = (0..count)
+        .map(|ps| Pg {
+            pgid: pgid(ps),
+            pool: POOL,
+            acting: s.pg_map.as_ref().map_or_else(|| place(&w, ps), |m| m.pgs[ps as usize].acting.clone()),
+        })
+        .collect();
+    let pools = topology(&live)
+        .0
+        .iter()
+        .map(|p| copies::Pool {
+            id: p.id,
+            name: p.name.clone(),
+            size: p.size,
+            min_size: p.min_size,
+            data_shards: p.data_shards,
+            pg_num: count,
+        })
+        .collect();
+    Copies { pgs, pools, down: s.osds.iter().filter(|o| !o.up).map(|o| o.id).collect() }
 }
 
 /// The preview's three maps. The new OSDs get the ids the simulated

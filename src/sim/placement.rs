@@ -97,6 +97,7 @@ pub(super) fn topology(live: &[&SimOsd]) -> (Vec<PoolRule>, Vec<CrushItem>) {
         name: "rbd".into(),
         size: 2,
         min_size: 1,
+        data_shards: 1,
         root: Some("default".into()),
         device_class: None,
         failure_domain: if hosts.len() < 2 { "osd" } else { "host" }.into(),

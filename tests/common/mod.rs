@@ -6,6 +6,7 @@
 pub mod browser;
 pub mod client;
 pub mod field;
+pub mod loop_hosts;
 pub mod mounts;
 pub mod real_hosts;
 pub mod sandbox;

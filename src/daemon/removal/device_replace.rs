@@ -209,7 +209,10 @@ impl Removals {
             fast: req.fast,
             ignore_preview_blockers: req.ignore_preview_blockers,
             slot: Some(req.path.clone()),
-            in_place: req.in_place.then_some(InPlace { accept_inactive: req.accept_inactive }),
+            in_place: req.in_place.then_some(InPlace {
+                accept_inactive: req.accept_inactive,
+                accept_single_copy: req.accept_single_copy,
+            }),
             // The OSDs found on the disk, not others that took their ids since.
             expected_uuids: ids.iter().filter_map(|id| state.osd(*id)?.uuid.clone().map(|u| (*id, u))).collect(),
         };
@@ -343,6 +346,7 @@ fn paths_of(released: &[String]) -> String {
 fn ways(c: &Costs, refusals: Vec<String>) -> ReplaceWays {
     ReplaceWays {
         ways: vec![row("drain-first", Some(&c.drain_first)), in_place_row(&c.in_place)],
+        lost: c.in_place.lost.iter().map(Into::into).collect(),
         single_copy: c.in_place.single_copy.iter().map(Into::into).collect(),
         inactive: c.in_place.inactive.iter().map(Into::into).collect(),
         bytes_per_s: c.bytes_per_s,

@@ -2,6 +2,7 @@
 //! has them ("Successfully purged osd.15 on f5-422-03").
 
 use super::Removals;
+use crate::domain::copies::hold_event;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::removal::{Ending, Phase, RemovalRecord};
 
@@ -69,6 +70,17 @@ pub fn announcement(rec: &RemovalRecord, before: Phase) -> Option<(EventKind, St
 }
 
 impl Removals {
+    /// An in-place removal's last-copy hold, when it begins or lifts.
+    pub(super) async fn announce_hold(&self, before: &RemovalRecord, after: &RemovalRecord) {
+        let r = &after.state;
+        let who = format!("osd.{} on {}", r.osd_id, r.host);
+        let change = hold_event(&who, before.state.last_copy_hold.as_ref(), r.last_copy_hold.as_ref());
+        if let Some((kind, level, message)) = change {
+            let subject = format!("osd.{}", r.osd_id);
+            self.events.record(level, kind, Some(&r.host), Some(&subject), message).await;
+        }
+    }
+
     /// Records the phase change, and holds the freed devices as soon as the
     /// OSD is gone: before the wipe makes them look free to the planner
     /// (and again at the end, for a removal that skipped the purge).

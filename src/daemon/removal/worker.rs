@@ -23,11 +23,13 @@ use crate::domain::cluster::{format_weight, same_host};
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{Outcome, Recorded};
 use crate::domain::removal::{
-    advance, after_step, apply, began_drain, bytes_to_move, cadence, clean_devices, held_back, may_start_drain,
-    observe_cluster, questions, replaced_devices, sample_due, shared_now, undone_outside, Drain, Effect, Observation,
-    PacingFacts, Phase, Removal, RemovalRecord, Step, Verdict,
+    advance, after_step, apply, began_drain, cadence, clean_devices, may_start_drain, observe_cluster, questions,
+    replaced_devices, shared_now, Drain, Effect, Observation, PacingFacts, Phase, Removal, RemovalRecord, Step,
+    Verdict,
 };
-use crate::store::{DrainSampleRow, RemovalCodec};
+use crate::store::RemovalCodec;
+
+mod samples;
 
 /// What the round knows: the cluster as read once, for pacing the removals
 /// waiting to drain, the drains under way (those it began included) and
@@ -123,6 +125,9 @@ impl OperationKind for RemovalKind {
         if ask.daemon || ask.devices {
             self.observe_host(r, ask.devices, &mut obs).await;
         }
+        if ask.copies {
+            obs.copies = Some(self.d.ceph.copies().await.map_err(|e| e.to_string()));
+        }
         obs
     }
 
@@ -150,6 +155,7 @@ impl OperationKind for RemovalKind {
     async fn after_step(&self, before: &RemovalRecord, after: &RemovalRecord, step: &Step, obs: &Observation) {
         let outside = self.undone_by_someone_else(before, step, obs).await;
         self.record_sample(before, after, outside).await;
+        self.d.announce_hold(before, after).await;
         if before.state.phase != after.state.phase {
             self.d.announce(after, before.state.phase).await;
         }
@@ -355,63 +361,6 @@ impl RemovalKind {
                 Ok(None) => {}
                 Err(e) => tracing::error!("cannot read the inventory of {}: {e}", r.host),
             }
-        }
-    }
-
-    /// What someone else did to the drain that this step undoes, if the
-    /// drain's own reweight (or mark-out) went through before.
-    async fn undone_by_someone_else(&self, rec: &RemovalRecord, step: &Step, obs: &Observation) -> Option<String> {
-        let name = step.effect.as_ref().map(Effect::name)?;
-        if rec.state.phase != Phase::Draining || !matches!(name, "reweight" | "mark-out") {
-            return None;
-        }
-        let applied = match self.d.store.actions(rec.id).await {
-            Ok(actions) => actions.iter().any(|a| a.succeeded() && a.effect == name),
-            Err(e) => {
-                tracing::error!("cannot read the actions of removal {}: {e}", rec.number);
-                false
-            }
-        };
-        let what = undone_outside(&rec.state, step, obs, applied);
-        if let Some(w) = &what {
-            tracing::warn!("{w}");
-        }
-        what
-    }
-
-    /// A progress sample when one is due (or when someone undid the drain):
-    /// the PGs left, the space used, and the bytes still to move with what
-    /// holds them, from the PGs still on the OSD.
-    async fn record_sample(&self, before: &RemovalRecord, after: &RemovalRecord, outside: Option<String>) {
-        if !(after.state.phase.is_draining() || before.state.phase.is_draining()) {
-            return;
-        }
-        let last = match self.d.store.recent_samples(after.id, 0).await {
-            Ok(s) => s.last().map(|x| x.at),
-            Err(e) => {
-                tracing::error!("cannot read the samples of removal {}: {e}", after.number);
-                return;
-            }
-        };
-        let Some(pgs) = sample_due(before, after, last).or(after.state.pgs_now.filter(|_| outside.is_some())) else {
-            return;
-        };
-        let osd = after.state.osd_id;
-        let (bytes_left, held) = match self.d.ceph.pgs_on_osd(osd).await {
-            Ok(on) => (Some(bytes_to_move(osd, &on) as i64), held_back(&on)),
-            Err(e) => {
-                tracing::warn!("cannot read the PGs still on osd.{osd}: {e}");
-                (None, None)
-            }
-        };
-        let blocked = match (outside, held) {
-            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-            (a, b) => a.or(b),
-        };
-        let sample =
-            DrainSampleRow { at: after.updated_at, pgs, kb_used: after.state.kb_used_now, bytes_left, blocked };
-        if let Err(e) = self.d.store.add_sample(after.id, &sample).await {
-            tracing::error!("cannot record a progress sample of removal {}: {e}", after.number);
         }
     }
 

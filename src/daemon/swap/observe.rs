@@ -3,7 +3,8 @@
 //! rule; the balancer, the OSDs' flags and the PG map with the final map
 //! beside it (`swap_input`: osdmaptool on the real cluster); the config
 //! database; the deployment and removals it stored; for the in-place way
-//! `ok-to-stop`, the OSD's daemon on its host and the host's blank disks.
+//! `ok-to-stop`, the OSD's daemon on its host, the host's blank disks and,
+//! right before a stop, destroy or zap, every PG's copies.
 
 use super::effects::clear_sections;
 use super::{deployment_subject, Swaps};
@@ -28,6 +29,8 @@ struct Asks {
     ok_to_stop: bool,
     host: bool,
     disks: bool,
+    /// Every PG's copies, for the last-copy gate (`domain::copies`).
+    copies: bool,
 }
 
 fn asks(rec: &SwapRecord) -> Asks {
@@ -43,8 +46,11 @@ fn asks(rec: &SwapRecord) -> Asks {
         (Way::FreeBay, Phase::HandingOver | Phase::Settling) => Asks { input: true, ..Asks::default() },
         (Way::FreeBay, Phase::Retiring) => Asks { removals: true, input: true, config: true, ..Asks::default() },
         (Way::InPlace, Phase::Queued) => Asks { ok_to_stop: true, input: true, ..Asks::default() },
-        (Way::InPlace, Phase::Stopping | Phase::Destroying) => Asks { host: true, input: true, ..Asks::default() },
-        (Way::InPlace, Phase::Zapping | Phase::AwaitingDisk) => Asks { host: true, disks: true, ..Asks::default() },
+        (Way::InPlace, Phase::Stopping | Phase::Destroying) => {
+            Asks { host: true, input: true, copies: true, ..Asks::default() }
+        }
+        (Way::InPlace, Phase::Zapping) => Asks { host: true, disks: true, copies: true, ..Asks::default() },
+        (Way::InPlace, Phase::AwaitingDisk) => Asks { host: true, disks: true, ..Asks::default() },
         (Way::InPlace, Phase::Deploying) => Asks { deployment: true, ..Asks::default() },
         (Way::InPlace, _) => Asks { input: true, ..Asks::default() },
         _ => Asks::default(),
@@ -113,6 +119,9 @@ impl Swaps {
         }
         if ask.host || ask.disks {
             self.observe_host(rec, ask.disks, &mut obs).await;
+        }
+        if ask.copies {
+            obs.copies = Some(self.ceph.copies().await.map_err(|e| e.to_string()));
         }
         obs
     }

@@ -23,6 +23,9 @@ pub struct PoolRule {
     pub name: String,
     pub size: u32,
     pub min_size: u32,
+    /// The copies a PG needs to be read: 1 replicated, k erasure-coded
+    /// (its profile's).
+    pub data_shards: u32,
     /// The rule's `take` bucket, without a `~class` suffix; None when it has none.
     pub root: Option<String>,
     /// From `take ROOT~CLASS`.

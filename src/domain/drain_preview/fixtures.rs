@@ -43,6 +43,7 @@ pub(crate) fn pool(size: u32) -> PoolRule {
         name: "sandbox".into(),
         size,
         min_size: 1,
+        data_shards: 1,
         root: Some("default".into()),
         device_class: None,
         failure_domain: "host".into(),

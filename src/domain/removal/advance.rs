@@ -1,7 +1,7 @@
 //! `advance`: the next step of one removal, from its state and what the
 //! worker just saw. Pure; the table tests in `tests.rs` pin every gate.
 
-use super::gate::{superseded, with_uuid};
+use super::gate::{last_copy, superseded, with_uuid};
 use super::{pgs_left, Effect, Ending, Observation, Phase, Removal, Step, Superseded};
 use crate::domain::operation::Outcome;
 
@@ -50,13 +50,16 @@ fn zapped(mut next: Removal) -> Step {
 }
 
 /// Decides the next step. Pure: the same removal and observation always
-/// give the same step. The gate (`gate.rs`) comes first: the OSD at the
-/// id must be the one scheduled.
+/// give the same step. The gates (`gate.rs`) come first and last: the OSD
+/// at the id must be the one scheduled, and in place, a stop, destroy or
+/// zap waits while the cluster is worse than was accepted.
 pub fn advance(r: &Removal, obs: &Observation) -> Step {
     let r = &with_uuid(r, obs);
-    if let Some(step) = superseded(r, obs) {
-        return step;
-    }
+    let step = superseded(r, obs).unwrap_or_else(|| decide(r, obs));
+    last_copy(r, step, obs)
+}
+
+fn decide(r: &Removal, obs: &Observation) -> Step {
     let mut next = r.clone();
     let id = r.osd_id;
     match r.phase {

@@ -4,11 +4,38 @@
 //! whose outcome was lost (a crash, a timeout taken for a failure), an id
 //! given to a new OSD since, a removal restored from an old backup: another
 //! uuid at the id ends the removal as superseded, acting on nothing more.
-//! `advance` asks here first; a check made right before the act (a fresh
-//! PG map) joins this gate.
+//! `advance` asks here first. In place, the step it decides passes the
+//! last-copy gate too (`last_copy`, `copies::gate`): a stop, destroy or
+//! zap waits on a fresh PG map while the cluster is worse than accepted.
 
-use super::{Ending, Observation, Phase, Removal, Step, Superseded};
+use super::{Effect, Ending, InPlace, Observation, Phase, Removal, Step, Superseded};
+use crate::domain::copies::{self, Hold};
 use crate::domain::identity::{osd_at_id, OsdAtId};
+
+/// The act an in-place removal's effect is, when the last-copy gate holds
+/// it: the stop, the destroy, a zap.
+fn last_copy_act(r: &Removal, effect: &Effect) -> Option<String> {
+    r.in_place?;
+    let id = r.osd_id;
+    Some(match effect {
+        Effect::StopDaemon => format!("the stop of osd.{id}"),
+        Effect::Destroy | Effect::Purge => format!("the destroy of osd.{id}"),
+        Effect::Zap { path } => format!("the zap of {path}"),
+        Effect::ZapLvs { .. } => format!("the zap of osd.{id}'s LVs"),
+        _ => return None,
+    })
+}
+
+/// The step `advance` decided from `r`, through the last-copy gate.
+pub fn last_copy(r: &Removal, step: Step, obs: &Observation) -> Step {
+    let act = step.effect.as_ref().and_then(|e| last_copy_act(r, e));
+    let accept = r.in_place.map(InPlace::accept).unwrap_or_default();
+    let hold = match act {
+        Some(_) => copies::hold(obs.copies.as_ref(), &[r.osd_id], accept),
+        None => Hold::NotRead,
+    };
+    copies::gate(r, step, act, hold, |s| s.phase.is_finished(), |s| &mut s.last_copy_hold)
+}
 
 /// The phases whose effects act on the OSD by its id: until it is
 /// destroyed or purged. Past them the id is free by design (a replacement

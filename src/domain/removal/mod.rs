@@ -43,6 +43,7 @@ mod remaining;
 pub mod zap_plan;
 
 pub use super::cluster::Verdict;
+use super::copies::{Accept, Copies};
 pub use advance::{advance, apply};
 pub use devices::{clean_devices, identify, replaced_devices, shared_now, zap_expect, Identified, IdentifyError};
 pub use ending::{Ending, Superseded};
@@ -176,6 +177,9 @@ pub struct Removal {
     /// How it ended, as text, in records written before `ending` existed:
     /// read, never written.
     pub legacy_note: Option<String>,
+    /// In place: the stop, destroy or zap waits, the cluster worse than
+    /// accepted (`copies::gate`), in the words of when the hold began.
+    pub last_copy_hold: Option<String>,
 }
 
 impl Removal {
@@ -208,6 +212,7 @@ impl Removal {
             in_place: None,
             ending: None,
             legacy_note: None,
+            last_copy_hold: None,
         }
     }
 
@@ -246,11 +251,20 @@ impl Removal {
 }
 
 /// What an in-place removal was told to accept, beyond the PGs it leaves
-/// with a copy fewer (accepted when it was scheduled).
+/// with a copy fewer (accepted when it was scheduled); held to right
+/// before each stop, destroy and zap too (`gate::last_copy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct InPlace {
     /// Stop the OSD even when `ok-to-stop` says PGs would go inactive.
     pub accept_inactive: bool,
+    /// PGs may be left with one copy (erasure-coded: k shards).
+    pub accept_single_copy: bool,
+}
+
+impl InPlace {
+    pub fn accept(self) -> Accept {
+        Accept { single_copy: self.accept_single_copy, inactive: self.accept_inactive }
+    }
 }
 
 /// What the worker saw just now.
@@ -287,6 +301,9 @@ pub struct Observation {
     /// put there during the drain): never wiped whole, decided again right
     /// before the zap (`shared_now`).
     pub shared_now: Vec<String>,
+    /// In place, right before a stop, destroy or zap: a fresh read of
+    /// every PG's copies, or why it could not be read (`questions`).
+    pub copies: Option<Result<Copies, String>>,
 }
 
 /// One action on the cluster or a host. All are safe to repeat.
@@ -401,5 +418,7 @@ pub fn pgs_left(obs: &Observation) -> Option<i64> {
     }
 }
 
+#[cfg(test)]
+mod last_copy_tests;
 #[cfg(test)]
 mod tests;

@@ -29,6 +29,7 @@ pub fn observe_cluster(r: &Removal, cluster: &ClusterState, may_start_drain: Ver
         clean_devices: Vec::new(),
         replaced_devices: Vec::new(),
         shared_now: Vec::new(),
+        copies: None,
     }
 }
 
@@ -42,11 +43,20 @@ pub struct Questions {
     pub daemon: bool,
     /// A fresh inventory of the host, to see which devices are wiped.
     pub devices: bool,
+    /// Every PG's copies (`pg dump pgs_brief`, `osd dump`): in place,
+    /// in the phases of the stop, the destroy and the zap.
+    pub copies: bool,
 }
 
 pub fn questions(r: &Removal, obs: &Observation) -> Questions {
+    let copies = r.in_place.is_some()
+        && match r.phase {
+            Phase::Stopping | Phase::Destroying => true,
+            Phase::Zapping => r.zap,
+            _ => false,
+        };
     if !obs.exists {
-        return Questions::default();
+        return Questions { copies, ..Questions::default() };
     }
     let safe_to_destroy = match r.phase {
         // A stop request leads to Restoring, which does not ask.
@@ -64,6 +74,7 @@ pub fn questions(r: &Removal, obs: &Observation) -> Questions {
         safe_to_destroy,
         daemon: on_host,
         devices: r.phase == Phase::Zapping && r.zap,
+        copies,
     }
 }
 

@@ -29,6 +29,8 @@ pub(super) fn healthy() -> Observation {
         clean_devices: vec![],
         replaced_devices: vec![],
         shared_now: vec![],
+        // Read, and no PG short of copies: the last-copy gate lets acts go.
+        copies: Some(Ok(crate::domain::copies::Copies::default())),
     }
 }
 
@@ -290,7 +292,7 @@ fn stop_is_refused_past_the_point_of_no_return() {
     assert!(!Phase::Destroying.can_stop());
 }
 
-fn in_place(phase: Phase) -> Removal {
+pub(super) fn in_place(phase: Phase) -> Removal {
     let mut r = removal(phase);
     r.replace = true;
     r.in_place = Some(InPlace::default());
@@ -321,7 +323,7 @@ fn in_place_waits_for_ok_to_stop_unless_inactive_pgs_were_accepted() {
     assert_eq!((s.next.phase, s.effect), (Phase::Queued, None));
     assert!(s.waiting_on.unwrap().contains("4 PGs would become inactive"));
     let mut r = in_place(Phase::Queued);
-    r.in_place = Some(InPlace { accept_inactive: true });
+    r.in_place = Some(InPlace { accept_inactive: true, accept_single_copy: false });
     assert_eq!(run(&r, &o).effect, Some(Effect::Noout { on: true }));
 }
 

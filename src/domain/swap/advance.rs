@@ -1,7 +1,7 @@
 //! `advance` for the free bay, and what an outcome or a restart changes.
 //! Pure; the table tests in `tests.rs` pin every phase.
 
-use super::gate::{not_ours, with_uuids, NotOurs};
+use super::gate::{last_copy, not_ours, with_uuids, NotOurs};
 use super::handover::{cleanup, plan};
 use super::{in_place, lowest_free_ids, Effect, Observation, Phase, Step, Swap, Way, HANDOVER_WEIGHT};
 use crate::domain::operation::Outcome;
@@ -52,7 +52,7 @@ fn unread(obs: &Observation, what: &str) -> String {
 pub fn advance(s: &Swap, obs: &Observation) -> Step {
     let s = &with_uuids(s, obs);
     match not_ours(s, obs) {
-        Some(NotOurs::Other(why)) => return superseded(s.clone(), why, obs),
+        Some(NotOurs::Other(why)) => return last_copy(s, superseded(s.clone(), why, obs), obs),
         Some(NotOurs::CannotTell(why)) => return Step::wait(s.clone(), why),
         None => {}
     }

@@ -8,6 +8,7 @@
 //! per OSD it gains. The time is at the throughput the cluster was seen to
 //! reach (`drain_preview::observed`), none when none was seen.
 
+use crate::domain::copies::{self, Class};
 use crate::domain::drain_preview::{PoolRule, Throughput};
 
 use super::making::Making;
@@ -75,6 +76,8 @@ pub struct PoolRisk {
     pub pool: String,
     pub size: u32,
     pub min_size: u32,
+    /// The copies a PG needs to be read: 1 replicated, k erasure-coded.
+    pub data_shards: u32,
     pub pgs: usize,
     pub bytes: u64,
 }
@@ -90,7 +93,10 @@ pub struct InPlaceCost {
     /// The new OSDs' making before it, at the pace deployments went; the
     /// time the slot stays empty comes on top of both.
     pub making: Option<Making>,
-    /// PGs left with one copy, by pool.
+    /// PGs left with no copy to read (erasure-coded: fewer than k
+    /// shards), by pool: the in-place way is refused, whatever the flags.
+    pub lost: Vec<PoolRisk>,
+    /// PGs left with one copy (erasure-coded: k shards), by pool.
     pub single_copy: Vec<PoolRisk>,
     /// PGs below their pool's min_size (inactive: client I/O stops), by pool.
     pub inactive: Vec<PoolRisk>,
@@ -112,12 +118,8 @@ pub struct Costs {
     pub basis: String,
 }
 
-/// The risks the operator accepts for the in-place way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Accept {
-    pub single_copy: bool,
-    pub inactive: bool,
-}
+/// The risks the operator accepts for the in-place way (never a lost PG).
+pub use crate::domain::copies::Accept;
 
 pub fn costs(input: &CostInput) -> Costs {
     let rate = input.throughput.as_ref().map(|t| t.bytes_per_s).filter(|r| *r > 0.0);
@@ -184,23 +186,36 @@ impl Tally {
     }
 }
 
+/// A pool's rule as the count of copies needs it.
+fn counted(rule: &PoolRule) -> copies::Pool {
+    copies::Pool {
+        id: rule.id,
+        name: rule.name.clone(),
+        size: rule.size,
+        min_size: rule.min_size,
+        data_shards: rule.data_shards,
+        pg_num: 0,
+    }
+}
+
+/// The in-place way's bytes and degraded PGs (those with a copy on the old
+/// OSDs), and every PG of the cluster short of copies once they are gone,
+/// by class (`copies.rs`: the rule the gate right before each act holds to).
 fn in_place(input: &CostInput, eta: impl Fn(u64) -> Option<f64>) -> InPlaceCost {
     let mut c = InPlaceCost::default();
+    let pools: Vec<copies::Pool> = input.pools.iter().map(counted).collect();
     for pg in &input.pgs {
         let on_old = pg.acting.iter().filter(|o| input.olds.contains(o)).count();
-        if on_old == 0 {
-            continue;
+        if on_old > 0 {
+            c.pgs_degraded += 1;
+            c.bytes += pg.bytes * on_old as u64;
         }
-        c.pgs_degraded += 1;
-        c.bytes += pg.bytes * on_old as u64;
-        let Some(pool) = input.pools.iter().find(|p| p.id == pg.pool) else { continue };
-        let left = pg.acting.iter().filter(|o| !input.olds.contains(o) && !input.down.contains(o)).count() as u32;
-        let list = if left < pool.min_size {
-            &mut c.inactive
-        } else if left <= 1 {
-            &mut c.single_copy
-        } else {
-            continue;
+        let Some(pool) = pools.iter().find(|p| p.id == pg.pool) else { continue };
+        let list = match copies::class(pool, copies::live(&pg.acting, &input.olds, &input.down)) {
+            Some(Class::Lost) => &mut c.lost,
+            Some(Class::Inactive) => &mut c.inactive,
+            Some(Class::SingleCopy) => &mut c.single_copy,
+            None => continue,
         };
         match list.iter_mut().find(|r| r.pool == pool.name) {
             Some(r) => {
@@ -211,6 +226,7 @@ fn in_place(input: &CostInput, eta: impl Fn(u64) -> Option<f64>) -> InPlaceCost 
                 pool: pool.name.clone(),
                 size: pool.size,
                 min_size: pool.min_size,
+                data_shards: pool.data_shards,
                 pgs: 1,
                 bytes: pg.bytes,
             }),
@@ -221,29 +237,37 @@ fn in_place(input: &CostInput, eta: impl Fn(u64) -> Option<f64>) -> InPlaceCost 
     c
 }
 
-fn risk_words(r: &PoolRisk, what: &str) -> String {
+fn risk_words(r: &PoolRisk, class: Class) -> String {
+    let until = match class {
+        Class::Lost => "",
+        _ => " until the new OSD has backfilled them",
+    };
     format!(
-        "{} PG{} of pool '{}' (size {}, min_size {}) {what}",
+        "{} PG{} of {} {}{until}",
         r.pgs,
         if r.pgs == 1 { "" } else { "s" },
-        r.pool,
-        r.size,
-        r.min_size
+        copies::pool_words(&r.pool, r.size, r.min_size, r.data_shards),
+        copies::class_words(class, r.data_shards)
     )
 }
 
-const SINGLE: &str = "with one copy until the new OSD has backfilled them";
-const INACTIVE: &str = "inactive (client I/O to them stops) until the new OSD has backfilled them";
-
-/// Why the in-place way is refused, unless the operator accepts each risk
-/// by name; the field and the flag are named.
+/// Why the in-place way is refused: a PG left with no copy to read,
+/// whatever the flags; else each risk the operator did not accept by
+/// name, the flag named.
 pub fn in_place_refusals(c: &InPlaceCost, accept: Accept) -> Vec<String> {
     let mut out = Vec::new();
+    for r in &c.lost {
+        out.push(format!(
+            "way: in-place would leave {}; no flag takes that risk: bring back the OSDs holding their other copies, \
+             or drain instead",
+            risk_words(r, Class::Lost)
+        ));
+    }
     if !accept.inactive {
         for r in &c.inactive {
             out.push(format!(
                 "way: in-place would leave {}; --accept-inactive takes that risk",
-                risk_words(r, INACTIVE)
+                risk_words(r, Class::Inactive)
             ));
         }
     }
@@ -251,7 +275,7 @@ pub fn in_place_refusals(c: &InPlaceCost, accept: Accept) -> Vec<String> {
         for r in &c.single_copy {
             out.push(format!(
                 "way: in-place would leave {}; --accept-single-copy takes that risk",
-                risk_words(r, SINGLE)
+                risk_words(r, Class::SingleCopy)
             ));
         }
     }
@@ -262,10 +286,10 @@ pub fn in_place_refusals(c: &InPlaceCost, accept: Accept) -> Vec<String> {
 pub fn risk(c: &InPlaceCost, accept: Accept) -> Risk {
     let mut accepted: Vec<String> = Vec::new();
     if accept.inactive {
-        accepted.extend(c.inactive.iter().map(|r| risk_words(r, INACTIVE)));
+        accepted.extend(c.inactive.iter().map(|r| risk_words(r, Class::Inactive)));
     }
     if accept.single_copy {
-        accepted.extend(c.single_copy.iter().map(|r| risk_words(r, SINGLE)));
+        accepted.extend(c.single_copy.iter().map(|r| risk_words(r, Class::SingleCopy)));
     }
     Risk {
         pgs_degraded: c.pgs_degraded,
@@ -274,140 +298,9 @@ pub fn risk(c: &InPlaceCost, accept: Accept) -> Risk {
         window_s: c.window_s,
         making_s: c.making.as_ref().map(|m| m.seconds),
         accept_inactive: accept.inactive,
+        accept_single_copy: accept.single_copy,
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::drain_preview::EtaSource;
-
-    fn pool(size: u32, min_size: u32) -> PoolRule {
-        PoolRule {
-            id: 1,
-            name: "rbd".into(),
-            size,
-            min_size,
-            root: None,
-            device_class: None,
-            failure_domain: "host".into(),
-        }
-    }
-
-    fn placed(pgid: &str, now: &[u32], drained: &[u32], fin: &[u32]) -> Placement {
-        Placement {
-            pgid: pgid.into(),
-            pool: 1,
-            bytes: 10,
-            now: now.to_vec(),
-            acting: now.to_vec(),
-            drained: drained.to_vec(),
-            final_: fin.to_vec(),
-        }
-    }
-
-    /// Osd.8 leaves host A (sibling 15), the new osd.20 arrives there; 3, 4
-    /// elsewhere; a size-3 pool has a third copy on 5 throughout.
-    fn input(size: u32, min_size: u32) -> CostInput {
-        let third = |set: &[u32]| -> Vec<u32> {
-            let mut v = set.to_vec();
-            if size == 3 {
-                v.push(5);
-            }
-            v
-        };
-        let p = |pgid: &str, now: &[u32], drained: &[u32], fin: &[u32]| {
-            placed(pgid, &third(now), &third(drained), &third(fin))
-        };
-        CostInput {
-            olds: vec![8],
-            pgs: vec![
-                // Its drain sends it off the host, the new OSD brings it back.
-                p("1.0", &[8, 3], &[4, 3], &[20, 3]),
-                p("1.1", &[8, 4], &[15, 4], &[15, 4]),
-                p("1.2", &[15, 3], &[15, 3], &[20, 3]),
-                p("1.3", &[15, 4], &[15, 4], &[15, 4]),
-            ],
-            pools: vec![pool(size, min_size)],
-            down: vec![],
-            final_known: true,
-            making: None,
-            throughput: Some(Throughput {
-                bytes_per_s: 5.0,
-                source: EtaSource::ClusterRecovery,
-                basis: "the cluster's recovery rate right now (ceph status)".into(),
-            }),
-        }
-    }
-
-    #[test]
-    fn each_way_side_by_side_the_swap_moving_each_copy_once() {
-        let c = costs(&input(3, 2));
-        let (swap, then_add) = (c.swap.unwrap(), c.drain_then_add.unwrap());
-        assert_eq!((swap.bytes, swap.pgs, swap.off_old_bytes), (30, 3, 20));
-        assert_eq!(swap.receivers, [(20, 20), (15, 10)]);
-        assert_eq!(swap.eta_s, Some(6.0));
-        // Drain: 1.0 to 4, 1.1 to 15; add: 1.0 back to 20, 1.2 to 20.
-        assert_eq!((then_add.bytes, then_add.pgs), (40, 3));
-        assert!(then_add.bytes > swap.bytes, "1.0 went out and came back");
-        // Drain first, same id back in the slot: out and back.
-        assert_eq!(c.drain_first.bytes, 40);
-        assert_eq!((c.in_place.bytes, c.in_place.pgs_degraded, c.in_place.window_s), (20, 2, Some(4.0)));
-        assert_eq!(c.basis, "the cluster's recovery rate right now (ceph status)");
-    }
-
-    #[test]
-    fn in_place_on_a_size_two_pool_leaves_one_copy_and_is_refused_unless_accepted() {
-        let c = costs(&input(2, 1)).in_place;
-        assert!(c.inactive.is_empty());
-        assert_eq!(c.single_copy, [PoolRisk { pool: "rbd".into(), size: 2, min_size: 1, pgs: 2, bytes: 20 }]);
-        assert_eq!(
-            in_place_refusals(&c, Accept::default()),
-            ["way: in-place would leave 2 PGs of pool 'rbd' (size 2, min_size 1) with one copy until the new OSD \
-              has backfilled them; --accept-single-copy takes that risk"]
-        );
-        let accept = Accept { single_copy: true, inactive: false };
-        assert!(in_place_refusals(&c, accept).is_empty());
-        let r = risk(&c, accept);
-        assert_eq!((r.pgs_degraded, r.bytes, r.accepted.len(), r.making_s), (2, 20, 1, None));
-    }
-
-    #[test]
-    fn the_making_goes_with_the_in_place_way_and_its_risk() {
-        let mut i = input(2, 1);
-        i.making = Some(Making { seconds: 41.0, basis: "41 s an OSD, as the last deployment on a went".into() });
-        let c = costs(&i).in_place;
-        assert_eq!((c.window_s, c.making.as_ref().map(|m| m.seconds)), (Some(4.0), Some(41.0)));
-        let r = risk(&c, Accept { single_copy: true, inactive: false });
-        assert_eq!((r.window_s, r.making_s), (Some(4.0), Some(41.0)));
-    }
-
-    #[test]
-    fn in_place_below_min_size_is_inactive_and_needs_its_own_acceptance() {
-        let c = costs(&input(2, 2)).in_place;
-        assert_eq!(c.inactive.len(), 1);
-        let refused = in_place_refusals(&c, Accept { single_copy: true, inactive: false });
-        assert_eq!(refused.len(), 1);
-        assert!(refused[0].contains("inactive (client I/O to them stops)") && refused[0].contains("--accept-inactive"));
-        assert!(in_place_refusals(&c, Accept { single_copy: false, inactive: true }).is_empty());
-        // Size 3: two copies stay, nothing to accept.
-        assert!(in_place_refusals(&costs(&input(3, 2)).in_place, Accept::default()).is_empty());
-        // A copy down elsewhere counts against it: 1.0 keeps only 3's, which is down.
-        let mut down = input(2, 1);
-        down.down = vec![3];
-        let c = costs(&down).in_place;
-        assert_eq!((c.inactive[0].pgs, c.single_copy[0].pgs), (1, 1), "{c:?}");
-    }
-
-    #[test]
-    fn without_an_observed_rate_there_is_no_time() {
-        let mut i = input(3, 2);
-        i.throughput = None;
-        let c = costs(&i);
-        assert_eq!((c.swap.unwrap().eta_s, c.in_place.window_s, c.bytes_per_s), (None, None, None));
-        assert_eq!(c.basis, "no recovery under way and no drain watched yet");
-        i.final_known = false;
-        let c = costs(&i);
-        assert!(c.swap.is_none() && c.drain_then_add.is_none() && c.drain_first.bytes == 40);
-    }
-}
+mod tests;

@@ -2,10 +2,42 @@
 //! free bay's weights and its retirement; in place, `noout`, the stop, the
 //! destroy): each old OSD at its id is the one the swap was asked for, by
 //! its uuid. Another uuid at an id is another OSD: the swap acts on nothing
-//! more. A check made right before the act (a fresh PG map) joins this gate.
+//! more. In place, each step passes the last-copy gate too (`last_copy`,
+//! `copies::gate`): a stop, destroy or zap waits on a fresh PG map while
+//! the cluster is worse than accepted.
 
-use super::{Observation, Phase, Swap, Way};
+use super::{Effect, Observation, Phase, Step, Swap, Way};
+use crate::domain::copies::{self, Accept, Hold};
 use crate::domain::identity::{osd_at_id, OsdAtId};
+
+/// The act an in-place swap's effect is, when the last-copy gate holds it:
+/// the stop, the destroy, a zap.
+fn last_copy_act(s: &Swap, effect: &Effect) -> Option<String> {
+    if s.way != Way::InPlace {
+        return None;
+    }
+    Some(match effect {
+        Effect::StopDaemon { osd } => format!("the stop of osd.{osd}"),
+        Effect::Destroy { osd } => format!("the destroy of osd.{osd}"),
+        Effect::Zap { path } => format!("the zap of {path}"),
+        _ => return None,
+    })
+}
+
+/// The step decided from `s`, through the last-copy gate.
+pub(super) fn last_copy(s: &Swap, step: Step, obs: &Observation) -> Step {
+    let act = step.effect.as_ref().and_then(|e| last_copy_act(s, e));
+    let accept = s
+        .risk
+        .as_ref()
+        .map(|r| Accept { single_copy: r.accept_single_copy, inactive: r.accept_inactive })
+        .unwrap_or_default();
+    let hold = match act {
+        Some(_) => copies::hold(obs.copies.as_ref(), &s.old_ids(), accept),
+        None => Hold::NotRead,
+    };
+    copies::gate(s, step, act, hold, |s| s.phase.is_finished(), |s| &mut s.last_copy_hold)
+}
 
 /// Whether the phase's effects act on the old OSDs by their ids.
 fn acts_on_the_olds(s: &Swap) -> bool {

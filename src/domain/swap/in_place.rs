@@ -3,13 +3,20 @@
 //! id, its devices wiped; once a blank disk with another id is in the
 //! slot an OSD with the same id is made on it, and its PGs backfill from
 //! the other copies. The risk was computed and accepted before the swap
-//! was stored (`cost.rs`); `ok-to-stop` is asked again before the stop.
+//! was stored (`cost.rs`); `ok-to-stop` is asked again before the stop,
+//! and the copies right before the stop, the destroy and each zap
+//! (`gate::last_copy`).
 
 use super::advance::{fail, pass_over};
+use super::gate::last_copy;
 use super::{Effect, Observation, OldOsd, Phase, Step, Swap};
 use crate::domain::identity::{disk_at_path, same_uuid, DiskAtPath, ZapExpect};
 
 pub(super) fn advance(s: &Swap, obs: &Observation) -> Step {
+    last_copy(s, decide(s, obs), obs)
+}
+
+fn decide(s: &Swap, obs: &Observation) -> Step {
     let mut next = s.clone();
     let Some(old) = s.olds.first() else {
         return Step::go(Swap { phase: Phase::Failed, ending: Some("no OSD to replace".into()), ..next });

@@ -24,6 +24,8 @@ pub mod handover;
 #[cfg(test)]
 mod identity_tests;
 mod in_place;
+#[cfg(test)]
+mod last_copy_tests;
 pub mod making;
 mod observation;
 pub mod propose;
@@ -202,6 +204,9 @@ pub struct Risk {
     pub making_s: Option<f64>,
     /// PGs may go inactive: the OSD is stopped even when `ok-to-stop` says no.
     pub accept_inactive: bool,
+    /// PGs may be left with one copy (erasure-coded: k shards), right
+    /// before each act too (`copies::hold`).
+    pub accept_single_copy: bool,
 }
 
 /// A swap and how far it got. Persisted.
@@ -250,6 +255,9 @@ pub struct Swap {
     pub failure: Option<String>,
     /// How it ended when not plainly, in words.
     pub ending: Option<String>,
+    /// In place: the stop, destroy or zap waits, the cluster worse than
+    /// accepted (`copies::gate`), in the words of when the hold began.
+    pub last_copy_hold: Option<String>,
 }
 
 impl Swap {
@@ -279,6 +287,7 @@ impl Swap {
             passed_over: Vec::new(),
             failure: None,
             ending: None,
+            last_copy_hold: None,
         }
     }
 

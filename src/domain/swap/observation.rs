@@ -4,6 +4,7 @@
 
 use super::PgNow;
 use crate::domain::cluster::Verdict;
+use crate::domain::copies::Copies;
 
 /// What a swap reads of the cluster each round (the Ceph adapter's
 /// `swap_input`): every PG now and in the final map, and the cluster-wide
@@ -87,6 +88,9 @@ pub struct Observation {
     /// In place: PGs of the cluster short of copies or not serving now
     /// (`short_pgs`).
     pub short_pgs: Option<i64>,
+    /// In place, right before a stop, destroy or zap: a fresh read of
+    /// every PG's copies, or why it could not be read.
+    pub copies: Option<Result<Copies, String>>,
 }
 
 /// The PGs an in-place swap waits for before it takes `noout` off: those

@@ -53,6 +53,8 @@ pub(super) fn calm() -> Observation {
         initial_weight_set: Some(false),
         max_backfills: 1,
         host_reachable: true,
+        // Read, and no PG short of copies: the last-copy gate lets acts go.
+        copies: Some(Ok(crate::domain::copies::Copies::default())),
         ..Observation::default()
     }
 }
@@ -332,6 +334,7 @@ fn in_place_waits_on_ok_to_stop_unless_inactive_pgs_were_accepted() {
         window_s: None,
         making_s: None,
         accept_inactive: true,
+        accept_single_copy: false,
     });
     assert_eq!(run(&s, &o).effect, Some(Effect::Noout { osd: 8 }));
 }

@@ -70,6 +70,9 @@ struct RemovalV1 {
     in_place: Option<InPlaceV1>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ending: Option<EndingV1>,
+    /// The act an in-place removal holds (the last copy); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_copy_hold: Option<String>,
     /// How it ended, as text, in records written before `ending` existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     note: Option<String>,
@@ -83,6 +86,10 @@ fn one() -> u64 {
 struct InPlaceV1 {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     accept_inactive: bool,
+    /// Absent before it was recorded: not accepted (the last-copy gate
+    /// then waits while a PG has one copy).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    accept_single_copy: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -198,8 +205,11 @@ impl Codec for RemovalCodec {
             drain_started_at: r.drain_started_at,
             ignored_blockers: r.ignored_blockers.clone(),
             slot: r.slot.clone(),
-            in_place: r.in_place.map(|i| InPlaceV1 { accept_inactive: i.accept_inactive }),
+            in_place: r
+                .in_place
+                .map(|i| InPlaceV1 { accept_inactive: i.accept_inactive, accept_single_copy: i.accept_single_copy }),
             ending: r.ending.as_ref().map(EndingV1::from),
+            last_copy_hold: r.last_copy_hold.clone(),
             note: r.legacy_note.clone(),
         };
         serde_json::to_string(&v1).expect("a removal serializes")
@@ -231,8 +241,11 @@ impl Codec for RemovalCodec {
         r.drain_started_at = s.drain_started_at;
         r.ignored_blockers = s.ignored_blockers;
         r.slot = s.slot;
-        r.in_place = s.in_place.map(|i| InPlace { accept_inactive: i.accept_inactive });
+        r.in_place = s
+            .in_place
+            .map(|i| InPlace { accept_inactive: i.accept_inactive, accept_single_copy: i.accept_single_copy });
         r.ending = s.ending.map(Ending::from);
+        r.last_copy_hold = s.last_copy_hold;
         r.legacy_note = s.note;
         Ok(r)
     }

@@ -49,6 +49,9 @@ struct SwapV1 {
     passed_over: Vec<(String, String)>,
     failure: Option<String>,
     ending: Option<String>,
+    /// The act an in-place swap holds (the last copy); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_copy_hold: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -90,6 +93,16 @@ struct RiskV1 {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     making_s: Option<f64>,
     accept_inactive: bool,
+    /// Absent in swaps stored before it was recorded: single copy was
+    /// accepted then if the risk accepted says so (`legacy_single_copy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    accept_single_copy: Option<bool>,
+}
+
+/// Whether a swap stored before `accept_single_copy` was recorded had
+/// single copy accepted: its accepted risks name PGs left with one copy.
+fn legacy_single_copy(accepted: &[String]) -> bool {
+    accepted.iter().any(|w| w.contains(" with one copy"))
 }
 
 #[derive(Serialize, Deserialize)]
@@ -176,12 +189,14 @@ impl Codec for SwapCodec {
                 window_s: r.window_s,
                 making_s: r.making_s,
                 accept_inactive: r.accept_inactive,
+                accept_single_copy: Some(r.accept_single_copy),
             }),
             stop_sent: s.stop_sent,
             zapped: s.zapped.clone(),
             passed_over: s.passed_over.clone(),
             failure: s.failure.clone(),
             ending: s.ending.clone(),
+            last_copy_hold: s.last_copy_hold.clone(),
         };
         serde_json::to_string(&v1).expect("a swap serializes")
     }
@@ -240,6 +255,7 @@ impl Codec for SwapCodec {
             risk: v1.risk.map(|r| Risk {
                 pgs_degraded: r.pgs_degraded,
                 bytes: r.bytes,
+                accept_single_copy: r.accept_single_copy.unwrap_or_else(|| legacy_single_copy(&r.accepted)),
                 accepted: r.accepted,
                 window_s: r.window_s,
                 making_s: r.making_s,
@@ -250,6 +266,7 @@ impl Codec for SwapCodec {
             passed_over: v1.passed_over,
             failure: v1.failure,
             ending: v1.ending,
+            last_copy_hold: v1.last_copy_hold,
         })
     }
 
@@ -338,9 +355,17 @@ mod tests {
             window_s: None,
             making_s: Some(41.5),
             accept_inactive: true,
+            accept_single_copy: true,
         });
         s.passed_over = vec![("/dev/sdd".into(), "another disk is there (Z)".into())];
+        s.last_copy_hold = Some("the destroy of osd.8 waits: pool 'rbd' (size 2, min_size 1): ...".into());
         assert_eq!(SwapCodec::decode_state(&SwapCodec::encode_state(&s)).unwrap(), s);
+        // Stored before single copy was recorded: accepted if a risk of one copy was.
+        let before = SwapCodec::encode_state(&s).replace(r#","accept_single_copy":true"#, "");
+        assert!(!SwapCodec::decode_state(&before).unwrap().risk.unwrap().accept_single_copy, "\"x\" is not one");
+        let words = r#""accepted":["2 PGs of pool 'rbd' (size 2, min_size 1) with one copy until the new OSD has backfilled them"]"#;
+        let one_copy = before.replace(r#""accepted":["x"]"#, words);
+        assert!(SwapCodec::decode_state(&one_copy).unwrap().risk.unwrap().accept_single_copy);
         let before_uuids = SwapCodec::encode_state(&s).replace(r#""uuid":"4a6d5b0e-5b8e-4d0c-9a57-0d3c4e1f6a55","#, "");
         assert_eq!(SwapCodec::decode_state(&before_uuids).unwrap().olds[0].uuid, None, "a swap stored before uuids");
         let upmap = Effect::Upmap { items: s.handed.clone() };

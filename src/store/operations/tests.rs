@@ -152,12 +152,16 @@ fn an_in_place_removal_is_written_as_version_3_and_read_back_whole() {
     use crate::domain::removal::{Effect, Ending, InPlace, Phase, Removal};
     let mut r = Removal::new(3, "f5-422-02".into(), true, false, true, vec!["/dev/sdb".into()]);
     r.lvm_fsid = Some("fe8c3e3d-8d2b-4a45-9804-a4c06db4b76e".into());
-    r.in_place = Some(InPlace { accept_inactive: true });
+    r.in_place = Some(InPlace { accept_inactive: true, accept_single_copy: true });
     r.phase = Phase::Rejoining;
     r.ending = Some(Ending::NooutLifted);
+    r.last_copy_hold = Some("the zap of /dev/sdb waits: pool 'rbd' (size 2, min_size 1): ...".into());
     let json = RemovalCodec::encode_state(&r);
     assert_eq!(version_of(&json), Ok(3), "{json}");
     assert_eq!(RemovalCodec::decode_state(&json).unwrap(), r);
+    let before = json.replace(r#","accept_single_copy":true"#, "");
+    let read = RemovalCodec::decode_state(&before).unwrap().in_place.unwrap();
+    assert!(read.accept_inactive && !read.accept_single_copy, "stored before it was recorded: not accepted");
     for e in [Effect::Noout { on: true }, Effect::Noout { on: false }] {
         assert_eq!(RemovalCodec::decode_effect(&RemovalCodec::encode_effect(&e)).unwrap(), e);
     }

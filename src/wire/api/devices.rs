@@ -212,7 +212,10 @@ pub struct Replacement {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ReplaceWays {
     pub ways: Vec<crate::wire::api::swaps::WayRow>,
-    /// The in-place way's PGs left with one copy, and those below min_size, by pool.
+    /// The in-place way's PGs left with no copy to read (refused whatever
+    /// the flags), with one copy, and below min_size, by pool.
+    #[serde(default)]
+    pub lost: Vec<crate::wire::api::swaps::PoolRiskRow>,
     pub single_copy: Vec<crate::wire::api::swaps::PoolRiskRow>,
     pub inactive: Vec<crate::wire::api::swaps::PoolRiskRow>,
     pub bytes_per_s: Option<f64>,

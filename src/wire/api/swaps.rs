@@ -234,7 +234,10 @@ pub struct SwapPreview {
     pub osds: Vec<u32>,
     pub disks: Vec<SwapDisk>,
     pub ways: Vec<WayRow>,
-    /// The in-place way's PGs left with one copy, and those below min_size, by pool.
+    /// The in-place way's PGs left with no copy to read (refused whatever
+    /// the flags), with one copy, and below min_size, by pool.
+    #[serde(default)]
+    pub lost: Vec<PoolRiskRow>,
     pub single_copy: Vec<PoolRiskRow>,
     pub inactive: Vec<PoolRiskRow>,
     /// The throughput the times are at (null: none observed, no times).
@@ -305,6 +308,7 @@ impl SwapPreview {
                 row("drain-first", Some(&c.drain_first)),
                 in_place,
             ],
+            lost: c.in_place.lost.iter().map(Into::into).collect(),
             single_copy: c.in_place.single_copy.iter().map(Into::into).collect(),
             inactive: c.in_place.inactive.iter().map(Into::into).collect(),
             bytes_per_s: c.bytes_per_s,
