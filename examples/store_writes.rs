@@ -8,7 +8,7 @@
 //! DB is a file or `ceph:POOL/NAMESPACE/NAME` (its pool must exist, and
 //! `CEPH_CONF` name the cluster, as for `osdkeeper serve`).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use osdkeeper::domain::event::{EventKind, Level};
 use osdkeeper::store::location::DbLocation;
@@ -27,7 +27,8 @@ async fn main() {
     let location = DbLocation::parse(&db).unwrap_or_else(|e| panic!("{e}"));
     let store = match &location {
         DbLocation::File(path) => Store::open(path).await,
-        DbLocation::Rados(r) => Store::open_rados(r, |why| panic!("lost the lock: {why}")).await,
+        // No effect goes out here, so nothing asks the lease: any bound.
+        DbLocation::Rados(r) => Store::open_rados(r, |why| panic!("lost the lock: {why}"), Duration::MAX).await,
     }
     .unwrap_or_else(|e| panic!("cannot open {location}: {e}"));
     let mut writes = Vec::with_capacity(n);

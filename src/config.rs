@@ -132,8 +132,9 @@ pub struct CephFile {
     /// the cluster its own way, which the session would bypass]; false
     /// runs `bin` for everything.
     pub session: Option<bool>,
-    /// The Python with Ceph's binding (python3-rados) for the session
-    /// [default: /usr/bin/python3].
+    /// The Python with Ceph's binding (python3-rados) for the session, and
+    /// with which a database in RADOS reads its VFS's lock settings (of the
+    /// VFS's release) [default: /usr/bin/python3].
     pub python: Option<String>,
 }
 
@@ -182,6 +183,9 @@ pub struct Config {
     pub ceph_keyring: Option<PathBuf>,
     /// The Python the cluster session runs on; `None`: no session.
     pub ceph_session: Option<String>,
+    /// The Python with Ceph's binding (`ceph.python`), whatever the session:
+    /// a database in RADOS reads its VFS's lock settings with it.
+    pub ceph_python: String,
     pub max_draining: usize,
     pub removal_interval: Duration,
     pub stall_after: Duration,
@@ -280,6 +284,7 @@ impl Config {
 
     pub fn resolve(file: FileConfig, o: Overrides) -> Result<Config, ConfigError> {
         let own_ceph_bin = file.ceph.bin.is_some();
+        let python = file.ceph.python.clone().unwrap_or_else(|| "/usr/bin/python3".into());
         let token_file = o.token_file.or(file.token_file.clone());
         let agent_token_file = o.agent_token_file.or(file.agent_token_file.clone());
         let token = match (o.token, &token_file) {
@@ -347,11 +352,8 @@ impl Config {
             bench_slack: file.ceph.bench_slack_s.map(Duration::from_secs),
             ceph_name: file.ceph.name,
             ceph_keyring: file.ceph.keyring,
-            ceph_session: file
-                .ceph
-                .session
-                .unwrap_or(!own_ceph_bin)
-                .then(|| file.ceph.python.clone().unwrap_or_else(|| "/usr/bin/python3".into())),
+            ceph_session: file.ceph.session.unwrap_or(!own_ceph_bin).then(|| python.clone()),
+            ceph_python: python,
             max_draining: file.removal.max_draining.unwrap_or(10).max(1),
             removal_interval: secs(file.removal.interval_s, 5),
             stall_after: secs(file.removal.stall_after_s, 600),

@@ -4,11 +4,16 @@
 //! lock expires (the old one blocklisted, checked in Ceph), a clean stop at
 //! once, and a leader frozen past its lock stops without another step when
 //! it wakes. The daemons act as the cephx user `deploy/ceph-auth.sh` makes
-//! with the database's pool. Runs on the host's Ceph (16.2): the VFS is
-//! loaded into the daemon, so it is the host's library whatever the
-//! cluster runs. A backup taken through the leader is restored into its
-//! database once no daemon leads on it, the replaced one kept beside it;
-//! a restore killed before its commit leaves the old content.
+//! with the database's pool. The VFS is loaded into the daemon, so the
+//! daemons run with the release's own libraries (`Sandbox::osdkeeper`):
+//! on 18.2 and 20.2 the cluster gives their client a lock timeout and
+//! renewal interval other than Ceph's defaults (which 16.2 cannot take),
+//! and the daemons must fence by them: the bound they report, a hand-over
+//! after kill -9 within that timeout, and a leader frozen past that bound
+//! (but not past its lock) stopping as it wakes. A dead locker that is not
+//! blocklisted is refused. A backup taken through the leader is restored
+//! into its database once no daemon leads on it, the replaced one kept
+//! beside it; a restore killed before its commit leaves the old content.
 
 mod common;
 
@@ -17,7 +22,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::client::Api;
-use common::sandbox::{ceph_wrapper, sandbox_agent, Sandbox};
+use common::sandbox::{ceph_wrapper, sandbox_agent, test_release, Sandbox};
 use common::*;
 use serde_json::Value;
 
@@ -27,20 +32,52 @@ const DB: &str = "ceph:osdkeeper/ha-test/osdkeeper.db";
 const DRAIN_DB: &str = "ceph:osdkeeper/ha-drain/osdkeeper.db";
 const AGENT_TOKEN: &str = "ha-agent-token";
 const HOSTS: [&str; 3] = ["f5-422-01", "f5-422-02", "f5-422-03"];
-/// `cephsqlite_lock_renewal_timeout`, which 16.2 does not let us change.
-const LOCK_TIMEOUT: Duration = Duration::from_secs(30);
+/// `cephsqlite_lock_renewal_timeout` as Ceph sets it (the restore test's).
+const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The VFS's lock as the daemons' client is given it, and the bound the
+/// daemons must derive from it (the timeout less two renewals and 4 s).
+struct Lock {
+    timeout: Duration,
+    interval: Duration,
+    bound: Duration,
+}
+
+/// 16.2 takes only Ceph's defaults (30 s, 2 s); 18.2 and 20.2 are given
+/// 12 s and 1 s for the daemons' client in the monitors' config.
+fn lock_of_this_release(sb: &Sandbox) -> Lock {
+    if test_release() == "pacific" {
+        return Lock {
+            timeout: DEFAULT_LOCK_TIMEOUT,
+            interval: Duration::from_secs(2),
+            bound: Duration::from_secs(22),
+        };
+    }
+    let lock =
+        Lock { timeout: Duration::from_secs(12), interval: Duration::from_secs(1), bound: Duration::from_secs(6) };
+    for (option, value) in
+        [("cephsqlite_lock_renewal_timeout", lock.timeout), ("cephsqlite_lock_renewal_interval", lock.interval)]
+    {
+        let ms = value.as_millis().to_string();
+        let (code, _, err) = sb.ceph(&["config", "set", "client.osdkeeper", option, &ms]);
+        assert_eq!(code, 0, "config set client.osdkeeper {option} {ms}: {err}");
+    }
+    lock
+}
 
 fn keyring(sb: &Sandbox) -> PathBuf {
     sb.dir.join("osdkeeper.keyring")
 }
 
 /// The daemons' config: Ceph as `client.osdkeeper` through `ceph_bin` (a
-/// wrapper that logs each command).
+/// wrapper that logs each command), and the release's `rados` (the leader's
+/// record, the lock's holder).
 fn config(dir: &Path, sb: &Sandbox, ceph_bin: &Path) -> PathBuf {
     let path = dir.join("osdkeeper.yaml");
     let yaml = format!(
-        "{}  name: client.osdkeeper\n  keyring: {}\nreconcile:\n  enabled: false\npoll:\n  interval_s: 2\nremoval:\n  interval_s: 1\n",
+        "{}  rados_bin: {}\n  name: client.osdkeeper\n  keyring: {}\nreconcile:\n  enabled: false\npoll:\n  interval_s: 2\nremoval:\n  interval_s: 1\n",
         sb.ceph_yaml(Some(ceph_bin)),
+        sb.tool("rados").display(),
         keyring(sb).display()
     );
     std::fs::write(&path, yaml).unwrap();
@@ -59,9 +96,9 @@ impl Serving {
     }
 }
 
-fn serve(dir: &Path, name: &str, config: &Path, db: &str, extra: &[&str]) -> Serving {
+fn serve(sb: &Sandbox, dir: &Path, name: &str, config: &Path, db: &str, extra: &[&str]) -> Serving {
     let log = dir.join(format!("{name}.log"));
-    let mut cmd = Command::new(bin());
+    let mut cmd = sb.osdkeeper();
     cmd.args(["serve", "--listen", "127.0.0.1:0", "--db", db, "--config"])
         .arg(config)
         .args(extra)
@@ -140,6 +177,42 @@ fn blocklist(sb: &Sandbox) -> Vec<String> {
     first.as_array().unwrap().iter().map(|e| e["addr"].as_str().unwrap_or_default().to_string()).collect()
 }
 
+/// `serve --db DB` refused in one line saying `why`; it never listens.
+fn refused(sb: &Sandbox, dir: &Path, config: &Path, db: &str, extra: &[&str], why: &str) {
+    let out = sb
+        .osdkeeper()
+        .args(["serve", "--listen", "127.0.0.1:0", "--db", db, "--config"])
+        .arg(config)
+        .args(extra)
+        .env_remove("CEPH_ARGS")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains(why), "serve --db {db}: {:?}\n{err}", out.status);
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("listening on"), "{db} never serves");
+}
+
+/// How long the database's lock has left (`rados lock info`: the OSD sets
+/// its expiration at each renewal, the VFS's timeout later).
+fn lock_left(sb: &Sandbox, namespace: &str) -> Duration {
+    let out = Command::new(sb.tool("rados"))
+        .arg("--conf")
+        .arg(sb.conf())
+        .args(["-p", POOL, "-N", namespace, "lock", "info", "osdkeeper.db.0000000000000000", "striper.lock"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    let info: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("rados lock info: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let expiration = info["lockers"][0]["expiration"].as_str().unwrap_or_else(|| panic!("one holder: {info}"));
+    let date = Command::new("date").args(["-d", expiration, "+%s.%N"]).output().unwrap();
+    let at: f64 = String::from_utf8_lossy(&date.stdout).trim().parse().unwrap_or_else(|e| panic!("{expiration}: {e}"));
+    Duration::from_secs_f64((at - now.as_secs_f64()).max(0.0))
+}
+
 fn exits(d: &mut Serving, within: Duration) -> Option<std::process::ExitStatus> {
     let deadline = Instant::now() + within;
     while Instant::now() < deadline {
@@ -172,6 +245,8 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     let (ceph_bin, ceph_log) = ceph_wrapper(dir, &sb);
     let config = config(dir, &sb, &ceph_bin);
 
+    let lock = lock_of_this_release(&sb);
+
     // What is wrong is said in one line, and nothing starts.
     for (db, extra, why) in [
         ("ceph:osdkeeper", &[][..], "expected ceph:POOL/NAMESPACE/NAME"),
@@ -182,22 +257,41 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
         ),
         ("some.db", &["--create-pool"][..], "--create-pool is for a database in RADOS"),
     ] {
-        let out = Command::new(bin())
-            .args(["serve", "--listen", "127.0.0.1:0", "--db", db, "--config"])
-            .arg(&config)
-            .args(extra)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success() && err.contains(why), "serve --db {db}: {:?}\n{err}", out.status);
-        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
-        assert!(!String::from_utf8_lossy(&out.stdout).contains("listening on"), "{db} never serves");
+        refused(&sb, dir, &config, db, extra, why);
     }
+    // A dead locker that is not blocklisted leaves nothing to fence the
+    // database with.
+    let dead_locker = ["client.osdkeeper", "cephsqlite_blocklist_dead_locker"];
+    assert_eq!(sb.ceph(&["config", "set", dead_locker[0], dead_locker[1], "false"]).0, 0);
+    refused(
+        &sb,
+        dir,
+        &config,
+        DB,
+        &[],
+        "cannot lead ceph:osdkeeper/ha-test/osdkeeper.db: cephsqlite_blocklist_dead_locker is false",
+    );
+    assert_eq!(sb.ceph(&["config", "rm", dead_locker[0], dead_locker[1]]).0, 0);
 
-    // The first daemon leads; what it writes is in RADOS.
-    let mut a = serve(dir, "a", &config, DB, &[]);
+    // The first daemon leads, fencing by the lock its VFS runs with; what
+    // it writes is in RADOS.
+    let mut a = serve(&sb, dir, "a", &config, DB, &[]);
     leads(&a, Duration::from_secs(60), &[]);
+    let derived = format!(
+        "fences itself {} s after its last commit that went through (cephsqlite_lock_renewal_timeout {} ms, \
+         cephsqlite_lock_renewal_interval {} ms)",
+        lock.bound.as_secs(),
+        lock.timeout.as_millis(),
+        lock.interval.as_millis()
+    );
+    assert!(a.log().contains(&derived), "the daemon reports the bound it derived ({derived}):\n{}", a.log());
+    let left = lock_left(&sb, "ha-test");
+    assert!(
+        left <= lock.timeout + Duration::from_millis(500)
+            && left + lock.interval + Duration::from_secs(3) > lock.timeout,
+        "the VFS holds its lock for the timeout the daemon derived from ({:?}): {left:?} left",
+        lock.timeout
+    );
     cli_ok(&a.url, None, &["host", "add", "f5-422-01", "127.0.0.1:9", "--no-check"]);
     let (code, objects, err) = {
         let out = Command::new(sb.tool("rados"))
@@ -216,7 +310,7 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     assert!(objects.lines().any(|o| o.starts_with("osdkeeper.db.")), "the database's objects: {objects}");
 
     // The second waits, says where the leader is, and serves nothing else.
-    let mut b = serve(dir, "b", &config, DB, &[]);
+    let mut b = serve(&sb, dir, "b", &config, DB, &[]);
     stands_by_for(&b, &a);
     let (code, _, err) = cli(&b.url, None, &["host", "ls"]);
     assert_ne!(code, 0, "a standby does not answer for the leader");
@@ -225,8 +319,13 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     // kill -9: the lock expires, the standby takes it and blocklists the old holder.
     let blocked_before = blocklist(&sb);
     a.proc.kill9();
-    let took = leads(&b, LOCK_TIMEOUT + Duration::from_secs(10), &[&a]);
+    let took = leads(&b, lock.timeout + Duration::from_secs(10), &[&a]);
     eprintln!("kill -9 of the leader: the standby led {:.1} s later", took.as_secs_f64());
+    assert!(
+        took + lock.interval + Duration::from_secs(1) >= lock.timeout,
+        "the lock outlived its holder by the timeout ({:?}), less a renewal: {took:?}",
+        lock.timeout
+    );
     let hosts = cli_ok(&b.url, None, &["host", "ls", "--format", "json"]);
     assert!(hosts.contains("f5-422-01"), "what the old leader wrote is there: {hosts}");
     let blocked = blocklist(&sb);
@@ -236,28 +335,34 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     );
 
     // A clean stop hands over at once, without waiting for the lock to expire.
-    let mut c = serve(dir, "c", &config, DB, &[]);
+    let mut c = serve(&sb, dir, "c", &config, DB, &[]);
     stands_by_for(&c, &b);
     assert_eq!(b.proc.terminate(), Some(0), "a clean stop: {}", b.log());
-    let took = leads(&c, LOCK_TIMEOUT / 2, &[&b]);
+    let took = leads(&c, lock.timeout / 2, &[&b]);
     eprintln!("clean stop of the leader: the standby led {:.2} s after it exited", took.as_secs_f64());
 
-    // Frozen past its lock: the standby takes over; the old leader, woken,
-    // stops at once instead of acting.
-    let d = serve(dir, "d", &config, DB, &[]);
+    // Frozen past its bound, though not past its lock (the standby still
+    // waits): the old leader, woken, stops at once, saying why, before its
+    // next step; the standby leads once the lock expires.
+    let d = serve(&sb, dir, "d", &config, DB, &[]);
     stands_by_for(&d, &c);
     let signal =
         |name: &str, pid: u32| assert!(Command::new("kill").args([name, &pid.to_string()]).status().unwrap().success());
     signal("-STOP", c.proc.pid());
     let frozen_at = std::fs::read_to_string(&ceph_log).unwrap_or_default().lines().count();
-    let took = leads(&d, LOCK_TIMEOUT + Duration::from_secs(10), &[&c]);
-    eprintln!("leader frozen: the standby led {:.1} s after SIGSTOP", took.as_secs_f64());
+    std::thread::sleep(lock.bound + Duration::from_millis(1500));
+    let waiting = health(&d).0;
     signal("-CONT", c.proc.pid());
+    assert_eq!(waiting, 503, "the frozen leader's lock had not expired yet: the standby still waited");
     let status =
         exits(&mut c, Duration::from_secs(10)).unwrap_or_else(|| panic!("the woken leader still runs:\n{}", c.log()));
     assert!(!status.success(), "{status:?}");
     let said = c.log();
-    assert!(said.contains("lost the lock on ceph:osdkeeper/ha-test/osdkeeper.db"), "it says why it stopped:\n{said}");
+    let why = format!("lost the lock on {DB} (this process did not run for ");
+    let bound = format!("past its bound of {} s", lock.bound.as_secs());
+    assert!(said.contains(&why) && said.contains(&bound), "it says why it stopped ({why}... {bound}):\n{said}");
+    let took = leads(&d, lock.timeout + Duration::from_secs(10), &[&c]);
+    eprintln!("leader frozen past its bound: the standby led {:.1} s after it woke", took.as_secs_f64());
     let mine = "daemon=c ";
     let audit = std::fs::read_to_string(&ceph_log).unwrap();
     let after: Vec<&str> = audit.lines().skip(frozen_at).filter(|l| l.starts_with(mine)).collect();
@@ -293,7 +398,7 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
             sandbox_agent(dir, &sb, host, &[dev(first), dev(second)], AGENT_TOKEN)
         })
         .collect();
-    let mut a = serve(dir, "drain-a", &config, DRAIN_DB, &[]);
+    let mut a = serve(&sb, dir, "drain-a", &config, DRAIN_DB, &[]);
     leads(&a, Duration::from_secs(60), &[]);
     for (host, (_, addr)) in HOSTS.iter().zip(&_agents) {
         cli_ok(&a.url, None, &["host", "add", host, addr]);
@@ -312,10 +417,10 @@ fn standbys_take_over_a_database_in_rados_after_a_crash_a_stop_and_a_freeze_and_
     }
     cli_ok(&a.url, None, &["osd", "rm", "4", "--zap"]);
     let before = wait_removal(&a, 4, "draining", Duration::from_secs(120));
-    let b = serve(dir, "drain-b", &config, DRAIN_DB, &[]);
+    let b = serve(&sb, dir, "drain-b", &config, DRAIN_DB, &[]);
     stands_by_for_db(&b, &a, DRAIN_DB);
     a.proc.kill9();
-    let took = leads(&b, LOCK_TIMEOUT + Duration::from_secs(10), &[&a]);
+    let took = leads(&b, lock.timeout + Duration::from_secs(10), &[&a]);
     eprintln!("kill -9 of the leader mid-drain: the standby led {:.1} s later", took.as_secs_f64());
     let going = removal(&b, 4).unwrap_or_else(|| panic!("the new leader knows the removal:\n{}", b.log()));
     // The same removal, its drain not started again: held at the drain or
@@ -369,13 +474,21 @@ const RESTORE_DB: &str = "ceph:osdkeeper/restore-test/osdkeeper.db";
 
 /// `osdkeeper restore` with the daemons' config, bounded: a restore that
 /// waits on a held lock must say so, not hang. (exit code, stdout, stderr).
-fn restore(dir: &Path, config: &Path, file: &Path, db: &str) -> (i32, String, String) {
-    restore_with(dir, config, file, db, &[])
+fn restore(sb: &Sandbox, dir: &Path, config: &Path, file: &Path, db: &str) -> (i32, String, String) {
+    restore_with(sb, dir, config, file, db, &[])
 }
 
-fn restore_with(dir: &Path, config: &Path, file: &Path, db: &str, env: &[(&str, &str)]) -> (i32, String, String) {
+fn restore_with(
+    sb: &Sandbox,
+    dir: &Path,
+    config: &Path,
+    file: &Path,
+    db: &str,
+    env: &[(&str, &str)],
+) -> (i32, String, String) {
     let (out, err) = (dir.join("restore.out"), dir.join("restore.err"));
-    let mut child = Command::new(bin())
+    let mut child = sb
+        .osdkeeper()
         .envs(env.iter().copied())
         .arg("restore")
         .arg(file)
@@ -427,7 +540,7 @@ fn a_backup_is_restored_into_a_database_in_rados_once_no_daemon_leads_and_the_re
         format!("{what}: exit {code}\n--- stdout:\n{out}\n--- stderr:\n{err}")
     };
 
-    let mut a = serve(dir, "restore-a", &config, RESTORE_DB, &[]);
+    let mut a = serve(&sb, dir, "restore-a", &config, RESTORE_DB, &[]);
     leads(&a, Duration::from_secs(60), &[]);
     cli_ok(&a.url, None, &["host", "add", "f5-422-01", "127.0.0.1:9", "--no-check"]);
     let copy = dir.join("restore-backup.db");
@@ -438,7 +551,7 @@ fn a_backup_is_restored_into_a_database_in_rados_once_no_daemon_leads_and_the_re
 
     // Refused while a daemon leads, at once, naming it; nothing changes.
     let started = Instant::now();
-    let refused = restore(dir, &config, &copy, RESTORE_DB);
+    let refused = restore(&sb, dir, &config, &copy, RESTORE_DB);
     let (code, _, err) = &refused;
     assert_eq!(*code, 1, "{}", said("a restore while a daemon leads", &refused));
     assert!(
@@ -453,21 +566,22 @@ fn a_backup_is_restored_into_a_database_in_rados_once_no_daemon_leads_and_the_re
     // A file that is no good backup is refused, saying why.
     let garbage = dir.join("garbage.db");
     std::fs::write(&garbage, "not a database at all, but long enough to be read as one".repeat(100)).unwrap();
-    let refused = restore(dir, &config, &garbage, RESTORE_DB);
+    let refused = restore(&sb, dir, &config, &garbage, RESTORE_DB);
     assert_eq!(refused.0, 1, "{}", said("a restore of garbage", &refused));
     assert!(refused.2.contains("garbage.db") && refused.2.contains("not a database"), "{}", said("restore", &refused));
 
     assert_eq!(a.proc.terminate(), Some(0), "a clean stop: {}", a.log());
     // A restore that dies before its commit leaves the old content: the
     // next opener, once the dead one's lock expired, rolls its journal back.
-    let crashed = restore_with(dir, &config, &copy, RESTORE_DB, &[("OSDKEEPER_CRASH_AFTER", "restore-statements")]);
+    let crashed =
+        restore_with(&sb, dir, &config, &copy, RESTORE_DB, &[("OSDKEEPER_CRASH_AFTER", "restore-statements")]);
     assert!(crashed.2.contains("aborting before the restore's commit"), "{}", said("the crashed restore", &crashed));
-    let mut after_crash = serve(dir, "restore-after-crash", &config, RESTORE_DB, &[]);
-    leads(&after_crash, LOCK_TIMEOUT + Duration::from_secs(30), &[]);
+    let mut after_crash = serve(&sb, dir, "restore-after-crash", &config, RESTORE_DB, &[]);
+    leads(&after_crash, DEFAULT_LOCK_TIMEOUT + Duration::from_secs(30), &[]);
     assert_eq!(host_names(&after_crash), ["f5-422-01", "f5-422-02"], "the old content, whole:\n{}", after_crash.log());
     assert_eq!(after_crash.proc.terminate(), Some(0), "{}", after_crash.log());
 
-    let done = restore(dir, &config, &copy, RESTORE_DB);
+    let done = restore(&sb, dir, &config, &copy, RESTORE_DB);
     assert_eq!(done.0, 0, "{}", said("the restore with no daemon", &done));
     assert!(
         done.1.contains(&format!("restored {RESTORE_DB}")) && done.1.contains("1 hosts"),
@@ -484,12 +598,12 @@ fn a_backup_is_restored_into_a_database_in_rados_once_no_daemon_leads_and_the_re
 
     // The next daemon leads on the backup's state, and the copy aside
     // holds what was replaced.
-    let mut b = serve(dir, "restore-b", &config, RESTORE_DB, &[]);
+    let mut b = serve(&sb, dir, "restore-b", &config, RESTORE_DB, &[]);
     leads(&b, Duration::from_secs(60), &[]);
     assert_eq!(host_names(&b), ["f5-422-01"], "the daemon serves the backup:\n{}", b.log());
     cli_ok(&b.url, None, &["host", "add", "f5-422-03", "127.0.0.1:9", "--no-check"]);
     assert_eq!(b.proc.terminate(), Some(0), "{}", b.log());
-    let mut c = serve(dir, "restore-aside", &config, &aside, &[]);
+    let mut c = serve(&sb, dir, "restore-aside", &config, &aside, &[]);
     leads(&c, Duration::from_secs(60), &[]);
     assert_eq!(host_names(&c), ["f5-422-01", "f5-422-02"], "the replaced database is kept whole:\n{}", c.log());
     assert_eq!(c.proc.terminate(), Some(0), "{}", c.log());

@@ -10,7 +10,7 @@ use crate::ceph::cli::CephCli;
 use crate::ceph::xattrs::ObjectName;
 use crate::config::{CephFile, Config, FileConfig, Overrides};
 use crate::store::backup;
-use crate::store::location::{DbLocation, VFS_LOCK, VFS_LOCK_TIMEOUT};
+use crate::store::location::{DbLocation, VFS_LOCK};
 use crate::wire::leader::LeaderRecord;
 
 pub use crate::store::backup::{known_schema_version, BackupFacts, KeptFromReplaced, Restored};
@@ -124,12 +124,9 @@ async fn holder(db: &RadosDb, cli: &CephCli) -> Result<Option<String>, String> {
     };
     Ok(Some(format!(
         "in use: a daemon leads on it ({leader}; its lock is held by {} at {}); stop every daemon on it \
-         (a standby would take it over) and try again; the lock of a daemon that crashed expires {} s after \
-         its last renewal (this one: {} unless renewed)",
-        h.client,
-        h.addr,
-        VFS_LOCK_TIMEOUT.as_secs(),
-        h.expires
+         (a standby would take it over) and try again; the lock of a daemon that crashed expires \
+         cephsqlite_lock_renewal_timeout after its last renewal (this one: {} unless renewed)",
+        h.client, h.addr, h.expires
     )))
 }
 

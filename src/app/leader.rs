@@ -17,6 +17,8 @@ use crate::ceph::bench::CephBench;
 use crate::ceph::cli::CephCli;
 use crate::ceph::xattrs::ObjectName;
 use crate::clock::now_ms;
+use crate::domain::lock_fencing::{self, Fencing};
+use crate::store::lease::Lease;
 use crate::store::location::RadosDb;
 use crate::store::Store;
 use crate::wire::leader::LeaderRecord;
@@ -33,6 +35,7 @@ const XATTR: &str = "leader";
 pub(super) async fn take_over(
     db: &RadosDb,
     ceph: &CephCli,
+    fencing: Fencing,
     gate: &Arc<Gate>,
     url: &str,
     stop: &CancellationToken,
@@ -41,7 +44,7 @@ pub(super) async fn take_over(
     let at = ObjectName { pool: &db.pool, namespace: &db.namespace, object: &object };
     let started = Instant::now();
     tracing::info!(%db, "waiting for the database's lock (a standby until then)");
-    let opening = open_until_it_opens(db);
+    let opening = open_until_it_opens(db, fencing.frozen_after);
     tokio::pin!(opening);
     let mut tick = tokio::time::interval(LEADER_READ_EVERY);
     let store = loop {
@@ -59,17 +62,20 @@ pub(super) async fn take_over(
     };
     let waited = started.elapsed().as_secs_f64();
     tracing::info!(%db, waited_s = waited, "took the database's lock: leading");
-    let committed = Arc::new(std::sync::Mutex::new(Instant::now()));
-    prove_the_lock(store.clone(), committed.clone());
-    watch_for_freezes(db.to_string(), committed);
+    let Some(lease) = store.lease().cloned() else { unreachable!("a database in RADOS is opened with its lease") };
+    prove_the_lock(store.clone(), fencing.prove_every);
+    watch_for_freezes(db.to_string(), lease);
     let me = LeaderRecord { url: url.to_string(), host: hostname(), pid: std::process::id(), since_ms: now_ms() };
     let before = match gate.leader().filter(|l| (l.host.as_str(), l.pid) != (me.host.as_str(), me.pid)) {
         Some(l) => format!("; the leader before: {} on {} (pid {})", l.url, l.host, l.pid),
         None => String::new(),
     };
     let said = format!(
-        "osdkeeper on {} (pid {}, {}) leads {db} after {waited:.1} s as a standby{before}",
-        me.host, me.pid, me.url
+        "osdkeeper on {} (pid {}, {}) leads {db} after {waited:.1} s as a standby{before}; it {}",
+        me.host,
+        me.pid,
+        me.url,
+        fencing.said()
     );
     if let Err(e) = ceph.set_xattr(&at, XATTR, &me.to_json()).await {
         // Only the standbys' hint: leading does not depend on it.
@@ -84,10 +90,10 @@ pub(super) async fn take_over(
 /// reproduced with sqlite3 itself): the standby that took the lock over
 /// failed its first statement with SQLITE_IOERR_SHORT_READ. A failed try
 /// closes its connection, which gives the lock back.
-async fn open_until_it_opens(db: &RadosDb) -> Result<Store, crate::store::StoreError> {
+async fn open_until_it_opens(db: &RadosDb, lease: Duration) -> Result<Store, crate::store::StoreError> {
     loop {
         let name = db.to_string();
-        match Store::open_rados(db, move |why: &str| lost(&name, why)).await {
+        match Store::open_rados(db, move |why: &str| lost(&name, why), lease).await {
             Ok(store) => return Ok(store),
             Err(e @ crate::store::StoreError::Unavailable(_)) => return Err(e),
             Err(e) => {
@@ -111,57 +117,61 @@ fn lost(db: &str, why: &str) -> ! {
     std::process::abort()
 }
 
-/// The VFS renews its lock every 2 s and loses it after 30 s without a
-/// renewal (`cephsqlite_lock_renewal_timeout`, fixed on 16.2): a process
-/// that was frozen (SIGSTOP, a VM paused, swapped out), or whose renewals
-/// hung (the OSD under the database stalled: a hung RADOS call returns no
-/// error), for about that long may go on after a standby took over, and
-/// its next step must not run. Past this bound without a commit, or
-/// without running at all, the process ends: the timeout less two
-/// renewals and a margin; later, the lock may already have passed.
-pub const FROZEN_AFTER: Duration = Duration::from_secs(crate::store::location::VFS_LOCK_TIMEOUT.as_secs() - 2 * 2 - 4);
-/// How often the leader proves that a commit still goes through.
-const TOUCH_EVERY: Duration = Duration::from_secs(2);
+/// Reads the lock settings the VFS will run with, as this daemon's Ceph
+/// client sees them (`ceph/vfs_settings.rs`), and derives how the leader
+/// fences itself (`domain::lock_fencing`); settings that allow no fencing
+/// (a dead locker not blocklisted, a timeout too short) are refused before
+/// anything listens.
+pub(super) async fn fencing(db: &RadosDb, python: &str, timeout: Duration) -> Result<Fencing, ServeError> {
+    let settings = crate::ceph::vfs_settings::vfs_lock_settings(python, timeout).await.map_err(|e| {
+        ServeError::Rados(format!(
+            "cannot open {db}: cannot read the lock settings of Ceph's SQLite VFS, which the leader's \
+             fencing is derived from (ceph.python must have Ceph's binding, python3-rados): {e}"
+        ))
+    })?;
+    let fencing = lock_fencing::fencing(settings).map_err(|e| ServeError::Rados(format!("cannot lead {db}: {e}")))?;
+    tracing::info!(%db, "once leading, this daemon {}", fencing.said());
+    Ok(fencing)
+}
 
-/// Commits a write every `TOUCH_EVERY` and keeps when the last one went
-/// through, for the watchdog.
-fn prove_the_lock(store: Store, committed: Arc<std::sync::Mutex<Instant>>) {
+/// Commits a write every `every`: each one that goes through proves the
+/// lease (`Store::touch`), which the watchdog reads.
+fn prove_the_lock(store: Store, every: Duration) {
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(TOUCH_EVERY);
+        let mut tick = tokio::time::interval(every);
         for n in 0u32.. {
             tick.tick().await;
-            match store.touch(n).await {
-                Ok(()) => *committed.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now(),
-                Err(e) => tracing::warn!(
+            if let Err(e) = store.touch(n).await {
+                tracing::warn!(
                     "the leader's proof write failed (the watchdog ends the process if none goes through): {e}"
-                ),
+                );
             }
         }
     });
 }
 
 /// A thread of its own, which sleeps a second at a time: it sees a freeze
-/// as a gap when it wakes with the others, and hung writes as a commit
-/// that is too old.
-fn watch_for_freezes(db: String, committed: Arc<std::sync::Mutex<Instant>>) {
+/// (SIGSTOP, a VM paused, swapped out) as a gap when it wakes with the
+/// others, and hung writes (the OSD under the database stalled: a hung
+/// RADOS call returns no error, and the VFS's renewals hang with it) as a
+/// lease that is too old; past the lease's bound either way, the lock may
+/// have passed, and the process ends before its next step.
+fn watch_for_freezes(db: String, lease: Arc<Lease>) {
     let name = db.clone();
+    let bound = lease.bound();
     let spawned = std::thread::Builder::new().name("lock-watchdog".into()).spawn(move || {
         let mut last = Instant::now();
         loop {
             std::thread::sleep(Duration::from_secs(1));
-            let gap = last.elapsed();
-            if gap > FROZEN_AFTER {
-                let why = format!(
-                    "this process did not run for {:.0} s, long enough for its lock to pass",
-                    gap.as_secs_f64()
-                );
-                lost(&db, &why);
-            }
-            let since = committed.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
-            if since > FROZEN_AFTER {
-                let why =
-                    format!("no write went through for {:.0} s, long enough for its lock to pass", since.as_secs_f64());
-                lost(&db, &why);
+            for (late, what) in [(last.elapsed(), "this process did not run"), (lease.age(), "no write went through")] {
+                if late > bound {
+                    let why = format!(
+                        "{what} for {:.0} s, past its bound of {} s: long enough for its lock to pass",
+                        late.as_secs_f64(),
+                        bound.as_secs_f64()
+                    );
+                    lost(&db, &why);
+                }
             }
             last = Instant::now();
         }

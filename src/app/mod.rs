@@ -111,7 +111,7 @@ pub async fn serve_with(
     // A file is locked and opened before anything listens: a second
     // daemon on it is refused. A database in RADOS is opened after: the
     // daemon serves as a standby while another one holds it.
-    let (_lock, opened) = match &config.db {
+    let (_lock, opened, fencing) = match &config.db {
         DbLocation::File(path) => {
             // Held until the daemon ends: a restore (or a second daemon) on
             // this database is refused meanwhile. The kernel drops it if we
@@ -120,12 +120,13 @@ pub async fn serve_with(
             let store = Store::open(path)
                 .await
                 .map_err(|source| ServeError::Store { path: path.display().to_string(), source })?;
-            (Some(lock), Some(store))
+            (Some(lock), Some(store), None)
         }
         DbLocation::Rados(rados) => {
             leader::check_pool(rados, config.create_pool, &ceph_cli(&config, None)).await?;
             Store::load_rados_vfs().await.map_err(|e| ServeError::Rados(format!("cannot open {rados}: {e}")))?;
-            (None, None)
+            let fencing = leader::fencing(rados, &config.ceph_python, config.ceph_timeout).await?;
+            (None, None, Some(fencing))
         }
     };
     let listener = TcpListener::bind(config.listen)
@@ -153,7 +154,8 @@ pub async fn serve_with(
         (None, Some(lead)) => {
             let DbLocation::Rados(rados) = lead.config.db.clone() else { unreachable!("a file is opened above") };
             let cli = ceph_cli(&lead.config, None);
-            match leader::take_over(&rados, &cli, &gate, &url, &stop).await? {
+            let Some(fencing) = fencing else { unreachable!("read with the pool") };
+            match leader::take_over(&rados, &cli, fencing, &gate, &url, &stop).await? {
                 // Told to stop as the lock came: it is given back unused.
                 Some((store, _)) if stop.is_cancelled() => return finish(served, Vec::new(), Some(store), &stop).await,
                 Some((store, said)) => lead.start(store, Some(said)),

@@ -21,6 +21,7 @@ pub mod session;
 mod session_tests;
 mod status;
 mod swap;
+pub mod vfs_settings;
 pub mod wire;
 pub mod xattrs;
 

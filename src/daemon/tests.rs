@@ -197,13 +197,19 @@ pub(super) async fn daemon_on_sim(
 ) -> (tempfile::TempDir, Arc<Daemon>, crate::sim::SimCluster) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("d.db")).await.unwrap();
+    let d = daemon_on_sim_with(store, &sim).await;
+    (dir, d, sim)
+}
+
+/// The same on a store of the caller's.
+pub(super) async fn daemon_on_sim_with(store: Store, sim: &crate::sim::SimCluster) -> Arc<Daemon> {
     let config = Config::resolve(FileConfig::default(), Overrides::default()).unwrap();
     let d = Daemon::new(store, Arc::new(sim.clone()), Arc::new(sim.clone()), config);
     for name in ["f5-422-01", "f5-422-02", "f5-422-03", "f5-422-04"] {
         let h = d.inventory.add_host(name, &format!("{name}:8741"), &[], true).await.unwrap();
         d.inventory.poll_host(&h).await.unwrap();
     }
-    (dir, d, sim)
+    d
 }
 
 /// Removal rounds, with 20 ms of the simulated cluster's time between them.

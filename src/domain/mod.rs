@@ -19,6 +19,7 @@ pub mod fnmatch;
 pub mod identity;
 pub mod inventory;
 pub mod inventory_diff;
+pub mod lock_fencing;
 pub mod operation;
 pub mod osd_layout;
 pub mod plan;

@@ -26,10 +26,6 @@ pub struct RadosDb {
 /// database's first object, as `rados lock info` shows it.
 pub const VFS_LOCK: &str = "striper.lock";
 
-/// How long that lock outlives its holder's last renewal
-/// (`cephsqlite_lock_renewal_timeout`, fixed at 30 s on 16.2).
-pub const VFS_LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// What a `db:` value that starts with `ceph:` must look like.
 pub const RADOS_FORM: &str = "ceph:POOL/NAMESPACE/NAME (or ceph:POOL/NAME for the pool's default namespace)";
 

@@ -24,6 +24,7 @@ mod group_commit;
 mod holds;
 mod hosts;
 mod inventories;
+pub mod lease;
 pub mod location;
 mod operations;
 mod osd_benches;
@@ -34,6 +35,7 @@ mod tokens;
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use backend::Backend;
 pub use changes::{Changes, Topic};
@@ -92,6 +94,8 @@ pub struct Store {
     changes: Arc<Changes>,
     /// `host add` requests that arrive together, written together.
     host_adds: Arc<hosts::HostAdds>,
+    /// A leader's lease on a database kept in RADOS; none on a file.
+    lease: Option<Arc<lease::Lease>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -107,15 +111,58 @@ impl Store {
     }
 
     /// Opens the database kept in RADOS, waiting as long as another daemon
-    /// holds it (`sqlite/rados.rs`); `fence` runs if this process loses it.
-    pub async fn open_rados(db: &location::RadosDb, fence: impl Fn(&str) + Send + Sync + 'static) -> Result<Store> {
-        Store::with_backend(sqlite::open_rados(db, Box::new(fence)).await?).await
+    /// holds it (`sqlite/rados.rs`); `fence` runs if this process loses it,
+    /// or lets its lease (`lease.rs`) run past `lease_bound`.
+    pub async fn open_rados(
+        db: &location::RadosDb,
+        fence: impl Fn(&str) + Send + Sync + 'static,
+        lease_bound: Duration,
+    ) -> Result<Store> {
+        let fence: lease::SharedFence = Arc::new(fence);
+        let for_the_vfs = fence.clone();
+        let backend = sqlite::open_rados(db, Box::new(move |why: &str| for_the_vfs(why))).await?;
+        let mut store = Store::with_backend(backend).await?;
+        store.lease = Some(Arc::new(lease::Lease::new(lease_bound, fence, Instant::now())));
+        Ok(store)
     }
 
     /// A commit that changes nothing the store reads: proof that writes
-    /// still go through (`backend::Lifecycle::touch`).
+    /// still go through (`backend::Lifecycle::touch`), and of the lease.
     pub async fn touch(&self, n: u32) -> Result<()> {
-        self.backend.touch(n).await
+        let began = Instant::now();
+        self.backend.touch(n).await?;
+        self.proved(began);
+        Ok(())
+    }
+
+    /// The leader's lease, on a database kept in RADOS.
+    pub fn lease(&self) -> Option<&Arc<lease::Lease>> {
+        self.lease.as_ref()
+    }
+
+    /// Ends the process when the lease has lapsed (another daemon may lead
+    /// now), before `what` is done; nothing on a file. Should the fence
+    /// return (a test's), an error: `what` must not be done.
+    pub fn fence_if_lease_lapsed(&self, what: &str) -> Result<()> {
+        match &self.lease {
+            Some(lease) => lease.fence_if_lapsed(what).map_err(StoreError::Unavailable),
+            None => Ok(()),
+        }
+    }
+
+    /// This store with a lease of `bound` whose fence is `fence` (tests:
+    /// the kernel's check without a database in RADOS).
+    #[cfg(test)]
+    pub(crate) fn with_lease(mut self, bound: Duration, fence: lease::SharedFence) -> Store {
+        self.lease = Some(Arc::new(lease::Lease::new(bound, fence, Instant::now())));
+        self
+    }
+
+    /// A commit that began at `began` went through.
+    fn proved(&self, began: Instant) {
+        if let Some(lease) = &self.lease {
+            lease.proved(began);
+        }
     }
 
     /// Loads Ceph's SQLite VFS (once per process): whether a `ceph:`
@@ -129,7 +176,7 @@ impl Store {
     pub async fn with_backend(backend: Arc<dyn Backend>) -> Result<Store> {
         let changes = Arc::new(Changes::watching(backend.clone()));
         changes.look_outside().await;
-        Ok(Store { backend, changes, host_adds: Default::default() })
+        Ok(Store { backend, changes, host_adds: Default::default(), lease: None })
     }
 
     /// What has changed since the store was opened (`changes.rs`).

@@ -104,6 +104,31 @@ impl Sandbox {
         assert!(Command::new("chmod").arg("+x").arg(&path).status().unwrap().success());
     }
 
+    /// `osdkeeper` run with the release's own libraries: the root's loader
+    /// and library path for reef and tentacle, so that the Ceph SQLite VFS
+    /// the daemon loads (`libsqlite3-mod-ceph`, in the root with ceph-mgr)
+    /// is that release's; the host's for pacific. The binary, built against
+    /// the host's older glibc, runs on the root's. Its child processes (the
+    /// `ceph` wrapper, Python) are the host's programs, as before.
+    pub fn osdkeeper(&self) -> Command {
+        let release = test_release();
+        if release == "pacific" {
+            return Command::new(bin());
+        }
+        let out = Command::new(sandbox_scripts().join("release-root.sh"))
+            .args([release.as_str(), "--no-install"])
+            .output()
+            .expect("run release-root.sh");
+        assert!(out.status.success(), "release-root.sh {release}: {}", String::from_utf8_lossy(&out.stderr));
+        let root = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+        let libs = ["lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu/ceph"]
+            .map(|d| root.join(d).display().to_string())
+            .join(":");
+        let mut cmd = Command::new(root.join("lib64/ld-linux-x86-64.so.2"));
+        cmd.arg("--library-path").arg(libs).arg(bin());
+        cmd
+    }
+
     /// PATH with the release's programs first, for a script that runs `ceph`.
     pub fn path_env(&self) -> String {
         let host = std::env::var("PATH").unwrap_or_default();

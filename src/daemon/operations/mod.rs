@@ -315,6 +315,11 @@ impl<K: OperationKind> Executor<K> {
             destructive: effect.is_destructive(),
         };
         let action = self.store.log_action(op.id, &intent, now_ms()).await?;
+        // Right before the effect, after its intent's commit: a leader that
+        // froze or whose writes hung since that commit began ends here
+        // (`store::lease`), so that another daemon's decisions never meet
+        // an effect decided before they were made.
+        self.store.fence_if_lease_lapsed(&format!("{} of {}", effect.name(), op.subject))?;
         let outcome =
             self.kind.perform(op, effect).instrument(tracing::info_span!("effect", effect = effect.name())).await;
         if matches!(outcome, Outcome::Done(_)) {

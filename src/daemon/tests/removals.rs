@@ -169,3 +169,38 @@ async fn a_replaced_hdd_s_id_taken_by_an_ssd_gets_the_ssd_s_class() {
     let order: Vec<&str> = actions.iter().map(|a| a.effect.as_str()).collect();
     assert_eq!(&order[..2], ["clear-device-class", "prepare"], "{actions:?}");
 }
+
+// The kernel asks the leader's lease (`store::lease`) after an effect's
+// intent is written and right before the effect: past its bound (here 0:
+// any time since the intent's commit began is too long), the fence is
+// called and the effect is not carried out; its action stays open, for the
+// next leader to close as unknown.
+#[tokio::test]
+async fn no_effect_goes_out_once_the_leaders_lease_has_lapsed() {
+    let sim = crate::sim::field_report_cluster(20.0, 10.0, 50.0).manual_clock();
+    let dir = tempfile::tempdir().unwrap();
+    let fenced: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let seen = fenced.clone();
+    let store = Store::open(&dir.path().join("d.db"))
+        .await
+        .unwrap()
+        .with_lease(std::time::Duration::ZERO, Arc::new(move |why: &str| seen.lock().unwrap().push(why.into())));
+    let d = daemon_on_sim_with(store, &sim).await;
+    let weight = |sim: &crate::sim::SimCluster| sim.osds().iter().find(|o| o.id == 15).unwrap().crush_weight;
+    let before = weight(&sim);
+    let req = removal::RemoveRequest { ids: vec![15], zap: true, ..Default::default() };
+    let rec = d.removals.schedule_removals(&req).await.unwrap().remove(0);
+    d.removals.round().await.unwrap();
+    let said = fenced.lock().unwrap().clone();
+    assert!(
+        said.len() == 1
+            && said[0].starts_with("no commit went through for ")
+            && said[0].ends_with("past the lease of 0 s"),
+        "fenced once, before the first effect: {said:?}"
+    );
+    let actions = d.store.actions(rec.id).await.unwrap();
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert!(said[0].contains(&format!("before {} of ", actions[0].effect)), "{said:?} {actions:?}");
+    assert_eq!(actions[0].outcome, None, "written down, never carried out: {actions:?}");
+    assert_eq!(weight(&sim), before, "the drain's reweight did not go out");
+}

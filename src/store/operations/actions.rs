@@ -6,8 +6,12 @@ use crate::store::{Result, Store};
 
 impl Store {
     /// Logs an effect before it is carried out; returns the action's id.
+    /// The commit proves the leader's lease (`store::lease`).
     pub async fn log_action(&self, operation_id: i64, intent: &Intent, now: i64) -> Result<i64> {
-        self.backend.log_action(operation_id, intent, now).await
+        let began = std::time::Instant::now();
+        let id = self.backend.log_action(operation_id, intent, now).await?;
+        self.proved(began);
+        Ok(id)
     }
 
     /// Completes a logged action with its outcome.

@@ -5,8 +5,9 @@
 //!
 //! The VFS takes one exclusive RADOS lock on the database's first object
 //! at the first read or transaction and, with `locking_mode=EXCLUSIVE`,
-//! keeps it (renewed every 2 s, lost after `cephsqlite_lock_renewal_timeout`,
-//! 30 s) until the connection closes: whoever holds the connection is the
+//! keeps it (renewed every `cephsqlite_lock_renewal_interval`, 2 s, lost
+//! `cephsqlite_lock_renewal_timeout`, 30 s, after the last renewal: Ceph's
+//! defaults) until the connection closes: whoever holds the connection is the
 //! leader. A second daemon's first statement waits inside the VFS (it
 //! retries every 5 ms and never answers SQLITE_BUSY) until the leader
 //! closes, or dies and its lock expires; the one that takes it over
