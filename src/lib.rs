@@ -10,7 +10,7 @@ pub mod agent_server;
 pub mod api;
 /// The composition root: wires store, adapters, daemon and API together.
 pub mod app;
-/// The Ceph cluster adapter (the `ceph` CLI).
+/// The Ceph cluster adapter (the `ceph` CLI and the cluster session).
 pub mod ceph;
 /// The command line.
 pub mod cli;
@@ -22,7 +22,7 @@ pub mod clock;
 pub mod config;
 /// The daemon: shared state, background loops, operations.
 pub mod daemon;
-/// The pure core: spec parsing, device selection, planning. No I/O, no async.
+/// The pure core: every decision (specs, planning, state machines, gates). No I/O, no async.
 pub mod domain;
 /// An error with its causes, as one message.
 pub mod error_chain;
@@ -32,7 +32,7 @@ pub mod http_server;
 pub mod render;
 /// A simulated cluster and agents (demo, tests, scale runs).
 pub mod sim;
-/// SQLite persistence: the only module with SQL.
+/// The daemon's state behind a seam; SQL only in its SQLite adapter.
 pub mod store;
 /// Logging setup.
 pub mod telemetry;
@@ -40,5 +40,5 @@ pub mod telemetry;
 mod text;
 /// TLS for every hop (rustls): server configs, trusted CAs.
 pub mod tls;
-/// External formats (ceph-volume inventory JSON, inventory files) into domain types.
+/// External formats: ceph-volume's JSON, inventory files, the agent's and the daemon's HTTP APIs.
 pub mod wire;

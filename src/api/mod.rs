@@ -4,6 +4,18 @@
 //! parse, call one daemon operation or query, and send what it returns
 //! (the types of `wire::api`). Only this module knows HTTP status codes.
 //! Who may call which route is decided in `domain::auth` (`auth.rs` obeys it).
+//!
+//! The router is built from one list of endpoints (`endpoints`), which a
+//! test holds to the role table both ways. One file per noun for the
+//! handlers; around them: `standby` (the gate in front of the router: a
+//! standby's 503 with where the leader is), `auth` (finds the caller,
+//! obeys the role table as a route layer, runs the request as its token),
+//! `error` (`DaemonError` to a status and JSON),
+//! `json_body` (extractors whose rejections are JSON), `raw_errors`
+//! (JSON bodies for hyper's own 400/414/431), `snapshot` (read-model
+//! answers serialized once per snapshot and query), `stream` (server-sent
+//! events), `metrics` (Prometheus text; its labels from closed sets), `web`
+//! (the dashboard, and `kinds.js`, generated from the core's enums).
 
 pub mod auth;
 pub mod backup;

@@ -3,6 +3,13 @@
 //! the HTTP API, and shuts them down in order on SIGTERM or Ctrl-C. The
 //! only place that knows every layer; the layers do not know each other
 //! upward.
+//!
+//! A database in a file is locked and opened before the daemon listens;
+//! one kept in RADOS after, once it leads (`leader.rs`: a standby until
+//! the lock comes, its fencing derived first, the watchdog, and `lost`,
+//! which aborts the process; docs/design/high-availability.md). `backup.rs`
+//! is where `osdkeeper backup` and `restore` reach the store; `demo.rs`
+//! the simulated cluster `osdkeeper demo` serves.
 
 pub mod backup;
 mod demo;

@@ -1,10 +1,22 @@
-//! The Ceph cluster adapter: what the removal worker reads from and does to
-//! the cluster. Implemented by `CephCli` (the `ceph` command with
-//! `--format json` and timeouts; the cluster is found from `CEPH_CONF` or
-//! `--ceph-conf`; `session.rs` serves the frequent reads, `reads.rs` lists
-//! them; `placement.rs` adds osdmaptool for the removal preview,
-//! `drain.rs` the reads of drain progress and pacing)
-//! and by the simulator.
+//! The Ceph cluster adapter: what the daemon reads from and does to the
+//! cluster (`CephCluster`; benchmarks apart, `bench.rs`'s `CephBench`).
+//! Implemented by `CephCli` (the `ceph` command with `--format json` and
+//! timeouts, as the cephx user `ceph.name` when set, whose caps
+//! `deploy/ceph-auth.sh` grants; the cluster is found from `CEPH_CONF` or
+//! `--ceph-conf`) and by the simulator.
+//!
+//! * Reads: `session.rs` serves the frequent ones through a long-lived
+//!   helper on Ceph's Python binding, `reads.rs` lists them (actions always
+//!   run the CLI); `wire.rs` and `status.rs` read the cluster's JSON.
+//! * By feature: `placement.rs` (the removal preview's input, with
+//!   osdmaptool), `drain.rs` (drain progress, pacing, the `--fast`
+//!   settings), `swap.rs` (a swap's PG maps, `pg-upmap-items`, the final
+//!   CRUSH weights), `copies.rs` (every PG's copies, for the last-copy
+//!   gate), `cli_bench.rs` with `health_json.rs` and `rados_wire.rs`
+//!   (benchmarks).
+//! * A database kept in RADOS: `xattrs.rs` (the leader record beside it),
+//!   `rados_lock.rs` (who holds its lock), `vfs_settings.rs` (the lock
+//!   settings Ceph's SQLite VFS will run with).
 
 pub mod bench;
 pub mod cli;

@@ -1,9 +1,10 @@
 //! The cluster session up to its process boundary: `python` is a shell
-//! script standing in for `session.py` (the real one against a real
-//! cluster is `tests/sandbox_session.rs`), `bin` a `ceph` that logs what it
-//! is asked. What is held: the answers read as the CLI's, actions on the
-//! CLI, a hung helper killed and replaced, a dead one replaced once, no
-//! binding falling back to the CLI, a refused connection as the CLI says it.
+//! script standing in for `session.py` (the real one serves the daemon of
+//! every `tests/sandbox_*.rs`: `Sandbox::ceph_yaml` turns it on), `bin` a
+//! `ceph` that logs what it is asked. What is held: the answers read as
+//! the CLI's, actions on the CLI, a hung helper killed and replaced, a dead
+//! one replaced once, no binding falling back to the CLI, a refused
+//! connection as the CLI says it.
 
 use std::path::PathBuf;
 use std::time::Duration;

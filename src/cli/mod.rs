@@ -1,4 +1,11 @@
-//! The `osdkeeper` command line: argument definitions and dispatch.
+//! The `osdkeeper` command line: argument definitions and dispatch. One
+//! file per noun (`host`, `device`, `apply`, `spec`, `osd`, `swap`, `bench`,
+//! `events`, `status`, `token`, ...); the commands that talk to a daemon
+//! share `remote` (`--url`, `--cacert`, `--format`, exit statuses) and
+//! reach it only through `crate::client`; everything they print goes
+//! through `out`. `serve`, `agent` and `demo` start the daemon, the agent
+//! and the demo; `preview` is the offline dry-run; `certs` and
+//! `agent_token` make credentials.
 
 mod agent;
 mod agent_token;

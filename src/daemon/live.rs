@@ -1,6 +1,8 @@
 //! Live updates for the dashboard: the daemon announces what changed and
 //! the SSE stream (`/api/v1/stream`) forwards it. Lossy by design: a slow
-//! client skips updates and refetches, it never slows the daemon.
+//! client skips updates and refetches, it never slows the daemon. Polled
+//! hosts are named together, in one message per quarter second at most
+//! (`Inventory::announce_polled_hosts`), not one message per host.
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;

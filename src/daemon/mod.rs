@@ -3,11 +3,20 @@
 //! wiring): the event log and live streams (`events`), the cluster as last
 //! read (`cluster`), hosts and inventories (`inventory`), the read model
 //! (`read_model`), specs, planning and the reconciler (`specs`), removals
-//! (`removal`), deployments (`deploy`), benchmarks and disk probes
-//! (`bench`), API tokens (`tokens`); the durable ones run on the operation
-//! kernel (`operations`), every background worker on one loop (`worker`).
-//! Decisions live in `domain`; this module observes, persists and acts.
-//! It knows nothing of HTTP: `app` wires it to `api`.
+//! (`removal`), deployments (`deploy`), swaps (`swap`), benchmarks and disk
+//! probes (`bench`), API tokens (`tokens`); the durable ones run on the
+//! operation kernel (`operations`), every background worker on one loop
+//! (`worker`). Decisions live in `domain`; this module observes, persists
+//! and acts. It knows nothing of HTTP: `app` wires it to `api`. Beside the
+//! services: `audit` (who asked), `live` (the dashboards' stream messages),
+//! `metrics` (what `/metrics` shows), `error` (`DaemonError`, by meaning).
+//!
+//! Services depend on each other one way, in the order `Daemon::new`
+//! builds them: `events`, `cluster` ← `read_model` ← `inventory` ←
+//! `specs`, `removals`, `benchmarks`; `removals` ← `swaps` ← `deployments`
+//! (which make a swap's new OSDs and hold the `Swaps` service, reached as
+//! `Daemon::swaps`). They wake each other's workers (`Arc<Worker>`) and
+//! never reach into each other's fields.
 //!
 //! `Daemon` is a façade: the services, the workers, and what answers need
 //! more than one service for (the workers' status, `/metrics`).

@@ -1,10 +1,17 @@
 //! One shape for every background loop (the inventory poller, the
-//! reconciler, the removal worker): one step at a time; after a step, wait
-//! for the interval, or less when woken or when the step asks to look again
-//! soon (`Pace::Within`), or more after errors (doubled per error in a row,
-//! up to a bound); stop between steps when the daemon shuts
-//! down. Each step runs in a `tracing` span named for its worker, and what
-//! it did last is kept for `/api/v1/workers` and `/metrics`.
+//! reconciler, the workers of removals, deployments, swaps and benchmarks,
+//! whose steps are the operation kernel's rounds, and the read model's):
+//! one step at a time; after a step, wait for the interval, or less when
+//! woken (`wake`: an apply wakes the reconciler, `osd rm` the removal
+//! worker, a new deployment the deployment worker, `osd replace` the swap
+//! worker), or within a short time that lets a burst gather
+//! (`wake_within`), or when the step asks to look again soon
+//! (`Pace::Within`: an operation's next look, such as a removal's by
+//! `domain::removal::cadence`; the poller's next due host), or
+//! more after errors (doubled per error in a row, up to a bound); stop
+//! between steps when the daemon shuts down, a step under way finished
+//! first. Each step runs in a `tracing` span named for its worker, and
+//! what it did last is kept for `/api/v1/workers` and `/metrics`.
 
 use std::future::Future;
 use std::sync::Mutex;

@@ -2,6 +2,11 @@
 //! table of the role each route needs (`RULES`), and the decision for a
 //! request. The API finds the caller and the route and obeys the answer;
 //! it decides nothing itself.
+//!
+//! Roles are ordered, `read` < `operate` < `admin`; a route missing from
+//! `RULES` needs `admin`. A refusal is 401 (no known caller) or 403 naming
+//! the role needed. A token is stored as the SHA-256 digest of its secret,
+//! and every check compares digests in constant time.
 
 use sha2::{Digest, Sha256};
 

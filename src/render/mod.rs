@@ -1,5 +1,8 @@
 //! What operators read: tables in cephadm's styles, one file per noun, over
 //! the API's types (the CLI renders the daemon's answers with them).
+//! `table` holds cephadm's two table styles, `units` its size format,
+//! `yaml` writes `--format yaml` (writing only: YAML is read in one module,
+//! `domain::yaml11`).
 
 pub mod bench;
 pub mod deployments;

@@ -3,6 +3,15 @@
 //! and host agents whose disks follow what happens to the OSDs. It sits
 //! behind the same traits as the real adapters (`CephCluster`,
 //! `HostAgents`) and is never mixed into them.
+//!
+//! `state.rs` holds its state and clock, `cluster.rs` the Ceph side,
+//! `agents.rs` the agents (inventories that follow the OSDs), `prepare.rs`
+//! ceph-volume's OSD creation (planned by the dry-run's own function),
+//! `identity.rs` the agents' checks of what a request names (the real
+//! agent's rule), `answers.rs` and `health.rs` what the cluster says,
+//! `placement.rs` a toy straw2-like placement for the removal preview,
+//! `pgmap.rs` the PG map a swap needs (opt-in, `SimCluster::with_pg_map`),
+//! `faults.rs` what a test makes go wrong.
 
 mod agents;
 mod answers;

@@ -6,10 +6,23 @@
 //! agents' addresses and labels), the latest inventory of each host (as the
 //! agent sent it, with its age), applied specs (with their history), what
 //! the reconciler last ran per spec and host, devices held back from specs,
-//! benchmarks and disk probes (asked, running, their results), the event
-//! log (with the name of the token that asked), the API tokens (their
-//! digests and roles), and the recovery boost of fast drains (what to put
-//! back after a crash).
+//! per-OSD benches, every durable operation (removals with their drain
+//! samples, deployments, swaps, cluster benchmarks, disk probes: asked,
+//! running, their results) and its action log, the event log (with the
+//! name of the token that asked), the API tokens (their digests and
+//! roles), and the recovery boost of fast drains (what to put back after a
+//! crash). The schema is in `migrations/`.
+//!
+//! The store answers in its own row types (`ManagedHost`, `LoggedEvent`,
+//! ...), never the API's: each `wire::api` type is built from its row at
+//! the edge. What it keeps the same for any database: the change counters
+//! (`changes.rs`), the group commit (`group_commit.rs`: writes asked for
+//! together share one transaction), the operations' codecs (`operations/`:
+//! each kind's state as versioned JSON, so a row an older release wrote
+//! still reads), the boost's (`boost.rs`). `location.rs` says where the
+//! database is (a file, or `ceph:POOL/NAMESPACE/NAME` in RADOS); `lease.rs`
+//! is a leader's lease on the latter; `backup.rs` the copy and the
+//! restore.
 //!
 //! Other writers: a second process on the same database (another daemon,
 //! a tool) is seen through `Changes`, which asks the backend about once a

@@ -1,4 +1,8 @@
-//! Adding, removing and labelling hosts.
+//! Adding, removing and labelling hosts. A host is added only once its
+//! agent answers with the host's name (unless told not to check), and
+//! stored with its event in one commit, shared with hosts added at the
+//! same time; its first poll follows at once. `host rm` refuses to forget
+//! a host Ceph still has OSDs on unless told to.
 
 use std::time::Duration;
 

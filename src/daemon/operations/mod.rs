@@ -1,5 +1,5 @@
 //! The operation kernel: one executor for every kind of durable operation
-//! (removals, deployments, cluster benchmarks, disk probes).
+//! (removals, deployments, swaps, cluster benchmarks, disk probes).
 //!
 //! A kind says how to observe one of its operations, how to carry out an
 //! effect, and what an outcome changes (`OperationKind`); its decisions are
@@ -9,8 +9,9 @@
 //! that is due (not backing off) is observed, advanced, its next state
 //! **written before** its effect, the effect logged as an intent, carried
 //! out, its outcome logged and applied, and written again; crash injection
-//! by effect name (`crash.rs`); a span per operation; the store's change
-//! counters bumped by every write. See docs/design/operations.md.
+//! by effect name (`crash.rs`); a span per operation (`operation{kind,
+//! number, subject, host}`) and per effect (`effect{effect}`); the store's
+//! change counters bumped by every write. See docs/design/operations.md.
 
 pub(super) mod crash;
 

@@ -1,8 +1,8 @@
-//! Durable operations (removals, deployments, cluster benchmarks, disk
-//! probes) in one table, their effects in one action log. A row's state is
-//! the kind's own JSON, written and read by the kind's codec (`Codec`,
-//! one module per kind); everything else is the same for every kind, and
-//! so is the code here.
+//! Durable operations (removals, deployments, swaps, cluster benchmarks,
+//! disk probes) in one table, their effects in one action log. A row's
+//! state is the kind's own JSON, written and read by the kind's codec
+//! (`Codec`, one module per kind); everything else is the same for every
+//! kind, and so is the code here.
 //!
 //! A state is written before the effect it leads to (`save`, guarded by
 //! the row's version), the effect is logged as an intent before it is
