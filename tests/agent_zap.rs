@@ -14,7 +14,7 @@ use std::process::Command;
 
 use agent_common::{bluestore_label, client, Agent, FakeCephVolume, FakeOsd, LoopDevice};
 use mounts::tmpfs_layers;
-use osdkeeper::agent_server::exclusive::{ExclusiveDevice, ExclusiveError};
+use osdkeeper::agent_server::disks::exclusive::{ExclusiveDevice, ExclusiveError};
 use osdkeeper::wire::agent::{AgentErrorBody, AgentErrorCode, InventoryReport, InventorySource, ZapResult};
 use serde_json::{json, Value};
 

@@ -8,7 +8,8 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::osd_stop::{ControlMethod, TemplateError, DEFAULT_UNIT_TEMPLATE};
+use crate::agent_server::inventory::device_list::is_loop_device;
+use crate::agent_server::osd::stop::{ControlMethod, TemplateError, DEFAULT_UNIT_TEMPLATE};
 use crate::http_server::ServerLimits;
 
 /// The bearer token clients must present. Debug output hides it.
@@ -234,7 +235,9 @@ impl AgentConfig {
             osd_start_timeout: Duration::from_secs(raw.osd_start_timeout_s),
             tls,
             osd_cluster_conf: raw.osd_cluster_conf,
-            osd_data_dir: raw.osd_data_dir.unwrap_or_else(|| PathBuf::from(super::host_roots::DEFAULT_OSD_DATA)),
+            osd_data_dir: raw
+                .osd_data_dir
+                .unwrap_or_else(|| PathBuf::from(crate::agent_server::host_roots::DEFAULT_OSD_DATA)),
             boot_activation_window: Duration::from_secs(raw.boot_activation_window_s),
             http: http_limits(raw.header_read_timeout_s, raw.request_timeout_s, raw.max_connections),
         })
@@ -255,10 +258,6 @@ fn http_limits(header_s: Option<u64>, request_s: Option<u64>, connections: Optio
         request_timeout: secs(request_s, DEFAULT_REQUEST_TIMEOUT),
         max_connections: connections.unwrap_or(DEFAULT_MAX_CONNECTIONS),
     }
-}
-
-pub fn is_loop_device(path: &str) -> bool {
-    path.strip_prefix("/dev/loop").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn read_token_file(path: &Path) -> Result<Token, ConfigError> {

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use super::osd_argv::conf_of;
-use super::proc_scan::ProcessInfo;
+use crate::agent_server::osd::argv::conf_of;
+use crate::agent_server::osd::proc_scan::ProcessInfo;
 
 /// ceph-volume's own, fixed in its code (`/var/lib/ceph/osd/CLUSTER-ID`).
 pub const DEFAULT_OSD_DATA: &str = "/var/lib/ceph/osd";

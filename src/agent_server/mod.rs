@@ -1,76 +1,41 @@
 //! `osdkeeper agent`: the small HTTP server that runs on each storage host.
 //! It reports the host's disks in ceph-volume's inventory format, runs the
-//! ceph-volume commands that create OSDs, stops OSD daemons wipes
-//! freed disks and probes blank ones with fio, for the daemon.
+//! ceph-volume commands that create OSDs, stops OSD daemons, wipes freed
+//! disks and probes blank ones with fio, for the daemon. By concern:
 //!
-//! * `config` — settings and their checks (token, loopback-only without one).
-//! * `state` — `AgentState`, shared by the handlers; `http` — `build_router`,
-//!   handlers; `error` — `ApiError`, the JSON error answer with its code;
-//!   `auth` — the bearer-token check.
-//! * `inventory` — where devices come from (file, ceph-volume, kernel), one
-//!   scan at a time; `kernel_inventory` — the kernel's view in ceph-volume's
-//!   format; `batch_filter` — the devices cephadm's `--filter-for-batch`
-//!   keeps; `mounts` — the mount table; `ceph_volume` — running
-//!   ceph-volume; `release` — the release of its Ceph (`ceph --version`
-//!   beside it), for the reader and the daemon; `ceph_volume_args` — which
-//!   commands and devices a request may name; `process` — running a tool
-//!   with a timeout.
-//! * `listing_cache` — the last OSD listing, until a command here changes
-//!   the disks or it is 5 minutes old.
-//! * OSD daemons: `proc_scan` — processes and their open files from
-//!   `/proc`; `osd_argv` — which OSD a ceph-osd command line serves;
-//!   `osd_status` — whether an OSD's daemon runs here; `osd_stop` —
-//!   stopping it (systemd unit or command) and waiting for it to exit.
-//! * Zaps: `zap` — checks and order of a zap; `exclusive` — the exclusive
-//!   handle and the zeroing through it; `holders` — who holds a busy
-//!   device; `osd_label` — the OSD a BlueStore label names.
-//! * Probes: `probe` — fio on a blank device, held exclusively while it
-//!   runs, its ends zeroed after; `blank` — when a device counts as blank.
-//! * `host_roots` — where `/proc` and `/sys/class/block` are read.
-//! * `boot_activation` — for the first minutes after a boot, the LVs of
-//!   OSDs meant to start that LVM left inactive; `boot_lvs` — which of
-//!   them a look activates (`lvs` and the enabled units read, no I/O).
+//! * `edge` — the HTTP edge: routes and handlers, the token check, the
+//!   JSON error answer.
+//! * `disks` — acting on one disk: the exclusive claim, zaps, fio probes,
+//!   the being-replaced header, what holds a busy disk, BlueStore labels.
+//! * `osd` — OSD daemons on the host: which process serves which OSD,
+//!   stopping and starting them, their devices, the OSD listing, the LVs
+//!   activated after a boot.
+//! * `ceph_volume` — running ceph-volume, which commands a request may
+//!   name, the release of the host's Ceph.
+//! * `inventory` — where the device list comes from (file, ceph-volume or
+//!   the kernel's view), cephadm's batch filter, the mount table.
+//! * `config` — settings and their checks; `state` — `AgentState`, shared
+//!   by the handlers; `host_lock` — one disk or daemon command at a time;
+//!   `process` — running a tool with a timeout; `host_roots` — where
+//!   `/proc` and `/sys/class/block` are read.
+//!
+//! Files of one folder import each other only without a cycle (tidy).
 
-pub mod auth;
-pub mod batch_filter;
-pub mod blank;
-pub mod boot_activation;
-pub mod boot_lvs;
 pub mod ceph_volume;
-pub mod ceph_volume_args;
-pub mod claim;
 pub mod config;
-pub mod data_dirs;
-pub mod error;
-pub mod exclusive;
-pub mod holders;
+pub mod disks;
+pub mod edge;
+pub mod host_lock;
 pub mod host_roots;
-pub mod http;
 pub mod inventory;
-pub mod kernel_inventory;
-pub mod listing_cache;
-pub mod mounts;
-pub mod osd_argv;
-pub mod osd_devices;
-pub mod osd_label;
-pub mod osd_list;
-pub mod osd_start;
-pub mod osd_status;
-pub mod osd_stop;
-pub mod probe;
-pub mod proc_scan;
+pub mod osd;
 pub mod process;
-pub mod release;
-pub mod replace_header;
 pub mod state;
-pub mod zap;
-pub mod zap_identity;
-pub mod zap_osd;
 
 use std::future::Future;
 
 pub use config::{AgentConfig, RawSettings};
-pub use http::build_router;
+pub use edge::http::build_router;
 pub use state::AgentState;
 
 /// Serves within `limits` until `shutdown` completes, then lets requests in flight finish

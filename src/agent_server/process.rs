@@ -192,6 +192,23 @@ async fn capture(
     }
 }
 
+/// The command as a shell would run it, environment first.
+pub fn command_line(program: &str, args: &[String], env: &[(String, String)]) -> String {
+    let mut words: Vec<String> = env.iter().map(|(k, v)| format!("{k}={}", quote(v))).collect();
+    words.push(quote(program));
+    words.extend(args.iter().map(|a| quote(a)));
+    words.join(" ")
+}
+
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,24 +2,20 @@
 
 use std::sync::Arc;
 
-use super::ceph_volume::CephVolume;
-use super::config::{AgentConfig, Token};
-use super::host_roots::HostRoots;
-use super::inventory::{read_inventory_file, HostScanner, Inventory, InventoryError, Source};
-use super::kernel_inventory::gather::Tools;
-use super::kernel_inventory::KernelPaths;
-use super::listing_cache::ListingCache;
-use super::osd_start::OsdStarter;
-use super::osd_stop::OsdControl;
-use super::probe::Prober;
-use super::release::KnownRelease;
-use super::replace_header::HeaderMarker;
-use super::zap::Zapper;
-use super::zap_osd::OsdZapper;
-
-/// The answer while another command holds the one-at-a-time lock.
-pub const BUSY: &str = "another command that changes this host's disks or daemons (ceph-volume, a zap, a probe, a \
-                        replacement header or an OSD stop) is still running on this host; retry when it has finished";
+use crate::agent_server::ceph_volume::release::KnownRelease;
+use crate::agent_server::ceph_volume::CephVolume;
+use crate::agent_server::config::{AgentConfig, Token};
+use crate::agent_server::disks::probe::Prober;
+use crate::agent_server::disks::replace_header::HeaderMarker;
+use crate::agent_server::disks::zap::Zapper;
+use crate::agent_server::disks::zap_osd::OsdZapper;
+use crate::agent_server::host_roots::HostRoots;
+use crate::agent_server::inventory::kernel::gather::Tools;
+use crate::agent_server::inventory::kernel::KernelPaths;
+use crate::agent_server::inventory::{read_inventory_file, HostScanner, Inventory, InventoryError, Source};
+use crate::agent_server::osd::listing_cache::ListingCache;
+use crate::agent_server::osd::start::OsdStarter;
+use crate::agent_server::osd::stop::OsdControl;
 
 #[derive(Clone)]
 pub struct AgentState {
@@ -96,7 +92,7 @@ impl AgentState {
         let osd_zapper = Arc::new(OsdZapper {
             ceph_volume: ceph_volume.clone(),
             roots: roots.clone(),
-            systemd: matches!(config.osd_start, super::osd_stop::ControlMethod::Systemd { .. }),
+            systemd: matches!(config.osd_start, crate::agent_server::osd::stop::ControlMethod::Systemd { .. }),
             allowed: config.devices.clone(),
         });
         let zapper = Arc::new(Zapper {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::exit;
-use crate::agent_server::boot_activation::BootActivation;
+use crate::agent_server::osd::boot_activation::BootActivation;
 use crate::agent_server::{self, AgentConfig, AgentState, RawSettings};
 use crate::config::LogFormat;
 
