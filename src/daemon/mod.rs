@@ -155,7 +155,6 @@ impl Daemon {
             store.clone(),
             ceph.clone(),
             cluster.clone(),
-            agents.clone(),
             events.clone(),
             inventory.clone(),
             removals.clone(),
