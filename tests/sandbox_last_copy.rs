@@ -1,13 +1,15 @@
 //! The last copy, on a real cluster: testbed/ceph-sandbox with `--loop`
 //! (pool 'sandbox', size 2), one real agent per CRUSH host, the real
 //! daemon. `osd replace 5 --in-place --accept-single-copy` is scheduled
-//! and the daemon dies right after its `noout` (`OSDKEEPER_CRASH_AFTER=
-//! swap:noout`), before the stop. The OSD holding the other copy of one of
-//! osd.5's PGs is stopped (with its own `noout`, so that nothing moves).
-//! The daemon starts again: the stop of osd.5 waits, naming the PGs that
-//! would have no copy, and osd.5 is neither stopped, destroyed nor zapped
-//! (a `ceph` wrapper logs every command the daemon runs). Once that OSD is
-//! back, the swap goes on to the stop, the destroy and the zap.
+//! and the daemon dies right after the `noout` of the swap's removal
+//! (`OSDKEEPER_CRASH_AFTER=removal:noout`), before the stop. The OSD
+//! holding the other copy of one of osd.5's PGs is stopped (with its own
+//! `noout`, so that nothing moves). The daemon starts again: the stop of
+//! osd.5 waits, naming the PGs that would have no copy, the swap saying so
+//! in its removal's words, and osd.5 is neither stopped, destroyed nor
+//! zapped (a `ceph` wrapper logs every command the daemon runs). Once that
+//! OSD is back, the removal goes on to the stop, the destroy and the zap,
+//! and the swap waits for the new disk.
 
 mod common;
 
@@ -56,9 +58,9 @@ fn an_in_place_stop_waits_while_the_osd_holding_the_other_copy_is_down() {
     let dev = |id: u32| device_of(&sb, id);
     let agents = agents(work.path(), &sb);
 
-    // The swap, and a crash right after its noout: the stop was next.
+    // The swap, and a crash right after its removal's noout: the stop was next.
     let mut crash_env = env();
-    crash_env.push(("OSDKEEPER_CRASH_AFTER", "swap:noout"));
+    crash_env.push(("OSDKEEPER_CRASH_AFTER", "removal:noout"));
     let mut crashing = start_daemon(work.path(), &daemon_config(&sb, &ceph_bin), &crash_env);
     add_hosts(&crashing.url, &agents);
     let replace = ["osd", "replace", "5", "--in-place", "--accept-single-copy", "--format", "json"];
@@ -90,7 +92,7 @@ fn an_in_place_stop_waits_while_the_osd_holding_the_other_copy_is_down() {
         || {
             let d = swap_detail(&daemon.url, swap_id);
             let waiting = d["waiting_on"].as_str()?.to_string();
-            waiting.starts_with("the stop of osd.5 waits").then_some(waiting)
+            waiting.starts_with("removal of osd.5 (stopping): the stop of osd.5 waits").then_some(waiting)
         },
         || format!("the swap: {:#}", swap_detail(&daemon.url, swap_id)),
     );
@@ -112,7 +114,7 @@ fn an_in_place_stop_waits_while_the_osd_holding_the_other_copy_is_down() {
     assert!(!agent_log.lines().any(|l| l.contains("stopping an OSD daemon") || l.contains("zap")), "{agent_log}");
     assert_eq!(blkid_type(&dev(5)).as_deref(), Some("ceph_bluestore"), "osd.5's disk is not wiped");
 
-    // The other copy is back: the swap goes on to the stop, destroy and zap.
+    // The other copy is back: the removal goes on to the stop, destroy and zap.
     start_osd(&sb, partner, partner_host);
     let on = wait_for_or(
         "the swap to wait for the new disk",

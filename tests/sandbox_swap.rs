@@ -17,11 +17,12 @@
 //! 3. `osd replace C --in-place --with HOST:SPARE` for an OSD C of the
 //!    third host: refused on the size-2 pool (Ceph's own words for the
 //!    risk checked), then accepted with `--accept-single-copy`: C stopped
-//!    under `noout`, destroyed keeping its id, its disk wiped, and a new
-//!    OSD with C's id on the spare backfills from the other copies; at the
-//!    end HEALTH_OK, `noout` off, no upmap entry naming C. The degraded
-//!    window (PGs below size, seen from outside every second) is printed
-//!    beside the window the swap's record estimated.
+//!    under `noout`, destroyed keeping its id and its disk wiped by the
+//!    swap's in-place removal, and a new OSD with C's id on the spare
+//!    backfills from the other copies; at the end HEALTH_OK, `noout` off,
+//!    no upmap entry naming C. The degraded window (PGs below size, seen
+//!    from outside every second) is printed beside the window the swap's
+//!    record estimated.
 //! 4. A free-bay swap on the second host stopped during its hand-over
 //!    (backfill paused with `nobackfill` so that the entries are still in
 //!    flight): it ends `stopped`, and the cluster, read with the ceph CLI,
@@ -475,17 +476,19 @@ fn in_place(sb: &Sandbox, url: &str, (host, old_disks, spares): &(String, Vec<St
     let upmaps = upmap_entries(sb);
     assert!(!upmaps.iter().any(names_c), "an upmap entry names osd.{c}: {upmaps:?}");
     assert!(seen.worst > 0, "osd.{c}'s PGs were never seen below size: the watch missed the window");
-    // osdkeeper's own view of the window: from the stop to `noout` taken
-    // off once it saw every PG active+clean.
+    // osdkeeper's own view of the window: from the stop (by the swap's
+    // removal, in the swap's actions) to the swap's end once it saw no PG
+    // short of copies; the removal lifted `noout` before, once C was up.
     let kept = done["degraded_window"]["seconds"].as_f64().unwrap_or_else(|| panic!("a closed window: {done:#}"));
-    let by_actions = (issued_at(&done, "clear-noout") - issued_at(&done, "stop-daemon")) as f64 / 1000.0;
-    assert!(kept >= by_actions, "the window runs from the stop to noout off: {kept} s, actions {by_actions} s");
+    let (stopped, closed) = (issued_at(&done, "stop-daemon"), done["finished_at"].as_i64().unwrap());
+    assert_eq!(done["degraded_window"]["until"].as_i64(), Some(closed), "closed at the swap's end: {done:#}");
+    assert!(kept <= (closed - stopped) as f64 / 1000.0, "the window runs from the stop to the swap's end: {kept} s");
+    assert!(last_finished_at(&done, "rm-noout") <= closed, "noout lifted before the end: {done:#}");
     // What the outside watch surely saw lies inside the swap's window: a
     // sample that saw PGs below size ended after the stop was issued, and
-    // one began before the swap's last look found none (before its
-    // clear-noout ended). The daemon runs on this machine: one clock.
+    // one began before the swap's last look found none (its end). The
+    // daemon runs on this machine: one clock.
     let window = seen.window_ms().unwrap() as f64 / 1000.0;
-    let (stopped, closed) = (issued_at(&done, "stop-daemon"), last_finished_at(&done, "clear-noout"));
     let (first, last) = (seen.first.unwrap(), seen.last.unwrap());
     assert!(
         first.1 >= stopped && last.0 <= closed,
@@ -499,7 +502,7 @@ fn in_place(sb: &Sandbox, url: &str, (host, old_disks, spares): &(String, Vec<St
     let (estimated, made) = (estimated.unwrap_or(f64::NAN), made.unwrap_or(f64::NAN));
     println!(
         "measured: in-place {bytes} bytes, drain-then-add {then_add} bytes, ratio {:.2}; degraded window {window:.0}-{:.0} s \
-         (up to {} PGs below size; osdkeeper: {kept:.0} s from the stop to noout off; the record's estimate: \
+         (up to {} PGs below size; osdkeeper: {kept:.0} s from the stop to the swap's end; the record's estimate: \
          making {made:.0} s ({}) + backfill {estimated:.0} s); the swap {:.0} s",
         bytes as f64 / then_add as f64,
         seen.window_at_most_ms().unwrap() as f64 / 1000.0,

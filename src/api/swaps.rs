@@ -69,7 +69,8 @@ pub async fn detail(State(d): State<Arc<Daemon>>, PathParam(id): PathParam<i64>)
     Ok(Json(SwapDetail {
         status: SwapStatus::from(&rec),
         actions: actions.iter().map(Into::into).collect(),
-        degraded_window: degraded_window(&actions, rec.state.phase == Phase::Done).map(SwapWindow::from),
+        degraded_window: degraded_window(&actions, rec.finished_at.filter(|_| rec.state.phase == Phase::Done))
+            .map(SwapWindow::from),
     }))
 }
 

@@ -139,10 +139,10 @@ pub trait CephCluster: CephBench + Send + Sync {
     fn set_balancer(&self, on: bool) -> BoxFuture<'_, Result<(), CephError>>;
     /// `ceph osd add-noout osd.N` or `rm-noout`.
     fn set_noout(&self, id: u32, on: bool) -> BoxFuture<'_, Result<(), CephError>>;
-    /// `ceph osd destroy N --yes-i-really-mean-it`: only for the in-place
-    /// swap the operator chose, after osdkeeper's own check
-    /// (docs/design/swap.md); Ceph's safe-to-destroy says no while the
-    /// OSD still has PGs mapped.
+    /// `ceph osd destroy N --yes-i-really-mean-it`: only for an in-place
+    /// removal the operator chose (`device replace --in-place`, the
+    /// in-place swap), after osdkeeper's own check (docs/design/swap.md);
+    /// Ceph's safe-to-destroy says no while the OSD still has PGs mapped.
     fn destroy_unchecked(&self, id: u32) -> BoxFuture<'_, Result<(), CephError>>;
     /// Every PG's acting set, each pool's size, min_size, pg_num and the
     /// copies a PG needs to be read, the OSDs down: read fresh right before

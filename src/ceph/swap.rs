@@ -42,8 +42,6 @@ struct OsdFlags {
     osd: u32,
     #[serde(default)]
     up: u8,
-    #[serde(default)]
-    state: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -116,8 +114,7 @@ impl CephCli {
             command: format!("config show {who} osd_max_backfills"),
             message: format!("not a count: {:?}", max.stdout.trim()),
         })?;
-        let noout = dump.osds.iter().filter(|o| o.state.iter().any(|s| s == "noout")).map(|o| o.osd).collect();
-        Ok(SwapInput { pgs: join(now, &after, &stats, &dump), max_backfills, balancer_on: balancer.active, noout })
+        Ok(SwapInput { pgs: join(now, &after, &stats, &dump), max_backfills, balancer_on: balancer.active })
     }
 
     /// Now and with the old OSDs drained, from osdmaptool. The final map

@@ -221,7 +221,7 @@ pub async fn run(r: &Remote, cmd: SwapCmd) -> Result<ExitCode, ClientError> {
                         (None, None) => String::new(),
                     };
                     text.push_str(&match w.seconds {
-                        Some(s) => format!("Degraded window: {s:.0} s, from the stop to noout off{estimate}\n"),
+                        Some(s) => format!("Degraded window: {s:.0} s, from the stop to the last PG back{estimate}\n"),
                         None => format!("Degraded window: open since the stop{estimate}\n"),
                     });
                 }

@@ -164,7 +164,6 @@ impl Daemon {
             store.clone(),
             ceph.clone(),
             cluster.clone(),
-            agents.clone(),
             events.clone(),
             inventory.clone(),
             removals.clone(),

@@ -229,12 +229,7 @@ pub(super) fn swap_input(s: &SimState, weights: &[(u32, f64)]) -> Result<SwapInp
             }
         })
         .collect();
-    Ok(SwapInput {
-        pgs,
-        max_backfills: 1,
-        balancer_on: map.balancer_on,
-        noout: s.osds.iter().filter(|o| o.noout).map(|o| o.id).collect(),
-    })
+    Ok(SwapInput { pgs, max_backfills: 1, balancer_on: map.balancer_on })
 }
 
 /// Every PG's copies, for the last-copy gate: where its data is (the

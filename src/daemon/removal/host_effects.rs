@@ -13,7 +13,7 @@ use crate::wire::agent::{StopRequest, ZapOsdRequest, ZapRequest};
 
 /// An agent's answer as the outcome of an effect: a refusal because the
 /// host holds something other than what was named is final.
-pub(crate) fn outcome_of<T>(answer: Result<T, AgentError>) -> Outcome<T> {
+fn outcome_of<T>(answer: Result<T, AgentError>) -> Outcome<T> {
     match answer {
         Ok(t) => Outcome::Done(t),
         Err(AgentError::Mismatch { message, .. }) => Outcome::Refused(message),

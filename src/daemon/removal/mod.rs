@@ -15,7 +15,6 @@ mod preview;
 mod schedule;
 mod worker;
 
-pub(crate) use host_effects::outcome_of;
 pub use schedule::RemoveRequest;
 
 use std::sync::Arc;

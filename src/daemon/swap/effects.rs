@@ -6,7 +6,6 @@
 use super::schedule::osd_names;
 use super::{deployment_service, deployment_subject, Swaps};
 use crate::clock::now_ms;
-use crate::daemon::removal::outcome_of;
 use crate::daemon::removal::RemoveRequest;
 use crate::daemon::DaemonError;
 use crate::domain::ceph_release::Release;
@@ -14,12 +13,12 @@ use crate::domain::cluster::format_weight;
 use crate::domain::command::{Argv, CommandLine};
 use crate::domain::deploy::Deployment;
 use crate::domain::operation::{NewOperation, Outcome};
+use crate::domain::removal::InPlace;
 use crate::domain::swap::{
-    deploy_commands, initial_weight_sections, legacy_initial_weight_section, zap_expect, Effect, SwapRecord, UpmapItem,
-    Way, HANDOVER_WEIGHT,
+    deploy_commands, initial_weight_sections, legacy_initial_weight_section, Effect, SwapRecord, UpmapItem, Way,
+    HANDOVER_WEIGHT,
 };
-use crate::store::{DeploymentCodec, StoreError};
-use crate::wire::agent::{StopRequest, ZapRequest};
+use crate::store::{DeploymentCodec, RemovalCodec, StoreError};
 
 fn upmap_line(i: &UpmapItem) -> String {
     if i.pairs.is_empty() {
@@ -79,15 +78,19 @@ impl Swaps {
                 pgids.iter().map(|p| format!("ceph osd rm-pg-upmap-items {p}")).collect::<Vec<_>>().join("; ")
             }
             Effect::Retire => {
-                format!("osd rm {} --zap", s.old_ids().iter().map(u32::to_string).collect::<Vec<_>>().join(" "))
+                let ids = s.old_ids().iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+                match s.way {
+                    Way::FreeBay => format!("osd rm {ids} --zap"),
+                    Way::InPlace => format!(
+                        "osd rm {ids} --replace --zap, in place (noout, stop, destroy keeping the id, zap), for the \
+                         disk in {}",
+                        s.news.first().map_or("its slot", |n| n.path.as_str())
+                    ),
+                }
             }
-            Effect::Noout { osd } => format!("ceph osd add-noout osd.{osd}"),
-            Effect::ClearNoout { osd } => format!("ceph osd rm-noout osd.{osd}"),
-            Effect::StopDaemon { osd } => format!("stop osd.{osd} on {}", s.host),
-            Effect::StartDaemon { osd } => format!("start osd.{osd} on {}", s.host),
-            Effect::MarkDown { osd } => format!("ceph osd down {osd}"),
-            Effect::Destroy { osd } => format!("ceph osd destroy {osd} --yes-i-really-mean-it"),
-            Effect::Zap { path } => format!("zap {path} on {}", s.host),
+            Effect::StopRemovals => {
+                format!("osd rm stop {}", s.old_ids().iter().map(u32::to_string).collect::<Vec<_>>().join(" "))
+            }
         }
     }
 
@@ -131,13 +134,7 @@ impl Swaps {
                 self.upmaps(&items).await
             }
             Effect::Retire => self.retire(rec).await,
-            Effect::Noout { osd } => done(ceph.set_noout(*osd, true).await, format!("noout on osd.{osd}")),
-            Effect::ClearNoout { osd } => done(ceph.set_noout(*osd, false).await, format!("noout off osd.{osd}")),
-            Effect::MarkDown { osd } => done(ceph.mark_down(*osd).await, format!("marked osd.{osd} down")),
-            Effect::Destroy { osd } => done(ceph.destroy_unchecked(*osd).await, format!("destroyed osd.{osd}")),
-            Effect::StopDaemon { .. } | Effect::StartDaemon { .. } | Effect::Zap { .. } => {
-                self.on_host(rec, effect).await
-            }
+            Effect::StopRemovals => self.stop_removals(rec).await,
         }
     }
 
@@ -181,23 +178,36 @@ impl Swaps {
         }
     }
 
-    /// The removals of the old OSDs, weight 0 and empty by now: they go
-    /// straight to safe-to-destroy, stop, purge and zap.
+    /// The removals of the old OSDs. Free bay: weight 0 and empty by now,
+    /// they go straight to safe-to-destroy, stop, purge and zap; an id with
+    /// an active removal is left to it. In place: `noout`, stop, destroy
+    /// keeping the id and zap, with the risk the swap accepted, the slot
+    /// carrying the new disk; asked only while the swap sees none of its
+    /// own, so that another removal of the id refuses it.
     async fn retire(&self, rec: &SwapRecord) -> Outcome<String> {
+        let s = &rec.state;
         let mut ids = Vec::new();
-        for id in rec.state.old_ids() {
-            match self.store.ops::<crate::store::RemovalCodec>().active_on(&crate::store::removal_subject(id)).await {
-                Ok(None) => ids.push(id),
-                Ok(Some(_)) => {}
+        for id in s.old_ids() {
+            match self.store.ops::<RemovalCodec>().active_on(&crate::store::removal_subject(id)).await {
+                Ok(Some(_)) if s.way == Way::FreeBay => {}
+                Ok(_) => ids.push(id),
                 Err(e) => return Outcome::Failed(e.to_string()),
             }
         }
         if ids.is_empty() {
             return Outcome::Done("the removals were stored already".into());
         }
-        let expected_uuids =
-            rec.state.olds.iter().filter_map(|o| o.uuid.clone().map(|u| (o.id, u))).collect::<Vec<_>>();
-        let req = RemoveRequest { ids: ids.clone(), zap: true, expected_uuids, ..RemoveRequest::default() };
+        let expected_uuids = s.olds.iter().filter_map(|o| o.uuid.clone().map(|u| (o.id, u))).collect::<Vec<_>>();
+        let mut req = RemoveRequest { ids: ids.clone(), zap: true, expected_uuids, ..RemoveRequest::default() };
+        if s.way == Way::InPlace {
+            req.replace = true;
+            req.slot = s.news.first().map(|n| n.path.clone());
+            let accept = |r: &crate::domain::swap::Risk| InPlace {
+                accept_inactive: r.accept_inactive,
+                accept_single_copy: r.accept_single_copy,
+            };
+            req.in_place = Some(s.risk.as_ref().map(accept).unwrap_or_default());
+        }
         match self.removals.schedule_removals(&req).await {
             Ok(_) => Outcome::Done(format!("removal of {} stored", osd_names(&ids))),
             Err(DaemonError::NotFound(m)) => Outcome::Done(format!("{m}: nothing to retire")),
@@ -205,28 +215,22 @@ impl Swaps {
         }
     }
 
-    async fn on_host(&self, rec: &SwapRecord, effect: &Effect) -> Outcome<String> {
-        let s = &rec.state;
-        let host = match self.store.host(&s.host).await {
-            Ok(h) => h,
+    /// `osd rm stop` of the swap's removals not yet asked to stop.
+    async fn stop_removals(&self, rec: &SwapRecord) -> Outcome<String> {
+        let ids: Vec<u32> = match self.removals_of(rec).await {
+            Ok(rs) => rs
+                .iter()
+                .filter(|r| !r.state.stop_requested && !r.state.phase.is_finished())
+                .map(|r| r.state.osd_id)
+                .collect(),
             Err(e) => return Outcome::Failed(e.to_string()),
         };
-        let agents = &self.agents;
-        let uuid_of = |osd: u32| s.olds.iter().find(|o| o.id == osd).and_then(|o| o.uuid.clone());
-        let done = match effect {
-            Effect::Zap { path } => {
-                let reason = format!("swap {} of {}", rec.number, osd_names(&s.old_ids()));
-                let expect = zap_expect(s, path, self.cluster.fsid().as_deref());
-                let req = ZapRequest::expecting(path, expect, reason);
-                agents.zap(&host, &req).await.map(|z| z.steps.join("; "))
-            }
-            Effect::StartDaemon { osd } => agents.start_osd(&host, *osd).await.map(|st| st.detail),
-            Effect::StopDaemon { osd } => {
-                let req = StopRequest { osd_fsid: uuid_of(*osd) };
-                agents.stop_osd(&host, *osd, &req).await.map(|st| st.detail)
-            }
-            _ => return Outcome::Failed(format!("{} is not done on the host", effect.name())),
-        };
-        outcome_of(done)
+        if ids.is_empty() {
+            return Outcome::Done("nothing left to stop".into());
+        }
+        match self.removals.stop_removals(&ids).await {
+            Ok(_) => Outcome::Done(format!("the removal of {} asked to stop", osd_names(&ids))),
+            Err(e) => Outcome::Failed(e.to_string()),
+        }
     }
 }

@@ -22,7 +22,6 @@ use super::inventory::Inventory;
 use super::operations::Backoff;
 use super::removal::Removals;
 use super::Worker;
-use crate::agent_client::HostAgents;
 use crate::ceph::CephCluster;
 use crate::store::Store;
 
@@ -31,10 +30,10 @@ pub struct Swaps {
     ceph: Arc<dyn CephCluster>,
     /// The release the new OSDs' commands are written for.
     cluster: Arc<Cluster>,
-    agents: Arc<dyn HostAgents>,
     events: Arc<Events>,
     inventory: Arc<Inventory>,
-    /// Retires the old OSDs once they hold nothing.
+    /// Retires the old OSDs: once they hold nothing (free bay), in place
+    /// before the new disk goes in.
     removals: Arc<Removals>,
     /// Woken by a new swap or a stop request.
     worker: Arc<Worker>,
@@ -50,7 +49,6 @@ impl Swaps {
         store: Store,
         ceph: Arc<dyn CephCluster>,
         cluster: Arc<Cluster>,
-        agents: Arc<dyn HostAgents>,
         events: Arc<Events>,
         inventory: Arc<Inventory>,
         removals: Arc<Removals>,
@@ -58,7 +56,7 @@ impl Swaps {
         deployer: Arc<Worker>,
         backoff: Backoff,
     ) -> Swaps {
-        Swaps { store, ceph, cluster, agents, events, inventory, removals, worker, deployer, backoff }
+        Swaps { store, ceph, cluster, events, inventory, removals, worker, deployer, backoff }
     }
 }
 

@@ -1,23 +1,21 @@
 //! What a swap's next decision needs to see, asked only in the phases
 //! that need it: the round's cluster state for its OSDs and the health
-//! rule; the balancer, the OSDs' flags and the PG map with the final map
+//! rule; the balancer and the PG map with the final map
 //! beside it (`swap_input`: osdmaptool on the real cluster); the config
 //! database; the deployment and removals it stored; for the in-place way
-//! `ok-to-stop`, the OSD's daemon on its host, the host's blank disks and,
-//! right before a stop, destroy or zap, every PG's copies.
+//! the host's disks.
 
 use super::effects::clear_sections;
 use super::{deployment_subject, Swaps};
-use crate::agent_client::AgentError;
 use crate::ceph::ClusterState;
 use crate::domain::deploy::DeployPhase;
 use crate::domain::inventory::Device;
-use crate::domain::removal::{unhealthy, Phase as RemovalPhase};
+use crate::domain::removal::{unhealthy, Ending, RemovalRecord};
 use crate::domain::swap::{
     initial_weight_sections, short_pgs, DeploymentSeen, DiskNow, Observation, OsdSeen, Phase, RemovalSeen, SwapRecord,
     Way,
 };
-use crate::store::{DeploymentCodec, RemovalCodec};
+use crate::store::{DeploymentCodec, RemovalCodec, StoreError};
 
 /// What each phase asks beyond the round's cluster state.
 #[derive(Default)]
@@ -26,16 +24,12 @@ struct Asks {
     config: bool,
     deployment: bool,
     removals: bool,
-    ok_to_stop: bool,
-    host: bool,
     disks: bool,
-    /// Every PG's copies, for the last-copy gate (`domain::copies`).
-    copies: bool,
 }
 
 fn asks(rec: &SwapRecord) -> Asks {
     let s = &rec.state;
-    let unwinding = s.stop_requested && s.phase.can_stop();
+    let unwinding = s.stop_requested && s.can_stop();
     match (s.way, s.phase) {
         (_, p) if p.is_finished() => Asks::default(),
         (Way::FreeBay, _) if unwinding => Asks { input: true, config: true, deployment: true, ..Asks::default() },
@@ -45,14 +39,9 @@ fn asks(rec: &SwapRecord) -> Asks {
         (Way::FreeBay, Phase::Deploying) => Asks { config: true, deployment: true, ..Asks::default() },
         (Way::FreeBay, Phase::HandingOver | Phase::Settling) => Asks { input: true, ..Asks::default() },
         (Way::FreeBay, Phase::Retiring) => Asks { removals: true, input: true, config: true, ..Asks::default() },
-        (Way::InPlace, Phase::Queued) => Asks { ok_to_stop: true, input: true, ..Asks::default() },
-        (Way::InPlace, Phase::Stopping | Phase::Destroying) => {
-            Asks { host: true, input: true, copies: true, ..Asks::default() }
-        }
-        (Way::InPlace, Phase::Zapping) => Asks { host: true, disks: true, copies: true, ..Asks::default() },
-        (Way::InPlace, Phase::AwaitingDisk) => Asks { host: true, disks: true, ..Asks::default() },
+        (Way::InPlace, Phase::Retiring | Phase::Recovering) => Asks { removals: true, ..Asks::default() },
+        (Way::InPlace, Phase::AwaitingDisk) => Asks { disks: true, ..Asks::default() },
         (Way::InPlace, Phase::Deploying) => Asks { deployment: true, ..Asks::default() },
-        (Way::InPlace, _) => Asks { input: true, ..Asks::default() },
         _ => Asks::default(),
     }
 }
@@ -65,7 +54,6 @@ impl Swaps {
         ids.extend(s.new_ids());
         let mut obs = Observation {
             healthy: unhealthy(state),
-            host_reachable: true,
             short_pgs: Some(short_pgs(&state.pg_states)),
             ..Observation::default()
         };
@@ -79,11 +67,6 @@ impl Swaps {
                 is_in: o.is_in,
                 destroyed: o.destroyed,
                 crush_weight: o.crush_weight,
-                // From the round's own read of the OSD map: an advance that
-                // goes through several phases on one observation (deployed,
-                // recovered, finishing) must not take a missing question for
-                // "noout is off" and end with the flag still set.
-                noout: o.noout,
             })
             .collect();
         if ask.input {
@@ -109,19 +92,16 @@ impl Swaps {
             obs.deployment = self.deployment_seen(rec).await;
         }
         if ask.removals {
-            obs.removals = self.removals_seen(rec).await;
-        }
-        if ask.ok_to_stop {
-            obs.ok_to_stop = match self.ceph.ok_to_stop(&s.old_ids()).await {
-                Ok(v) => Some(v),
-                Err(e) => Some(crate::ceph::Verdict::no(e.to_string())),
+            obs.removals = match self.removals_of(rec).await {
+                Ok(rs) => Some(rs.iter().map(removal_seen).collect()),
+                Err(e) => {
+                    tracing::error!("cannot read the removals of swap {}: {e}", rec.number);
+                    None
+                }
             };
         }
-        if ask.host || ask.disks {
-            self.observe_host(rec, ask.disks, &mut obs).await;
-        }
-        if ask.copies {
-            obs.copies = Some(self.ceph.copies().await.map_err(|e| e.to_string()));
+        if ask.disks {
+            self.observe_disks(rec, &mut obs).await;
         }
         obs
     }
@@ -137,9 +117,6 @@ impl Swaps {
             Ok(input) => {
                 obs.balancer_on = Some(input.balancer_on);
                 obs.max_backfills = input.max_backfills;
-                for o in &mut obs.osds {
-                    o.noout = input.noout.contains(&o.id);
-                }
                 obs.pgs = Some(input.pgs);
             }
             Err(e) => {
@@ -167,44 +144,30 @@ impl Swaps {
         }
     }
 
-    /// The removals of the old OSDs stored since the swap began (an id
-    /// may have been removed before, by someone else).
-    async fn removals_seen(&self, rec: &SwapRecord) -> Vec<RemovalSeen> {
+    /// The swap's removals of its old OSDs, the latest of each: stored
+    /// since the swap began (an id may have been removed before, by
+    /// someone else), and in place, an in-place one (another removal of
+    /// the id is not the swap's: its own is then refused).
+    pub(super) async fn removals_of(&self, rec: &SwapRecord) -> Result<Vec<RemovalRecord>, StoreError> {
         let mut out = Vec::new();
         for id in rec.state.old_ids() {
-            match self.store.ops::<RemovalCodec>().latest_on(&crate::store::removal_subject(id)).await {
-                Ok(Some(r)) if r.created_at >= rec.created_at => out.push(RemovalSeen {
-                    osd: id,
-                    finished: r.state.phase.is_finished(),
-                    cancelled: r.state.phase == RemovalPhase::Cancelled,
-                }),
-                Ok(_) => {}
-                Err(e) => tracing::error!("cannot read the removal of osd.{id}: {e}"),
-            }
+            let latest = self.store.ops::<RemovalCodec>().latest_on(&crate::store::removal_subject(id)).await?;
+            let ways_match = |r: &RemovalRecord| (rec.state.way == Way::InPlace) == r.state.in_place.is_some();
+            out.extend(latest.filter(|r| r.created_at >= rec.created_at && ways_match(r)));
         }
-        out
+        Ok(out)
     }
 
-    async fn observe_host(&self, rec: &SwapRecord, disks: bool, obs: &mut Observation) {
+    /// The host's disks, from a fresh inventory.
+    async fn observe_disks(&self, rec: &SwapRecord, obs: &mut Observation) {
         let s = &rec.state;
         let host = match self.store.host(&s.host).await {
             Ok(h) => h,
             Err(e) => {
                 tracing::warn!("host {} of swap {} is not known: {e}", s.host, rec.number);
-                obs.host_reachable = false;
                 return;
             }
         };
-        if let Some(old) = s.olds.first() {
-            match self.agents.osd_status(&host, old.id).await {
-                Ok(st) => obs.daemon_running = Some(st.running),
-                Err(AgentError::Unreachable { .. } | AgentError::Timeout { .. }) => obs.host_reachable = false,
-                Err(e) => tracing::warn!("cannot ask {} about osd.{}: {e}", s.host, old.id),
-            }
-        }
-        if !(disks && obs.host_reachable) {
-            return;
-        }
         if let Err(e) = self.inventory.poll_host(&host).await {
             tracing::warn!("cannot refresh the inventory of {}: {e}", s.host);
         }
@@ -216,6 +179,18 @@ impl Swaps {
             Ok(None) => {}
             Err(e) => tracing::error!("cannot read the inventory of {}: {e}", s.host),
         }
+    }
+}
+
+/// A removal of the swap's as its decisions see it.
+fn removal_seen(r: &RemovalRecord) -> RemovalSeen {
+    RemovalSeen {
+        osd: r.state.osd_id,
+        phase: r.state.phase,
+        stop_requested: r.state.stop_requested,
+        rejoined: r.state.ending == Some(Ending::Rejoined),
+        waiting_on: r.waiting_on.clone(),
+        note: r.state.note(),
     }
 }
 

@@ -11,7 +11,7 @@ use crate::domain::drain_preview::observed;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::inventory::Device;
 use crate::domain::operation::NewOperation;
-use crate::domain::removal::identify;
+use crate::domain::removal::{identify, RemovalRecord};
 use crate::domain::spec::Method;
 use crate::domain::swap::cost::{costs, in_place_refusals, risk, Accept, CostInput, Costs};
 use crate::domain::swap::{method_of, NewDisk, OldOsd, Recipe, Swap, SwapRecord, Way};
@@ -120,15 +120,27 @@ impl Swaps {
         Ok((c.swap, c.costs, c.refusals))
     }
 
-    /// `swap stop N`: taken until the old OSDs are retired (free bay) or stopped (in place).
+    /// `swap stop N`: taken until the old OSDs are retired (free bay), or
+    /// until its removal has begun (in place: the swap then asks it to
+    /// stop, and it cancels).
     pub async fn stop(&self, number: i64) -> Result<SwapRecord, DaemonError> {
         let rec = self.store.ops::<SwapCodec>().get(number).await?;
         if rec.state.phase.is_finished() {
             return Err(DaemonError::Conflict(format!("swap {number} has ended ({})", rec.state.phase.as_str())));
         }
+        let removals = if rec.state.way == Way::InPlace { self.removals_of(&rec).await? } else { Vec::new() };
+        let begun = |r: &&RemovalRecord| !r.state.phase.can_stop() && !r.state.phase.is_finished();
+        if let Some(r) = removals.iter().find(begun) {
+            return Err(DaemonError::Conflict(format!(
+                "swap {number} is past the point of no return (the removal of osd.{} is {}); it can no longer be \
+                 stopped",
+                r.state.osd_id,
+                r.state.phase.as_str()
+            )));
+        }
         let missing = |s: &str| Some(format!("no swap runs on {s}"));
         let change = |s: &mut Swap| {
-            if !s.phase.can_stop() {
+            if !s.can_stop() {
                 return Err(format!(
                     "swap {number} is past the point of no return ({}); it can no longer be stopped",
                     s.phase.as_str()

@@ -13,7 +13,6 @@ use super::Swaps;
 use crate::ceph::ClusterState;
 use crate::daemon::operations::{Executor, Flow, OperationKind};
 use crate::daemon::{DaemonError, Pace};
-use crate::domain::copies::hold_event;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::operation::{record, Outcome, Recorded};
 use crate::domain::swap::{advance, apply, changed, interrupted, Effect, Observation, Phase, Step, Swap, SwapRecord};
@@ -47,11 +46,6 @@ impl Swaps {
 
     async fn announce(&self, before: &SwapRecord, after: &SwapRecord) {
         self.announce_passed_over(before, after).await;
-        let who = format!("Swap {} on {}", after.number, after.state.host);
-        let (held_before, held_after) = (before.state.last_copy_hold.as_ref(), after.state.last_copy_hold.as_ref());
-        if let Some((kind, level, message)) = hold_event(&who, held_before, held_after) {
-            self.events.record(level, kind, Some(&after.state.host), None, message).await;
-        }
         let (b, a) = (&before.state, &after.state);
         if b.phase == a.phase {
             return;

@@ -12,14 +12,15 @@ const OTHER_OSD: &str = "1d0c2e4a-9b8e-4d0c-9a57-0d3c4e1f6a99";
 const OTHER_CLUSTER: &str = "6f2c0000-f864-4e02-9720-f37e52df0000";
 
 /// A disk from another server (another cluster's OSD on it) pushed into
-/// the bay between the destroy and the zap: the swap leaves it alone, says
-/// what is there, and waits for a blank disk.
+/// the bay between the destroy and the zap: neither the swap's removal
+/// nor the swap wipes it; the swap says what is there, and waits for a
+/// blank disk.
 #[tokio::test]
 async fn an_in_place_swap_never_wipes_a_used_disk_pushed_into_its_bay() {
     let (_dir, d, sim) = pg_map_daemon().await;
     d.swaps().schedule(&replace_8_in_place()).await.unwrap();
     // The round that destroys osd.8 dies right after the destroy: the zap was next.
-    assert!(rounds_until_crash(&d, &sim, "swap:destroy").await, "the swap never destroyed osd.8");
+    assert!(rounds_until_crash(&d, &sim, "removal:destroy").await, "the swap's removal never destroyed osd.8");
     assert!(sim.osds().iter().any(|o| o.id == 8 && o.destroyed));
     sim.push_used_disk("f5-422-03", "/dev/sdd", "USED-DISK-FROM-ELSEWHERE", OTHER_OSD, OTHER_CLUSTER);
     let rec = until(&d, &sim, |r| r.state.phase == Phase::AwaitingDisk).await;
@@ -36,10 +37,10 @@ async fn an_in_place_swap_never_wipes_a_used_disk_pushed_into_its_bay() {
     let rec = latest(&d).await;
     assert_eq!(rec.state.phase, Phase::AwaitingDisk, "{rec:?}");
     assert_eq!(sim.used_disks(), [("f5-422-03".to_string(), "/dev/sdd".to_string())], "it keeps what it holds");
-    let actions = d.store.actions(rec.id).await.unwrap();
+    let (_, actions) = d.swaps().get(rec.number).await.unwrap();
     assert!(actions.iter().all(|a| a.effect != "zap"), "no zap was even asked: {actions:?}");
     let why = format!(
-        "another disk is there (USED-DISK-FROM-ELSEWHERE), and it holds an LV of osd.3 (fsid {OTHER_OSD}), lvm \
+        "a used disk is in the slot (USED-DISK-FROM-ELSEWHERE): it holds an LV of osd.3 (fsid {OTHER_OSD}), lvm \
          detected"
     );
     assert_eq!(rec.state.passed_over, [("/dev/sdd".to_string(), why.clone())]);

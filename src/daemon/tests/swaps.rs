@@ -242,12 +242,40 @@ async fn an_in_place_swap_keeps_the_id_and_rebuilds_its_copies_once_from_the_oth
     assert!(o.up && o.is_in && !o.destroyed && o.device == "/dev/sdd", "{o:?}");
     assert!(clean(&sim));
     assert_eq!(sim.moved_bytes(), costs.in_place.bytes, "each of its copies rebuilt once");
-    let input = sim.swap_input(&[], 0).await.unwrap();
-    assert!(input.noout.is_empty(), "noout taken off at the end");
+    assert!(sim.osds().iter().all(|o| !o.noout), "noout taken off at the end");
     // The next preview times the making by the deployment this swap ran.
     let (_, next, _) = d.swaps().preview(&req).await.unwrap();
     let making = next.in_place.making.expect("the swap's own deployment gives the pace");
     assert!(making.seconds > 0.0 && making.basis == "as the last deployment of 1 OSD on f5-422-03 went", "{making:?}");
+}
+
+/// `swap stop` of an in-place swap whose removal has not begun: the
+/// removal is stopped, nothing was changed; once it has begun (`noout`
+/// set), the way back is forward.
+#[tokio::test]
+async fn an_in_place_swap_stops_with_its_removal_until_that_has_begun() {
+    let (_dir, d, sim) = pg_map_daemon().await;
+    let (rec, _) = d.swaps().schedule(&replace_8_in_place()).await.unwrap();
+    for _ in 0..3 {
+        d.swaps().round().await.unwrap();
+    }
+    let removals = d.store.ops::<crate::store::RemovalCodec>();
+    let removal = removals.active_on(&crate::store::removal_subject(8)).await.unwrap();
+    let removal = removal.expect("the swap's removal of osd.8 is stored");
+    assert_eq!(removal.state.phase, crate::domain::removal::Phase::Queued);
+    d.swaps().stop(rec.number).await.unwrap();
+    let rec = until(&d, &sim, |r| r.state.phase.is_finished()).await;
+    assert_eq!(rec.state.phase, Phase::Stopped, "{rec:?}");
+    assert_eq!(rec.state.ending.as_deref(), Some("stopped before osd.8 was stopped; nothing was changed"));
+    let o8 = sim.osds().into_iter().find(|o| o.id == 8).unwrap();
+    assert!(o8.up && o8.is_in && !o8.destroyed && !o8.noout, "{o8:?}");
+    // Again, and stopped once its removal has set noout: refused.
+    let (rec, _) = d.swaps().schedule(&replace_8_in_place()).await.unwrap();
+    d.swaps().round().await.unwrap();
+    d.swaps().round().await.unwrap();
+    d.removals.round().await.unwrap();
+    let Err(DaemonError::Conflict(why)) = d.swaps().stop(rec.number).await else { panic!("stopped past noout") };
+    assert!(why.contains("past the point of no return (the removal of osd.8 is"), "{why}");
 }
 
 #[tokio::test]

@@ -47,6 +47,9 @@ impl Ending {
         let id = r.osd_id;
         match self {
             Ending::RemovedOutside => format!("osd.{id} no longer exists (removed outside osdkeeper)"),
+            Ending::StoppedBeforeDrain if r.in_place.is_some() => {
+                format!("stopped before osd.{id} was stopped; nothing was changed")
+            }
             Ending::StoppedBeforeDrain => "stopped before the drain began; nothing was changed".into(),
             Ending::NotZapped { devices } => format!(
                 "host {host} unreachable: {} not zapped; run `osdkeeper device zap {host} <path> --force` when it is back",

@@ -1,34 +1,18 @@
 //! `advance` for the free bay, and what an outcome or a restart changes.
 //! Pure; the table tests in `tests.rs` pin every phase.
 
-use super::gate::{last_copy, not_ours, with_uuids, NotOurs};
+use super::gate::{not_ours, with_uuids, NotOurs};
 use super::handover::{cleanup, plan};
 use super::{in_place, lowest_free_ids, Effect, Observation, Phase, Step, Swap, Way, HANDOVER_WEIGHT};
 use crate::domain::operation::Outcome;
+use crate::domain::removal::Phase as RemovalPhase;
 
-/// What an effect's outcome changes: a wiped device is recorded; every
-/// other effect shows in the next observation, or was written before it
-/// was asked for (the entries issued, the balancer paused).
-pub fn apply<T>(s: &Swap, effect: &Effect, outcome: &Outcome<T>) -> Swap {
-    let mut next = s.clone();
-    match (effect, outcome) {
-        (Effect::Zap { path }, Outcome::Done(_)) if !next.zapped.contains(path) => next.zapped.push(path.clone()),
-        // The host found another disk, or other volumes, at the path: left alone.
-        (Effect::Zap { path }, Outcome::Refused(found)) => pass_over(&mut next, path, found),
-        (Effect::StopDaemon { osd } | Effect::Destroy { osd }, Outcome::Refused(found)) => {
-            next.ending = Some(format!("superseded: osd.{osd}: {found}; nothing more was done to it"));
-            next.phase = Phase::Failed;
-        }
-        _ => {}
-    }
-    next
-}
-
-/// Records a disk the swap leaves alone, and why (once per path).
-pub(super) fn pass_over(next: &mut Swap, path: &str, why: &str) {
-    if !next.passed_over.iter().any(|(p, _)| p == path) {
-        next.passed_over.push((path.to_string(), why.to_string()));
-    }
+/// What an effect's outcome changes: nothing. Every effect shows in the
+/// next observation (the removals, the deployment in the store; the
+/// entries, the weights in the OSD map), or was written before it was
+/// asked for (the entries issued, the balancer paused).
+pub fn apply<T>(s: &Swap, _effect: &Effect, _outcome: &Outcome<T>) -> Swap {
+    s.clone()
 }
 
 /// What a swap whose effect a restart cut off becomes: the same. Every
@@ -52,7 +36,7 @@ fn unread(obs: &Observation, what: &str) -> String {
 pub fn advance(s: &Swap, obs: &Observation) -> Step {
     let s = &with_uuids(s, obs);
     match not_ours(s, obs) {
-        Some(NotOurs::Other(why)) => return last_copy(s, superseded(s.clone(), why, obs), obs),
+        Some(NotOurs::Other(why)) => return superseded(s.clone(), why, obs),
         Some(NotOurs::CannotTell(why)) => return Step::wait(s.clone(), why),
         None => {}
     }
@@ -79,17 +63,17 @@ pub(super) fn weighs(w: Option<f64>, target: f64) -> bool {
     w.is_some_and(|w| (w - target).abs() <= 2.0 / 65536.0)
 }
 
-/// Ends the swap through `unwinding`: what was set is put back, what was
-/// handed over is kept.
-pub(super) fn fail(mut next: Swap, why: String, obs: &Observation) -> Step {
+/// Ends a free-bay swap through `unwinding`: what was set is put back,
+/// what was handed over is kept.
+fn fail(mut next: Swap, why: String, obs: &Observation) -> Step {
     next.failure = Some(why);
-    next.phase = if next.way == Way::FreeBay { Phase::Unwinding } else { Phase::Restoring };
+    next.phase = Phase::Unwinding;
     advance(&next, obs)
 }
 
 fn free_bay(s: &Swap, obs: &Observation) -> Step {
     let mut next = s.clone();
-    if s.stop_requested && s.phase.can_stop() {
+    if s.stop_requested && s.can_stop() {
         next.phase = Phase::Unwinding;
         return unwind(next, obs);
     }
@@ -249,16 +233,19 @@ fn retiring(mut next: Swap, obs: &Observation) -> Step {
         next.retired = true;
         return Step::act(next, Effect::Retire);
     }
+    if obs.removals.is_none() {
+        return Step::wait(next, "retiring: the removals are not read yet");
+    }
     let mut waiting = Vec::new();
     for old in &next.olds {
-        match obs.removals.iter().find(|r| r.osd == old.id) {
+        match obs.removal(old.id) {
             None if obs.osd(old.id).is_none() => {}
             None => waiting.push(format!("osd.{} (not stored yet)", old.id)),
-            Some(r) if r.cancelled => {
+            Some(r) if r.phase == RemovalPhase::Cancelled => {
                 let note = format!("the removal of osd.{} was stopped: it stays at CRUSH weight 0, empty", old.id);
                 next.ending = Some(note);
             }
-            Some(r) if !r.finished => waiting.push(format!("osd.{}", old.id)),
+            Some(r) if !r.phase.is_finished() => waiting.push(format!("osd.{}", old.id)),
             Some(_) => {}
         }
     }

@@ -6,9 +6,14 @@
 //! ```text
 //! free bay: queued ─► preparing ─► deploying ─► handing-over ─► settling ─► retiring ─► finishing ─► done
 //!             └──────────┴────────────┴─────────────┴──(swap stop)──► unwinding ─► stopped | failed
-//! in place: queued ─► noout ─► stopping ─► destroying ─► zapping ─► awaiting-disk ─► deploying ─► recovering ─► finishing ─► done
-//!             └───────┴──(swap stop)──► restoring ─► stopped
+//! in place: queued ─► retiring ─► awaiting-disk ─► deploying ─► recovering ─► done
+//!             └──────────┴──(swap stop)──► stopped
 //! ```
+//!
+//! In place, `retiring` is an in-place removal of the old OSD (`noout`,
+//! stop, destroy keeping its id, zap: the removal kind's, the same one
+//! `device replace --in-place` runs), as the free bay's `retiring` is a
+//! removal of its old OSDs.
 //!
 //! The free bay's hand-over moves each copy once, straight to where CRUSH
 //! keeps it once the swap is over (`handover.rs`, with Ceph's upmap rules
@@ -24,8 +29,6 @@ pub mod handover;
 #[cfg(test)]
 mod identity_tests;
 mod in_place;
-#[cfg(test)]
-mod last_copy_tests;
 pub mod making;
 mod observation;
 pub mod propose;
@@ -37,7 +40,6 @@ pub mod window;
 
 pub use advance::{advance, apply, interrupted};
 pub use handover::{Handed, PgNow, UpmapItem};
-pub use in_place::zap_expect;
 pub use observation::{short_pgs, DeploymentSeen, DiskNow, Observation, OsdSeen, RemovalSeen, SwapInput};
 pub use recipe::{deploy_commands, method_of, Recipe};
 
@@ -86,17 +88,12 @@ pub enum Phase {
     Unwinding,
     Stopped,
     Failed,
-    Noout,
-    Stopping,
-    Destroying,
-    Zapping,
     AwaitingDisk,
     Recovering,
-    Restoring,
 }
 
 impl Phase {
-    pub const ALL: [Phase; 18] = [
+    pub const ALL: [Phase; 13] = [
         Phase::Queued,
         Phase::Preparing,
         Phase::Deploying,
@@ -108,13 +105,8 @@ impl Phase {
         Phase::Unwinding,
         Phase::Stopped,
         Phase::Failed,
-        Phase::Noout,
-        Phase::Stopping,
-        Phase::Destroying,
-        Phase::Zapping,
         Phase::AwaitingDisk,
         Phase::Recovering,
-        Phase::Restoring,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -130,13 +122,8 @@ impl Phase {
             Phase::Unwinding => "unwinding",
             Phase::Stopped => "stopped",
             Phase::Failed => "failed",
-            Phase::Noout => "noout",
-            Phase::Stopping => "stopping",
-            Phase::Destroying => "destroying",
-            Phase::Zapping => "zapping",
             Phase::AwaitingDisk => "awaiting-disk",
             Phase::Recovering => "recovering",
-            Phase::Restoring => "restoring",
         }
     }
 
@@ -146,12 +133,6 @@ impl Phase {
 
     pub fn is_finished(self) -> bool {
         matches!(self, Phase::Done | Phase::Stopped | Phase::Failed)
-    }
-
-    /// `swap stop` is taken: before the old OSDs are retired (free bay),
-    /// before the old OSD is stopped (in place).
-    pub fn can_stop(self) -> bool {
-        matches!(self, Phase::Queued | Phase::Preparing | Phase::Deploying | Phase::HandingOver | Phase::Noout)
     }
 }
 
@@ -202,10 +183,11 @@ pub struct Risk {
     pub window_s: Option<f64>,
     /// The estimated making of the new OSDs, at the pace deployments went.
     pub making_s: Option<f64>,
-    /// PGs may go inactive: the OSD is stopped even when `ok-to-stop` says no.
+    /// PGs may go inactive: the OSD is stopped even when `ok-to-stop` says
+    /// no. Handed to its removal (`removal::InPlace`), as the next one.
     pub accept_inactive: bool,
     /// PGs may be left with one copy (erasure-coded: k shards), right
-    /// before each act too (`copies::hold`).
+    /// before each act of its removal too (`copies::hold`).
     pub accept_single_copy: bool,
 }
 
@@ -243,21 +225,13 @@ pub struct Swap {
     pub bytes_left: Option<u64>,
     /// In place: the risk taken, as accepted.
     pub risk: Option<Risk>,
-    /// In place: the daemon stop was asked of the host's agent.
-    pub stop_sent: bool,
-    /// In place: devices already wiped.
-    pub zapped: Vec<String>,
-    /// In place: old devices not wiped, each with why (another disk at the
-    /// path, or other volumes on it), and used disks found in the slot: a
-    /// used disk is never wiped by a swap.
+    /// In place: used disks found in the slot, each with why: a used disk
+    /// is never wiped nor taken by a swap.
     pub passed_over: Vec<(String, String)>,
     /// Why it cannot go on: it unwinds, then ends `failed`.
     pub failure: Option<String>,
     /// How it ended when not plainly, in words.
     pub ending: Option<String>,
-    /// In place: the stop, destroy or zap waits, the cluster worse than
-    /// accepted (`copies::gate`), in the words of when the hold began.
-    pub last_copy_hold: Option<String>,
 }
 
 impl Swap {
@@ -282,12 +256,21 @@ impl Swap {
             pgs_left: None,
             bytes_left: None,
             risk: None,
-            stop_sent: false,
-            zapped: Vec::new(),
             passed_over: Vec::new(),
             failure: None,
             ending: None,
-            last_copy_hold: None,
+        }
+    }
+
+    /// `swap stop` is taken: before the old OSDs are retired (free bay);
+    /// in place, until its removal has begun (`noout` set; the daemon's
+    /// `swap stop` asks the removal too).
+    pub fn can_stop(&self) -> bool {
+        match self.way {
+            Way::FreeBay => {
+                matches!(self.phase, Phase::Queued | Phase::Preparing | Phase::Deploying | Phase::HandingOver)
+            }
+            Way::InPlace => matches!(self.phase, Phase::Queued | Phase::Retiring),
         }
     }
 
@@ -352,23 +335,12 @@ pub enum Effect {
     SetWeights { weights: Vec<(u32, f64)> },
     /// `ceph osd rm-pg-upmap-items PGID` for entries that are no-ops.
     RmUpmap { pgids: Vec<String> },
-    /// Store a removal of each old OSD (stop, purge, zap, hold).
+    /// Store a removal of each old OSD that has none of the swap's: free
+    /// bay, stop, purge, zap and hold; in place, `noout`, stop, destroy
+    /// keeping the id and zap, then wait for the id to be back.
     Retire,
-    /// `ceph osd add-noout osd.N`.
-    Noout { osd: u32 },
-    /// `ceph osd rm-noout osd.N`.
-    ClearNoout { osd: u32 },
-    /// Stop the OSD daemon through the host agent.
-    StopDaemon { osd: u32 },
-    /// Start it again (a stopped in-place swap).
-    StartDaemon { osd: u32 },
-    /// `ceph osd down N`: the daemon is gone, the monitors have not noticed.
-    MarkDown { osd: u32 },
-    /// `ceph osd destroy N --yes-i-really-mean-it`: the in-place way's,
-    /// after its own check (docs/design/swap.md).
-    Destroy { osd: u32 },
-    /// Wipe a device of the old OSD through the host agent.
-    Zap { path: String },
+    /// `osd rm stop` of the swap's removals (in place, `swap stop`).
+    StopRemovals,
 }
 
 impl Effect {
@@ -384,18 +356,8 @@ impl Effect {
             Effect::SetWeights { .. } => "set-weights",
             Effect::RmUpmap { .. } => "rm-upmap",
             Effect::Retire => "retire",
-            Effect::Noout { .. } => "noout",
-            Effect::ClearNoout { .. } => "clear-noout",
-            Effect::StopDaemon { .. } => "stop-daemon",
-            Effect::StartDaemon { .. } => "start-daemon",
-            Effect::MarkDown { .. } => "mark-down",
-            Effect::Destroy { .. } => "destroy",
-            Effect::Zap { .. } => "zap",
+            Effect::StopRemovals => "stop-removals",
         }
-    }
-
-    pub fn is_destructive(&self) -> bool {
-        matches!(self, Effect::Destroy { .. } | Effect::Zap { .. })
     }
 }
 
@@ -418,8 +380,9 @@ impl super::operation::Effect for Effect {
         Effect::name(self)
     }
 
+    /// A swap destroys nothing itself: its removals do, each logging its acts.
     fn is_destructive(&self) -> bool {
-        Effect::is_destructive(self)
+        false
     }
 }
 

@@ -3,8 +3,7 @@
 //! decides on, each part asked only in the phases that need it.
 
 use super::PgNow;
-use crate::domain::cluster::Verdict;
-use crate::domain::copies::Copies;
+use crate::domain::removal::Phase as RemovalPhase;
 
 /// What a swap reads of the cluster each round (the Ceph adapter's
 /// `swap_input`): every PG now and in the final map, and the cluster-wide
@@ -15,8 +14,6 @@ pub struct SwapInput {
     /// `osd_max_backfills` as an OSD runs with it.
     pub max_backfills: u32,
     pub balancer_on: bool,
-    /// OSDs with `noout` set on them.
-    pub noout: Vec<u32>,
 }
 
 /// One OSD as the cluster shows it now.
@@ -29,8 +26,6 @@ pub struct OsdSeen {
     pub is_in: bool,
     pub destroyed: bool,
     pub crush_weight: Option<f64>,
-    /// `ceph osd add-noout` is set on it.
-    pub noout: bool,
 }
 
 /// The deployment of the new disks, as the store shows it.
@@ -44,13 +39,19 @@ pub struct DeploymentSeen {
     pub osds: Vec<(u32, String)>,
 }
 
-/// The removal of an old OSD, as the store shows it.
+/// The swap's removal of an old OSD, as the store shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RemovalSeen {
     pub osd: u32,
-    pub finished: bool,
-    /// It ended otherwise than done (stopped by someone).
-    pub cancelled: bool,
+    pub phase: RemovalPhase,
+    /// `osd rm stop` was asked of it.
+    pub stop_requested: bool,
+    /// In place: it ended with the id back up and in (`noout` lifted).
+    pub rejoined: bool,
+    /// What it waits on now, in its words (a last-copy hold among them).
+    pub waiting_on: Option<String>,
+    /// How it ended when not plainly, in its words.
+    pub note: Option<String>,
 }
 
 /// What the worker saw just now; each part is asked only in the phases that need it.
@@ -78,22 +79,17 @@ pub struct Observation {
     pub input_error: Option<String>,
     /// `osd_max_backfills` as an OSD runs with it.
     pub max_backfills: u32,
-    pub removals: Vec<RemovalSeen>,
+    /// The swap's removals of its old OSDs; `None` when not asked or not
+    /// read (the swap then waits).
+    pub removals: Option<Vec<RemovalSeen>>,
     /// The host's disks as its inventory shows them now.
     pub disks: Vec<DiskNow>,
-    /// In place: `ok-to-stop` for the old OSDs, when asked.
-    pub ok_to_stop: Option<Verdict>,
-    pub host_reachable: bool,
-    pub daemon_running: Option<bool>,
     /// In place: PGs of the cluster short of copies or not serving now
     /// (`short_pgs`).
     pub short_pgs: Option<i64>,
-    /// In place, right before a stop, destroy or zap: a fresh read of
-    /// every PG's copies, or why it could not be read.
-    pub copies: Option<Result<Copies, String>>,
 }
 
-/// The PGs an in-place swap waits for before it takes `noout` off: those
+/// The PGs an in-place swap waits for before it ends: those
 /// degraded or undersized, and those not active. Not active counts too:
 /// when the new OSD boots its PGs re-peer, and a PG listed `peering` is
 /// neither degraded nor undersized; a swap that took that moment for the
@@ -119,6 +115,11 @@ impl Observation {
 
     pub fn disk(&self, path: &str) -> Option<&DiskNow> {
         self.disks.iter().find(|d| d.path == path)
+    }
+
+    /// The swap's removal of osd.`id`, once the store was read.
+    pub fn removal(&self, id: u32) -> Option<&RemovalSeen> {
+        self.removals.as_ref()?.iter().find(|r| r.osd == id)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::handover::tests::pg;
 use super::*;
-use crate::domain::cluster::Verdict;
+use crate::domain::removal::Phase as RemovalPhase;
 
 /// osd.8 (0.9 of CRUSH weight) out, /dev/sdb (1.7) in, on f5-422-03.
 pub(super) fn swap(phase: Phase) -> Swap {
@@ -24,15 +24,7 @@ pub(super) fn uuid(id: u32) -> String {
 }
 
 pub(super) fn osd(id: u32, weight: f64) -> OsdSeen {
-    OsdSeen {
-        id,
-        uuid: Some(uuid(id)),
-        up: true,
-        is_in: true,
-        destroyed: false,
-        crush_weight: Some(weight),
-        noout: false,
-    }
+    OsdSeen { id, uuid: Some(uuid(id)), up: true, is_in: true, destroyed: false, crush_weight: Some(weight) }
 }
 
 /// A disk of the host: blank, or holding the LV of the OSD `of`.
@@ -52,9 +44,6 @@ pub(super) fn calm() -> Observation {
         balancer_on: Some(true),
         initial_weight_set: Some(false),
         max_backfills: 1,
-        host_reachable: true,
-        // Read, and no PG short of copies: the last-copy gate lets acts go.
-        copies: Some(Ok(crate::domain::copies::Copies::default())),
         ..Observation::default()
     }
 }
@@ -197,9 +186,10 @@ fn retiring_waits_for_the_removals_then_puts_the_balancer_back() {
     s.retired = true;
     s.balancer_paused = true;
     s.balancer_was_on = Some(true);
-    o.removals = vec![RemovalSeen { osd: 8, finished: false, cancelled: false }];
+    assert_eq!(run(&s, &o).waiting_on.as_deref(), Some("retiring: the removals are not read yet"));
+    o.removals = Some(vec![removal(RemovalPhase::WaitingSafe)]);
     assert_eq!(run(&s, &o).waiting_on.as_deref(), Some("retiring: removal of osd.8"));
-    o.removals[0].finished = true;
+    o.removals = Some(vec![removal(RemovalPhase::Done)]);
     let st = run(&s, &o);
     assert_eq!((st.next.phase, st.effect), (Phase::Finishing, Some(Effect::ResumeBalancer)));
     o.balancer_on = Some(true);
@@ -234,9 +224,14 @@ fn a_stop_keeps_what_was_handed_over_and_puts_back_what_was_set() {
 
 #[test]
 fn stop_is_refused_once_the_old_osds_are_retired() {
-    assert!(Phase::HandingOver.can_stop());
-    for p in [Phase::Settling, Phase::Retiring, Phase::Stopping, Phase::Destroying] {
-        assert!(!p.can_stop(), "{p:?}");
+    assert!(swap(Phase::HandingOver).can_stop());
+    for p in [Phase::Settling, Phase::Retiring, Phase::Finishing] {
+        assert!(!swap(p).can_stop(), "{p:?}");
+    }
+    // In place, until its removal has begun (the daemon's `swap stop` asks the removal).
+    assert!(in_place(Phase::Retiring).can_stop());
+    for p in [Phase::AwaitingDisk, Phase::Deploying, Phase::Recovering] {
+        assert!(!in_place(p).can_stop(), "{p:?}: the old OSD is destroyed, the way back is forward");
     }
     let mut s = swap(Phase::Settling);
     s.stop_requested = true;
@@ -248,8 +243,12 @@ fn stop_is_refused_once_the_old_osds_are_retired() {
 fn a_restart_observes_again() {
     let s = swap(Phase::HandingOver);
     assert_eq!(interrupted(&s), s);
-    let zapped = apply(&s, &Effect::Zap { path: "/dev/sdd".into() }, &crate::domain::operation::Outcome::Done(()));
-    assert_eq!(zapped.zapped, ["/dev/sdd"]);
+    assert_eq!(apply(&s, &Effect::Retire, &crate::domain::operation::Outcome::Done(())), s, "seen in the store");
+}
+
+/// The swap's removal of osd.8, in `phase`.
+pub(super) fn removal(phase: RemovalPhase) -> RemovalSeen {
+    RemovalSeen { osd: 8, phase, stop_requested: false, rejoined: false, waiting_on: None, note: None }
 }
 
 pub(super) fn in_place(phase: Phase) -> Swap {
@@ -260,28 +259,39 @@ pub(super) fn in_place(phase: Phase) -> Swap {
     s
 }
 
+/// The old OSD's `noout`, stop, destroy and zap are its in-place
+/// removal's (`domain::removal`); the swap stores it, says what it waits
+/// on, then makes the new OSD with the old id and waits for its copies.
 #[test]
-fn in_place_stops_under_noout_destroys_keeping_the_id_and_waits_for_a_new_disk() {
+fn in_place_retires_the_old_osd_by_an_in_place_removal_then_makes_it_again_on_a_new_disk() {
     let mut o = calm();
-    o.ok_to_stop = Some(Verdict::yes());
+    o.healthy = Some("3 PGs degraded".into());
+    assert_eq!(run(&in_place(Phase::Queued), &o).waiting_on.as_deref(), Some("waiting: 3 PGs degraded"));
+    o.healthy = None;
     let st = run(&in_place(Phase::Queued), &o);
-    assert_eq!((st.next.phase, st.effect), (Phase::Noout, Some(Effect::Noout { osd: 8 })));
-    o.osds[0].noout = true;
+    assert_eq!((st.next.phase, st.effect.clone()), (Phase::Retiring, None), "{st:?}");
+    assert_eq!(st.waiting_on.as_deref(), Some("retiring: the removal is not read yet"));
+    o.removals = Some(vec![]);
     let st = run(&st.next, &o);
-    assert_eq!((st.next.phase, st.effect), (Phase::Stopping, Some(Effect::StopDaemon { osd: 8 })));
-    o.osds[0].up = false;
+    assert_eq!(st.effect, Some(Effect::Retire), "stored once the swap sees none of its own");
+    assert_eq!(run(&st.next, &o).effect, Some(Effect::Retire), "a crash before the store: asked again");
+    let mut r = removal(RemovalPhase::Queued);
+    r.waiting_on = Some("ok-to-stop: unsafe to stop osd(s) at this time (20 PGs are or would become offline)".into());
+    o.removals = Some(vec![r.clone()]);
     let st = run(&st.next, &o);
-    assert_eq!(st.effect, Some(Effect::Destroy { osd: 8 }));
-    o.osds[0].destroyed = true;
-    o.osds[0].uuid = None;
-    o.disks = vec![disk("/dev/sdd", "HDD-8", Some(&uuid(8)))];
-    let st = run(&st.next, &o);
-    assert_eq!(st.effect, Some(Effect::Zap { path: "/dev/sdd".into() }));
-    // Wiped: blank with the old disk's id, which is not a new disk.
+    assert_eq!(st.effect, None, "never twice");
+    assert_eq!(
+        st.waiting_on.as_deref(),
+        Some("removal of osd.8 (queued): ok-to-stop: unsafe to stop osd(s) at this time (20 PGs are or would become offline)")
+    );
+    // Destroyed and zapped: the removal waits for the id under noout, the swap for a new disk.
+    (r.phase, r.waiting_on) = (RemovalPhase::Rejoining, Some("rejoining: osd.8 waits for its new disk".into()));
+    o.removals = Some(vec![r.clone()]);
+    o.osds[0] = OsdSeen { up: false, destroyed: true, uuid: None, ..o.osds[0].clone() };
     o.disks = vec![disk("/dev/sdd", "HDD-8", None)];
     let st = run(&st.next, &o);
     assert_eq!(st.next.phase, Phase::AwaitingDisk);
-    assert!(st.waiting_on.unwrap().starts_with("waiting for a new disk in /dev/sdd"));
+    assert!(st.waiting_on.unwrap().starts_with("waiting for a new disk in /dev/sdd"), "the old disk, wiped");
     o.disks = vec![disk("/dev/sdd", "HDD-NEW", None)];
     let st = run(&st.next, &o);
     assert_eq!((st.next.phase, st.effect), (Phase::Deploying, Some(Effect::Deploy)));
@@ -289,14 +299,45 @@ fn in_place_stops_under_noout_destroys_keeping_the_id_and_waits_for_a_new_disk()
     o.deployment =
         Some(DeploymentSeen { number: 2, finished: true, gave_up: None, osds: vec![(8, "/dev/sdd".into())] });
     o.osds[0] = OsdSeen { up: true, destroyed: false, uuid: Some("new-osd-8".into()), ..o.osds[0].clone() };
+    o.short_pgs = Some(0);
+    let st = run(&st.next, &o);
+    assert_eq!(st.next.phase, Phase::Recovering);
+    assert_eq!(
+        st.waiting_on.as_deref(),
+        Some("recovering: removal of osd.8 (rejoining): rejoining: osd.8 waits for its new disk")
+    );
+    (r.phase, r.rejoined, r.waiting_on) = (RemovalPhase::Done, true, None);
+    o.removals = Some(vec![r]);
     o.short_pgs = Some(12);
     let st = run(&st.next, &o);
     assert_eq!(st.waiting_on.as_deref(), Some("recovering: 12 PGs degraded, undersized or not active"));
     o.short_pgs = Some(0);
     let st = run(&st.next, &o);
-    assert_eq!(st.effect, Some(Effect::ClearNoout { osd: 8 }));
-    o.osds[0].noout = false;
-    assert_eq!(run(&st.next, &o).next.phase, Phase::Done);
+    assert_eq!((st.next.phase, st.effect, st.next.ending), (Phase::Done, None, None));
+}
+
+/// The removal ends otherwise (another OSD's daemon under the id, an
+/// id made again by someone else): the swap ends with its words, or goes
+/// on with the id that is back.
+#[test]
+fn in_place_ends_with_its_removals_words_or_goes_on_with_an_id_made_by_someone_else() {
+    let mut o = calm();
+    let mut r = removal(RemovalPhase::Cancelled);
+    r.note = Some("superseded: the daemon serving osd.8 on f5-422-03 is not the OSD scheduled (x)".into());
+    o.removals = Some(vec![r.clone()]);
+    let st = run(&in_place(Phase::Retiring), &o);
+    assert_eq!((st.next.phase, st.effect), (Phase::Failed, None));
+    assert_eq!(
+        st.next.ending.as_deref(),
+        Some("failed: the removal of osd.8 ended: superseded: the daemon serving osd.8 on f5-422-03 is not the OSD scheduled (x)")
+    );
+    (r.phase, r.rejoined, r.note) = (RemovalPhase::Done, true, None);
+    o.removals = Some(vec![r]);
+    o.osds[0].uuid = Some("made-by-a-spec".into());
+    o.short_pgs = Some(0);
+    let st = run(&in_place(Phase::Retiring), &o);
+    assert_eq!((st.next.phase, st.effect.clone()), (Phase::Done, None), "{st:?}");
+    assert_eq!(st.next.ending.as_deref(), Some("osd.8 was made again on f5-422-03 by someone else"));
 }
 
 #[test]
@@ -320,37 +361,36 @@ fn in_place_without_serials_takes_a_blank_disk_only_at_a_slot_other_than_the_old
     assert_eq!(run(&s, &o).next.phase, Phase::AwaitingDisk);
 }
 
+/// `swap stop` before the removal began: the swap asks it to stop, and
+/// ends with its words once it has; with none stored, at once.
 #[test]
-fn in_place_waits_on_ok_to_stop_unless_inactive_pgs_were_accepted() {
-    let mut o = calm();
-    o.ok_to_stop = Some(Verdict::no("unsafe to stop osd(s) at this time (20 PGs are or would become offline)"));
-    let st = run(&in_place(Phase::Queued), &o);
-    assert!(st.waiting_on.unwrap().contains("20 PGs are or would become offline"));
+fn in_place_stop_before_its_removal_began_stops_the_removal() {
     let mut s = in_place(Phase::Queued);
-    s.risk = Some(Risk {
-        pgs_degraded: 20,
-        bytes: 1,
-        accepted: vec![],
-        window_s: None,
-        making_s: None,
-        accept_inactive: true,
-        accept_single_copy: false,
-    });
-    assert_eq!(run(&s, &o).effect, Some(Effect::Noout { osd: 8 }));
-}
-
-#[test]
-fn in_place_stop_before_the_daemon_stops_clears_noout() {
-    let mut s = in_place(Phase::Noout);
     s.stop_requested = true;
+    let st = run(&s, &calm());
+    assert_eq!((st.next.phase, st.effect), (Phase::Stopped, None));
+    assert_eq!(st.next.ending.as_deref(), Some("stopped before osd.8 was stopped; nothing was changed"));
+    s.phase = Phase::Retiring;
     let mut o = calm();
-    o.osds[0].noout = true;
+    o.removals = Some(vec![]);
+    assert_eq!(run(&s, &o).next.phase, Phase::Stopped, "none stored: nothing to stop");
+    let mut r = removal(RemovalPhase::Queued);
+    o.removals = Some(vec![r.clone()]);
     let st = run(&s, &o);
-    assert_eq!((st.next.phase, st.effect), (Phase::Restoring, Some(Effect::ClearNoout { osd: 8 })));
-    o.osds[0].noout = false;
-    let st = run(&st.next, &o);
+    assert_eq!((st.next.phase, st.effect), (Phase::Retiring, Some(Effect::StopRemovals)));
+    r.stop_requested = true;
+    o.removals = Some(vec![r.clone()]);
+    let st = run(&s, &o);
+    assert_eq!((st.effect, st.waiting_on.as_deref()), (None, Some("removal of osd.8 (queued): under way")));
+    (r.phase, r.note) = (RemovalPhase::Cancelled, Some("stopped before osd.8 was stopped; nothing was changed".into()));
+    o.removals = Some(vec![r.clone()]);
+    let st = run(&s, &o);
     assert_eq!(st.next.phase, Phase::Stopped);
-    assert!(!Phase::Stopping.can_stop(), "after the stop the way back is forward");
+    assert_eq!(st.next.ending.as_deref(), Some("stopped before osd.8 was stopped; nothing was changed"));
+    // Past its stop, the removal carries the stop out once destroyed and zapped; the swap makes nothing.
+    (r.phase, r.note) = (RemovalPhase::Rejoining, None);
+    o.removals = Some(vec![r]);
+    assert_eq!(run(&s, &o).next.phase, Phase::Retiring, "not awaiting a disk it will not use");
 }
 
 #[test]

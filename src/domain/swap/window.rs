@@ -1,16 +1,14 @@
-//! The in-place way's degraded window as the swap's own action log tells
-//! it: from the stop of its old OSD (or its marking down) to `noout` taken
-//! off at the end (which the swap does once it sees no PG short of copies
-//! or inactive: `observation::short_pgs`), or to
-//! the OSD started again (a swap stopped before the destroy gives the OSD
-//! back). A swap that failed after the destroy leaves it open: its PGs
-//! recover without the swap. The preview's estimate is the new OSD's
-//! making (`Risk::making_s`) and the backfill (`Risk::window_s`); this is
-//! what the cluster lived through, the stop, the destroy, the wipe and the
-//! time the slot stood empty included.
+//! The in-place way's degraded window as the swap's record tells it: from
+//! the stop of its old OSD (or its marking down) by its removal, to the
+//! swap's end once it saw no PG short of copies or inactive
+//! (`observation::short_pgs`). A swap that did not end well leaves it
+//! open: its PGs recover without the swap. The preview's estimate is the
+//! new OSD's making (`Risk::making_s`) and the backfill (`Risk::window_s`);
+//! this is what the cluster lived through, the stop, the destroy, the wipe
+//! and the time the slot stood empty included.
 
-use super::Effect;
 use crate::domain::operation::Action;
+use crate::domain::removal::Effect;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DegradedWindow {
@@ -22,20 +20,13 @@ pub struct DegradedWindow {
 }
 
 /// None when the swap never stopped an OSD (the free-bay way, or an
-/// in-place swap that did not get that far). `done`: the swap ended well,
-/// so its last `noout` off came once no PG was short; otherwise only
-/// the OSD given back (started again) closes the window.
-pub fn degraded_window(actions: &[Action], done: bool) -> Option<DegradedWindow> {
-    let starts = [Effect::StopDaemon { osd: 0 }.name(), Effect::MarkDown { osd: 0 }.name()];
-    let end = if done { Effect::ClearNoout { osd: 0 }.name() } else { Effect::StartDaemon { osd: 0 }.name() };
+/// in-place swap that did not get that far). `actions`: the swap's and its
+/// removal's; `done_at`: when the swap ended well, if it did.
+pub fn degraded_window(actions: &[Action], done_at: Option<i64>) -> Option<DegradedWindow> {
+    let starts = [Effect::StopDaemon.name(), Effect::MarkDown.name()];
     let from_ms =
         actions.iter().filter(|a| starts.contains(&a.effect.as_str()) && a.succeeded()).map(|a| a.issued_at).min()?;
-    let until_ms = actions
-        .iter()
-        .filter(|a| a.effect == end && a.succeeded() && a.issued_at >= from_ms)
-        .filter_map(|a| a.finished_at)
-        .max();
-    Some(DegradedWindow { from_ms, until_ms })
+    Some(DegradedWindow { from_ms, until_ms: done_at.filter(|t| *t >= from_ms) })
 }
 
 #[cfg(test)]
@@ -60,26 +51,18 @@ mod tests {
     }
 
     #[test]
-    fn from_the_stop_to_noout_off() {
+    fn from_the_stop_to_the_swaps_end() {
         let log = [
             action("noout", 100, Some(110), true),
             action("stop-daemon", 200, Some(260), false),
             action("stop-daemon", 300, Some(320), true),
             action("destroy", 400, Some(410), true),
-            action("clear-noout", 9000, Some(9040), true),
+            action("rm-noout", 8000, Some(8040), true),
         ];
-        assert_eq!(degraded_window(&log, true), Some(DegradedWindow { from_ms: 300, until_ms: Some(9040) }));
-        assert_eq!(degraded_window(&log[..4], false), Some(DegradedWindow { from_ms: 300, until_ms: None }), "open");
+        assert_eq!(degraded_window(&log, Some(9040)), Some(DegradedWindow { from_ms: 300, until_ms: Some(9040) }));
+        assert_eq!(degraded_window(&log, None), Some(DegradedWindow { from_ms: 300, until_ms: None }), "open");
         let marked = [action("stop-daemon", 200, Some(260), false), action("mark-down", 270, Some(280), true)];
-        assert_eq!(degraded_window(&marked, false), Some(DegradedWindow { from_ms: 270, until_ms: None }));
-    }
-
-    #[test]
-    fn a_swap_that_gave_the_osd_back_closes_it_one_that_failed_after_the_destroy_does_not() {
-        let given_back = [action("stop-daemon", 300, Some(320), true), action("start-daemon", 700, Some(750), true)];
-        assert_eq!(degraded_window(&given_back, false), Some(DegradedWindow { from_ms: 300, until_ms: Some(750) }));
-        let failed = [action("stop-daemon", 300, Some(320), true), action("clear-noout", 900, Some(910), true)];
-        assert_eq!(degraded_window(&failed, false), Some(DegradedWindow { from_ms: 300, until_ms: None }));
-        assert_eq!(degraded_window(&[action("upmap", 5, Some(6), true)], true), None);
+        assert_eq!(degraded_window(&marked, None), Some(DegradedWindow { from_ms: 270, until_ms: None }));
+        assert_eq!(degraded_window(&[action("upmap", 5, Some(6), true)], Some(9)), None, "nothing stopped");
     }
 }

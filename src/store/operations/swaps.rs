@@ -42,16 +42,26 @@ struct SwapV1 {
     bytes_left: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     risk: Option<RiskV1>,
-    stop_sent: bool,
-    zapped: Vec<String>,
     /// Disks left alone, each with why; absent before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     passed_over: Vec<(String, String)>,
     failure: Option<String>,
     ending: Option<String>,
-    /// The act an in-place swap holds (the last copy); absent when none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    last_copy_hold: Option<String>,
+}
+
+/// The phases of the in-place way an osdkeeper before its removals ran
+/// the steps itself in (`noout`, the stop, the destroy, the zap): read as
+/// failed, saying what may be left, since which of its steps went through
+/// is not recorded in a form the removal reads.
+const LEGACY_IN_PLACE: [&str; 5] = ["noout", "stopping", "destroying", "zapping", "restoring"];
+
+fn legacy_ending(phase: &str, olds: &[OldV1]) -> String {
+    let osd = olds.first().map(|o| format!("osd.{}", o.id)).unwrap_or_else(|| "the old OSD".into());
+    format!(
+        "failed: stored by an older osdkeeper in phase {phase}, which this one no longer runs (its in-place steps \
+         are a removal's now): {osd} may be stopped, destroyed or zapped, with noout set: `ceph osd tree` tells \
+         which, `ceph osd rm-noout {osd}` lifts the flag"
+    )
 }
 
 #[derive(Serialize, Deserialize)]
@@ -118,13 +128,7 @@ enum EffectV1 {
     SetWeights { weights: Vec<(u32, f64)> },
     RmUpmap { pgids: Vec<String> },
     Retire,
-    Noout { osd: u32 },
-    ClearNoout { osd: u32 },
-    StopDaemon { osd: u32 },
-    StartDaemon { osd: u32 },
-    MarkDown { osd: u32 },
-    Destroy { osd: u32 },
-    Zap { path: String },
+    StopRemovals,
 }
 
 fn item_v1(i: &UpmapItem) -> ItemV1 {
@@ -191,12 +195,9 @@ impl Codec for SwapCodec {
                 accept_inactive: r.accept_inactive,
                 accept_single_copy: Some(r.accept_single_copy),
             }),
-            stop_sent: s.stop_sent,
-            zapped: s.zapped.clone(),
             passed_over: s.passed_over.clone(),
             failure: s.failure.clone(),
             ending: s.ending.clone(),
-            last_copy_hold: s.last_copy_hold.clone(),
         };
         serde_json::to_string(&v1).expect("a swap serializes")
     }
@@ -207,6 +208,13 @@ impl Codec for SwapCodec {
             v => return Err(format!("version {v} is newer than this osdkeeper reads")),
         }
         let v1: SwapV1 = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        let (phase, ending) = match Phase::parse(&v1.phase) {
+            Some(p) => (p, v1.ending),
+            None if LEGACY_IN_PLACE.contains(&v1.phase.as_str()) => {
+                (Phase::Failed, Some(legacy_ending(&v1.phase, &v1.olds)))
+            }
+            None => return Err(format!("phase {:?}", v1.phase)),
+        };
         Ok(Swap {
             host: v1.host,
             way: Way::parse(&v1.way).ok_or_else(|| format!("way {:?}", v1.way))?,
@@ -239,7 +247,7 @@ impl Codec for SwapCodec {
                 },
                 encrypted: v1.encrypted,
             },
-            phase: Phase::parse(&v1.phase).ok_or_else(|| format!("phase {:?}", v1.phase))?,
+            phase,
             stop_requested: v1.stop_requested,
             balancer_was_on: v1.balancer_was_on,
             balancer_paused: v1.balancer_paused,
@@ -261,12 +269,9 @@ impl Codec for SwapCodec {
                 making_s: r.making_s,
                 accept_inactive: r.accept_inactive,
             }),
-            stop_sent: v1.stop_sent,
-            zapped: v1.zapped,
             passed_over: v1.passed_over,
             failure: v1.failure,
-            ending: v1.ending,
-            last_copy_hold: v1.last_copy_hold,
+            ending,
         })
     }
 
@@ -282,13 +287,7 @@ impl Codec for SwapCodec {
             Effect::SetWeights { weights } => EffectV1::SetWeights { weights: weights.clone() },
             Effect::RmUpmap { pgids } => EffectV1::RmUpmap { pgids: pgids.clone() },
             Effect::Retire => EffectV1::Retire,
-            Effect::Noout { osd } => EffectV1::Noout { osd: *osd },
-            Effect::ClearNoout { osd } => EffectV1::ClearNoout { osd: *osd },
-            Effect::StopDaemon { osd } => EffectV1::StopDaemon { osd: *osd },
-            Effect::StartDaemon { osd } => EffectV1::StartDaemon { osd: *osd },
-            Effect::MarkDown { osd } => EffectV1::MarkDown { osd: *osd },
-            Effect::Destroy { osd } => EffectV1::Destroy { osd: *osd },
-            Effect::Zap { path } => EffectV1::Zap { path: path.clone() },
+            Effect::StopRemovals => EffectV1::StopRemovals,
         };
         serde_json::to_string(&v1).expect("an effect serializes")
     }
@@ -306,13 +305,7 @@ impl Codec for SwapCodec {
             EffectV1::SetWeights { weights } => Effect::SetWeights { weights },
             EffectV1::RmUpmap { pgids } => Effect::RmUpmap { pgids },
             EffectV1::Retire => Effect::Retire,
-            EffectV1::Noout { osd } => Effect::Noout { osd },
-            EffectV1::ClearNoout { osd } => Effect::ClearNoout { osd },
-            EffectV1::StopDaemon { osd } => Effect::StopDaemon { osd },
-            EffectV1::StartDaemon { osd } => Effect::StartDaemon { osd },
-            EffectV1::MarkDown { osd } => Effect::MarkDown { osd },
-            EffectV1::Destroy { osd } => Effect::Destroy { osd },
-            EffectV1::Zap { path } => Effect::Zap { path },
+            EffectV1::StopRemovals => Effect::StopRemovals,
         })
     }
 
@@ -357,8 +350,7 @@ mod tests {
             accept_inactive: true,
             accept_single_copy: true,
         });
-        s.passed_over = vec![("/dev/sdd".into(), "another disk is there (Z)".into())];
-        s.last_copy_hold = Some("the destroy of osd.8 waits: pool 'rbd' (size 2, min_size 1): ...".into());
+        s.passed_over = vec![("/dev/sdd".into(), "a used disk is in the slot (Z)".into())];
         assert_eq!(SwapCodec::decode_state(&SwapCodec::encode_state(&s)).unwrap(), s);
         // Stored before single copy was recorded: accepted if a risk of one copy was.
         let before = SwapCodec::encode_state(&s).replace(r#","accept_single_copy":true"#, "");
@@ -372,6 +364,11 @@ mod tests {
         let json = SwapCodec::encode_effect(&upmap);
         assert_eq!(json, r#"{"effect":"upmap","items":[{"pgid":"1.a","pairs":[[8,20]]}]}"#);
         assert_eq!(SwapCodec::decode_effect(&json).unwrap(), upmap);
+        // In a phase of the in-place way as an older osdkeeper ran it: failed, saying what may be left.
+        let legacy = SwapCodec::encode_state(&s).replace(r#""phase":"handing-over""#, r#""phase":"stopping""#);
+        let legacy = SwapCodec::decode_state(&legacy).unwrap();
+        assert_eq!(legacy.phase, Phase::Failed);
+        assert!(legacy.ending.unwrap().contains("in phase stopping, which this one no longer runs"));
         let newer = SwapCodec::encode_state(&s).replace(r#""v":1"#, r#""v":2"#);
         assert_eq!(SwapCodec::decode_state(&newer).unwrap_err(), "version 2 is newer than this osdkeeper reads");
     }

@@ -135,7 +135,7 @@ impl From<&SwapRecord> for SwapStatus {
     }
 }
 
-/// One action of a swap, logged before it was issued.
+/// One action of a swap (in place, or of its removal), logged before it was issued.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SwapAction {
     /// The effect's name (`upmap`, `set-weights`, ...).
@@ -166,8 +166,8 @@ pub struct SwapDetail {
     pub status: SwapStatus,
     pub actions: Vec<SwapAction>,
     /// In place: when its PGs went short of a copy (the stop of the old
-    /// OSD) and came back (`noout` taken off once none was seen degraded,
-    /// or the OSD given back), by its action log; `until` null while open.
+    /// OSD by its removal) and came back (the swap's end, once it saw none
+    /// short); `until` null while open, or when the swap did not end well.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded_window: Option<SwapWindow>,
 }
