@@ -589,6 +589,7 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         || format!("status now: {}", drain_status(&daemon.url)),
     );
     step("the host's removals done");
+    let mut samples_of: std::collections::BTreeMap<u64, Vec<(i64, i64)>> = Default::default();
     for osd in [4, 5] {
         let done = removal_of(&daemon.url, osd).unwrap();
         assert_eq!(done["state"], "done", "{done}");
@@ -596,6 +597,8 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
         let detail = Api::new(&daemon.url, Some(TOKEN)).removal(&done["removal_id"], "").body;
         let samples = detail["samples"].as_array().unwrap();
         let bytes: Vec<i64> = samples.iter().filter_map(|s| s["bytes_left"].as_i64()).collect();
+        let series = samples.iter().filter_map(|s| Some((s["at"].as_i64()?, s["bytes_left"].as_i64()?)));
+        samples_of.insert(osd as u64, series.collect());
         assert!(bytes.iter().max().is_some_and(|b| *b > 0), "osd.{osd} had data to move: {samples:?}");
         assert_eq!(bytes.last(), Some(&0), "osd.{osd}'s bytes left fell to 0: {samples:?}");
     }
@@ -612,7 +615,7 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
     assert_eq!(s["no_schedule"], true, "a drained host stays _no_schedule until it is removed: {s}");
     wait_settings(&sb, "the recovery settings back after the drain", boost_gone);
     step("HEALTH_OK");
-    check_the_estimates(&polls.borrow());
+    check_the_estimates(&polls.borrow(), &samples_of);
 
     // 3. A preview now estimates at the rate the drains moved data (no
     //    recovery under way), and says so.
@@ -637,7 +640,8 @@ fn a_host_drain_stops_in_the_middle_and_then_drains_the_host_to_health_ok() {
 
 /// What must hold of the ETA the status showed while the host drained, and
 /// the table BENCHMARKS.md reads (ETA against the drain's real end).
-fn check_the_estimates(polls: &[(f64, Value)]) {
+/// `samples_of`: each OSD's stored samples (ms since the epoch, bytes left).
+fn check_the_estimates(polls: &[(f64, Value)], samples_of: &std::collections::BTreeMap<u64, Vec<(i64, i64)>>) {
     let draining = |s: &Value| s.as_array().is_some_and(|rs| rs.iter().any(|r| r["state"] == "draining"));
     // The host's totals as `host drain status` adds them up (no bytes
     // before the worker first read them).
@@ -649,7 +653,6 @@ fn check_the_estimates(polls: &[(f64, Value)]) {
     };
     let end = polls.iter().rfind(|(_, s)| draining(s)).map(|(t, _)| *t).expect("the drain was seen");
     let mut etas = 0;
-    let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 2];
     let mut shown = None;
     for (t, s) in polls {
         let rs = s.as_array().unwrap();
@@ -669,28 +672,22 @@ fn check_the_estimates(polls: &[(f64, Value)]) {
             let osd = r["osd_id"].as_u64().unwrap();
             let left = r["bytes_left"].as_f64();
             let rate = r["bytes_per_s"].as_f64().unwrap_or(0.0);
-            if let Some(left) = left {
-                series[(osd - 4) as usize].push((*t, left));
-            }
             // An ETA once a rate is known, unless stalled.
             if left.is_some_and(|l| l > 0.0) && rate > 0.0 && r["stalled"].is_null() {
                 assert!(r["eta_s"].is_number(), "a rate but no ETA: {r}");
                 etas += 1;
             }
-            // A stall only after the bytes made no new low for the whole wait
-            // (the daemon asks less: no fall since the last one). Before the
-            // first figure seen, the figure itself stands for the bytes.
-            if !r["stalled"].is_null() {
-                let s = &series[(osd - 4) as usize];
-                let first = s.first().map_or(f64::MAX, |p| p.1);
-                let before =
-                    s.iter().filter(|(at, _)| *at < t - STALL_AFTER_S as f64).map(|p| p.1).fold(first, f64::min);
-                let since = s
-                    .iter()
-                    .filter(|(at, _)| *at >= t - STALL_AFTER_S as f64 + 2.0)
-                    .map(|p| p.1)
-                    .fold(f64::MAX, f64::min);
-                assert!(before < f64::MAX && since >= before, "stalled while its bytes fell: {r}, seen {s:?}");
+            // A stall only after the bytes made no new fall for the whole
+            // wait, in the daemon's own samples: a status read can trail
+            // them, so the polls alone cannot tell.
+            if let Some(since) = r["stalled"]["since"].as_i64() {
+                let s = &samples_of[&osd];
+                let run: Vec<&(i64, i64)> = s.iter().filter(|(at, _)| *at >= since).collect();
+                assert!(run.first().is_some_and(|(at, _)| *at == since), "no sample where the stall began: {r}, {s:?}");
+                let wait_ms = STALL_AFTER_S as i64 * 1000;
+                let within: Vec<i64> = run.iter().filter(|(at, _)| *at <= since + wait_ms).map(|p| p.1).collect();
+                assert!(within.windows(2).all(|w| w[1] >= w[0]), "stalled while its bytes fell: {r}, samples {s:?}");
+                assert!(run.last().is_some_and(|(at, _)| at - since >= wait_ms), "stalled before the wait: {r}, {s:?}");
             }
         }
     }

@@ -432,7 +432,7 @@ fn in_place(sb: &Sandbox, url: &str, (host, old_disks, spares): &(String, Vec<St
     // Every PG with a copy on C keeps one copy meanwhile: Ceph's own count.
     let on_c = sb.json(&["pg", "ls-by-osd", &id])["pg_stats"].as_array().map_or(0, Vec::len);
     let refusal = format!(
-        "way: in-place would leave {on_c} PGs of pool 'sandbox' (size 2, min_size 1) with one copy until the new OSD \
+        "way: in-place would leave {on_c} PGs of pool 'sandbox' (size 2, min_size 1) with one copy left until the new OSD \
          has backfilled them; --accept-single-copy takes that risk"
     );
     let (code, out, err) = replace(&["--dry-run", "--format", "json"]);

@@ -54,16 +54,18 @@ async function eventTexts(page) {
   return page.locator('#event-log li[data-testid="event"] .msg').allTextContents();
 }
 
+/** A removal row as one render drew it: read in one task of the page, since the
+ *  table is drawn again as the drain moves and separate reads could mix two renders. */
 async function removalState(page, osd) {
   const row = removalRow(page, osd);
   if ((await row.count()) === 0) return null;
-  return {
-    state: await row.getAttribute('data-state'),
-    left: await row.getAttribute('data-pgs-left'),
-    start: await row.getAttribute('data-pgs-start'),
-    progress: await row.locator('[data-testid="removal-progress"]').getAttribute('aria-valuenow'),
-    text: (await row.innerText()).replace(/\s+/g, ' '),
-  };
+  return row.first().evaluate((tr) => ({
+    state: tr.getAttribute('data-state'),
+    left: tr.getAttribute('data-pgs-left'),
+    start: tr.getAttribute('data-pgs-start'),
+    progress: tr.querySelector('[data-testid="removal-progress"]')?.getAttribute('aria-valuenow') ?? null,
+    text: tr.innerText.replace(/\s+/g, ' '),
+  })).catch(() => null);
 }
 
 async function confirmDialog(page, { expect = [], cancel = false } = {}) {
