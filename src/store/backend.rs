@@ -165,6 +165,9 @@ pub trait HoldRows {
         now: i64,
     ) -> Result<Option<HeldDevice>>;
     async fn release(&self, host: &str, path: &str) -> Result<Option<HeldDevice>>;
+    /// Every hold of the host waiting for `slot`, lifted in one write; the
+    /// holds lifted, by path.
+    async fn release_slot(&self, host: &str, slot: &str) -> Result<Vec<HeldDevice>>;
     /// By host, then path.
     async fn holds(&self) -> Result<Vec<HeldDevice>>;
 }

@@ -79,6 +79,17 @@ impl Store {
         Ok(hold)
     }
 
+    /// Lifts every hold of `host` waiting for `slot` at once: a reader
+    /// (the planner) sees all of them or none, never a slot's disks half
+    /// released. The holds lifted, by path.
+    pub async fn release_slot(&self, host: &str, slot: &str) -> Result<Vec<HeldDevice>> {
+        let lifted = self.backend.release_slot(host, slot).await?;
+        if !lifted.is_empty() {
+            self.changed(Topic::Holds);
+        }
+        Ok(lifted)
+    }
+
     pub async fn holds(&self) -> Result<Vec<HeldDevice>> {
         self.backend.holds().await
     }

@@ -77,15 +77,12 @@ impl Inventory {
                 continue;
             }
 
-            let mut lifted = Vec::new();
-            for h in &waiting {
-                match self.store.release(host, &h.path).await {
-                    Ok(_) => lifted.push(h.path.clone()),
-                    // Released meanwhile (`--clear`, `device release`): gone all the same.
-                    Err(crate::store::StoreError::NotFound(_)) => {}
-                    Err(e) => return Err(e),
-                }
-            }
+            // In one write: a planner pass reading the holds meanwhile
+            // must not see some of the slot's disks free and others held
+            // (it would deploy them apart, and the first would take the
+            // whole new DB device). One released meanwhile (`--clear`,
+            // `device release`) is gone all the same.
+            let lifted: Vec<String> = self.store.release_slot(host, slot).await?.into_iter().map(|h| h.path).collect();
             let new = now_at_slot.map(|d| format!(" ({})", d.device_id)).unwrap_or_default();
             self.events
                 .record(

@@ -337,3 +337,44 @@ async fn in_place_keeps_the_pgs_under_noout_until_the_ids_are_back() {
     let back: Vec<_> = osds.iter().filter(|o| o.id == 3 || o.id == 11).collect();
     assert!(back.iter().all(|o| o.up && !o.destroyed && !o.noout), "back, noout lifted: {back:?}");
 }
+
+/// The holds of a slot are lifted in one write: a planner pass running
+/// meanwhile (the poll wakes it before it lifts them) sees all of the
+/// slot's disks held or none. Lifted one by one, a pass once saw the first
+/// HDD free and the new SSD (whose serial the old disk's hold no longer
+/// covers) with the second HDD still held, and deployed one HDD on the whole
+/// SSD with both ids: the other id never came back, the SSD being full.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filled_slot_lifts_all_its_holds_at_once() {
+    let (_dir, d, sim) = sim_daemon(50.0).await;
+    let go = ReplaceBody { yes_i_really_mean_it: true, ..body("f5-422-02", "/dev/sdc") };
+    d.removals.replace_device(&go).await.unwrap();
+    for id in [3, 11] {
+        rounds_until(&d, &sim, id, |r| r.state.phase == Phase::Done).await;
+    }
+    let host = d.store.host("f5-422-02").await.unwrap();
+    d.inventory.poll_host(&host).await.unwrap();
+    assert_eq!(held_on(&d, "f5-422-02").await.len(), 3);
+
+    sim.swap_disk("f5-422-02", "/dev/sdc", "Samsung_SSD_870_S9001");
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (d, stop) = (d.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut seen = std::collections::BTreeSet::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                seen.insert(held_on(&d, "f5-422-02").await.len());
+                tokio::task::yield_now().await;
+            }
+            seen
+        })
+    };
+    let writes = d.store.changes().count(crate::store::Topic::Holds);
+    d.inventory.poll_host(&host).await.unwrap();
+    let writes = d.store.changes().count(crate::store::Topic::Holds) - writes;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let seen = reader.await.unwrap();
+    assert!(held_on(&d, "f5-422-02").await.is_empty());
+    assert!(seen.iter().all(|n| *n == 0 || *n == 3), "a reader saw the slot half released: {seen:?}");
+    assert_eq!(writes, 1, "the slot's three holds go in one write");
+}

@@ -88,6 +88,20 @@ impl HoldRows for SqliteBackend {
         row.as_ref().map(hold_from).transpose()
     }
 
+    async fn release_slot(&self, host: &str, slot: &str) -> Result<Vec<HeldDevice>> {
+        let rows = sqlx::query(
+            "DELETE FROM held_devices WHERE host = ? AND waits_for_slot = ? \
+             RETURNING host, path, reason, since, device_id, waits_for_slot",
+        )
+        .bind(host)
+        .bind(slot)
+        .fetch_all(&self.writes)
+        .await?;
+        let mut lifted = rows.iter().map(hold_from).collect::<Result<Vec<_>>>()?;
+        lifted.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(lifted)
+    }
+
     async fn holds(&self) -> Result<Vec<HeldDevice>> {
         let rows = sqlx::query(
             "SELECT host, path, reason, since, device_id, waits_for_slot FROM held_devices ORDER BY host, path",
