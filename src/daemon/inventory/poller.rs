@@ -183,13 +183,16 @@ impl Inventory {
         // RADOS costs ~13 ms (BENCHMARKS.md). The change is stored: said
         // whatever happens next.
         self.events.record_all(events).await;
+        // A new disk in a held slot lifts the slot's holds before the
+        // reconciler is woken: its pass sees the slot filled and every disk
+        // of the replacement free, never the new disk free beside held ones.
+        for (host, parsed) in stored {
+            self.release_filled_slots(&host.name, &parsed).await;
+        }
         // After the events: what the reconciler then does is told after
         // what it answers to.
         if wake {
             self.workers.reconciler.wake();
-        }
-        for (host, parsed) in stored {
-            self.release_filled_slots(&host.name, &parsed).await;
         }
         Ok(())
     }
