@@ -11,7 +11,7 @@ use super::error::ApiError;
 use super::json_body::{JsonBody, PathParam, QueryParams};
 use crate::daemon::swap::SwapRequest;
 use crate::daemon::Daemon;
-use crate::domain::swap::cost::Accept;
+use crate::domain::copies::Accept;
 use crate::domain::swap::window::degraded_window;
 use crate::domain::swap::Phase;
 use crate::wire::api::error::ErrorBody;

@@ -7,13 +7,14 @@ use crate::clock::now_ms;
 use crate::daemon::deploy::making_pace;
 use crate::daemon::{audit, DaemonError};
 use crate::domain::cluster::same_host;
+use crate::domain::copies::Accept;
 use crate::domain::drain_preview::observed;
 use crate::domain::event::{EventKind, Level};
 use crate::domain::inventory::Device;
 use crate::domain::operation::NewOperation;
 use crate::domain::removal::{identify, RemovalRecord};
 use crate::domain::spec::Method;
-use crate::domain::swap::cost::{costs, in_place_refusals, risk, Accept, CostInput, Costs};
+use crate::domain::swap::cost::{costs, in_place_refusals, risk, CostInput, Costs};
 use crate::domain::swap::{method_of, NewDisk, OldOsd, Recipe, Swap, SwapRecord, Way};
 use crate::store::{RemovalCodec, SwapCodec};
 

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::agent_client::HostAgents;
-use crate::domain::swap::cost::Accept;
+use crate::domain::copies::Accept;
 use crate::domain::swap::{Phase, SwapRecord, Way};
 use crate::store::SwapCodec;
 

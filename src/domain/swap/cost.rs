@@ -8,7 +8,7 @@
 //! per OSD it gains. The time is at the throughput the cluster was seen to
 //! reach (`drain_preview::observed`), none when none was seen.
 
-use crate::domain::copies::{self, Class};
+use crate::domain::copies::{self, Accept, Class};
 use crate::domain::drain_preview::{PoolRule, Throughput};
 
 use super::making::Making;
@@ -117,9 +117,6 @@ pub struct Costs {
     pub bytes_per_s: Option<f64>,
     pub basis: String,
 }
-
-/// The risks the operator accepts for the in-place way (never a lost PG).
-pub use crate::domain::copies::Accept;
 
 pub fn costs(input: &CostInput) -> Costs {
     let rate = input.throughput.as_ref().map(|t| t.bytes_per_s).filter(|r| *r > 0.0);
